@@ -1,0 +1,27 @@
+"""selfattn: the Self-Attention Explorer. The frame: page config, language switch, navigation."""
+
+import streamlit as st
+
+from selfattn.i18n import LANGS
+from ui.common import LANG_KEY, current_lang, tr
+
+st.set_page_config(page_title="selfattn · Self-Attention Explorer", page_icon="🔍", layout="wide")
+
+# A shared link may carry ?lang=zh; the sidebar choice wins after that.
+if LANG_KEY not in st.session_state:
+    requested = st.query_params.get("lang", "en")
+    st.session_state[LANG_KEY] = requested if requested in LANGS else "en"
+st.session_state[LANG_KEY] = st.session_state[LANG_KEY]  # keep the choice across pages
+st.sidebar.radio("Language / 语言", list(LANGS), format_func=LANGS.get, key=LANG_KEY, horizontal=True)
+if st.query_params.get("lang") != current_lang():
+    st.query_params["lang"] = current_lang()
+
+pages = [
+    st.Page("pages/home.py", title=tr("nav.home"), icon=":material/home:", default=True),
+    st.Page("pages/playground.py", title=tr("nav.playground"), icon=":material/grid_on:",
+            url_path="playground"),
+    st.Page("pages/embeddings.py", title=tr("nav.embeddings"), icon=":material/translate:",
+            url_path="embeddings"),
+    st.Page("pages/heads.py", title=tr("nav.heads"), icon=":material/speed:", url_path="heads"),
+]
+st.navigation(pages).run()

@@ -1,0 +1,14 @@
+"""Home: what each page teaches."""
+
+import streamlit as st
+
+from ui.common import tr
+
+st.title(tr("home.title"))
+st.markdown(tr("home.intro"))
+for page, name in (("pages/playground.py", "playground"), ("pages/embeddings.py", "embeddings"),
+                   ("pages/heads.py", "heads")):
+    with st.container(border=True):
+        st.page_link(page, label=tr(f"nav.{name}"), icon=":material/arrow_forward:")
+        st.markdown(tr(f"home.{name}"))
+st.caption(tr("home.footer"))

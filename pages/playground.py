@@ -1,0 +1,171 @@
+"""Playground: edit X and the weights, watch all eight steps of self-attention recompute."""
+
+import numpy as np
+import streamlit as st
+
+from selfattn import self_attention
+from selfattn.errors import InputError
+from selfattn.export import column_names, labelled, zip_tables
+from selfattn.presets import PRESETS
+from ui import playground as pg
+from ui.common import persist, show_error, show_matrix, tr
+
+
+def fmt(value: float) -> str:
+    """A number as written in the step-by-step text (6 significant digits; exact in tables)."""
+    text = f"{value:.6g}"
+    return "0" if text == "-0" else text
+
+
+def vec(values) -> str:
+    return "[" + ", ".join(fmt(v) for v in values) + "]"
+
+
+state = pg.state()
+st.title(tr("pg.title"))
+st.caption(tr("pg.intro"))
+
+# ── Controls ────────────────────────────────────────────────────────────────────────────
+with st.container(border=True):
+    c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+    persist("pg_preset", "tutorial")
+    c1.selectbox(tr("pg.preset"), PRESETS, format_func=lambda p: tr(f"pg.preset_{p}"), key="pg_preset")
+    persist("pg_seed", 0)
+    c2.number_input(tr("pg.seed"), min_value=0, max_value=2**31 - 1, step=1, key="pg_seed",
+                    help=tr("pg.seed_help"))
+    c3.button(tr("pg.load_preset"), on_click=lambda: pg.load_preset(st.session_state["pg_preset"],
+                                                                    int(st.session_state["pg_seed"])),
+              icon=":material/restart_alt:", width="stretch")
+    st.caption(tr(f"pg.preset_{st.session_state['pg_preset']}_help"))
+    o1, o2, o3 = st.columns(3)
+    persist("pg_scale", False)
+    persist("pg_causal", False)
+    persist("pg_bias", False)
+    scale = o1.toggle(tr("pg.opt_scale"), key="pg_scale", help=tr("pg.opt_scale_help"))
+    causal = o2.toggle(tr("pg.opt_causal"), key="pg_causal", help=tr("pg.opt_causal_help"))
+    use_bias = o3.toggle(tr("pg.opt_bias"), key="pg_bias", help=tr("pg.opt_bias_help"))
+    pg.size_widgets()
+
+# ── Step 1 and 2: the editable inputs ───────────────────────────────────────────────────
+st.subheader(tr("pg.step1"))
+st.caption(tr("pg.step1_help"))
+pg.editor("x")
+st.subheader(tr("pg.step2"))
+st.caption(tr("pg.step2_help"))
+for col, name in zip(st.columns(3), ("w_q", "w_k", "w_v")):
+    with col:
+        st.markdown(f"**{pg.NAMES[name]}**")
+        pg.editor(name)
+if use_bias:
+    for col, name in zip(st.columns(3), pg.BIASES):
+        with col:
+            st.markdown(f"**{pg.NAMES[name]}**")
+            pg.editor(name)
+
+with st.expander(tr("pg.import"), icon=":material/upload_file:"):
+    st.caption(tr("pg.import_help"))
+    target_key = "pg_upload_target"
+    st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key)
+    uploader_key = f"pg_upload_{state['version']}"
+    st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key,
+                     on_change=pg.on_upload, args=(uploader_key, target_key))
+
+notice = state.pop("notice", None)
+if notice:
+    kind, what, params = notice
+    if kind == "success":
+        st.success(tr(what, **params), icon="✅")
+    else:
+        show_error(what, kept=False)
+
+# ── Compute, or keep the last good result ───────────────────────────────────────────────
+try:
+    inputs = pg.parse_inputs(use_bias)
+    biases = dict(b_q=inputs.b_q, b_k=inputs.b_k, b_v=inputs.b_v) if use_bias else {}
+    trace = self_attention(inputs.x, inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
+                           mask="causal" if causal else None, **biases)
+    state["good"] = (inputs, trace, use_bias)
+except InputError as exc:
+    show_error(exc, kept=state["good"] is not None)
+if state["good"] is None:
+    st.stop()
+inputs, trace, shown_bias = state["good"]
+
+tokens = inputs.tokens
+n, d_in = trace.x.shape
+d_k, d_v = trace.queries.shape[1], trace.values.shape[1]
+x_cols, q_cols, k_cols, v_cols = (column_names(p, d) for p, d in
+                                  (("x", d_in), ("q", d_k), ("k", d_k), ("v", d_v)))
+tables = {}
+
+st.divider()
+st.subheader(tr("pg.step3"))
+st.caption(tr("pg.step3_help"))
+for col, (title, key, matrix, labels) in zip(st.columns(3), (
+        ("Q = X·W_q", "queries", trace.queries, q_cols),
+        ("K = X·W_k", "keys", trace.keys, k_cols),
+        ("V = X·W_v", "values", trace.values, v_cols))):
+    with col:
+        tables[key] = show_matrix(title, matrix, tokens, labels, key=key, table=False)
+
+st.subheader(tr("pg.step4"))
+st.caption(tr("pg.step4_help"))
+tables["scores"] = show_matrix(tr("pg.scores"), trace.scores, tokens, tokens, key="scores",
+                               caption=tr("pg.scores_caption"))
+if scale or causal:
+    tables["scaled_scores"] = show_matrix(tr("pg.scaled_scores"), trace.scaled_scores, tokens, tokens,
+                                          key="scaled_scores",
+                                          caption=tr("pg.scaled_caption", s=fmt(trace.scale_factor)))
+
+st.subheader(tr("pg.step5"))
+st.caption(tr("pg.step5_help"))
+tables["weights"] = show_matrix(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
+                                domain=(0.0, 1.0), scheme="greens")
+
+# ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
+st.subheader(tr("pg.focus_title"))
+persist("pg_focus", 0)
+if st.session_state["pg_focus"] >= n:
+    st.session_state["pg_focus"] = 0
+i = st.selectbox(tr("pg.focus"), range(n), format_func=lambda k: f"{k + 1}: {tokens[k]}", key="pg_focus")
+q_i = trace.queries[i]
+with st.container(border=True):
+    st.markdown(tr("pg.focus_step4", token=tokens[i], q=vec(q_i)))
+    lines = []
+    for j in range(n):
+        terms = " + ".join(f"{fmt(a)}×{fmt(b)}" for a, b in zip(q_i, trace.keys[j]))
+        line = f"q{i + 1}·k{j + 1} = {terms} = {fmt(trace.scores[i, j])}"
+        if not trace.allowed[i, j]:
+            line += "   → " + tr("pg.masked")
+        elif scale:
+            line += f"   → ÷ {fmt(trace.scale_factor)} = {fmt(trace.scaled_scores[i, j])}"
+        lines.append(line)
+    st.code("\n".join(lines), language=None)
+    st.markdown(tr("pg.focus_step5"))
+    st.code(f"softmax({vec(np.where(trace.allowed[i], trace.scaled_scores[i], -np.inf))})\n"
+            f"= {vec(trace.weights[i])}", language=None)
+    st.markdown(tr("pg.focus_step6"))
+    st.code("\n".join(f"{fmt(trace.weights[i, j])} × {vec(trace.values[j])} = "
+                      f"{vec(trace.weighted_values[i, j])}" for j in range(n)), language=None)
+    tables[f"weighted_values_{i + 1}"] = show_matrix(
+        tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
+        key=f"weighted_values_{i + 1}", table=False)
+    st.markdown(tr("pg.focus_step7"))
+    st.code(" + ".join(vec(v) for v in trace.weighted_values[i]) + f"\n= {vec(trace.outputs[i])}",
+            language=None)
+
+st.subheader(tr("pg.step8"))
+st.caption(tr("pg.step8_help"))
+tables["outputs"] = show_matrix(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs")
+
+# ── Export everything ───────────────────────────────────────────────────────────────────
+st.divider()
+inputs_tables = {"x": labelled(inputs.x, tokens, x_cols), "w_q": labelled(inputs.w_q, x_cols, q_cols),
+                 "w_k": labelled(inputs.w_k, x_cols, k_cols), "w_v": labelled(inputs.w_v, x_cols, v_cols)}
+if shown_bias:
+    inputs_tables.update({"b_q": labelled([inputs.b_q], ["b_q"], q_cols),
+                          "b_k": labelled([inputs.b_k], ["b_k"], k_cols),
+                          "b_v": labelled([inputs.b_v], ["b_v"], v_cols)})
+st.download_button(tr("pg.download_zip"), zip_tables({**inputs_tables, **tables}),
+                   file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
+                   on_click="ignore", icon=":material/folder_zip:", type="primary")

@@ -1,0 +1,176 @@
+"""Turning edited tables and uploaded CSV files into matrices, with errors that name the cell.
+
+Everything a visitor types or uploads passes through here before it reaches the maths, so
+this is where sizes are limited and where a bad cell is reported as "X, row 2, column d3".
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from selfattn.errors import InputError
+
+MAX_TOKENS = 32  # rows of X
+MAX_DIM = 16  # d_in, d_k, d_v
+MAX_UPLOAD_BYTES = 64 * 1024  # a 32 x 16 matrix of long floats is about 20 KB
+MAX_LABEL_CHARS = 24
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """The Playground's matrix sizes."""
+
+    n: int = 3  # tokens (rows of X)
+    d_in: int = 4  # input dimension (columns of X, rows of every W)
+    d_k: int = 3  # query/key dimension
+    d_v: int = 3  # value dimension, may differ from d_k
+
+
+def check_sizes(sizes: Sizes) -> Sizes:
+    """Raise InputError unless every size is within the Playground's limits."""
+    for name, value, top in (("n", sizes.n, MAX_TOKENS), ("d_in", sizes.d_in, MAX_DIM),
+                             ("d_k", sizes.d_k, MAX_DIM), ("d_v", sizes.d_v, MAX_DIM)):
+        if not 1 <= value <= top:
+            raise InputError("size_range", f"{name} must be between 1 and {top}, got {value}.",
+                             name=name, top=top, value=value)
+    return sizes
+
+
+def parse_cell(value, matrix: str, row: str, col: str) -> float:
+    """One table cell as a finite float, or InputError naming the matrix, row and column."""
+    if isinstance(value, str):
+        text = value.strip().replace("−", "-")  # accept the typographic minus sign
+        if not text:
+            value = None
+        else:
+            try:
+                value = float(text)
+            except ValueError:
+                raise InputError("cell_not_number", f"{matrix}, row {row}, column {col}: "
+                                 f"'{value}' is not a number.", matrix=matrix, row=row, col=col,
+                                 value=value) from None
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        raise InputError("cell_empty", f"{matrix}, row {row}, column {col} is empty.",
+                         matrix=matrix, row=row, col=col)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError("cell_not_number", f"{matrix}, row {row}, column {col}: "
+                         f"'{value}' is not a number.", matrix=matrix, row=row, col=col,
+                         value=str(value)) from None
+    if not math.isfinite(number):
+        raise InputError("cell_not_finite", f"{matrix}, row {row}, column {col} is {number}; "
+                         "only finite numbers are allowed.", matrix=matrix, row=row, col=col,
+                         value=str(number))
+    return number
+
+
+def frame_to_matrix(frame: pd.DataFrame, matrix: str, row_labels=None) -> np.ndarray:
+    """The numeric cells of an edited table as a float64 (rows, cols) array.
+
+    Args:
+        frame: the table, one column per matrix column (a text "token" column is left out
+            by the caller).
+        matrix: the matrix's name, used in error messages ("X", "W_q", ...).
+        row_labels: names of the rows for messages; defaults to 1, 2, 3, ...
+    """
+    labels = list(row_labels) if row_labels is not None else [str(i + 1) for i in range(len(frame))]
+    out = np.empty(frame.shape, dtype=np.float64)
+    for i, (_, row) in enumerate(frame.iterrows()):
+        for j, col in enumerate(frame.columns):
+            out[i, j] = parse_cell(row[col], matrix, labels[i], str(col))
+    return out
+
+
+def parse_labels(values, n: int) -> list[str]:
+    """Token labels from an edited column: blanks become t1, t2, ...; long ones are cut."""
+    labels = []
+    for i in range(n):
+        raw = values[i] if i < len(values) else None
+        text = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw).strip()
+        labels.append(text[:MAX_LABEL_CHARS] or f"t{i + 1}")
+    seen: dict[str, int] = {}
+    unique = []
+    for label in labels:  # heatmap axes need distinct names
+        seen[label] = seen.get(label, 0) + 1
+        unique.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return unique
+
+
+def resize(matrix: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """``matrix`` cut or zero-padded to (rows, cols), keeping every number that still fits."""
+    out = np.zeros((rows, cols))
+    r, c = min(rows, matrix.shape[0]), min(cols, matrix.shape[1])
+    out[:r, :c] = matrix[:r, :c]
+    return out
+
+
+def read_csv_matrix(data: bytes, matrix: str, *, cols: int, rows: int | None = None,
+                    max_rows: int = MAX_TOKENS) -> tuple[np.ndarray, list[str] | None]:
+    """Parse an uploaded CSV into a matrix and, if its first column is text, row labels.
+
+    A header row is detected (a first row that is not all numbers), and so is a label
+    column (a first column that is not all numbers). Files written by our own CSV export
+    therefore read back unchanged.
+
+    Args:
+        data: the file's bytes.
+        matrix: the matrix's name for messages.
+        cols: the number of numeric columns required.
+        rows: the number of rows required, or None for any count from 1 to ``max_rows``.
+
+    Returns:
+        (values (rows, cols), labels or None).
+
+    Raises:
+        InputError: too big, not UTF-8 text, not CSV, wrong shape or a bad cell.
+    """
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise InputError("upload_too_big", f"The file is {len(data) // 1024} KB; the limit is "
+                         f"{MAX_UPLOAD_BYTES // 1024} KB.", size_kb=len(data) // 1024,
+                         limit_kb=MAX_UPLOAD_BYTES // 1024)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError("upload_not_text", "The file is not UTF-8 text; save it as CSV.") from None
+    try:
+        table = pd.read_csv(io.StringIO(text), header=None, dtype=str, keep_default_na=False,
+                            skip_blank_lines=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputError("upload_not_csv", f"The file could not be read as CSV ({exc}).",
+                         detail=str(exc).splitlines()[0] if str(exc) else "") from None
+    if table.empty:
+        raise InputError("upload_not_csv", "The file is empty.", detail="empty")
+
+    def numeric(cell: str) -> bool:
+        try:
+            float(cell.replace("−", "-"))
+            return True
+        except ValueError:
+            return False
+
+    first_row_text = not all(numeric(c) for c in table.iloc[0, 1:]) or (
+        table.shape[1] == cols and not all(numeric(c) for c in table.iloc[0]))
+    body = table.iloc[1:] if first_row_text else table
+    has_labels = body.shape[1] == cols + 1 and not all(numeric(c) for c in body.iloc[:, 0])
+    if body.shape[1] == cols + 1 and not has_labels and first_row_text and table.iloc[0, 0] == "":
+        has_labels = True  # our own export: empty corner cell, numeric-looking labels
+    labels = [str(v) for v in body.iloc[:, 0]] if has_labels else None
+    values = body.iloc[:, 1:] if has_labels else body
+    got_rows, got_cols = values.shape
+    if got_cols != cols or (rows is not None and got_rows != rows) or not 1 <= got_rows <= max_rows:
+        want_rows = str(rows) if rows is not None else f"1–{max_rows}"
+        raise InputError("upload_shape", f"{matrix} needs {want_rows} rows and {cols} columns; "
+                         f"the file has {got_rows} rows and {got_cols} columns.", matrix=matrix,
+                         want_rows=want_rows, want_cols=cols, rows=got_rows, cols=got_cols)
+    row_names = labels or [str(i + 1) for i in range(got_rows)]
+    out = np.empty((got_rows, got_cols))
+    for i in range(got_rows):
+        for j in range(got_cols):
+            out[i, j] = parse_cell(values.iat[i, j], matrix, row_names[i], str(j + 1))
+    return out, labels

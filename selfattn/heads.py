@@ -1,0 +1,245 @@
+"""Multi-head self-attention in numpy, with every intermediate, plus the two classic mistakes.
+
+Conventions match :mod:`selfattn.attention`: rows of ``x`` are tokens and weights multiply
+from the right, so ``x`` is (n, d_model) and every weight is (d_model, d_model). Head ``i``
+owns columns ``[i * head_dim, (i + 1) * head_dim)`` of the projected queries, keys and values,
+where ``head_dim = d_model // num_heads``; its scores are divided by ``sqrt(head_dim)``.
+
+The mistakes are the two bugs readers found in a popular tutorial's PyTorch code:
+
+* ``"bare_reshape"``: splitting (n, d_model) into heads with one reshape to
+  (h, n, head_dim) instead of reshape to (n, h, head_dim) and then transpose. Each "head"
+  then sees a strip of the flattened matrix, so rows mix tokens (and the merge undoes the
+  mix only after attention ran on the wrong rows). It changes nothing when ``num_heads`` is
+  1 or ``n`` is 1.
+* ``"scale_after_softmax"``: multiplying the attention weights by ``1/sqrt(head_dim)`` after
+  the softmax instead of dividing the scores before it. Rows no longer sum to 1 and the
+  softmax stays as peaked as without scaling. With ``scale=False`` it changes nothing.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from selfattn.attention import Mask, as_matrix, resolve_mask, stable_softmax
+from selfattn.errors import InputError
+
+MISTAKES = ("bare_reshape", "scale_after_softmax")
+
+
+@dataclass(frozen=True)
+class MultiHeadTrace:
+    """Every step of one multi-head self-attention call, as float64 numpy arrays."""
+
+    x: np.ndarray  # (n, d_model) inputs
+    queries: np.ndarray  # (h, n, head_dim) x @ w_q, split into heads
+    keys: np.ndarray  # (h, n, head_dim) x @ w_k, split into heads
+    values: np.ndarray  # (h, n, head_dim) x @ w_v, split into heads
+    head_scores: np.ndarray  # (h, n, n) raw q_i . k_j per head
+    head_scaled_scores: np.ndarray  # (h, n, n) after scaling and masking (-inf where masked)
+    head_weights: np.ndarray  # (h, n, n) row-wise softmax per head
+    head_outputs: np.ndarray  # (h, n, head_dim) head_weights @ values
+    concat: np.ndarray  # (n, d_model) heads merged side by side
+    outputs: np.ndarray  # (n, d_model) concat @ w_o
+    num_heads: int  # h
+    head_dim: int  # d_model // h
+    scale_factor: float  # what scores were divided by (1.0 when unscaled)
+    allowed: np.ndarray  # (n, n) bool, True where token i may attend to token j
+    mistake: str | None = None  # None for the right answer, else one of MISTAKES
+
+
+def _check_num_heads(num_heads: Any, d_model: int) -> int:
+    """Return ``num_heads`` as an int, or raise InputError if it cannot split ``d_model``."""
+    try:
+        if isinstance(num_heads, bool):
+            raise TypeError
+        heads = operator.index(num_heads)
+    except TypeError:
+        raise InputError(
+            "heads_not_positive", f"num_heads must be a positive whole number, got {num_heads!r}.",
+            num_heads=str(num_heads),
+        ) from None
+    if heads < 1:
+        raise InputError(
+            "heads_not_positive", f"num_heads must be a positive whole number, got {heads}.", num_heads=str(heads)
+        )
+    if d_model % heads:
+        raise InputError(
+            "heads_not_divisible",
+            f"d_model = {d_model} cannot be split evenly into {heads} heads; pick a number of heads that divides it.",
+            d_model=d_model, num_heads=heads,
+        )
+    return heads
+
+
+def split_heads(x: Any, num_heads: int) -> np.ndarray:
+    """Split the columns of ``x`` into ``num_heads`` heads: reshape, then transpose.
+
+    Args:
+        x: (n, d_model) projected queries, keys or values.
+        num_heads: h, which must divide d_model.
+
+    Returns:
+        (h, n, head_dim) array; head i holds columns [i * head_dim, (i + 1) * head_dim) of x.
+    """
+    x = as_matrix(x, "X")
+    n, d_model = x.shape
+    h = _check_num_heads(num_heads, d_model)
+    per_token = x.reshape(n, h, d_model // h)  # (n, h, head_dim): each token's row cut into h pieces
+    return per_token.transpose(1, 0, 2).copy()  # (h, n, head_dim)
+
+
+def merge_heads(x: Any) -> np.ndarray:
+    """Put heads back side by side, the inverse of :func:`split_heads`.
+
+    Args:
+        x: (h, n, head_dim) per-head vectors.
+
+    Returns:
+        (n, h * head_dim) array whose columns [i * head_dim, (i + 1) * head_dim) come from head i.
+    """
+    x = as_matrix(x, "heads", ndim=3)
+    h, n, head_dim = x.shape
+    return x.transpose(1, 0, 2).reshape(n, h * head_dim)  # (n, h, head_dim) -> (n, d_model)
+
+
+def split_heads_bare_reshape(x: Any, num_heads: int) -> np.ndarray:
+    """The classic mistake: reshape (n, d_model) straight to (h, n, head_dim), no transpose.
+
+    Args:
+        x: (n, d_model) projected queries, keys or values.
+        num_heads: h, which must divide d_model.
+
+    Returns:
+        (h, n, head_dim) array, the same shape as :func:`split_heads` but with rows that mix
+        pieces of different tokens whenever h > 1 and n > 1.
+    """
+    x = as_matrix(x, "X")
+    n, d_model = x.shape
+    h = _check_num_heads(num_heads, d_model)
+    return x.reshape(h, n, d_model // h).copy()  # (h, n, head_dim), rows cut across tokens
+
+
+def merge_heads_bare_reshape(x: Any) -> np.ndarray:
+    """The mistake's own merge: reshape (h, n, head_dim) straight back to (n, d_model).
+
+    Args:
+        x: (h, n, head_dim) per-head vectors.
+
+    Returns:
+        (n, h * head_dim) array; it inverts :func:`split_heads_bare_reshape`, not :func:`split_heads`.
+    """
+    x = as_matrix(x, "heads", ndim=3)
+    h, n, head_dim = x.shape
+    return x.reshape(n, h * head_dim)  # (n, d_model)
+
+
+def _check_weights(d_model: int, **weights: Any) -> list[np.ndarray]:
+    """Convert each weight to float64 and check it is (d_model, d_model)."""
+    checked = []
+    for name, w in weights.items():
+        w = as_matrix(w, name)
+        if w.shape != (d_model, d_model):
+            raise InputError(
+                "weight_shape",
+                f"{name} must be ({d_model}, {d_model}) to match X's {d_model} columns, got {w.shape}.",
+                name=name, expected=f"({d_model}, {d_model})", got=str(w.shape),
+            )
+        checked.append(w)
+    return checked
+
+
+def _multi_head(
+    x: Any, w_q: Any, w_k: Any, w_v: Any, w_o: Any, num_heads: int, *,
+    scale: bool, mask: Mask, mistake: str | None,
+) -> MultiHeadTrace:
+    """Shared body of the right answer and the mistakes."""
+    x = as_matrix(x, "X")
+    n, d_model = x.shape
+    w_q, w_k, w_v, w_o = _check_weights(d_model, W_q=w_q, W_k=w_k, W_v=w_v, W_o=w_o)
+    h = _check_num_heads(num_heads, d_model)
+    head_dim = d_model // h
+    split: Callable[[Any, int], np.ndarray] = split_heads
+    merge: Callable[[Any], np.ndarray] = merge_heads
+    if mistake == "bare_reshape":
+        split, merge = split_heads_bare_reshape, merge_heads_bare_reshape
+
+    queries = split(x @ w_q, h)  # (h, n, head_dim)
+    keys = split(x @ w_k, h)  # (h, n, head_dim)
+    values = split(x @ w_v, h)  # (h, n, head_dim)
+    allowed = resolve_mask(mask, n)  # (n, n)
+    scores = queries @ keys.transpose(0, 2, 1)  # (h, n, n)
+    scale_factor = float(np.sqrt(head_dim)) if scale else 1.0
+    before = 1.0 if mistake == "scale_after_softmax" else scale_factor
+    scaled = np.where(allowed, scores / before, -np.inf)  # (h, n, n)
+    if not np.all(np.isfinite(scaled[:, allowed])):
+        raise InputError("overflow", "Scores overflowed to infinity; the numbers in X or W are too large.")
+    weights = stable_softmax(scaled)  # (h, n, n)
+    if mistake == "scale_after_softmax":
+        weights = weights / scale_factor  # rows now sum to 1 / sqrt(head_dim)
+    head_outputs = weights @ values  # (h, n, head_dim)
+    concat = merge(head_outputs)  # (n, d_model)
+    return MultiHeadTrace(
+        x=x, queries=queries, keys=keys, values=values,
+        head_scores=scores, head_scaled_scores=scaled, head_weights=weights, head_outputs=head_outputs,
+        concat=concat, outputs=concat @ w_o,  # (n, d_model)
+        num_heads=h, head_dim=head_dim, scale_factor=scale_factor, allowed=allowed, mistake=mistake,
+    )
+
+
+def multi_head_attention(
+    x: Any, w_q: Any, w_k: Any, w_v: Any, w_o: Any, num_heads: int, *, scale: bool = True, mask: Mask = None
+) -> MultiHeadTrace:
+    """Multi-head scaled dot-product self-attention, returning every intermediate.
+
+    With ``num_heads=1`` this is :func:`selfattn.attention.self_attention` followed by ``@ w_o``.
+
+    Args:
+        x: (n, d_model) inputs, one row per token.
+        w_q, w_k, w_v: (d_model, d_model) projections; head i uses columns
+            [i * head_dim, (i + 1) * head_dim).
+        w_o: (d_model, d_model) output projection applied to the merged heads.
+        num_heads: h, a positive divisor of d_model.
+        scale: divide each head's scores by sqrt(head_dim) before the softmax.
+        mask: None, "causal", or a boolean (n, n) array where True means "may attend";
+            the same mask applies to every head.
+
+    Returns:
+        MultiHeadTrace with queries/keys/values (h, n, head_dim), head_scores,
+        head_scaled_scores and head_weights (h, n, n), head_outputs (h, n, head_dim),
+        concat (n, d_model) and outputs (n, d_model).
+
+    Raises:
+        InputError: on non-numeric or non-finite input, weights that are not
+            (d_model, d_model), a head count that does not divide d_model, or a bad mask.
+    """
+    return _multi_head(x, w_q, w_k, w_v, w_o, num_heads, scale=scale, mask=mask, mistake=None)
+
+
+def multi_head_attention_with_mistake(
+    x: Any, w_q: Any, w_k: Any, w_v: Any, w_o: Any, num_heads: int, *,
+    mistake: str, scale: bool = True, mask: Mask = None,
+) -> MultiHeadTrace:
+    """Multi-head attention computed with one classic mistake, to show beside the right answer.
+
+    Args:
+        x, w_q, w_k, w_v, w_o, num_heads, scale, mask: as in :func:`multi_head_attention`.
+        mistake: ``"bare_reshape"`` (split and merge heads by reshape alone) or
+            ``"scale_after_softmax"`` (multiply the weights by 1/sqrt(head_dim) after the softmax).
+
+    Returns:
+        MultiHeadTrace with the same shapes as the right answer and ``mistake`` set.
+
+    Raises:
+        InputError: ``unknown_mistake`` for any other name, else as :func:`multi_head_attention`.
+    """
+    if mistake not in MISTAKES:
+        raise InputError(
+            "unknown_mistake", f"mistake must be one of {', '.join(MISTAKES)}, got {mistake!r}.",
+            mistake=str(mistake), allowed=", ".join(MISTAKES),
+        )
+    return _multi_head(x, w_q, w_k, w_v, w_o, num_heads, scale=scale, mask=mask, mistake=mistake)

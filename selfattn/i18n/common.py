@@ -1,0 +1,81 @@
+"""UI strings shared by every page: navigation, home, common buttons, input errors."""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "nav.home": {"en": "Home", "zh": "首页"},
+    "nav.playground": {"en": "Playground", "zh": "动手实验"},
+    "nav.embeddings": {"en": "Sentence embeddings", "zh": "句子嵌入"},
+    "nav.heads": {"en": "Heads & devices", "zh": "多头与设备"},
+    "home.title": {"en": "Self-Attention Explorer", "zh": "自注意力探索器"},
+    "home.intro": {
+        "en": "Self-attention, step by step, with numbers you can change. Every matrix is "
+              "recomputed as you edit it, checked against PyTorch, and downloadable as CSV.",
+        "zh": "一步一步看懂自注意力：每个数字都可以修改，每个矩阵随编辑即时重算，"
+              "结果与 PyTorch 逐位核对，并可下载为 CSV。",
+    },
+    "home.playground": {
+        "en": "Edit the inputs X and the weights W_q, W_k, W_v and follow the eight steps: "
+              "queries, keys and values, scores, softmax, weighted values, their sum, for every "
+              "token. Starts with the tutorials' worked example (3 inputs of dimension 4).",
+        "zh": "编辑输入 X 和权重 W_q、W_k、W_v，跟着八个步骤走：查询、键、值，打分，softmax，"
+              "加权值，求和，再对每个词重复。默认载入教程中的例子（3 个 4 维输入）。",
+    },
+    "home.embeddings": {
+        "en": "Type a Chinese or English sentence and see its embeddings, the raw form "
+              "Softmax(XXᵀ/√d)X, and what the heads of a real pretrained model attend to.",
+        "zh": "输入一句中文或英文，查看它的词向量、最原始的 Softmax(XXᵀ/√d)X，"
+              "以及真实预训练模型中各个注意力头的关注模式。",
+    },
+    "home.heads": {
+        "en": "Split attention into heads: compare one head with many, check the result against "
+              "torch.nn.MultiheadAttention, see two classic bugs, and time it on CPU and GPU.",
+        "zh": "把注意力拆成多个头：比较单头与多头，与 torch.nn.MultiheadAttention 核对结果，"
+              "看两个常见错误，并在 CPU 和 GPU 上测速。",
+    },
+    "home.footer": {
+        "en": "Open source. Runs offline; the numbers are computed in float64 by the selfattn library.",
+        "zh": "开源项目，可离线运行；所有数字由 selfattn 库以 float64 计算。",
+    },
+    "common.download_csv": {"en": "CSV", "zh": "CSV"},
+    "common.kept_last_good": {
+        "en": "The last good result is still shown below.",
+        "zh": "下方仍显示上一次正确的结果。",
+    },
+    # Input errors, keyed by InputError.code (see selfattn/errors.py).
+    "err.not_numeric": {"en": "{name} must contain only numbers.", "zh": "{name} 只能包含数字。"},
+    "err.wrong_ndim": {"en": "{name} has the wrong shape {shape}.", "zh": "{name} 的形状 {shape} 不对。"},
+    "err.empty": {"en": "{name} is empty: it needs at least one row and one column.",
+                  "zh": "{name} 是空的：至少需要一行一列。"},
+    "err.not_finite": {"en": "{name} holds {value} at position ({where}); only finite numbers are allowed.",
+                       "zh": "{name} 在位置 ({where}) 的值为 {value}；只允许有限的数字。"},
+    "err.mask_kind": {"en": "The mask must be causal or a True/False matrix.",
+                      "zh": "掩码必须是因果掩码或由 True/False 组成的矩阵。"},
+    "err.mask_shape": {"en": "The mask must be {n} × {n} for {n} tokens; it is {shape}.",
+                       "zh": "{n} 个词需要 {n} × {n} 的掩码，当前为 {shape}。"},
+    "err.mask_empty_row": {"en": "The mask leaves token {row} with nothing to attend to.",
+                           "zh": "掩码让第 {row} 个词没有任何可以关注的位置。"},
+    "err.rows_mismatch": {"en": "{name} has {rows} rows but X has {d_in} columns; they must be equal.",
+                          "zh": "{name} 有 {rows} 行，而 X 有 {d_in} 列；两者必须相等。"},
+    "err.dk_mismatch": {"en": "W_q has {q} columns but W_k has {k}: queries and keys need the same d_k.",
+                        "zh": "W_q 有 {q} 列而 W_k 有 {k} 列：查询和键的维度 d_k 必须相同。"},
+    "err.bias_len": {"en": "{name} must have {width} entries, not {got}.",
+                     "zh": "{name} 应有 {width} 个数，而不是 {got} 个。"},
+    "err.overflow": {"en": "The scores overflowed to infinity: the numbers in X or W are too large.",
+                     "zh": "分数溢出为无穷大：X 或 W 中的数字太大了。"},
+    "err.size_range": {"en": "{name} must be between 1 and {top}; it is {value}.",
+                       "zh": "{name} 必须在 1 到 {top} 之间，当前为 {value}。"},
+    "err.cell_not_number": {"en": "{matrix}, row {row}, column {col}: “{value}” is not a number.",
+                            "zh": "{matrix} 第 {row} 行、第 {col} 列：“{value}” 不是数字。"},
+    "err.cell_empty": {"en": "{matrix}, row {row}, column {col} is empty. Type a number.",
+                       "zh": "{matrix} 第 {row} 行、第 {col} 列是空的，请输入一个数字。"},
+    "err.cell_not_finite": {"en": "{matrix}, row {row}, column {col} is {value}; only finite numbers are allowed.",
+                            "zh": "{matrix} 第 {row} 行、第 {col} 列为 {value}；只允许有限的数字。"},
+    "err.upload_too_big": {"en": "The file is {size_kb} KB; files up to {limit_kb} KB are accepted.",
+                           "zh": "文件大小为 {size_kb} KB，最多只接受 {limit_kb} KB。"},
+    "err.upload_not_text": {"en": "The file is not UTF-8 text. Save it as a CSV file and try again.",
+                            "zh": "该文件不是 UTF-8 文本，请另存为 CSV 文件后重试。"},
+    "err.upload_not_csv": {"en": "The file could not be read as CSV ({detail}).",
+                           "zh": "无法把该文件读取为 CSV（{detail}）。"},
+    "err.upload_shape": {"en": "{matrix} needs {want_rows} rows and {want_cols} columns; the file has "
+                               "{rows} rows and {cols} columns.",
+                         "zh": "{matrix} 需要 {want_rows} 行、{want_cols} 列，而文件有 {rows} 行、{cols} 列。"},
+}

@@ -1,0 +1,4 @@
+"""UI strings: embeddings."""
+
+STRINGS: dict[str, dict[str, str]] = {
+}

@@ -1,0 +1,4 @@
+"""UI strings: heads."""
+
+STRINGS: dict[str, dict[str, str]] = {
+}

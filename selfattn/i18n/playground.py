@@ -1,0 +1,110 @@
+"""UI strings: the Playground page."""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "pg.title": {"en": "Playground: self-attention in eight steps", "zh": "动手实验：八步看懂自注意力"},
+    "pg.intro": {
+        "en": "Every cell below is editable. Double-click a number, type, press Enter: all eight "
+              "steps recompute at once. Hover over a heatmap cell for its exact value.",
+        "zh": "下面每个格子都可以编辑：双击数字、输入、按回车，八个步骤会立即全部重算。"
+              "把鼠标移到热力图的格子上可以看到精确数值。",
+    },
+    "pg.preset": {"en": "Preset", "zh": "预设"},
+    "pg.preset_tutorial": {"en": "The tutorial's example", "zh": "教程中的例子"},
+    "pg.preset_raw": {"en": "Softmax(XXᵀ)X (identity weights)", "zh": "Softmax(XXᵀ)X（单位矩阵权重）"},
+    "pg.preset_random": {"en": "Random (Xavier initialisation)", "zh": "随机（Xavier 初始化）"},
+    "pg.preset_tutorial_help": {
+        "en": "Three inputs of dimension 4 and three 4×3 weight matrices, unscaled as in the "
+              "tutorial, so every number matches its printout (output 1 ≈ [1.9366, 6.6831, 1.5951]).",
+        "zh": "3 个 4 维输入和 3 个 4×3 权重矩阵，与教程一样不做缩放，因此每个数字都与教程的输出一致"
+              "（输出 1 ≈ [1.9366, 6.6831, 1.5951]）。",
+    },
+    "pg.preset_raw_help": {
+        "en": "With identity weights Q = K = V = X, so this is the raw form Softmax(XXᵀ)X: each token "
+              "is re-written as a weighted mix of the tokens it is most similar to (早, 上, 好).",
+        "zh": "权重为单位矩阵时 Q = K = V = X，这就是最原始的 Softmax(XXᵀ)X："
+              "每个字被改写成与它最相似的那些字的加权组合（早、上、好）。",
+    },
+    "pg.preset_random_help": {
+        "en": "Standard-normal inputs and Xavier-uniform weights at the current sizes, rounded to "
+              "3 decimals; the same seed always gives the same numbers.",
+        "zh": "按当前尺寸生成标准正态分布的输入和 Xavier 均匀初始化的权重（保留 3 位小数）；"
+              "相同的随机种子总是得到相同的数字。",
+    },
+    "pg.seed": {"en": "Seed", "zh": "随机种子"},
+    "pg.seed_help": {"en": "Used by the random preset.", "zh": "用于随机预设。"},
+    "pg.load_preset": {"en": "Load preset", "zh": "载入预设"},
+    "pg.opt_scale": {"en": "Scale by √d_k", "zh": "除以 √d_k"},
+    "pg.opt_scale_help": {
+        "en": "Divide the scores by √d_k before the softmax. Without it, large d_k makes scores "
+              "large and the softmax nearly one-hot (the dot product's variance grows with d_k).",
+        "zh": "在 softmax 之前把分数除以 √d_k。否则 d_k 越大分数越大（点积的方差随 d_k 增长），"
+              "softmax 会趋近于独热分布。",
+    },
+    "pg.opt_causal": {"en": "Causal mask", "zh": "因果掩码"},
+    "pg.opt_causal_help": {"en": "Token i may attend only to tokens 1..i, as in a language model.",
+                           "zh": "第 i 个词只能关注第 1 到第 i 个词，就像语言模型那样。"},
+    "pg.opt_bias": {"en": "Biases", "zh": "偏置"},
+    "pg.opt_bias_help": {"en": "Add b_q, b_k, b_v after the projections (Q = X·W_q + b_q, ...).",
+                         "zh": "在线性变换之后加上偏置 b_q、b_k、b_v（Q = X·W_q + b_q，依此类推）。"},
+    "pg.size_n": {"en": "Tokens n", "zh": "词数 n"},
+    "pg.size_d_in": {"en": "Input dim d_in", "zh": "输入维度 d_in"},
+    "pg.size_d_k": {"en": "Query/key dim d_k", "zh": "查询/键维度 d_k"},
+    "pg.size_d_v": {"en": "Value dim d_v", "zh": "值维度 d_v"},
+    "pg.size_n_help": {"en": "1 to 32. Numbers that still fit are kept; new cells start at 0.",
+                       "zh": "1 到 32。仍然放得下的数字会保留，新的格子从 0 开始。"},
+    "pg.size_d_in_help": {"en": "1 to 16: columns of X and rows of every W.",
+                          "zh": "1 到 16：X 的列数，也是每个 W 的行数。"},
+    "pg.size_d_k_help": {"en": "1 to 16: queries and keys must have the same size.",
+                         "zh": "1 到 16：查询和键的维度必须相同。"},
+    "pg.size_d_v_help": {"en": "1 to 16: values may differ from d_k; the output has d_v columns.",
+                         "zh": "1 到 16：值的维度可以与 d_k 不同，输出有 d_v 列。"},
+    "pg.token_col": {"en": "token", "zh": "词"},
+    "pg.step1": {"en": "Step 1 · Inputs X", "zh": "第 1 步 · 输入 X"},
+    "pg.step1_help": {"en": "One row per token. The first column is the token's label (editable).",
+                      "zh": "每个词一行，第一列是词的标签（可编辑）。"},
+    "pg.step2": {"en": "Step 2 · Weights W_q, W_k, W_v", "zh": "第 2 步 · 权重 W_q、W_k、W_v"},
+    "pg.step2_help": {"en": "Each is d_in × d (x @ W). In a trained network they are learned; here you set them.",
+                      "zh": "每个权重都是 d_in × d（x @ W）。在训练好的网络中它们是学出来的，这里由你来设定。"},
+    "pg.import": {"en": "Import a matrix from CSV", "zh": "从 CSV 导入矩阵"},
+    "pg.import_help": {
+        "en": "X may have 1–32 rows and must have d_in columns (a first text column becomes the "
+              "token labels); a weight must be d_in × d_k (or d_in × d_v for W_v). Files up to 64 KB. "
+              "Our own CSV downloads read back unchanged.",
+        "zh": "X 可以有 1–32 行，列数必须等于 d_in（若第一列是文字，则作为词的标签）；"
+              "权重必须是 d_in × d_k（W_v 为 d_in × d_v）。文件不超过 64 KB。本页下载的 CSV 可以原样导入。",
+    },
+    "pg.import_target": {"en": "Matrix to replace", "zh": "要替换的矩阵"},
+    "pg.import_file": {"en": "CSV file", "zh": "CSV 文件"},
+    "pg.upload_ok": {"en": "Loaded {name}.", "zh": "已载入 {name}。"},
+    "pg.step3": {"en": "Step 3 · Queries, keys and values", "zh": "第 3 步 · 查询、键和值"},
+    "pg.step3_help": {"en": "Each token's row of X multiplied by each weight matrix.",
+                      "zh": "X 中每个词的那一行分别乘以三个权重矩阵。"},
+    "pg.step4": {"en": "Step 4 · Attention scores", "zh": "第 4 步 · 注意力分数"},
+    "pg.step4_help": {"en": "Score[i, j] = q_i · k_j: how strongly query i matches key j.",
+                      "zh": "分数[i, j] = q_i · k_j：查询 i 与键 j 的匹配程度。"},
+    "pg.scores": {"en": "Scores Q·Kᵀ (rows: queries, columns: keys)", "zh": "分数 Q·Kᵀ（行：查询，列：键）"},
+    "pg.scores_caption": {"en": "Raw dot products, before scaling and masking.", "zh": "原始点积，尚未缩放和掩码。"},
+    "pg.scaled_scores": {"en": "Scaled and masked scores", "zh": "缩放并掩码后的分数"},
+    "pg.scaled_caption": {"en": "Divided by {s}; masked positions are −∞ (grey) and get weight 0.",
+                          "zh": "除以 {s}；被掩码的位置为 −∞（灰色），权重为 0。"},
+    "pg.step5": {"en": "Step 5 · Softmax", "zh": "第 5 步 · Softmax"},
+    "pg.step5_help": {"en": "Each row becomes positive weights that add up to 1.",
+                      "zh": "每一行变成和为 1 的正数权重。"},
+    "pg.weights": {"en": "Attention weights", "zh": "注意力权重"},
+    "pg.focus_title": {"en": "Steps 4–7 for one input", "zh": "针对一个输入的第 4–7 步"},
+    "pg.focus": {"en": "Focus on input", "zh": "聚焦于输入"},
+    "pg.focus_step4": {"en": "**Step 4.** The query of “{token}”, q = {q}, against every key:",
+                       "zh": "**第 4 步。**“{token}” 的查询 q = {q}，与每个键做点积："},
+    "pg.focus_step5": {"en": "**Step 5.** Softmax of that row:", "zh": "**第 5 步。**对这一行做 softmax："},
+    "pg.focus_step6": {"en": "**Step 6.** Multiply each value by its weight:",
+                       "zh": "**第 6 步。**把每个值向量乘以对应的权重："},
+    "pg.focus_step7": {"en": "**Step 7.** Add the weighted values: this is the output.",
+                       "zh": "**第 7 步。**把加权后的值相加，就得到输出。"},
+    "pg.masked": {"en": "masked (−∞)", "zh": "已掩码（−∞）"},
+    "pg.weighted_values": {"en": "Weighted values for “{token}”", "zh": "“{token}” 的加权值"},
+    "pg.step8": {"en": "Step 8 · Repeat for every input: the outputs", "zh": "第 8 步 · 对每个输入重复：输出"},
+    "pg.step8_help": {"en": "Row i is the output for token i, a weighted sum of the value vectors.",
+                      "zh": "第 i 行是第 i 个词的输出，即值向量的加权和。"},
+    "pg.outputs": {"en": "Outputs", "zh": "输出"},
+    "pg.download_zip": {"en": "Download all matrices (zip of CSV)", "zh": "下载全部矩阵（CSV 压缩包）"},
+}

@@ -1,0 +1,1 @@
+"""Streamlit helpers shared by the pages: language, messages, matrix display, downloads."""

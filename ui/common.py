@@ -1,0 +1,91 @@
+"""Widgets and renderers every page uses. Pages stay thin by calling these."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from selfattn.charts import heatmap
+from selfattn.errors import InputError
+from selfattn.export import labelled, to_csv
+from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, t
+
+LANG_KEY = "lang"
+
+
+def current_lang() -> str:
+    """The language chosen in the sidebar (English until one is chosen)."""
+    lang = st.session_state.get(LANG_KEY, DEFAULT_LANG)
+    return lang if lang in LANGS else DEFAULT_LANG
+
+
+def tr(key: str, **fmt) -> str:
+    """The UI string ``key`` in the current language."""
+    return t(key, current_lang(), **fmt)
+
+
+def error_text(exc: Exception) -> str:
+    """A bad-input error in the current language: the catalog's ``err.<code>`` when it has one."""
+    if isinstance(exc, InputError) and f"err.{exc.code}" in CATALOG:
+        try:
+            return tr(f"err.{exc.code}", **exc.params)
+        except (KeyError, IndexError, ValueError):  # a message missing a parameter: fall back
+            return str(exc)
+    return str(exc)
+
+
+def show_error(exc: Exception, *, kept: bool = True) -> None:
+    """Explain what is wrong in plain words, and say that the last good result is still shown."""
+    message = error_text(exc)
+    if kept:
+        message += "\n\n" + tr("common.kept_last_good")
+    st.error(message, icon="⚠️")
+
+
+def csv_button(frame: pd.DataFrame, file_name: str, key: str, label: str | None = None) -> None:
+    """A download button for one table as CSV (labels in the first column)."""
+    st.download_button(label or tr("common.download_csv"), to_csv(frame).encode("utf-8"),
+                       file_name=f"{file_name}.csv", mime="text/csv", key=key, on_click="ignore",
+                       icon=":material/download:")
+
+
+def show_matrix(title: str, matrix, row_labels, col_labels, *, key: str, caption: str = "",
+                domain: tuple[float, float] | None = None, scheme: str = "blues",
+                table: bool = True) -> pd.DataFrame:
+    """One intermediate: its name and shape, a table, a heatmap and a CSV download.
+
+    Returns:
+        The labelled DataFrame that was shown, so the caller can add it to a zip export.
+    """
+    values = np.asarray(matrix, dtype=float)
+    frame = labelled(values, row_labels, col_labels)
+    shape = " × ".join(str(s) for s in values.shape)
+    st.markdown(f"**{title}** &nbsp; `{shape}`")
+    if caption:
+        st.caption(caption)
+    if table:
+        left, right = st.columns([1, 1], gap="medium")
+        with left:
+            st.dataframe(frame, width="content")
+            csv_button(frame, key, key=f"dl_{key}")
+        with right:
+            st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme),
+                               width="content", theme=None)
+    else:
+        st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme),
+                           width="content", theme=None)
+        csv_button(frame, key, key=f"dl_{key}")
+    return frame
+
+
+def persist(key: str, default):
+    """Keep a widget's value when the visitor moves to another page and back.
+
+    Streamlit forgets the state of widgets that were not drawn; a shadow copy under
+    ``_keep_<key>`` brings it back. Call before drawing the widget with ``key=key``.
+    """
+    shadow = f"_keep_{key}"
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state.get(shadow, default)
+    st.session_state[shadow] = st.session_state[key]
