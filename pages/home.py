@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-from ui.common import tr
+from ui.common import require_frame, tr
+
+require_frame()
 
 st.title(tr("home.title"))
 st.markdown(tr("home.intro"))

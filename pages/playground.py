@@ -8,7 +8,7 @@ from selfattn.errors import InputError
 from selfattn.export import column_names, labelled, zip_tables
 from selfattn.presets import PRESETS
 from ui import playground as pg
-from ui.common import persist, show_error, show_matrix, tr
+from ui.common import persist, require_frame, show_error, show_matrix, tr
 
 
 def fmt(value: float) -> str:
@@ -21,6 +21,7 @@ def vec(values) -> str:
     return "[" + ", ".join(fmt(v) for v in values) + "]"
 
 
+require_frame()
 state = pg.state()
 st.title(tr("pg.title"))
 st.caption(tr("pg.intro"))
@@ -29,7 +30,8 @@ st.caption(tr("pg.intro"))
 with st.container(border=True):
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     persist("pg_preset", "tutorial")
-    c1.selectbox(tr("pg.preset"), PRESETS, format_func=lambda p: tr(f"pg.preset_{p}"), key="pg_preset")
+    preset_names = {p: tr(f"pg.preset_{p}") for p in PRESETS}
+    c1.selectbox(tr("pg.preset"), PRESETS, format_func=preset_names.get, key="pg_preset")
     persist("pg_seed", 0)
     c2.number_input(tr("pg.seed"), min_value=0, max_value=2**31 - 1, step=1, key="pg_seed",
                     help=tr("pg.seed_help"))

@@ -163,9 +163,10 @@ def self_attention(
         )
     d_k, d_v = w_q.shape[1], w_v.shape[1]
 
-    queries = x @ w_q  # (n, d_k)
-    keys = x @ w_k  # (n, d_k)
-    values = x @ w_v  # (n, d_v)
+    with np.errstate(over="ignore", invalid="ignore"):
+        queries = x @ w_q  # (n, d_k)
+        keys = x @ w_k  # (n, d_k)
+        values = x @ w_v  # (n, d_v)
     for name, bias, width in (("b_q", b_q, d_k), ("b_k", b_k, d_k), ("b_v", b_v, d_v)):
         if bias is None:
             continue
@@ -182,10 +183,11 @@ def self_attention(
             values = values + vec
 
     allowed = resolve_mask(mask, n)
-    scores = queries @ keys.T  # (n, n)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported just below
+        scores = queries @ keys.T  # (n, n)
     scale_factor = float(np.sqrt(d_k)) if scale else 1.0
     scaled = np.where(allowed, scores / scale_factor, -np.inf)  # (n, n)
-    if not np.all(np.isfinite(scaled[allowed])):
+    if not (np.all(np.isfinite(scores)) and np.all(np.isfinite(values))):
         raise InputError("overflow", "Scores overflowed to infinity; the numbers in X or W are too large.")
     weights = stable_softmax(scaled)  # (n, n)
     weighted_values = weights[:, :, None] * values[None, :, :]  # (n, n, d_v)

@@ -114,9 +114,9 @@ def read_csv_matrix(data: bytes, matrix: str, *, cols: int, rows: int | None = N
                     max_rows: int = MAX_TOKENS) -> tuple[np.ndarray, list[str] | None]:
     """Parse an uploaded CSV into a matrix and, if its first column is text, row labels.
 
-    A header row is detected (a first row that is not all numbers), and so is a label
-    column (a first column that is not all numbers). Files written by our own CSV export
-    therefore read back unchanged.
+    A first row without any number is a header; one column more than ``cols`` means the
+    first column holds row labels. Files written by our own CSV export therefore read back
+    unchanged.
 
     Args:
         data: the file's bytes.
@@ -154,12 +154,11 @@ def read_csv_matrix(data: bytes, matrix: str, *, cols: int, rows: int | None = N
         except ValueError:
             return False
 
-    first_row_text = not all(numeric(c) for c in table.iloc[0, 1:]) or (
-        table.shape[1] == cols and not all(numeric(c) for c in table.iloc[0]))
-    body = table.iloc[1:] if first_row_text else table
-    has_labels = body.shape[1] == cols + 1 and not all(numeric(c) for c in body.iloc[:, 0])
-    if body.shape[1] == cols + 1 and not has_labels and first_row_text and table.iloc[0, 0] == "":
-        has_labels = True  # our own export: empty corner cell, numeric-looking labels
+    first = list(table.iloc[0])
+    header_cells = first[1:] if len(first) > 1 else first
+    has_header = not any(numeric(c) for c in header_cells)  # a header has no numbers in it
+    body = table.iloc[1:] if has_header else table
+    has_labels = body.shape[1] == cols + 1  # one extra column: the row labels
     labels = [str(v) for v in body.iloc[:, 0]] if has_labels else None
     values = body.iloc[:, 1:] if has_labels else body
     got_rows, got_cols = values.shape

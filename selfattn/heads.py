@@ -87,8 +87,11 @@ def split_heads(x: Any, num_heads: int) -> np.ndarray:
         (h, n, head_dim) array; head i holds columns [i * head_dim, (i + 1) * head_dim) of x.
     """
     x = as_matrix(x, "X")
+    return _split(x, _check_num_heads(num_heads, x.shape[1]))
+
+
+def _split(x: np.ndarray, h: int) -> np.ndarray:
     n, d_model = x.shape
-    h = _check_num_heads(num_heads, d_model)
     per_token = x.reshape(n, h, d_model // h)  # (n, h, head_dim): each token's row cut into h pieces
     return per_token.transpose(1, 0, 2).copy()  # (h, n, head_dim)
 
@@ -102,7 +105,10 @@ def merge_heads(x: Any) -> np.ndarray:
     Returns:
         (n, h * head_dim) array whose columns [i * head_dim, (i + 1) * head_dim) come from head i.
     """
-    x = as_matrix(x, "heads", ndim=3)
+    return _merge(as_matrix(x, "heads", ndim=3))
+
+
+def _merge(x: np.ndarray) -> np.ndarray:
     h, n, head_dim = x.shape
     return x.transpose(1, 0, 2).reshape(n, h * head_dim)  # (n, h, head_dim) -> (n, d_model)
 
@@ -119,8 +125,11 @@ def split_heads_bare_reshape(x: Any, num_heads: int) -> np.ndarray:
         pieces of different tokens whenever h > 1 and n > 1.
     """
     x = as_matrix(x, "X")
+    return _bare_split(x, _check_num_heads(num_heads, x.shape[1]))
+
+
+def _bare_split(x: np.ndarray, h: int) -> np.ndarray:
     n, d_model = x.shape
-    h = _check_num_heads(num_heads, d_model)
     return x.reshape(h, n, d_model // h).copy()  # (h, n, head_dim), rows cut across tokens
 
 
@@ -133,7 +142,10 @@ def merge_heads_bare_reshape(x: Any) -> np.ndarray:
     Returns:
         (n, h * head_dim) array; it inverts :func:`split_heads_bare_reshape`, not :func:`split_heads`.
     """
-    x = as_matrix(x, "heads", ndim=3)
+    return _bare_merge(as_matrix(x, "heads", ndim=3))
+
+
+def _bare_merge(x: np.ndarray) -> np.ndarray:
     h, n, head_dim = x.shape
     return x.reshape(n, h * head_dim)  # (n, d_model)
 
@@ -163,30 +175,33 @@ def _multi_head(
     w_q, w_k, w_v, w_o = _check_weights(d_model, W_q=w_q, W_k=w_k, W_v=w_v, W_o=w_o)
     h = _check_num_heads(num_heads, d_model)
     head_dim = d_model // h
-    split: Callable[[Any, int], np.ndarray] = split_heads
-    merge: Callable[[Any], np.ndarray] = merge_heads
-    if mistake == "bare_reshape":
-        split, merge = split_heads_bare_reshape, merge_heads_bare_reshape
+    split: Callable[[np.ndarray, int], np.ndarray] = _bare_split if mistake == "bare_reshape" else _split
+    merge: Callable[[np.ndarray], np.ndarray] = _bare_merge if mistake == "bare_reshape" else _merge
 
-    queries = split(x @ w_q, h)  # (h, n, head_dim)
-    keys = split(x @ w_k, h)  # (h, n, head_dim)
-    values = split(x @ w_v, h)  # (h, n, head_dim)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported just below
+        queries = split(x @ w_q, h)  # (h, n, head_dim)
+        keys = split(x @ w_k, h)  # (h, n, head_dim)
+        values = split(x @ w_v, h)  # (h, n, head_dim)
+        scores = queries @ keys.transpose(0, 2, 1)  # (h, n, n)
+    if not (np.all(np.isfinite(scores)) and np.all(np.isfinite(values))):
+        raise InputError("overflow", "Scores overflowed to infinity; the numbers in X or W are too large.")
     allowed = resolve_mask(mask, n)  # (n, n)
-    scores = queries @ keys.transpose(0, 2, 1)  # (h, n, n)
     scale_factor = float(np.sqrt(head_dim)) if scale else 1.0
     before = 1.0 if mistake == "scale_after_softmax" else scale_factor
     scaled = np.where(allowed, scores / before, -np.inf)  # (h, n, n)
-    if not np.all(np.isfinite(scaled[:, allowed])):
-        raise InputError("overflow", "Scores overflowed to infinity; the numbers in X or W are too large.")
     weights = stable_softmax(scaled)  # (h, n, n)
     if mistake == "scale_after_softmax":
         weights = weights / scale_factor  # rows now sum to 1 / sqrt(head_dim)
     head_outputs = weights @ values  # (h, n, head_dim)
     concat = merge(head_outputs)  # (n, d_model)
+    with np.errstate(over="ignore", invalid="ignore"):
+        outputs = concat @ w_o  # (n, d_model)
+    if not np.all(np.isfinite(outputs)):
+        raise InputError("overflow", "Scores overflowed to infinity; the numbers in X or W are too large.")
     return MultiHeadTrace(
         x=x, queries=queries, keys=keys, values=values,
         head_scores=scores, head_scaled_scores=scaled, head_weights=weights, head_outputs=head_outputs,
-        concat=concat, outputs=concat @ w_o,  # (n, d_model)
+        concat=concat, outputs=outputs,
         num_heads=h, head_dim=head_dim, scale_factor=scale_factor, allowed=allowed, mistake=mistake,
     )
 

@@ -30,11 +30,13 @@ from selfattn.errors import InputError
 IMPLS = ("naive", "fused", "torch_mha")
 
 
-def _check_heads(d_model: int, num_heads: int) -> None:
+def check_heads(d_model: int, num_heads: int) -> None:
+    """Raise InputError ``heads_not_divisible`` (params d_model, num_heads) unless num_heads divides d_model."""
     if num_heads < 1 or d_model < 1 or d_model % num_heads:
         raise InputError(
             "heads_not_divisible",
-            f"d_model = {d_model} cannot be split evenly into {num_heads} heads; pick a number of heads that divides it.",
+            f"d_model = {d_model} cannot be split evenly into {num_heads} heads; "
+            "pick a number of heads that divides it.",
             d_model=d_model, num_heads=num_heads,
         )
 
@@ -49,7 +51,7 @@ class _ProjectedAttention(nn.Module):
 
     def __init__(self, d_model: int, num_heads: int, *, bias: bool = True, device: Any = None, dtype: Any = None):
         super().__init__()
-        _check_heads(d_model, num_heads)
+        check_heads(d_model, num_heads)
         self.d_model, self.num_heads, self.head_dim = d_model, num_heads, d_model // num_heads
         kw = {"device": device, "dtype": dtype}
         self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model, **kw))
@@ -94,7 +96,7 @@ class TorchMHAAttention(nn.Module):
 
     def __init__(self, d_model: int, num_heads: int, *, bias: bool = True, device: Any = None, dtype: Any = None):
         super().__init__()
-        _check_heads(d_model, num_heads)
+        check_heads(d_model, num_heads)
         self.d_model, self.num_heads, self.head_dim = d_model, num_heads, d_model // num_heads
         self.mha = nn.MultiheadAttention(d_model, num_heads, bias=bias, batch_first=True, device=device, dtype=dtype)
 
@@ -137,14 +139,25 @@ def build_attention_modules(
     d_model: int, num_heads: int, *, impls: tuple[str, ...] = IMPLS, bias: bool = True,
     device: Any = "cpu", dtype: Any = torch.float32, seed: int = 0,
 ) -> dict[str, nn.Module]:
-    """Build several implementations that share one set of weights (drawn with ``seed``).
+    """Build several implementations that share one set of weights drawn from ``seed``.
+
+    The weights are drawn on the CPU in float32 by a private generator (the global RNG is left
+    alone), then cast, so the same seed gives the same function on every device and dtype:
+    Xavier-uniform projections and, with ``bias``, biases uniform in [-0.1, 0.1].
 
     Returns:
         dict impl -> module (eval mode); every module computes the same function.
     """
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        reference = build_attention("torch_mha", d_model, num_heads, bias=bias, device=device, dtype=dtype)
+    reference = build_attention("torch_mha", d_model, num_heads, bias=bias, device=device, dtype=dtype)
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for param in _core(reference).parameters():
+            draw = torch.empty(param.shape)  # float32 on the CPU
+            if param.ndim == 2:
+                nn.init.xavier_uniform_(draw, generator=gen)
+            else:
+                draw.uniform_(-0.1, 0.1, generator=gen)
+            param.copy_(draw)
     state = _core(reference).state_dict()
     modules = {}
     for impl in impls:

@@ -89,3 +89,18 @@ def persist(key: str, default):
     if key not in st.session_state:
         st.session_state[key] = st.session_state.get(shadow, default)
     st.session_state[shadow] = st.session_state[key]
+
+
+def require_frame() -> None:
+    """Make sure the page runs inside app.py's frame (language switch, translated navigation).
+
+    Because the app has a ``pages/`` folder, Streamlit starts in its older multipage mode and,
+    on the first visit to a deep link such as ``/playground`` after the server starts, runs
+    the page script alone. Switching that mode off and rerunning sends the visitor through
+    ``app.py``'s ``st.navigation`` to the same page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

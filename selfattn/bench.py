@@ -1,0 +1,589 @@
+"""Time naive, fused and reference multi-head attention on CPU or CUDA; save, load and check results.
+
+Command line (``python -m selfattn.bench --help``)::
+
+    python -m selfattn.bench --device cpu --dtype float32 --batch 1 --d-model 512 \\
+        --heads 1 8 --seq-len 256 1024 2048 --impl naive fused torch_mha --out results.json
+
+writes one record per (heads, seq_len, impl) to each ``--out`` file: CSV when the name ends in
+``.csv``, JSON otherwise (``--out r.json r.csv`` saves the same run both ways).
+Exit status: 0 when every run finished, 2 when the configuration is invalid (nothing runs) or
+the memory guard refused a run, 3 when a run hit out-of-memory or another kernel error (the
+file is still written). Everything else here is a plain function the page calls directly.
+
+What a record's numbers mean:
+
+* ``median_ms`` / ``iqr_ms``: one forward call (projections included) under
+  ``torch.inference_mode``, after ``warmup`` calls, timed by
+  ``torch.utils.benchmark.Timer.blocked_autorange`` (it synchronises CUDA); median and
+  inter-quartile range over the timed blocks.
+* ``flops``: 4*B*h*n^2*head_dim for attention (q @ k.T and weights @ v) plus
+  4 projections x 2*B*n*d_model^2; ``gflops`` is the achieved rate, ``flops / median``, in
+  GFLOP/s (divide by 1000 for TFLOP/s). Softmax and biases are not counted.
+* ``peak_mem_bytes``: peak bytes allocated during one forward call above what was allocated
+  before it (weights and input excluded, output included). ``peak_mem_kind`` says how:
+  ``measured_cuda`` (``torch.cuda.max_memory_allocated`` after ``reset_peak_memory_stats``),
+  ``measured_cpu_profiler`` (the CPU allocator's alloc/free events from ``torch.profiler``
+  with ``profile_memory=True``, replayed in order), or ``estimate`` when measuring failed.
+* ``est_mem_bytes``: the analytic estimate the memory guard compared with free memory,
+  including weights and input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import platform
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+from torch.utils.benchmark import Timer
+
+from selfattn.errors import InputError
+from selfattn.torch_attention import IMPLS, build_attention_modules, check_heads
+
+DEVICES = ("cpu", "cuda")
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+STATUSES = ("ok", "oom", "refused", "error")
+RECORD_FIELDS = (
+    "impl", "heads", "head_dim", "device", "device_name", "dtype", "batch", "seq_len", "d_model",
+    "median_ms", "iqr_ms", "runs", "flops", "gflops", "peak_mem_bytes", "peak_mem_kind", "est_mem_bytes",
+    "torch_version", "num_threads", "status", "error_code", "error",
+)
+SCHEMA = "selfattn-bench/1"
+RESULTS_MAX_BYTES = 2 * 1024 * 1024  # biggest results file load_results accepts
+RESULTS_MAX_ROWS = 2000  # well above one sweep (LIMITS local max_runs = 500)
+_MiB = 1024 * 1024
+LIMITS: dict[str, dict[str, Any]] = {
+    # Sanity bounds for a local run; the memory guard does the real work.
+    "local": {"max_batch": 1024, "max_seq_len": 131072, "max_d_model": 16384, "max_heads": 256,
+              "max_attention_elements": 2**40, "max_runs": 500, "max_min_run_time": 60.0, "memory_cap_bytes": None},
+    # A shared public server (SELFATTN_HOSTED=1): small, quick, and never more than 512 MiB.
+    "hosted": {"max_batch": 4, "max_seq_len": 2048, "max_d_model": 1024, "max_heads": 16,
+               "max_attention_elements": 2**25, "max_runs": 24, "max_min_run_time": 1.0,
+               "memory_cap_bytes": 512 * _MiB},
+}
+MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of free memory
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """One benchmark sweep: every impl x heads x seq_len combination is timed."""
+
+    device: str = "cpu"  # "cpu" or "cuda"
+    dtype: str = "float32"  # a key of DTYPES
+    batch: int = 1  # B
+    seq_lens: tuple[int, ...] = (256,)  # n values to sweep
+    d_model: int = 512  # model width; every head count must divide it
+    heads: tuple[int, ...] = (1, 8)  # h values to sweep
+    impls: tuple[str, ...] = IMPLS  # which implementations to time
+    warmup: int = 3  # untimed calls before timing
+    min_run_time: float = 1.0  # seconds blocked_autorange spends per run
+    memory_cap_bytes: int | None = None  # refuse runs estimated above this (None: free memory only)
+    guard: bool = True  # refuse runs that would not fit; only CUDA may switch it off (OOM is then caught)
+    seed: int = 0  # weights and inputs
+
+
+def is_hosted() -> bool:
+    """True when the app runs as a shared public service (environment ``SELFATTN_HOSTED=1``)."""
+    return os.environ.get("SELFATTN_HOSTED", "").strip() == "1"
+
+
+def limits_for(hosted: bool | None = None) -> dict[str, Any]:
+    """The LIMITS entry that applies (hosted when ``hosted`` is None and SELFATTN_HOSTED=1)."""
+    return LIMITS["hosted" if (is_hosted() if hosted is None else hosted) else "local"]
+
+
+def validate_config(config: BenchConfig, hosted: bool | None = None) -> None:
+    """Check a config against the implementations, the machine and the (hosted) limits.
+
+    Raises:
+        InputError: codes bench_device, bench_cuda_unavailable, bench_dtype, bench_impl,
+            bench_empty, bench_positive, bench_limit, heads_not_divisible, bench_guard_required.
+    """
+    lim = limits_for(hosted)
+    if config.device not in DEVICES:
+        raise InputError("bench_device", f"device must be cpu or cuda, got {config.device!r}.",
+                         device=str(config.device))
+    if config.device == "cuda" and not torch.cuda.is_available():
+        raise InputError("bench_cuda_unavailable", "device cuda was asked for, but PyTorch sees no CUDA GPU here.")
+    if config.dtype not in DTYPES:
+        raise InputError("bench_dtype", f"dtype must be one of {', '.join(DTYPES)}, got {config.dtype!r}.",
+                         dtype=str(config.dtype), allowed=", ".join(DTYPES))
+    for name in ("seq_lens", "heads", "impls"):
+        if not getattr(config, name):
+            raise InputError("bench_empty", f"{name} needs at least one value.", name=name)
+    for impl in config.impls:
+        if impl not in IMPLS:
+            raise InputError("bench_impl", f"impl must be one of {', '.join(IMPLS)}, got {impl!r}.",
+                             impl=str(impl), allowed=", ".join(IMPLS))
+    sized = [("batch", config.batch), ("d_model", config.d_model)]
+    sized += [("seq_len", n) for n in config.seq_lens] + [("heads", h) for h in config.heads]
+    for name, value in sized:
+        if not _is_int(value) or value < 1:
+            raise _not_positive(name, value, "a whole number of at least 1")
+        if value > lim[f"max_{name}"]:
+            raise _limit(name, value, lim[f"max_{name}"])
+    if not _is_int(config.warmup) or config.warmup < 0:
+        raise _not_positive("warmup", config.warmup, "a whole number of at least 0")
+    run_time = config.min_run_time
+    if not (_is_int(run_time) or isinstance(run_time, float)) or not math.isfinite(run_time) or run_time <= 0:
+        raise _not_positive("min_run_time", run_time, "a positive number of seconds")
+    if run_time > lim["max_min_run_time"]:
+        raise _limit("min_run_time", run_time, lim["max_min_run_time"])
+    if config.memory_cap_bytes is not None and not (_is_int(config.memory_cap_bytes) and config.memory_cap_bytes > 0):
+        raise _not_positive("memory_cap_bytes", config.memory_cap_bytes, "a positive whole number")
+    for h in config.heads:
+        check_heads(config.d_model, h)
+    elements = config.batch * max(config.heads) * max(config.seq_lens) ** 2
+    if elements > lim["max_attention_elements"]:
+        raise _limit("attention_elements", elements, lim["max_attention_elements"])
+    runs = len(config.impls) * len(config.heads) * len(config.seq_lens)
+    if runs > lim["max_runs"]:
+        raise _limit("runs", runs, lim["max_runs"])
+    if not config.guard and (config.device == "cpu" or lim is LIMITS["hosted"]):
+        raise InputError("bench_guard_required", "The memory guard can only be switched off for CUDA on a local "
+                         "machine; on CPU running out of memory kills the process.", device=config.device)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _not_positive(name: str, value: Any, what: str) -> InputError:
+    return InputError("bench_positive", f"{name} must be {what}, got {value!r}.", name=name, value=str(value))
+
+
+def _limit(name: str, value: Any, limit: Any) -> InputError:
+    return InputError("bench_limit", f"{name} = {value} is above the limit of {limit} here.",
+                      name=name, value=str(value), limit=str(limit))
+
+
+def flop_count(batch: int, seq_len: int, d_model: int) -> int:
+    """FLOPs of one forward call: 4*B*h*n^2*head_dim (= 4*B*n^2*d_model) plus 4 projections of 2*B*n*d_model^2."""
+    return 4 * batch * seq_len**2 * d_model + 4 * 2 * batch * seq_len * d_model**2
+
+
+def estimate_run_bytes(impl: str, batch: int, seq_len: int, d_model: int, heads: int, dtype: str, device: str) -> int:
+    """Analytic upper estimate of the bytes one forward call needs, weights and input included.
+
+    Counts the weights (4 d_model^2 + biases), input, fused q/k/v projection, a possible
+    contiguous copy of q/k/v, head merge and output; plus, where the implementation keeps it,
+    the (B, h, n, n) score matrix: twice for ``naive`` (scores and softmax), once for
+    ``torch_mha``'s CPU fast path (even heads), never for ``fused``.
+    """
+    size = torch.empty((), dtype=DTYPES[dtype]).element_size()
+    bnd = batch * seq_len * d_model
+    elements = 4 * d_model * d_model + 4 * d_model + 11 * bnd
+    scores = batch * heads * seq_len * seq_len
+    if impl == "naive":
+        elements += 2 * scores
+    elif impl == "torch_mha" and device == "cpu" and heads % 2 == 0:
+        elements += scores
+    return elements * size + 4 * batch * heads * seq_len  # + float32 log-sum-exp of fused kernels
+
+
+def estimate_memory_bytes(config: BenchConfig) -> int:
+    """Largest :func:`estimate_run_bytes` over every run of the config."""
+    return max(estimate_run_bytes(impl, config.batch, n, config.d_model, h, config.dtype, config.device)
+               for impl in config.impls for h in config.heads for n in config.seq_lens)
+
+
+def available_memory_bytes(device: str) -> int:
+    """Free memory: ``torch.cuda.mem_get_info`` on CUDA; MemAvailable (and the cgroup limit) on CPU."""
+    if device == "cuda":
+        return int(torch.cuda.mem_get_info()[0])
+    free = []
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                free.append(int(line.split()[1]) * 1024)
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit != "max":
+            free.append(int(limit) - int(Path("/sys/fs/cgroup/memory.current").read_text()))
+    except (OSError, ValueError):
+        pass
+    if not free:  # not Linux: total physical memory is the best cheap answer
+        free.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    return min(free)
+
+
+def memory_budget_bytes(config: BenchConfig, hosted: bool | None = None) -> int:
+    """Bytes a single run may use: MEMORY_HEADROOM of free memory, capped by the config and hosted limits."""
+    budget = int(available_memory_bytes(config.device) * MEMORY_HEADROOM)
+    for cap in (config.memory_cap_bytes, limits_for(hosted)["memory_cap_bytes"]):
+        if cap is not None:
+            budget = min(budget, cap)
+    return budget
+
+
+def check_memory(config: BenchConfig, hosted: bool | None = None) -> None:
+    """Raise InputError ``bench_memory`` (params estimate_mib, budget_mib) if the largest run would not fit."""
+    estimate, budget = estimate_memory_bytes(config), memory_budget_bytes(config, hosted)
+    if estimate > budget:
+        raise _memory_error(estimate, budget)
+
+
+def _memory_error(estimate: int, budget: int) -> InputError:
+    return InputError("bench_memory",
+                      f"Refused: this run needs about {estimate / _MiB:.0f} MiB but only {budget / _MiB:.0f} MiB "
+                      "may be used here; use a shorter sequence, fewer heads or a smaller batch.",
+                      estimate_mib=round(estimate / _MiB), budget_mib=round(budget / _MiB))
+
+
+def device_name(device: str) -> str:
+    """GPU model for CUDA; CPU model from /proc/cpuinfo (or the platform module) for CPU."""
+    if device == "cuda":
+        return torch.cuda.get_device_name()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def _cpu_peak_bytes(fn: Callable[[], Any]) -> int:
+    """Peak of the running sum of CPU allocator alloc/free events recorded during ``fn()``."""
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # keep the profiler's start/stop lines off stderr
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn()
+    # kineto_results is not documented API, but it is what the profiler's own memory timeline reads.
+    events = [e for e in prof.profiler.kineto_results.events()
+              if e.name() == "[memory]" and str(e.device_type()).endswith("CPU")]
+    running = peak = 0
+    for e in sorted(events, key=lambda e: e.start_ns()):
+        running += e.nbytes()
+        peak = max(peak, running)
+    return peak
+
+
+def _peak_bytes(fn: Callable[[], Any], device: str) -> tuple[int | None, str]:
+    if device == "cuda":
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        fn()
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated() - base, "measured_cuda"
+    try:
+        return _cpu_peak_bytes(fn), "measured_cpu_profiler"
+    except Exception:  # noqa: BLE001 - the profiler's internals moved; fall back to the estimate
+        return None, "estimate"
+
+
+def _is_oom(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, torch.OutOfMemoryError) or "out of memory" in text or "can't allocate memory" in text
+
+
+def _measure(module: torch.nn.Module, seq_len: int, config: BenchConfig) -> dict:
+    """Warm up, measure peak memory in one call, then time; returns the record's measured fields."""
+    gen = torch.Generator(device=config.device).manual_seed(config.seed + seq_len)
+    with torch.inference_mode():
+        x = torch.randn(config.batch, seq_len, config.d_model, generator=gen, device=config.device,
+                        dtype=DTYPES[config.dtype])  # (B, n, d_model)
+        fn = lambda: module(x)  # noqa: E731
+        for _ in range(config.warmup):
+            fn()
+        peak, kind = _peak_bytes(fn, config.device)
+        timer = Timer("fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())  # Timer defaults to 1 thread
+        m = timer.blocked_autorange(min_run_time=config.min_run_time)
+    flops = flop_count(config.batch, seq_len, config.d_model)
+    return {"median_ms": m.median * 1e3, "iqr_ms": m.iqr * 1e3, "runs": len(m.times), "gflops": flops / m.median / 1e9,
+            "peak_mem_bytes": peak, "peak_mem_kind": kind}
+
+
+def run_benchmark(config: BenchConfig, progress: Callable[[int, int, str], None] | None = None,
+                  hosted: bool | None = None) -> list[dict]:
+    """Time every impl x heads x seq_len run of ``config``.
+
+    Args:
+        config: what to run; validated first.
+        progress: optional callback(done, total, label), called before each run and once at the end.
+        hosted: apply the hosted limits (None: follow SELFATTN_HOSTED).
+
+    Returns:
+        One dict per run with the keys of RECORD_FIELDS. A run the memory guard refuses gets
+        status "refused", one that runs out of memory "oom", another kernel failure "error";
+        the sweep goes on after each.
+
+    Raises:
+        InputError: from :func:`validate_config`.
+    """
+    validate_config(config, hosted)
+    runs = [(h, n, impl) for h in config.heads for n in config.seq_lens for impl in config.impls]
+    budget = memory_budget_bytes(config, hosted) if config.guard else None
+    common = {"device": config.device, "device_name": device_name(config.device), "dtype": config.dtype,
+              "batch": config.batch, "d_model": config.d_model, "torch_version": torch.__version__,
+              "num_threads": torch.get_num_threads()}
+    dtype, records, modules = DTYPES[config.dtype], [], {}
+    for done, (h, n, impl) in enumerate(runs):
+        if progress:
+            progress(done, len(runs), f"{impl} h={h} n={n}")
+        est = estimate_run_bytes(impl, config.batch, n, config.d_model, h, config.dtype, config.device)
+        fields = {**common, "impl": impl, "heads": h, "head_dim": config.d_model // h, "seq_len": n,
+                  "median_ms": None, "iqr_ms": None, "runs": 0, "flops": flop_count(config.batch, n, config.d_model),
+                  "gflops": None, "peak_mem_bytes": None, "peak_mem_kind": "", "est_mem_bytes": est,
+                  "status": "ok", "error_code": "", "error": ""}
+        record = {k: fields[k] for k in RECORD_FIELDS}
+        records.append(record)
+        if budget is not None and est > budget:
+            err = _memory_error(est, budget)
+            record.update(status="refused", error_code=err.code, error=str(err))
+            continue
+        try:
+            if h not in modules:
+                modules.clear()  # one head count's weights in memory at a time
+                modules[h] = build_attention_modules(config.d_model, h, impls=config.impls, device=config.device,
+                                                     dtype=dtype, seed=config.seed)
+            record.update(_measure(modules[h][impl], n, config))
+            if record["peak_mem_kind"] == "estimate":
+                record["peak_mem_bytes"] = est
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a record, the sweep goes on
+            oom = _is_oom(exc)
+            first_line = str(exc).splitlines()[0] if str(exc) else ""
+            record.update(status="oom" if oom else "error", error_code="bench_oom" if oom else "bench_kernel_error",
+                               error=f"{type(exc).__name__}: {first_line}"[:300])
+        finally:
+            if config.device == "cuda":
+                torch.cuda.empty_cache()
+    if progress:
+        progress(len(runs), len(runs), "done")
+    return records
+
+
+def speed_ratios(records: list[dict], slower: str = "naive", faster: str = "fused") -> list[dict]:
+    """Time ratio ``slower / faster`` for each (device, dtype, batch, d_model, heads, seq_len) where both ran ok.
+
+    Returns:
+        dicts with heads, seq_len, ratio (> 1 means ``faster`` really is faster) and both medians.
+    """
+    key = lambda r: (r["device"], r["dtype"], r["batch"], r["d_model"], r["heads"], r["seq_len"])  # noqa: E731
+    ok = {(key(r), r["impl"]): r["median_ms"] for r in records if r["status"] == "ok"}
+    out = []
+    for r in records:
+        if r["impl"] == slower and (key(r), slower) in ok and (key(r), faster) in ok:
+            a, b = ok[(key(r), slower)], ok[(key(r), faster)]
+            out.append({"heads": r["heads"], "seq_len": r["seq_len"], "ratio": a / b,
+                        f"{slower}_ms": a, f"{faster}_ms": b})
+    return out
+
+
+def records_to_json(records: list[dict]) -> str:
+    """Serialise records as ``{"schema": SCHEMA, "records": [...]}`` (missing numbers are null)."""
+    return json.dumps({"schema": SCHEMA, "records": [{k: r.get(k) for k in RECORD_FIELDS} for r in records]},
+                      indent=1, allow_nan=False) + "\n"
+
+
+def records_to_csv(records: list[dict]) -> str:
+    """Serialise records as CSV with a RECORD_FIELDS header (missing numbers are empty cells)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=RECORD_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for r in records:
+        writer.writerow({k: "" if r.get(k) is None else r.get(k) for k in RECORD_FIELDS})
+    return buf.getvalue()
+
+
+def write_results(records: list[dict], path: str | Path) -> Path:
+    """Write records to ``path``: CSV when it ends in .csv, JSON otherwise."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(records_to_csv(records) if path.suffix.lower() == ".csv" else records_to_json(records),
+                    encoding="utf-8")
+    return path
+
+
+_TEXT = {"impl": IMPLS, "device": DEVICES, "dtype": tuple(DTYPES), "status": STATUSES,
+         "device_name": None, "torch_version": None, "peak_mem_kind": None, "error_code": None, "error": None}
+_INTS = ("heads", "head_dim", "batch", "seq_len", "d_model", "num_threads", "runs", "flops",
+         "peak_mem_bytes", "est_mem_bytes")
+_FLOATS = ("median_ms", "iqr_ms", "gflops")
+REQUIRED_FIELDS = ("impl", "heads", "device", "device_name", "dtype", "batch", "seq_len", "d_model", "median_ms",
+                   "iqr_ms", "gflops", "peak_mem_bytes", "torch_version", "num_threads", "status")
+_AT_LEAST_ONE = ("heads", "head_dim", "batch", "seq_len", "d_model", "num_threads")
+_MAX_TEXT = 300
+
+
+def _bad(row: int, name: str, value: Any, why: str) -> InputError:
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    return InputError("results_bad_value", f"Row {row}: {name} = {shown} is not valid ({why}).",
+                      row=row, field=name, value=shown, why=why)
+
+
+def _check_row(raw: Any, row: int, from_csv: bool) -> dict:
+    """Validate one uploaded record and return it with every RECORD_FIELDS key, typed."""
+    if not isinstance(raw, dict):
+        raise InputError("results_structure", f"Row {row} is not an object of named fields.", row=row)
+    for name in REQUIRED_FIELDS:
+        if name not in raw:
+            raise InputError("results_missing_field", f"Row {row} has no {name} field.", row=row, field=name)
+    out: dict[str, Any] = {}
+    for name in RECORD_FIELDS:
+        value = raw.get(name)
+        if from_csv and value == "":
+            value = None
+        if name in _TEXT:
+            value = "" if value is None else value
+            if not isinstance(value, str) or len(value) > _MAX_TEXT:
+                raise _bad(row, name, value, f"text of at most {_MAX_TEXT} characters expected")
+            if _TEXT[name] is not None and value not in _TEXT[name]:
+                raise _bad(row, name, value, "expected one of " + ", ".join(_TEXT[name]))
+        elif value is not None:
+            if from_csv:
+                try:
+                    value = float(value)
+                except (TypeError, ValueError):
+                    raise _bad(row, name, value, "a number expected") from None
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise _bad(row, name, value, "a number expected")
+            if not math.isfinite(value):
+                raise InputError("results_not_finite",
+                                 f"Row {row}: {name} is {value}; only finite numbers are allowed.", row=row, field=name)
+            if value < 0 or (name in _AT_LEAST_ONE and value < 1):
+                raise _bad(row, name, value, "too small")
+            if name in _INTS:
+                if value != int(value):
+                    raise _bad(row, name, value, "a whole number expected")
+                value = int(value)
+            else:
+                value = float(value)
+        out[name] = value
+    for name in _AT_LEAST_ONE[:-1] + ("num_threads",):
+        if name != "head_dim" and out[name] is None:
+            raise _bad(row, name, None, "a number expected")
+    if out["d_model"] % out["heads"]:
+        raise _bad(row, "heads", out["heads"], f"does not divide d_model = {out['d_model']}")
+    if out["head_dim"] is None:
+        out["head_dim"] = out["d_model"] // out["heads"]
+    if out["flops"] is None:
+        out["flops"] = flop_count(out["batch"], out["seq_len"], out["d_model"])
+    if out["status"] == "ok":
+        for name in _FLOATS:
+            if out[name] is None:
+                raise _bad(row, name, None, 'a number expected when status is "ok"')
+    return out
+
+
+def load_results(data: bytes | str, filename: str) -> list[dict]:
+    """Parse and strictly validate an uploaded results file (as written by :func:`write_results`).
+
+    Args:
+        data: the file's bytes (UTF-8).
+        filename: its name; ``.json`` or ``.csv`` decides the format.
+
+    Returns:
+        list of records with every RECORD_FIELDS key (missing optional fields are None or derived).
+
+    Raises:
+        InputError: results_too_big, results_format, results_encoding, results_bad_json,
+            results_bad_csv, results_structure, results_empty, results_too_many_rows,
+            results_missing_field, results_bad_value, results_not_finite.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if len(data) > RESULTS_MAX_BYTES:
+        raise InputError("results_too_big",
+                         f"The file has {len(data)} bytes; at most {RESULTS_MAX_BYTES} are accepted.",
+                         size=len(data), limit=RESULTS_MAX_BYTES)
+    suffix = Path(str(filename)).suffix.lower()
+    if suffix not in (".json", ".csv"):
+        raise InputError("results_format", f"{filename!r} is neither a .json nor a .csv file.", filename=str(filename))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError("results_encoding", f"The file is not UTF-8 text (byte {exc.start}).",
+                         position=exc.start) from None
+    if suffix == ".json":
+        try:
+            parsed = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            detail, line = getattr(exc, "msg", "nested too deeply"), getattr(exc, "lineno", 0)
+            raise InputError("results_bad_json", f"The file is not valid JSON: {detail} (line {line}).",
+                             detail=detail, line=line) from None
+        rows = parsed.get("records") if isinstance(parsed, dict) else parsed
+        if not isinstance(rows, list):
+            raise InputError("results_structure", 'The JSON must be a list of records or {"records": [...]}.', row=0)
+    else:
+        try:
+            reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+            rows = []
+            for row in reader:
+                if None in row or None in row.values():
+                    raise InputError("results_bad_csv",
+                                     f"Row {len(rows) + 1} has a different number of cells than the header.",
+                                     detail="cell count", line=reader.line_num)
+                rows.append(row)
+                if len(rows) > RESULTS_MAX_ROWS:
+                    break
+        except csv.Error as exc:
+            raise InputError("results_bad_csv", f"The file is not valid CSV: {exc}.", detail=str(exc),
+                             line=reader.line_num) from None
+    if not rows:
+        raise InputError("results_empty", "The file holds no records.")
+    if len(rows) > RESULTS_MAX_ROWS:
+        raise InputError("results_too_many_rows", f"The file has more than {RESULTS_MAX_ROWS} records.",
+                         rows=len(rows), limit=RESULTS_MAX_ROWS)
+    return [_check_row(raw, i + 1, suffix == ".csv") for i, raw in enumerate(rows)]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m selfattn.bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--device", default="cpu", help="cpu or cuda")
+    p.add_argument("--dtype", default="float32", help="float32, bfloat16 or float16")
+    p.add_argument("--batch", type=int, default=1, help="B")
+    p.add_argument("--seq-len", type=int, nargs="+", default=[256], help="one or more sequence lengths n")
+    p.add_argument("--d-model", type=int, default=512, help="model width")
+    p.add_argument("--heads", type=int, nargs="+", default=[1, 8], help="one or more head counts, e.g. 1 8")
+    p.add_argument("--impl", nargs="+", default=list(IMPLS), help="any of " + " ".join(IMPLS))
+    p.add_argument("--warmup", type=int, default=3, help="untimed calls before timing")
+    p.add_argument("--min-run-time", type=float, default=1.0, help="seconds of timing per run")
+    p.add_argument("--max-memory-mib", type=int, default=None, help="refuse runs estimated above this")
+    p.add_argument("--no-guard", action="store_true", help="CUDA only: skip the memory guard (OOM becomes a record)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", nargs="+", default=[], help="results file(s): .csv for CSV, anything else JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status (see the module docstring)."""
+    args = _parser().parse_args(argv)
+    config = BenchConfig(device=args.device, dtype=args.dtype, batch=args.batch, seq_lens=tuple(args.seq_len),
+                         d_model=args.d_model, heads=tuple(args.heads), impls=tuple(args.impl), warmup=args.warmup,
+                         min_run_time=args.min_run_time, guard=not args.no_guard, seed=args.seed,
+                         memory_cap_bytes=None if args.max_memory_mib is None else args.max_memory_mib * _MiB)
+    say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
+    try:
+        records = run_benchmark(config, progress=lambda done, total, label: say(f"[{done}/{total}] {label}"))
+    except InputError as exc:
+        print(f"error [{exc.code}]: {exc}", file=sys.stderr)
+        return 2
+    print(f"{'impl':>9} {'h':>3} {'n':>6} {'median_ms':>10} {'iqr_ms':>8} {'GFLOP/s':>8} {'peak_MiB':>9}  status")
+    for r in records:
+        num = lambda v, f: format(v, f) if v is not None else "-"  # noqa: E731
+        peak = None if r["peak_mem_bytes"] is None else r["peak_mem_bytes"] / _MiB
+        print(f"{r['impl']:>9} {r['heads']:>3} {r['seq_len']:>6} {num(r['median_ms'], '10.3f')} "
+              f"{num(r['iqr_ms'], '8.3f')} {num(r['gflops'], '8.1f')} {num(peak, '9.1f')}  {r['status']} {r['error']}")
+    for slower, faster in (("naive", "fused"), ("fused", "torch_mha")):
+        for q in speed_ratios(records, slower, faster):
+            print(f"{slower}/{faster} time ratio h={q['heads']} n={q['seq_len']}: {q['ratio']:.2f}")
+    for out in args.out:
+        print(f"wrote {write_results(records, out)}")
+    statuses = {r["status"] for r in records}
+    return 2 if "refused" in statuses else 3 if statuses - {"ok"} else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

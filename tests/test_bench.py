@@ -1,0 +1,254 @@
+"""Torch implementations agree; the benchmark CLI, memory guard, limits and result loading work on CPU."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from selfattn.bench import (
+    RECORD_FIELDS,
+    RESULTS_MAX_BYTES,
+    RESULTS_MAX_ROWS,
+    BenchConfig,
+    check_memory,
+    estimate_memory_bytes,
+    flop_count,
+    load_results,
+    records_to_csv,
+    records_to_json,
+    run_benchmark,
+    speed_ratios,
+    validate_config,
+)
+from selfattn.errors import InputError
+from selfattn.heads import multi_head_attention
+from selfattn.torch_attention import IMPLS, build_attention, build_attention_modules, set_projection_weights
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = BenchConfig(batch=1, seq_lens=(16,), d_model=16, heads=(1, 2), warmup=1, min_run_time=0.01)
+
+
+def outputs(modules, x, causal):
+    with torch.inference_mode():
+        return {impl: m(x, causal=causal) for impl, m in modules.items()}
+
+
+@pytest.mark.parametrize("num_heads", [1, 2, 8])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype, tol", [(torch.float64, 1e-12), (torch.float32, 1e-5)])
+def test_three_impls_agree(num_heads, causal, dtype, tol):
+    modules = build_attention_modules(32, num_heads, dtype=dtype, seed=num_heads)
+    x = torch.randn(3, 10, 32, dtype=dtype, generator=torch.Generator().manual_seed(1))
+    out = outputs(modules, x, causal)
+    assert out["naive"].shape == (3, 10, 32)
+    for impl in ("naive", "fused"):
+        torch.testing.assert_close(out[impl], out["torch_mha"], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("num_heads", [1, 2, 4])
+@pytest.mark.parametrize("causal", [False, True])
+def test_impls_agree_with_numpy_multi_head_attention(num_heads, causal):
+    rng = np.random.default_rng(num_heads)
+    x = rng.normal(size=(2, 7, 8))
+    w_q, w_k, w_v, w_o = (rng.normal(size=(8, 8)) / np.sqrt(8) for _ in range(4))
+    for impl in IMPLS:
+        module = set_projection_weights(build_attention(impl, 8, num_heads, dtype=torch.float64), w_q, w_k, w_v, w_o)
+        with torch.inference_mode():
+            got = module(torch.from_numpy(x), causal=causal).numpy()
+        for b in range(2):
+            want = multi_head_attention(x[b], w_q, w_k, w_v, w_o, num_heads, mask="causal" if causal else None).outputs
+            assert np.abs(got[b] - want).max() <= 1e-10, impl
+
+
+def test_modules_share_one_set_of_weights():
+    modules = build_attention_modules(16, 4, seed=3)
+    ref = modules["torch_mha"].mha.state_dict()
+    for impl in ("naive", "fused"):
+        state = modules[impl].state_dict()
+        assert state.keys() == ref.keys()
+        for key in ref:
+            assert torch.equal(state[key], ref[key])
+    assert not modules["naive"].training and not modules["torch_mha"].mha.training
+
+
+def test_flop_count_counts_attention_and_projections():
+    b, n, d, h = 2, 8, 16, 4
+    assert flop_count(b, n, d) == 4 * b * h * n * n * (d // h) + 4 * 2 * b * n * d * d
+
+
+def test_run_benchmark_records_and_progress():
+    calls = []
+    records = run_benchmark(TINY, progress=lambda done, total, label: calls.append((done, total, label)))
+    assert [(r["heads"], r["impl"]) for r in records] == [(h, i) for h in (1, 2) for i in IMPLS]
+    assert calls[0] == (0, 6, "naive h=1 n=16") and calls[-1] == (6, 6, "done")
+    for r in records:
+        assert tuple(r) == RECORD_FIELDS
+        assert r["status"] == "ok", r["error"]
+        assert r["median_ms"] > 0 and r["iqr_ms"] >= 0 and r["runs"] >= 1
+        assert r["gflops"] == pytest.approx(r["flops"] / (r["median_ms"] / 1e3) / 1e9)
+        assert r["num_threads"] == torch.get_num_threads() and r["torch_version"] == torch.__version__
+        assert r["device"] == "cpu" and r["device_name"]
+
+
+def test_cpu_peak_memory_is_measured_and_shows_the_score_matrix():
+    config = BenchConfig(seq_lens=(512,), d_model=64, heads=(8,), impls=("naive", "fused"), warmup=1,
+                         min_run_time=0.01)
+    naive, fused = run_benchmark(config)
+    scores_bytes = 8 * 512 * 512 * 4  # (B, h, n, n) float32
+    assert naive["peak_mem_kind"] == fused["peak_mem_kind"] == "measured_cpu_profiler"
+    assert scores_bytes <= naive["peak_mem_bytes"] <= naive["est_mem_bytes"]
+    assert 0 < fused["peak_mem_bytes"] < scores_bytes / 4
+
+
+def test_memory_guard_refuses_oversized_runs():
+    huge = BenchConfig(seq_lens=(65536,), d_model=512, heads=(8,), impls=("naive",))
+    assert estimate_memory_bytes(huge) > 2 * 8 * 65536**2 * 4
+    with pytest.raises(InputError) as info:
+        check_memory(huge)
+    assert info.value.code == "bench_memory" and set(info.value.params) == {"estimate_mib", "budget_mib"}
+    (record,) = run_benchmark(huge)
+    assert record["status"] == "refused" and record["error_code"] == "bench_memory"
+    assert record["median_ms"] is None and "Refused" in record["error"]
+    capped = run_benchmark(replace(TINY, heads=(2,), memory_cap_bytes=1024))
+    assert {r["status"] for r in capped} == {"refused"}
+
+
+@pytest.mark.parametrize(
+    "change, hosted, code, name",
+    [
+        ({"device": "tpu"}, False, "bench_device", None),
+        ({"dtype": "float64"}, False, "bench_dtype", None),
+        ({"impls": ("flash",)}, False, "bench_impl", None),
+        ({"heads": ()}, False, "bench_empty", "heads"),
+        ({"batch": 0}, False, "bench_positive", "batch"),
+        ({"seq_lens": (16, -1)}, False, "bench_positive", "seq_len"),
+        ({"min_run_time": float("nan")}, False, "bench_positive", "min_run_time"),
+        ({"heads": (3,)}, False, "heads_not_divisible", None),
+        ({"guard": False}, False, "bench_guard_required", None),
+        ({"seq_lens": (4096,)}, True, "bench_limit", "seq_len"),
+        ({"batch": 8}, True, "bench_limit", "batch"),
+        ({"seq_lens": (2048,), "heads": (16,), "d_model": 1024}, True, "bench_limit", "attention_elements"),
+        ({"seq_lens": tuple(range(8, 80, 8))}, True, "bench_limit", "runs"),
+    ],
+)
+def test_validate_config_rejects(change, hosted, code, name):
+    with pytest.raises(InputError) as info:
+        validate_config(replace(TINY, **change), hosted=hosted)
+    assert info.value.code == code
+    if name:
+        assert info.value.params["name"] == name
+
+
+def test_hosted_mode_follows_the_environment(monkeypatch):
+    big = replace(TINY, seq_lens=(4096,))
+    validate_config(big)
+    monkeypatch.setenv("SELFATTN_HOSTED", "1")
+    with pytest.raises(InputError):
+        validate_config(big)
+
+
+def test_speed_ratios():
+    rows = [{"device": "cpu", "dtype": "float32", "batch": 1, "d_model": 8, "heads": 2, "seq_len": 4,
+             "impl": impl, "median_ms": ms, "status": "ok"} for impl, ms in (("naive", 6.0), ("fused", 2.0))]
+    assert speed_ratios(rows) == [{"heads": 2, "seq_len": 4, "ratio": 3.0, "naive_ms": 6.0, "fused_ms": 2.0}]
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "selfattn.bench", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_cli_writes_json_and_csv(tmp_path):
+    common = ["--device", "cpu", "--dtype", "float32", "--batch", "2", "--seq-len", "8", "16", "--d-model", "16",
+              "--heads", "1", "4", "--impl", "naive", "fused", "torch_mha", "--warmup", "1",
+              "--min-run-time", "0.01", "--quiet"]
+    done = run_cli(*common, "--out", str(tmp_path / "r.json"))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["schema"] == "selfattn-bench/1" and len(data["records"]) == 12
+    for r in data["records"]:
+        assert set(r) == set(RECORD_FIELDS) and r["status"] == "ok" and r["batch"] == 2
+    assert "naive/fused time ratio" in done.stdout
+
+    done = run_cli(*common[:-1], "--out", str(tmp_path / "r.csv"))
+    assert done.returncode == 0, done.stderr
+    lines = (tmp_path / "r.csv").read_text().splitlines()
+    assert lines[0].split(",") == list(RECORD_FIELDS) and len(lines) == 13
+    loaded = load_results((tmp_path / "r.csv").read_bytes(), "r.csv")
+    assert {(r["impl"], r["heads"], r["seq_len"]) for r in loaded} == {
+        (i, h, n) for i in IMPLS for h in (1, 4) for n in (8, 16)}
+
+
+def test_cli_exit_codes_for_bad_config_and_refusal(tmp_path):
+    bad = run_cli("--d-model", "10", "--heads", "4", "--seq-len", "8")
+    assert bad.returncode == 2 and "error [heads_not_divisible]" in bad.stderr
+    refused = run_cli("--seq-len", "8", "--d-model", "16", "--heads", "2", "--max-memory-mib", "0",
+                      "--out", str(tmp_path / "x.json"))
+    assert refused.returncode == 2 and "bench_positive" in refused.stderr
+    refused = run_cli("--seq-len", "65536", "--d-model", "512", "--heads", "8", "--impl", "naive",
+                      "--out", str(tmp_path / "x.json"), "--quiet")
+    assert refused.returncode == 2
+    (record,) = load_results((tmp_path / "x.json").read_bytes(), "x.json")
+    assert record["status"] == "refused" and record["error_code"] == "bench_memory"
+
+
+def test_load_results_round_trips():
+    records = run_benchmark(replace(TINY, heads=(2,)))
+    records.append({**records[0], "status": "oom", "median_ms": None, "iqr_ms": None, "gflops": None,
+                    "peak_mem_bytes": None, "error_code": "bench_oom", "error": "OutOfMemoryError: boom, twice"})
+    assert load_results(records_to_json(records).encode(), "a.json") == records
+    from_csv = load_results(records_to_csv(records).encode(), "a.CSV")
+    for got, want in zip(from_csv, records, strict=True):
+        assert got.keys() == want.keys()
+        for key, value in want.items():
+            assert got[key] == (pytest.approx(value) if isinstance(value, float) else value), key
+    assert load_results(json.dumps(records), "plain-list.json") == records
+
+
+@pytest.fixture(scope="module")
+def good_record():
+    return json.loads(records_to_json(run_benchmark(replace(TINY, heads=(1,), impls=("fused",)))))["records"][0]
+
+
+@pytest.mark.parametrize(
+    "make, filename, code",
+    [
+        (lambda r: b"{not json", "r.json", "results_bad_json"),
+        (lambda r: b"[]", "r.json", "results_empty"),
+        (lambda r: b'{"records": 3}', "r.json", "results_structure"),
+        (lambda r: json.dumps([r, 5]).encode(), "r.json", "results_structure"),
+        (lambda r: json.dumps([{k: v for k, v in r.items() if k != "median_ms"}]).encode(), "r.json",
+         "results_missing_field"),
+        (lambda r: json.dumps([{**r, "median_ms": float("nan")}]).encode(), "r.json", "results_not_finite"),
+        (lambda r: json.dumps([{**r, "gflops": float("inf")}]).encode(), "r.json", "results_not_finite"),
+        (lambda r: json.dumps([{**r, "heads": "eight"}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: json.dumps([{**r, "heads": True}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: json.dumps([{**r, "seq_len": 2.5}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: json.dumps([{**r, "median_ms": -1}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: json.dumps([{**r, "status": "great"}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: json.dumps([{**r, "median_ms": None}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: json.dumps([{**r, "heads": 3}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: json.dumps([{**r, "error": "x" * 1000}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: json.dumps([r] * (RESULTS_MAX_ROWS + 1)).encode(), "r.json", "results_too_many_rows"),
+        (lambda r: b" " * (RESULTS_MAX_BYTES + 1), "r.json", "results_too_big"),
+        (lambda r: records_to_json([r]).encode(), "r.txt", "results_format"),
+        (lambda r: b"\xff\xfe{}", "r.json", "results_encoding"),
+        (lambda r: records_to_csv([r]).replace("median_ms", "median").encode(), "r.csv", "results_missing_field"),
+        (lambda r: records_to_csv([r]).replace(",ok,", ",nan,", 1).encode(), "r.csv", "results_bad_value"),
+        (lambda r: records_to_csv([{**r, "median_ms": "nan"}]).encode(), "r.csv", "results_not_finite"),
+        (lambda r: (records_to_csv([r]) + "fused,1\n").encode(), "r.csv", "results_bad_csv"),
+        (lambda r: (records_to_csv([r]).rstrip("\n") + ",extra\n").encode(), "r.csv", "results_bad_csv"),
+        (lambda r: b"impl,heads\n", "r.csv", "results_empty"),
+    ],
+)
+def test_load_results_rejects_malformed_files(make, filename, code, good_record):
+    with pytest.raises(InputError) as info:
+        load_results(make(dict(good_record)), filename)
+    assert info.value.code == code, str(info.value)

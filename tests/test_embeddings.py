@@ -1,0 +1,168 @@
+"""embed(): every source, the unknown-token bookkeeping, and the text rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from selfattn import charvec, models
+from selfattn.embeddings import MAX_CHARS, embed, pick_source
+from selfattn.errors import InputError
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _isolated(tmp_path_factory):
+    """Char-vector cache in a temp folder, hosted mode off, MiniLM loaded once."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(charvec.CACHE_ENV, str(tmp_path_factory.mktemp("selfattn-cache")))
+        patch.delenv(models.HOSTED_ENV, raising=False)
+        models.load_model("minilm")
+        yield
+
+
+def test_auto_on_chinese_uses_charvec():
+    emb = embed("早上好")
+    assert emb.source == "charvec" and emb.kind == "static"
+    assert emb.tokens == ["早", "上", "好"] and emb.unknown == [] and emb.coverage == 1.0
+    assert emb.vectors.shape == (3, 64) and emb.vectors.dtype == np.float64
+    assert emb.words == ["早上好"] and not emb.truncated
+    table = charvec.load_char_vectors()
+    np.testing.assert_array_equal(emb.vectors[1], table.vector("上"))
+
+
+def test_auto_on_english_uses_minilm():
+    emb = embed("Good morning")
+    assert emb.source == "minilm" and emb.model == models.MINILM
+    assert emb.tokens == ["good", "morning"] and emb.unknown == []
+    assert emb.vectors.shape == (2, 384) and emb.words == []
+
+
+def test_pick_source():
+    assert pick_source("hello 世界") == "charvec" and pick_source("hello, world") == "minilm"
+
+
+def test_minilm_static_is_the_embedding_table():
+    bundle = models.load_model("minilm")
+    emb = embed("Good morning", source="minilm", special_tokens=True)
+    assert emb.tokens == ["[CLS]", "good", "morning", "[SEP]"] and emb.special == [0, 3]
+    table = bundle.model.get_input_embeddings().weight.detach().double().numpy()  # (vocab, 384)
+    ids = bundle.tokenizer.convert_tokens_to_ids(emb.tokens)
+    np.testing.assert_array_equal(emb.vectors, table[ids])
+
+
+def test_static_and_contextual_differ():
+    static = embed("Good morning", source="minilm")
+    last = embed("Good morning", source="minilm", kind="contextual")
+    first = embed("Good morning", source="minilm", kind="contextual", layer=0)
+    assert last.layer == 6 and first.layer == 0 and static.layer is None
+    assert last.vectors.shape == static.vectors.shape == (2, 384)
+    assert not np.allclose(static.vectors, last.vectors)
+    assert not np.allclose(first.vectors, last.vectors)
+
+
+def test_only_contextual_vectors_depend_on_the_sentence():
+    a, b = "I sat by the river bank", "I opened a bank account"
+    static = [embed(t, source="minilm") for t in (a, b)]
+    context = [embed(t, source="minilm", kind="contextual") for t in (a, b)]
+    bank = [e.vectors[e.tokens.index("bank")] for e in static]
+    np.testing.assert_array_equal(bank[0], bank[1])
+    bank = [e.vectors[e.tokens.index("bank")] for e in context]
+    cosine = bank[0] @ bank[1] / np.linalg.norm(bank[0]) / np.linalg.norm(bank[1])
+    assert cosine < 0.95
+
+
+def test_minilm_cannot_read_most_chinese():
+    emb = embed("早上好，今天天气很好", source="minilm")
+    unk = [i for i, token in enumerate(emb.tokens) if token == "[UNK]"]
+    assert emb.unknown == unk and len(unk) >= len(emb.tokens) // 2
+    assert emb.coverage < 0.6 and {"上", "天"} <= set(emb.tokens)
+    assert emb.words == ["早上好", "，", "今天天气", "很", "好"]
+
+
+def test_charvec_marks_punctuation_unknown():
+    emb = embed("早上好，今天天气很好")
+    assert emb.source == "charvec" and len(emb.tokens) == 10
+    assert emb.unknown == [3] and emb.tokens[3] == "，"
+    assert not emb.vectors[3].any() and emb.known.tolist().count(False) == 1
+    assert emb.coverage == pytest.approx(0.9)
+
+
+def test_hf_source_with_the_bundled_model():
+    emb = embed("Good morning", source="hf", model="sentence-transformers/all-MiniLM-L6-v2")
+    assert emb.source == "hf" and emb.vectors.shape == (2, 384)
+    np.testing.assert_array_equal(emb.vectors, embed("Good morning", source="minilm").vectors)
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t"])
+def test_empty_text(text):
+    with pytest.raises(InputError) as err:
+        embed(text)
+    assert err.value.code == "empty_text"
+
+
+@pytest.mark.parametrize("text, source", [("!!! ？。…", "auto"), ("🙂🙂 ❤️", "auto"), ("?!", "minilm"), ("，。", "charvec")])
+def test_only_punctuation(text, source):
+    with pytest.raises(InputError) as err:
+        embed(text, source=source)
+    assert err.value.code == "only_punctuation"
+
+
+@pytest.mark.parametrize("kwargs, code", [
+    ({"source": "word2vec"}, "bad_source"),
+    ({"kind": "dynamic"}, "bad_kind"),
+    ({"source": "charvec", "kind": "contextual"}, "static_only"),
+    ({"source": "hf"}, "model_required"),
+    ({"source": "minilm", "kind": "contextual", "layer": 7}, "layer_out_of_range"),
+    ({"max_tokens": 0}, "bad_max_tokens"),
+    ({"source": "hf", "model": "selfattn-tests/not-here"}, "offline"),
+])
+def test_bad_arguments(kwargs, code):
+    text = "早上好" if kwargs.get("source") == "charvec" else "Good morning"
+    with pytest.raises(InputError) as err:
+        embed(text, **kwargs)
+    assert err.value.code == code
+
+
+def test_not_a_string():
+    with pytest.raises(InputError) as err:
+        embed(None)
+    assert err.value.code == "not_text"
+
+
+def test_long_english_text_is_cut():
+    emb = embed("word " * 200)
+    assert emb.truncated and len(emb.tokens) == 64 and len(emb.text) <= MAX_CHARS
+    short = embed("word " * 10, max_tokens=3)
+    assert short.truncated and short.tokens == ["word"] * 3
+
+
+def test_long_chinese_text_is_cut():
+    emb = embed("天" * 600)
+    assert emb.truncated and len(emb.tokens) == 64 and len(emb.text) == MAX_CHARS
+    assert not embed("天" * 64).truncated
+
+
+@pytest.mark.parametrize("text", ["I love 🍕 and 北京 👨‍👩‍👧!", "Café naïve 🇨🇳 résumé", "东京 Tokyo 도쿄 Токио",
+                                  "e\u0301\u200b🙂 ok", "𠀀𪚥 字"])
+@pytest.mark.parametrize("source", ["auto", "minilm"])
+def test_emoji_and_mixed_scripts(text, source):
+    emb = embed(text, source=source)
+    assert emb.vectors.shape == (len(emb.tokens), emb.dim) and np.all(np.isfinite(emb.vectors))
+    assert all(0 <= i < len(emb.tokens) for i in emb.unknown) and 0 <= emb.coverage <= 1
+
+
+def test_emoji_is_unknown_for_charvec():
+    emb = embed("我爱🍕 AI")
+    assert emb.tokens == ["我", "爱", "🍕", "AI"] and emb.unknown == [2, 3]
+
+
+def test_normalize():
+    emb = embed("早上好，世界", normalize=True)
+    norms = np.linalg.norm(emb.vectors, axis=1)
+    np.testing.assert_allclose(norms[emb.known], 1.0)
+    assert not norms[~emb.known].any()
+
+
+def test_mean_vector_skips_unknown_and_special():
+    emb = embed("Good morning", source="minilm", special_tokens=True)
+    np.testing.assert_allclose(emb.mean_vector(), emb.vectors[1:3].mean(axis=0))

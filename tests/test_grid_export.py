@@ -1,0 +1,98 @@
+"""Parsing edited tables and uploaded CSV files; CSV and zip exports read back exactly."""
+
+import io
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from selfattn.errors import InputError
+from selfattn.export import labelled, to_csv, zip_tables
+from selfattn.grid import (MAX_UPLOAD_BYTES, Sizes, check_sizes, frame_to_matrix, parse_cell, parse_labels,
+                           read_csv_matrix, resize)
+
+
+def test_parse_cell_accepts_numbers_and_numeric_text():
+    assert parse_cell(" 2.5 ", "X", "1", "x1") == 2.5
+    assert parse_cell("−3", "X", "1", "x1") == -3.0
+    assert parse_cell(np.int64(4), "X", "1", "x1") == 4.0
+
+
+@pytest.mark.parametrize("value, code", [("abc", "cell_not_number"), ("", "cell_empty"), (None, "cell_empty"),
+                                         (float("nan"), "cell_empty"), (float("inf"), "cell_not_finite"),
+                                         ("-inf", "cell_not_finite"), (pd.NA, "cell_empty")])
+def test_parse_cell_names_matrix_row_and_column(value, code):
+    with pytest.raises(InputError) as info:
+        parse_cell(value, "W_q", "x2", "q3")
+    assert info.value.code == code
+    assert info.value.params["matrix"] == "W_q" and info.value.params["row"] == "x2"
+    assert "W_q, row x2, column q3" in str(info.value)
+
+
+def test_frame_to_matrix_reports_the_first_bad_cell():
+    frame = pd.DataFrame({"x1": [1.0, 2.0], "x2": [3.0, None]})
+    with pytest.raises(InputError, match="X, row b, column x2 is empty"):
+        frame_to_matrix(frame, "X", ["a", "b"])
+    np.testing.assert_array_equal(frame_to_matrix(frame.fillna(4), "X"), [[1, 3], [2, 4]])
+
+
+def test_labels_default_and_stay_distinct():
+    assert parse_labels(["早", None, "早", " "], 4) == ["早", "t2", "早 (2)", "t4"]
+    assert len(parse_labels(["x" * 100], 1)[0]) == 24
+
+
+def test_resize_keeps_what_fits():
+    m = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(resize(m, 3, 2), [[0, 1], [3, 4], [0, 0]])
+
+
+def test_sizes_are_limited():
+    check_sizes(Sizes(32, 16, 16, 16))
+    with pytest.raises(InputError):
+        check_sizes(Sizes(33, 4, 3, 3))
+    with pytest.raises(InputError):
+        check_sizes(Sizes(3, 0, 3, 3))
+
+
+def test_export_round_trips_through_csv_upload():
+    values = np.random.default_rng(0).standard_normal((3, 4)) * 1e-3
+    frame = labelled(values, ["早", "上", "好"], ["x1", "x2", "x3", "x4"])
+    parsed, labels = read_csv_matrix(to_csv(frame).encode(), "X", cols=4)
+    assert labels == ["早", "上", "好"]
+    np.testing.assert_array_equal(parsed, values)  # full precision, not rounded
+
+
+def test_upload_plain_numbers_without_header():
+    parsed, labels = read_csv_matrix(b"1,2,3\n4,5,6\n", "W_q", cols=3, rows=2)
+    assert labels is None
+    np.testing.assert_array_equal(parsed, [[1, 2, 3], [4, 5, 6]])
+
+
+def test_upload_with_header_only():
+    parsed, labels = read_csv_matrix(b"a,b\n1,2\n", "X", cols=2)
+    assert labels is None and parsed.tolist() == [[1, 2]]
+
+
+@pytest.mark.parametrize("data, code", [
+    (b"1,2\n3,4\n", "upload_shape"),  # wrong number of columns
+    (b"1,2,3\n", "upload_shape"),  # W needs 2 rows
+    (b"1,x,3\n4,5,6\n", "cell_not_number"),
+    (b"1,,3\n4,5,6\n", "cell_empty"),
+    (b"\xff\xfe\x00bad", "upload_not_text"),
+    (b"", "upload_not_csv"),
+    (b'1,2,3\n"4,5,6\n', "upload_not_csv"),
+    (b"1,2,3\n" * (MAX_UPLOAD_BYTES // 6 + 10), "upload_too_big"),
+])
+def test_malformed_uploads_are_refused(data, code):
+    with pytest.raises(InputError) as info:
+        read_csv_matrix(data, "W_q", cols=3, rows=2)
+    assert info.value.code == code
+
+
+def test_zip_holds_one_csv_per_table():
+    tables = {"x": labelled(np.eye(2), ["a", "b"], ["x1", "x2"]), "outputs": labelled([[1.5]], ["a"], ["v1"])}
+    with zipfile.ZipFile(io.BytesIO(zip_tables(tables))) as archive:
+        assert sorted(archive.namelist()) == ["outputs.csv", "x.csv"]
+        back = pd.read_csv(archive.open("x.csv"), index_col=0)
+    np.testing.assert_array_equal(back.to_numpy(), np.eye(2))

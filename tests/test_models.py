@@ -1,0 +1,251 @@
+"""selfattn.models against real models: the bundled MiniLM and a tiny random BERT saved to disk.
+
+The central check: one head's attention, recomputed with ``selfattn.self_attention`` from the
+layer input and that head's slice of the query/key/value weights, equals the model's own
+``output_attentions``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from selfattn import models
+from selfattn.embeddings import embed
+from selfattn.errors import InputError
+
+SENTENCE = "The cat sat on the mat because it was warm."
+TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "good",
+              "morning", ".", "早", "上", "好"]
+
+
+@pytest.fixture(autouse=True)
+def _not_hosted(monkeypatch):
+    monkeypatch.delenv(models.HOSTED_ENV, raising=False)
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return models.load_model("minilm")
+
+
+@pytest.fixture(scope="module")
+def minilm_run(minilm):
+    return models.run_model(minilm, SENTENCE)
+
+
+def make_tiny_bert(folder, model_type="bert"):
+    """Save a 2-layer, 2-head, 32-d random BERT (or DistilBERT) and a 16-word WordPiece tokenizer."""
+    from transformers import BertConfig, BertModel, BertTokenizer, DistilBertConfig, DistilBertModel
+
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    if model_type == "bert":
+        config = BertConfig(vocab_size=len(TINY_VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                            intermediate_size=64, max_position_embeddings=64, initializer_range=0.5)
+        model = BertModel(config)
+    else:
+        config = DistilBertConfig(vocab_size=len(TINY_VOCAB), dim=32, n_layers=2, n_heads=2, hidden_dim=64,
+                                  max_position_embeddings=64, initializer_range=0.5)
+        model = DistilBertModel(config)
+    model.save_pretrained(folder)  # safetensors is the default format
+    # transformers 5 builds the WordPiece tokenizer from a {token: id} dict; saved as tokenizer.json
+    BertTokenizer(vocab={token: i for i, token in enumerate(TINY_VOCAB)}).save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory):
+    return make_tiny_bert(tmp_path_factory.mktemp("tiny") / "tiny-bert")
+
+
+def assert_heads_match(bundle, run, heads):
+    for layer in range(bundle.num_layers):
+        for head in heads:
+            trace = models.recompute_head_attention(bundle, run, layer, head)
+            np.testing.assert_allclose(trace.weights, run.attentions[layer, head], atol=1e-5, rtol=0)
+
+
+def test_minilm_bundle_sizes_and_cache(minilm):
+    assert (minilm.num_layers, minilm.num_heads, minilm.hidden_size, minilm.head_dim) == (6, 12, 384, 32)
+    assert minilm.origin == "bundled" and minilm.name == models.MINILM
+    assert models.load_model("MiniLM") is minilm  # second call costs nothing
+
+
+def test_run_shapes_and_special_tokens(minilm, minilm_run):
+    run = minilm_run
+    n = len(run.tokens)
+    assert run.tokens[0] == "[CLS]" and run.tokens[-1] == "[SEP]" and "cat" in run.tokens
+    assert run.special.tolist() == [True] + [False] * (n - 2) + [True]
+    assert run.attentions.shape == (6, 12, n, n)
+    assert run.hidden_states.shape == (7, n, 384)
+    assert run.attentions.dtype == np.float64 and not run.truncated and run.unknown == []
+    np.testing.assert_allclose(run.attentions.sum(axis=-1), 1.0, atol=1e-5)
+
+
+def test_recomputed_attention_equals_minilm_output_attentions(minilm, minilm_run):
+    assert_heads_match(minilm, minilm_run, heads=[0, 5, 11])
+
+
+def test_head_outputs_rebuild_the_next_hidden_state(minilm, minilm_run):
+    """All heads' outputs, merged and pushed through the layer's own output and FFN blocks,
+    reproduce hidden_states[layer + 1]: the value slices are right, not only the weights."""
+    layer = 2
+    block = minilm.model.encoder.layer[layer]
+    outputs = np.stack([models.recompute_head_attention(minilm, minilm_run, layer, h).outputs
+                        for h in range(minilm.num_heads)])  # (H, n, head_dim)
+    context = torch.from_numpy(models.merge_heads(outputs)).float()[None]  # (1, n, d)
+    x = torch.from_numpy(minilm_run.hidden_states[layer]).float()[None]  # (1, n, d)
+    with torch.inference_mode():
+        attended = block.attention.output(context, x)
+        out = block.output(block.intermediate(attended), attended)
+    np.testing.assert_allclose(out[0].double().numpy(), minilm_run.hidden_states[layer + 1], atol=1e-4)
+
+
+def test_head_qkv_matches_trace(minilm, minilm_run):
+    q, k, v = models.head_qkv(minilm, minilm_run, 3, 7)
+    trace = models.recompute_head_attention(minilm, minilm_run, 3, 7)
+    n = len(minilm_run.tokens)
+    assert q.shape == k.shape == v.shape == (n, 32)
+    np.testing.assert_allclose(q, trace.queries)
+    np.testing.assert_allclose(v, trace.values)
+    assert trace.scale_factor == pytest.approx(np.sqrt(32))
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 6), num_heads=st.integers(1, 4), head_dim=st.integers(1, 5), seed=st.integers(0, 2**16))
+def test_split_merge_heads_round_trip(n, num_heads, head_dim, seed):
+    x = np.random.default_rng(seed).normal(size=(n, num_heads * head_dim))
+    parts = models.split_heads(x, num_heads)
+    assert parts.shape == (num_heads, n, head_dim)
+    np.testing.assert_array_equal(parts[-1], x[:, -head_dim:])
+    np.testing.assert_array_equal(models.merge_heads(parts), x)
+
+
+def test_truncation_to_max_tokens(minilm):
+    run = models.run_model(minilm, SENTENCE, max_tokens=4)
+    assert run.truncated and len(run.tokens) == 6 and run.tokens[-1] == "[SEP]"
+    assert run.attentions.shape == (6, 12, 6, 6)
+
+
+@pytest.mark.parametrize("layer, head, code", [(6, 0, "layer_out_of_range"), (-1, 0, "layer_out_of_range"),
+                                               (0, 12, "head_out_of_range")])
+def test_layer_and_head_checked(minilm, minilm_run, layer, head, code):
+    with pytest.raises(InputError) as err:
+        models.recompute_head_attention(minilm, minilm_run, layer, head)
+    assert err.value.code == code
+
+
+def test_tiny_bert_from_local_folder(tiny_folder):
+    bundle = models.load_model(str(tiny_folder))
+    assert bundle.origin == "local"
+    assert (bundle.num_layers, bundle.num_heads, bundle.hidden_size, bundle.head_dim) == (2, 2, 32, 16)
+    run = models.run_model(bundle, "The cat sat on the dog mat.")
+    assert run.tokens == ["[CLS]", "the", "cat", "sat", "on", "the", "[UNK]", "mat", ".", "[SEP]"]
+    assert run.unknown == [6]
+    assert_heads_match(bundle, run, heads=[0, 1])
+    assert run.attentions[0, 0].max() > 0.3  # large random weights: peaked maps, a test that can fail
+
+
+def test_tiny_distilbert_layout(tmp_path):
+    bundle = models.load_model(str(make_tiny_bert(tmp_path / "distil", "distilbert")))
+    assert type(bundle.model).__name__ == "DistilBertModel"  # q_lin/k_lin/v_lin, no token_type_ids
+    run = models.run_model(bundle, "good morning .")
+    assert run.tokens == ["[CLS]", "good", "morning", ".", "[SEP]"]
+    assert_heads_match(bundle, run, heads=[0, 1])
+
+
+def test_embed_hf_tiny(tiny_folder):
+    emb = embed("good morning, cat!", source="hf", model=str(tiny_folder))
+    assert emb.source == "hf" and emb.tokens == ["good", "morning", "[UNK]", "cat", "[UNK]"]
+    assert emb.vectors.shape == (5, 32) and emb.unknown == [2, 4]
+    ctx = embed("good morning", source="hf", model=str(tiny_folder), kind="contextual", layer=1)
+    assert ctx.vectors.shape == (2, 32) and ctx.layer == 1
+
+
+def test_pickle_only_folder_refused(tmp_path, tiny_folder):
+    folder = tmp_path / "pickled"
+    folder.mkdir()
+    (folder / "config.json").write_text((tiny_folder / "config.json").read_text())
+    torch.save({"w": torch.zeros(1)}, folder / "pytorch_model.bin")
+    with pytest.raises(InputError) as err:
+        models.load_model(str(folder))
+    assert err.value.code == "no_safetensors" and err.value.params["path"] == str(folder)
+
+
+@pytest.mark.parametrize("make, code", [
+    (lambda p: p / "missing", "model_not_found"),
+    (lambda p: (p / "config.json").write_text("{}") and p / "config.json", "not_a_folder"),
+    (lambda p: p, "no_config"),
+])
+def test_bad_local_paths(tmp_path, make, code):
+    with pytest.raises(InputError) as err:
+        models.load_model(str(make(tmp_path)))
+    assert err.value.code == code
+
+
+def test_broken_config_is_a_clear_error(tmp_path, tiny_folder):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    for item in tiny_folder.iterdir():
+        (folder / item.name).write_bytes(item.read_bytes())
+    (folder / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
+    with pytest.raises(InputError) as err:
+        models.load_model(str(folder))
+    assert err.value.code == "model_load_failed"
+
+
+def test_uncached_hub_id_is_offline_error():
+    with pytest.raises(InputError) as err:
+        models.load_model("selfattn-tests/no-such-model")
+    assert err.value.code == "offline" and err.value.params == {"name": "selfattn-tests/no-such-model"}
+
+
+@pytest.mark.parametrize("spec", ["", "   ", "bad name!", "a/b/c d"])
+def test_bad_names(spec):
+    with pytest.raises(InputError) as err:
+        models.load_model(spec)
+    assert err.value.code in {"empty_model_name", "bad_model_name", "model_not_found"}
+
+
+def test_hosted_mode(monkeypatch, tiny_folder, minilm):
+    monkeypatch.setenv(models.HOSTED_ENV, "1")
+    for spec in (str(tiny_folder), "./models/x", "~/x"):
+        with pytest.raises(InputError) as err:
+            models.load_model(spec)
+        assert err.value.code == "not_allowed_hosted"
+    with pytest.raises(InputError) as err:
+        models.load_model("someone/any-model")
+    assert err.value.code == "not_allowed_hosted" and "bert-base-chinese" in err.value.params["allowed"]
+    with pytest.raises(InputError) as err:  # allowed, but not downloaded here
+        models.load_model("bert-base-chinese")
+    assert err.value.code == "offline"
+    assert models.load_model("minilm") is minilm
+
+
+def test_hub_id_from_the_local_hf_cache(monkeypatch, tmp_path, tiny_folder):
+    """A hub id that *is* in the Hugging Face cache loads from there, with no network."""
+    from huggingface_hub import constants
+
+    repo = tmp_path / "hub" / "models--selfattn-tests--tiny-bert"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    snapshot = repo / "snapshots" / commit
+    snapshot.mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    for item in tiny_folder.iterdir():
+        (snapshot / item.name).write_bytes(item.read_bytes())
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    bundle = models.load_model("selfattn-tests/tiny-bert")
+    assert bundle.origin == "hub" and bundle.name == "selfattn-tests/tiny-bert" and bundle.num_layers == 2
+    emb = embed("good morning", source="hf", model="selfattn-tests/tiny-bert")
+    assert emb.model == "selfattn-tests/tiny-bert" and emb.vectors.shape == (2, 32)
+    monkeypatch.setenv(models.HOSTED_ENV, "1")
+    with pytest.raises(InputError) as err:
+        models.load_model("selfattn-tests/tiny-bert")
+    assert err.value.code == "not_allowed_hosted"

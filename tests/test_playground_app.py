@@ -1,0 +1,127 @@
+"""The Playground page through Streamlit's AppTest: presets, edits, bad cells, exports."""
+
+import io
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from selfattn import self_attention
+from selfattn.grid import read_csv_matrix
+from tests.apptest import downloads, open_page, texts  # noqa: F401  (fixture)
+
+
+def outputs_table(at) -> pd.DataFrame:
+    return at.dataframe[-1].value  # step 8, the last table on the page
+
+
+def edit(at, name: str, row: int, col: str, value):
+    key = f"ed_{name}_{at.session_state['pg']['version']}"
+    at.session_state[key] = {"edited_rows": {row: {col: value}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.mark.parametrize("lang, title", [("en", "Playground"), ("zh", "动手实验")])
+def test_opens_with_the_tutorial_example_in_both_languages(lang, title):
+    at = open_page("playground", lang)
+    assert title in at.title[0].value
+    out = outputs_table(at)
+    assert list(out.index) == ["Input 1", "Input 2", "Input 3"]
+    np.testing.assert_allclose(out.to_numpy(), [[1.936621, 6.683105, 1.595068],
+                                                [1.999994, 7.963992, 0.053976],
+                                                [1.999705, 7.759892, 0.358389]], atol=5e-7)
+    assert "q1·k2 = 1×4 + 0×4 + 2×0 = 4" in texts(at)  # step 4 written out for input 1
+    assert not at.error
+
+
+def test_an_edit_recomputes_every_step_in_the_same_rerun():
+    at = open_page("playground")
+    edit(at, "x", 0, "x1", 5.0)
+    x = np.array([[5, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)
+    w_q = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=float)
+    w_k = np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=float)
+    w_v = np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=float)
+    expected = self_attention(x, w_q, w_k, w_v, scale=False).outputs
+    np.testing.assert_allclose(outputs_table(at).to_numpy(), expected, rtol=1e-12)
+    assert "q1·k1 = 5×0 + 0×1 + 6×5 = 30" in texts(at)
+
+
+def test_a_bad_cell_shows_the_error_and_keeps_the_last_result():
+    at = open_page("playground")
+    edit(at, "w_k", 1, "k2", 2.0)
+    good = outputs_table(at).to_numpy().copy()
+    edit(at, "w_k", 2, "k3", None)
+    assert len(at.error) == 1
+    assert "W_k" in at.error[0].value and "x3" in at.error[0].value and "k3" in at.error[0].value
+    np.testing.assert_array_equal(outputs_table(at).to_numpy(), good)
+    edit(at, "w_k", 2, "k3", 0.0)  # fixing the cell clears the error
+    assert not at.error
+
+
+def test_error_is_in_chinese_when_chinese_is_chosen():
+    at = open_page("playground", "zh")
+    edit(at, "x", 1, "x2", None)
+    assert "第 2 (Input 2) 行" in at.error[0].value and "下方仍显示" in at.error[0].value
+
+
+def test_options_scale_causal_and_bias():
+    at = open_page("playground")
+    at.toggle(key="pg_scale").set_value(True).run()
+    at.toggle(key="pg_causal").set_value(True).run()
+    at.toggle(key="pg_bias").set_value(True).run()
+    assert not at.exception
+    edit(at, "b_v", 0, "v1", 10.0)
+    x = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)
+    w = {"q": [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], "k": [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+         "v": [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]}
+    expected = self_attention(x, w["q"], w["k"], w["v"], b_v=[10, 0, 0], b_q=[0, 0, 0], b_k=[0, 0, 0],
+                              scale=True, mask="causal").outputs
+    np.testing.assert_allclose(outputs_table(at).to_numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(expected[0], [11, 2, 3])  # token 1 sees only itself
+
+
+def test_resize_keeps_numbers_and_random_preset_is_reproducible():
+    at = open_page("playground")
+    at.number_input(key="pg_n").set_value(5).run()
+    assert not at.exception
+    out = outputs_table(at)
+    assert out.shape == (5, 3)
+    assert at.data_editor[0].value.iloc[0, 1:].tolist() == [1, 0, 1, 0]  # kept
+    at.number_input(key="pg_d_v").set_value(2).run()
+    assert outputs_table(at).shape == (5, 2)
+    at.selectbox(key="pg_preset").set_value("random").run()
+    at.number_input(key="pg_seed").set_value(7).run()
+    at.button[0].click().run()
+    first = outputs_table(at).to_numpy().copy()
+    assert first.shape == (5, 2)
+    at.button[0].click().run()
+    np.testing.assert_array_equal(outputs_table(at).to_numpy(), first)
+
+
+def test_raw_preset_uses_identity_weights():
+    at = open_page("playground")
+    at.selectbox(key="pg_preset").set_value("raw").run()
+    at.button[0].click().run()
+    out = outputs_table(at)
+    assert list(out.index) == ["早", "上", "好"]
+    x = np.array([[1.0, 0.5, 0.0, 0.2], [0.9, 0.6, 0.1, 0.0], [0.0, 0.2, 1.0, 0.7]])
+    s = np.exp(x @ x.T)
+    np.testing.assert_allclose(out.to_numpy(), (s / s.sum(1, keepdims=True)) @ x, rtol=1e-12)
+
+
+def test_csv_downloads_round_trip(downloads):
+    at = open_page("playground")
+    keys = {b.key for b in at.get("download_button")}
+    assert {"dl_queries", "dl_keys", "dl_values", "dl_scores", "dl_weights", "dl_outputs", "dl_zip"} <= keys
+    shown = outputs_table(at)
+    csv = downloads["outputs.csv"]
+    values, labels = read_csv_matrix(csv, "outputs", cols=3)
+    assert labels == list(shown.index)
+    np.testing.assert_array_equal(values, shown.to_numpy())
+    with zipfile.ZipFile(io.BytesIO(downloads["selfattn-playground.zip"])) as archive:
+        names = set(archive.namelist())
+        assert {"x.csv", "w_q.csv", "w_k.csv", "w_v.csv", "weights.csv", "outputs.csv"} <= names
+        back = pd.read_csv(archive.open("weights.csv"), index_col=0).to_numpy()
+    np.testing.assert_allclose(back[0], [0.0633789, 0.4683105, 0.4683105], atol=5e-8)

@@ -1,0 +1,57 @@
+"""The Playground in a real Chromium: edit a cell of X and watch an output change."""
+
+import pytest
+
+from tests.browser import assert_rendered, chromium_page, streamlit_server, wait_until_idle
+
+pytestmark = pytest.mark.browser
+
+
+def output_text(page) -> str:
+    """The written-out sum of step 7, whose last line is the output of the focused input."""
+    return page.locator("[data-testid='stCode']").last.inner_text()
+
+
+def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path):
+    with streamlit_server() as url, chromium_page(height=1600) as page:
+        page.goto(f"{url}/playground")
+        page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
+        page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
+        wait_until_idle(page)
+        before = output_text(page)
+        assert "= [1.93662, 6.68311, 1.59507]" in before  # the tutorial's output 1
+
+        grid = page.locator("[data-testid='stDataFrame']").first
+        box = grid.bounding_box()
+        # Double-click x1 of the first row (after the token column), type 5, press Enter.
+        page.mouse.dblclick(box["x"] + 96, box["y"] + 35 + 17)
+        editor = page.locator("#portal input, #portal textarea").first
+        editor.wait_for(timeout=10000)
+        editor.fill("5")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "(old) => { const c = document.querySelectorAll('[data-testid=\"stCode\"]');"
+            " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
+        wait_until_idle(page)
+        after = output_text(page)
+        assert after != before
+        # Input 1 becomes [5, 0, 1, 0]: q1 = [5, 0, 6], k1 = [0, 1, 5], v1 = [1, 10, 3]; the score
+        # q1·k1 = 30 beats 20 and 16, so output 1 is almost exactly v1.
+        assert "= [1.00005, 9.99991, 2.99986]" in after
+
+        shot = tmp_path / "playground.png"
+        page.screenshot(path=str(shot))
+        assert_rendered(shot)
+        assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_playground_in_chinese_renders(tmp_path):
+    with streamlit_server() as url, chromium_page(height=1200) as page:
+        page.goto(f"{url}/playground?lang=zh")
+        page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
+        wait_until_idle(page)
+        assert "动手实验" in page.locator("h1").first.inner_text()
+        assert "首页" in page.locator("[data-testid='stSidebar']").inner_text()
+        shot = tmp_path / "playground-zh.png"
+        page.screenshot(path=str(shot))
+        assert_rendered(shot)
