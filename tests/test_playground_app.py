@@ -125,3 +125,42 @@ def test_csv_downloads_round_trip(downloads):
         assert {"x.csv", "w_q.csv", "w_k.csv", "w_v.csv", "weights.csv", "outputs.csv"} <= names
         back = pd.read_csv(archive.open("weights.csv"), index_col=0).to_numpy()
     np.testing.assert_allclose(back[0], [0.0633789, 0.4683105, 0.4683105], atol=5e-8)
+
+
+def test_upload_replaces_a_weight_and_bad_files_change_nothing():
+    at = open_page("playground")
+    before = outputs_table(at).to_numpy().copy()
+    at.selectbox(key="pg_upload_target").set_value("w_q").run()
+    at.get("file_uploader")[0].upload("bad.csv", b"1,2\n3,4\n", "text/csv").run()
+    assert not at.exception
+    assert "W_q" in at.error[0].value and "4" in at.error[0].value  # needs 4 rows and 3 columns
+    np.testing.assert_array_equal(outputs_table(at).to_numpy(), before)
+    w_q = np.arange(12.0).reshape(4, 3) / 10
+    csv = "\n".join(",".join(str(v) for v in row) for row in w_q).encode()
+    at.get("file_uploader")[0].upload("w_q.csv", csv, "text/csv").run()
+    assert not at.exception and not at.error
+    x = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)
+    w_k = np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=float)
+    w_v = np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=float)
+    np.testing.assert_allclose(outputs_table(at).to_numpy(),
+                               self_attention(x, w_q, w_k, w_v, scale=False).outputs, rtol=1e-12)
+
+
+def test_upload_of_x_may_change_the_number_of_tokens():
+    at = open_page("playground")
+    at.selectbox(key="pg_upload_target").set_value("x").run()
+    csv = ",x1,x2,x3,x4\n猫,1,0,0,1\n狗,0,1,1,0\n".encode()
+    at.get("file_uploader")[0].upload("x.csv", csv, "text/csv").run()
+    assert not at.exception and not at.error
+    assert list(outputs_table(at).index) == ["猫", "狗"]
+    assert at.number_input(key="pg_n").value == 2
+
+
+def test_switching_language_keeps_the_work():
+    at = open_page("playground")
+    edit(at, "x", 2, "x4", 3.0)
+    before = outputs_table(at).to_numpy().copy()
+    at.radio(key="lang").set_value("zh").run()
+    assert not at.exception
+    assert "动手实验" in at.title[0].value
+    np.testing.assert_array_equal(outputs_table(at).to_numpy(), before)
