@@ -18,7 +18,7 @@ VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 
 
 def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool | None = None,
-            cell: int = 34, scheme: str = "blues", max_width: int = 640, value_title: str = "value",
+            cell: int = 46, scheme: str = "blues", max_width: int = 640, value_title: str = "value",
             row_title: str = "", col_title: str = "", domain: tuple[float, float] | None = None) -> dict:
     """A Vega-Lite heatmap of a (rows, cols) matrix with exact values in the tooltip.
 
@@ -55,7 +55,7 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
     encoding = {
         "x": {"field": "c", "type": "ordinal", "title": col_title or None, "sort": None,
               "axis": {"labelExpr": f"{_js_list(cols_text)}[datum.value]", "orient": "top",
-                       "labelAngle": 0 if cols <= 8 else -45, "labelLimit": 90}},
+                       "labelAngle": 0 if cols <= 8 and max(map(len, cols_text)) <= 4 else -40, "labelLimit": 90}},
         "y": {"field": "r", "type": "ordinal", "title": row_title or None, "sort": None,
               "axis": {"labelExpr": f"{_js_list(rows_text)}[datum.value]", "labelLimit": 120}},
     }
@@ -81,8 +81,8 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
         "$schema": VEGA_LITE_SCHEMA,
         "title": title or "",
         "data": {"values": data},
-        "width": size * cols,
-        "height": size * rows,
+        "width": {"step": size},  # one step per column: the chart grows with the matrix
+        "height": {"step": size},
         "encoding": encoding,
         "layer": layers,
     }
