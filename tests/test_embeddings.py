@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from selfattn import charvec, models
 from selfattn.embeddings import MAX_CHARS, embed, pick_source
@@ -166,3 +168,23 @@ def test_normalize():
 def test_mean_vector_skips_unknown_and_special():
     emb = embed("Good morning", source="minilm", special_tokens=True)
     np.testing.assert_allclose(emb.mean_vector(), emb.vectors[1:3].mean(axis=0))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=80), source=st.sampled_from(["auto", "minilm", "charvec"]))
+def test_any_text_gives_a_result_or_an_input_error(text, source):
+    """Whatever a user types (surrogates, controls, any script), the answer is a result or an
+    InputError with a code, never another exception."""
+    try:
+        emb = embed(text, source=source)
+    except InputError as err:
+        assert err.code in {"empty_text", "only_punctuation"}
+        return
+    assert len(emb.tokens) == emb.vectors.shape[0] >= 1 and np.all(np.isfinite(emb.vectors))
+    assert 1 <= len(emb.tokens) <= 64
+
+
+@pytest.mark.parametrize("text", ["hi\ud800 there", "a\x00b\x07c", "早\ud83d上"])
+def test_broken_unicode_and_control_characters(text):
+    emb = embed(text)
+    assert emb.tokens and np.all(np.isfinite(emb.vectors))

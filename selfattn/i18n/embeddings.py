@@ -1,4 +1,156 @@
-"""UI strings: embeddings."""
+"""UI strings: the Sentence embeddings page, and the errors of the embedding sources."""
 
 STRINGS: dict[str, dict[str, str]] = {
+    "emb.title": {"en": "Sentence embeddings: from vectors to attention", "zh": "句子嵌入：从词向量到注意力"},
+    "emb.intro": {
+        "en": "Type a sentence. First see it as a matrix X with one row per token and the raw form "
+              "Softmax(XXᵀ/√d)X, where every token mixes in the tokens it is similar to. Then see "
+              "what the attention heads of a real pretrained model do with the same sentence.",
+        "zh": "输入一句话。先把它看成矩阵 X（每个词一行），看最原始的 Softmax(XXᵀ/√d)X："
+              "每个词都按相似度把其他词的向量混合进来。再看真实预训练模型的注意力头如何处理同一句话。",
+    },
+    "emb.mode": {"en": "Mode", "zh": "模式"},
+    "emb.mode_single": {"en": "One sentence", "zh": "一句话"},
+    "emb.mode_pair": {"en": "Sentence and translation", "zh": "原句与译文对照"},
+    "emb.presets": {"en": "Try one of these, or type your own:", "zh": "试试下面的句子，或者自己输入："},
+    "emb.pairs": {"en": "Pick a pair, or type both sentences:", "zh": "选一组句子，或者自己输入两句："},
+    "emb.text": {"en": "Sentence", "zh": "句子"},
+    "emb.text_help": {"en": "Chinese, English or both; up to 500 characters (64 tokens are shown).",
+                      "zh": "中文、英文或混合均可；最多 500 个字符（显示前 64 个词元）。"},
+    "emb.text_a": {"en": "Sentence", "zh": "原句"},
+    "emb.text_b": {"en": "Translation", "zh": "译文"},
+    "emb.source_pick": {"en": "Vectors from", "zh": "向量来源"},
+    "emb.source_help": {
+        "en": "Automatic: Chinese text uses the character vectors, other text the bundled MiniLM model.",
+        "zh": "自动：含中文的文本使用汉字向量，其他文本使用内置的 MiniLM 模型。",
+    },
+    "emb.source_auto": {"en": "Automatic (by script)", "zh": "自动（按文字）"},
+    "emb.source_charvec": {"en": "Chinese character vectors (jieba)", "zh": "汉字向量（jieba 词典）"},
+    "emb.source_minilm": {"en": "MiniLM (English, bundled)", "zh": "MiniLM（英文，内置）"},
+    "emb.source_hf": {"en": "A Hugging Face BERT model", "zh": "Hugging Face 上的 BERT 模型"},
+    "emb.model": {"en": "Model", "zh": "模型"},
+    "emb.model_help": {
+        "en": "A hub id already downloaded to this machine (e.g. bert-base-chinese) or a local folder "
+              "with config.json and .safetensors weights. The app never downloads anything.",
+        "zh": "已下载到本机的模型 id（如 bert-base-chinese），或包含 config.json 与 .safetensors 权重的"
+              "本地文件夹。本应用不会联网下载。",
+    },
+    "emb.kind": {"en": "Vectors", "zh": "向量类型"},
+    "emb.kind_static": {"en": "Static", "zh": "静态"},
+    "emb.kind_contextual": {"en": "Contextual", "zh": "上下文"},
+    "emb.kind_help": {
+        "en": "Static: the model's token-embedding table (the same vector in every sentence). "
+              "Contextual: the hidden states after the last layer. Character vectors are static only.",
+        "zh": "静态：模型的词元嵌入表（在任何句子中都相同）。上下文：最后一层之后的隐藏状态。"
+              "汉字向量只有静态的。",
+    },
+    "emb.dims": {"en": "Dimensions shown", "zh": "显示的维度数"},
+    "emb.dims_help": {"en": "X and the output are wide (64 or 384 columns); the first k are drawn. "
+                            "The CSV has them all.",
+                      "zh": "X 和输出很宽（64 或 384 列），这里只画前 k 列；CSV 中包含全部列。"},
+    "emb.raw_header": {"en": "1 · The raw form: Softmax(XXᵀ/√d)X", "zh": "1 · 最原始的形式：Softmax(XXᵀ/√d)X"},
+    "emb.raw_intro": {
+        "en": "XXᵀ holds the dot product of every pair of token vectors: large when two vectors point "
+              "the same way. The softmax turns each row into weights that add up to 1, and multiplying "
+              "by X replaces each token by a weighted mix of all tokens. Dividing by √d keeps the "
+              "softmax from becoming one-hot when d is large.",
+        "zh": "XXᵀ 保存了每两个词向量的点积：方向越接近，点积越大。softmax 把每一行变成和为 1 的权重，"
+              "再乘以 X，就把每个词替换成所有词的加权混合。除以 √d 是为了在维度 d 很大时 softmax 不至于"
+              "变成独热分布。",
+    },
+    "emb.tokens": {"en": "Tokens", "zh": "词元数"},
+    "emb.dim": {"en": "Dimension d", "zh": "维度 d"},
+    "emb.coverage": {"en": "Coverage", "zh": "覆盖率"},
+    "emb.coverage_help": {"en": "Share of tokens the source has a real vector for.",
+                          "zh": "来源中有真实向量的词元所占的比例。"},
+    "emb.source": {"en": "Source", "zh": "来源"},
+    "emb.unknown": {
+        "en": "No vector for: {tokens}. {known} of {n} tokens are known; unknown ones are drawn as zeros "
+              "(character vectors) or as the [UNK] vector (models).",
+        "zh": "以下词元没有向量：{tokens}。{n} 个词元中有 {known} 个已知；未知的以零向量（汉字向量）"
+              "或 [UNK] 向量（模型）表示。",
+    },
+    "emb.truncated": {"en": "The text was cut to its first {n} tokens.", "zh": "文本过长，只保留了前 {n} 个词元。"},
+    "emb.words": {"en": "jieba word segmentation: {words}", "zh": "jieba 分词：{words}"},
+    "emb.x_title": {"en": "X: token vectors (first {k} of {d} dimensions)", "zh": "X：词向量（{d} 维中的前 {k} 维）"},
+    "emb.xxt_title": {"en": "XXᵀ: dot products", "zh": "XXᵀ：点积"},
+    "emb.cos_title": {"en": "Cosine similarity", "zh": "余弦相似度"},
+    "emb.weights_title": {"en": "Softmax(XXᵀ / {s}): attention weights", "zh": "Softmax(XXᵀ / {s})：注意力权重"},
+    "emb.out_title": {"en": "Output Softmax(XXᵀ/√d)X (first {k} dimensions)",
+                      "zh": "输出 Softmax(XXᵀ/√d)X（前 {k} 维）"},
+    "emb.model_header": {"en": "2 · What a pretrained model's heads do", "zh": "2 · 预训练模型的注意力头在做什么"},
+    "emb.model_intro": {
+        "en": "A real model learns W_q, W_k and W_v for each head of each layer. Below is the attention of "
+              "one head on the first sentence, exactly as the model returns it, next to the same map "
+              "recomputed by this app from the layer's input and the head's weights.",
+        "zh": "真实模型为每一层的每个头学习各自的 W_q、W_k、W_v。下面是某个头对第一句话的注意力，"
+              "与模型自己返回的结果完全一致；旁边是本应用根据该层输入和该头权重重新计算的结果。",
+    },
+    "emb.model_used": {"en": "Model: **{name}**", "zh": "模型：**{name}**"},
+    "emb.loading_model": {"en": "Loading {name}…", "zh": "正在加载 {name}……"},
+    "emb.loaded_model": {"en": "Loaded {name}: {layers} layers × {heads} heads, d = {d}",
+                         "zh": "已加载 {name}：{layers} 层 × {heads} 个头，d = {d}"},
+    "emb.model_unknown": {
+        "en": "{name} knows {known} of these {n} tokens; the rest became [UNK]. MiniLM's vocabulary lacks "
+              "most Chinese characters: for Chinese, load a Chinese BERT under “Vectors from”.",
+        "zh": "{name} 只认识这 {n} 个词元中的 {known} 个，其余变成了 [UNK]。MiniLM 的词表缺少大部分汉字："
+              "处理中文请在“向量来源”中加载中文 BERT 模型。",
+    },
+    "emb.layer": {"en": "Layer", "zh": "层"},
+    "emb.layer_help": {"en": "0 is the first of {L} layers.", "zh": "0 表示 {L} 层中的第一层。"},
+    "emb.head": {"en": "Head", "zh": "头"},
+    "emb.head_help": {"en": "0 is the first of {H} heads.", "zh": "0 表示 {H} 个头中的第一个。"},
+    "emb.head_map": {"en": "Layer {layer}, head {head}: the model's own attention",
+                     "zh": "第 {layer} 层第 {head} 个头：模型自己的注意力"},
+    "emb.recomputed": {"en": "Max |recomputed − model|", "zh": "最大 |重算 − 模型|"},
+    "emb.recomputed_help": {
+        "en": "The same head recomputed with selfattn.self_attention (float64) from the layer input and "
+              "the head's W_q, W_k, W_v and biases. The model runs in float32, so differences of about "
+              "1e-7 are rounding.",
+        "zh": "用 selfattn.self_attention（float64）根据该层输入和该头的 W_q、W_k、W_v 及偏置重新计算。"
+              "模型以 float32 运行，因此约 1e-7 的差异来自舍入。",
+    },
+    "emb.recomputed_caption": {"en": "Scores are divided by √{d}, the head's dimension.",
+                               "zh": "分数除以 √{d}（每个头的维度）。"},
+    "emb.all_heads": {"en": "Every head of layer {layer}", "zh": "第 {layer} 层的所有头"},
+    "emb.head_n": {"en": "head {h}", "zh": "头 {h}"},
+    "emb.qkv": {"en": "Queries, keys and values of layer {layer}, head {head}",
+                "zh": "第 {layer} 层第 {head} 个头的查询、键和值"},
+    # Errors of the embedding sources and model loading (selfattn.embeddings / models / charvec).
+    "err.not_text": {"en": "The text must be a string.", "zh": "文本必须是字符串。"},
+    "err.empty_text": {"en": "The sentence is empty. Type a few words.", "zh": "句子是空的，请输入几个字。"},
+    "err.only_punctuation": {"en": "The sentence has no letters, digits or characters, only punctuation or symbols.",
+                             "zh": "这句话里只有标点或符号，没有文字或数字。"},
+    "err.bad_source": {"en": "Unknown source {source}; choose one of {choices}.", "zh": "未知的来源 {source}；请选择 {choices}。"},
+    "err.bad_kind": {"en": "Vectors must be static or contextual, not {kind}.", "zh": "向量类型必须是静态或上下文，而不是 {kind}。"},
+    "err.bad_max_tokens": {"en": "The token limit must be a whole number of at least 1, not {value}.",
+                           "zh": "词元上限必须是不小于 1 的整数，而不是 {value}。"},
+    "err.static_only": {"en": "{source} has static vectors only; choose “Static”.",
+                        "zh": "{source} 只有静态向量，请选择“静态”。"},
+    "err.model_required": {"en": "Type a model id or folder.", "zh": "请输入模型 id 或文件夹。"},
+    "err.layer_out_of_range": {"en": "Layer {layer} does not exist; the last is {max_layer}.",
+                               "zh": "第 {layer} 层不存在；最后一层是 {max_layer}。"},
+    "err.head_out_of_range": {"en": "Head {head} does not exist; the last is {max_head}.",
+                              "zh": "第 {head} 个头不存在；最后一个是 {max_head}。"},
+    "err.empty_model_name": {"en": "Type a model id or folder.", "zh": "请输入模型 id 或文件夹。"},
+    "err.bad_model_name": {"en": "“{name}” is not a valid model id or folder.", "zh": "“{name}” 不是有效的模型 id 或文件夹。"},
+    "err.not_allowed_hosted": {"en": "{name} is not offered in this hosted demo. Choose one of: {allowed}.",
+                               "zh": "此在线演示不提供 {name}。可选：{allowed}。"},
+    "err.offline": {"en": "{name} is not downloaded on this machine, and the app works offline. Download it "
+                          "once with huggingface-cli, or give the path of a local folder.",
+                    "zh": "本机尚未下载 {name}，而本应用离线运行。请先用 huggingface-cli 下载一次，或填写本地文件夹路径。"},
+    "err.model_not_found": {"en": "There is no folder at {path}.", "zh": "{path} 处没有文件夹。"},
+    "err.not_a_folder": {"en": "{path} is not a folder.", "zh": "{path} 不是文件夹。"},
+    "err.no_config": {"en": "{path} has no config.json, so it is not a model folder.",
+                      "zh": "{path} 中没有 config.json，不是模型文件夹。"},
+    "err.no_safetensors": {"en": "{path} has no .safetensors weights. Only safetensors are loaded (pickle files "
+                                 "can run code).",
+                           "zh": "{path} 中没有 .safetensors 权重。本应用只加载 safetensors（pickle 文件可能执行代码）。"},
+    "err.model_load_failed": {"en": "{name} could not be loaded: {reason}", "zh": "无法加载 {name}：{reason}"},
+    "err.unsupported_model": {"en": "{name} is a {model_type} model; this page supports BERT-family encoders.",
+                              "zh": "{name} 是 {model_type} 模型；本页只支持 BERT 系列编码器。"},
+    "err.no_tokens": {"en": "The model found no tokens in this text.", "zh": "模型在这段文本中没有找到任何词元。"},
+    "err.not_one_char": {"en": "“{text}” is not a single character.", "zh": "“{text}” 不是单个汉字。"},
+    "err.bad_k": {"en": "The number of neighbours must be at least 1, not {k}.", "zh": "近邻个数必须至少为 1，而不是 {k}。"},
+    "err.char_not_in_table": {"en": "“{char}” has no character vector.", "zh": "“{char}” 没有汉字向量。"},
 }
