@@ -42,19 +42,22 @@ def compute(text: str, source: str, kind: str, layer, spec):
         return None, exc
 
 
-def raw_form(emb: TokenEmbeddings, key: str, dims: int) -> None:
+def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool) -> None:
     """X, XXᵀ, cosine similarity, Softmax(XXᵀ/√d) and the output, as heatmaps with CSVs."""
     labels = unit_labels(emb)
     x = emb.vectors
+    if unit:
+        norms = np.linalg.norm(x, axis=1, keepdims=True)  # (n, 1)
+        x = np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
     d = x.shape[1]
-    trace = raw_self_attention(x, scale=True)
+    trace = raw_self_attention(x, scale=scale)
     shown = min(dims, d)
     x_cols = column_names("d", d)
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3 = st.columns(3)
     c1.metric(tr("emb.tokens"), len(emb.tokens))
     c2.metric(tr("emb.dim"), d)
     c3.metric(tr("emb.coverage"), f"{emb.coverage:.0%}", help=tr("emb.coverage_help"))
-    c4.metric(tr("emb.source"), tr(f"emb.source_{emb.source}"), help=emb.model)
+    st.caption(tr("emb.source_caption", source=tr(f"emb.source_{emb.source}"), model=emb.model))
     if emb.unknown:
         st.warning(tr("emb.unknown", tokens="、".join(emb.tokens[i] for i in emb.unknown),
                       known=len(emb.tokens) - len(emb.unknown), n=len(emb.tokens)), icon="❓")
@@ -128,8 +131,13 @@ with st.container(border=True):
     kind = s3.radio(tr("emb.kind"), ["static", "contextual"], key="emb_kind", horizontal=True,
                     format_func={"static": tr("emb.kind_static"), "contextual": tr("emb.kind_contextual")}.get,
                     help=tr("emb.kind_help"), disabled=source == "charvec")
+    d1, d2, d3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     persist("emb_dims", 16)
-    dims = st.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
+    dims = d1.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
+    persist("emb_scale", True)
+    persist("emb_unit", False)
+    raw_scale = d2.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
+    raw_unit = d3.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
 
 if source == "charvec":
     kind = "static"  # character vectors have no context
@@ -150,7 +158,7 @@ for idx, (col, text) in enumerate(zip(columns, texts)):
         else:
             good[slot] = emb
         if emb is not None:
-            raw_form(emb, f"raw{idx + 1}", dims)
+            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit)
 
 # ── Part 2: what a real model's heads do ──────────────────────────────────────────────
 st.header(tr("emb.model_header"))

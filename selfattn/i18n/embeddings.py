@@ -63,7 +63,17 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.coverage": {"en": "Coverage", "zh": "覆盖率"},
     "emb.coverage_help": {"en": "Share of tokens the source has a real vector for.",
                           "zh": "来源中有真实向量的词元所占的比例。"},
-    "emb.source": {"en": "Source", "zh": "来源"},
+    "emb.source_caption": {"en": "Vectors from {source}: {model}", "zh": "向量来源：{source}（{model}）"},
+    "emb.scale": {"en": "÷ √d", "zh": "除以 √d"},
+    "emb.scale_help": {"en": "Divide XXᵀ by √d before the softmax. Off: the rawest form Softmax(XXᵀ)X.",
+                       "zh": "在 softmax 之前把 XXᵀ 除以 √d。关闭即为最原始的 Softmax(XXᵀ)X。"},
+    "emb.unit": {"en": "Unit length", "zh": "单位长度"},
+    "emb.unit_help": {
+        "en": "Scale every token vector to length 1, so XXᵀ becomes the cosine similarity. Long vectors "
+              "make the softmax nearly one-hot: each token attends only to itself.",
+        "zh": "把每个词向量缩放到长度 1，这样 XXᵀ 就是余弦相似度。向量很长时 softmax 几乎是独热的："
+              "每个词只关注它自己。",
+    },
     "emb.unknown": {
         "en": "No vector for: {tokens}. {known} of {n} tokens are known; unknown ones are drawn as zeros "
               "(character vectors) or as the [UNK] vector (models).",

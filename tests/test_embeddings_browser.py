@@ -1,0 +1,29 @@
+"""The Sentence embeddings page in a real Chromium, with a Chinese sentence."""
+
+import pytest
+
+from tests.browser import assert_rendered, chromium_page, streamlit_server, wait_until_idle
+
+pytestmark = pytest.mark.browser
+
+
+def test_chinese_sentence_renders_with_heatmaps(tmp_path):
+    with streamlit_server() as url, chromium_page(height=2400) as page:
+        page.goto(f"{url}/embeddings?lang=zh")
+        page.wait_for_selector("[data-testid='stTextInput'] input", timeout=60000)
+        box = page.locator("[data-testid='stTextInput'] input").first
+        box.fill("我爱自然语言处理")
+        box.press("Enter")
+        page.wait_for_function("() => document.body.innerText.includes('jieba 分词：我 / 爱 / 自然语言处理')"
+                               " || document.body.innerText.includes('jieba 分词：我 / 爱')", timeout=60000)
+        page.wait_for_selector("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg",
+                               timeout=60000)
+        page.wait_for_function("() => document.body.innerText.includes('第 1 层的所有头')", timeout=120000)
+        wait_until_idle(page)
+        text = page.locator("body").inner_text()
+        assert "句子嵌入" in text and "覆盖率" in text
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert page.locator("[data-testid='stVegaLiteChart']").count() >= 8
+        shot = tmp_path / "embeddings-zh.png"
+        page.screenshot(path=str(shot))
+        assert_rendered(shot)
