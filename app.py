@@ -3,9 +3,11 @@
 import streamlit as st
 
 from selfattn.i18n import LANGS
+from ui import warmup
 from ui.common import LANG_KEY, current_lang, tr
 
 st.set_page_config(page_title="selfattn · Self-Attention Explorer", page_icon="🔍", layout="wide")
+warmup.start()  # the English model loads in the background while the visitor reads
 
 # A shared link may carry ?lang=zh; the sidebar choice wins after that.
 if LANG_KEY not in st.session_state:

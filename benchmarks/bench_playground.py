@@ -25,6 +25,9 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 def open_playground() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
+    from ui import warmup
+
+    warmup.wait()  # the app loads the English model in the background at start; let it finish
     at.switch_page("pages/playground.py")
     at.run()
     return at

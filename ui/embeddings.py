@@ -11,12 +11,14 @@ import streamlit as st
 
 from selfattn import models
 from selfattn.embeddings import TokenEmbeddings, embed
+from ui import warmup
 from ui.common import tr
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def model(spec: str) -> models.ModelBundle:
     """A loaded model, once per process per spec."""
+    warmup.wait()  # the bundled model may be loading in the background already
     return models.load_model(spec)
 
 

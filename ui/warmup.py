@@ -1,0 +1,34 @@
+"""Load the bundled English model in the background when the app starts.
+
+Importing transformers and its model code takes about 4 s on a 2-core machine (measured in
+docs/benchmarks.md); started with the server, that wait is over before a visitor reaches the
+Sentence embeddings page. The page's own cached loader then finds the model ready.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+
+
+def _load() -> None:
+    from selfattn import models
+
+    try:
+        models.load_model("minilm")
+    except Exception:  # noqa: BLE001 - the page loads it again and reports any error in plain words
+        pass
+
+
+@st.cache_resource(show_spinner=False)
+def start() -> threading.Thread:
+    """Start the background load once per process; return its thread (tests and benchmarks join it)."""
+    thread = threading.Thread(target=_load, name="selfattn-warmup", daemon=True)
+    thread.start()
+    return thread
+
+
+def wait() -> None:
+    """Block until the background load has finished (starting it if the app has not)."""
+    start().join()
