@@ -1,5 +1,194 @@
-"""Work in progress: replaced by the real page in this session."""
+"""Heads & devices: one head vs many, checked against PyTorch, and timed on CPU and GPU."""
 
+import numpy as np
 import streamlit as st
 
-st.write("…")
+from selfattn import bench
+from selfattn.charts import benchmark_chart, heatmap, heatmap_grid
+from selfattn.errors import InputError
+from selfattn.export import column_names, labelled
+from selfattn.heads import MISTAKES
+from ui import heads as hd
+from ui.common import csv_button, persist, require_frame, show_error, show_matrix, tr
+
+require_frame()
+st.title(tr("hd.title"))
+st.caption(tr("hd.intro"))
+
+# ── 1. Single head vs multi-head on one input ─────────────────────────────────────────
+st.header(tr("hd.compare_header"))
+with st.container(border=True):
+    c1, c2, c3, c4, c5 = st.columns(5, vertical_alignment="bottom")
+    persist("hd_input", "random")
+    source = c1.selectbox(tr("hd.input"), ["random", "sentence"], key="hd_input",
+                          format_func={"random": tr("hd.input_random"), "sentence": tr("hd.input_sentence")}.get)
+    persist("hd_seed", 0)
+    seed = c2.number_input(tr("hd.seed"), 0, 2**31 - 1, key="hd_seed")
+    if source == "random":
+        persist("hd_n", 6)
+        persist("hd_d", 16)
+        n = c3.number_input(tr("hd.n"), 1, hd.MAX_N, key="hd_n")
+        d_model = c4.selectbox(tr("hd.d_model"), hd.D_CHOICES, key="hd_d")
+    else:
+        persist("hd_text", "早上好，今天天气很好")
+        c3.text_input(tr("hd.sentence"), key="hd_text", max_chars=200)
+        n = d_model = None
+    persist("hd_causal", False)
+    causal = c5.toggle(tr("hd.causal"), key="hd_causal")
+
+try:
+    x, tokens = hd.input_matrix(source, int(seed), n, d_model, st.session_state.get("hd_text", ""))
+    divisors = hd.head_choices(x.shape[1])
+    persist("hd_heads", 4)
+    if st.session_state["hd_heads"] not in divisors:
+        st.session_state["hd_heads"] = max(h for h in divisors if h <= 4)
+    num_heads = st.select_slider(tr("hd.heads"), divisors, key="hd_heads", help=tr("hd.heads_help"))
+    weights = hd.random_weights(x.shape[1], int(seed))
+    single, multi = hd.compare(x, weights, num_heads, causal)
+    st.session_state["hd_good"] = (x, tokens, weights, single, multi)
+except InputError as exc:
+    show_error(exc, kept="hd_good" in st.session_state)
+if "hd_good" not in st.session_state:
+    st.stop()
+x, tokens, weights, single, multi = st.session_state["hd_good"]
+n_tok, d = x.shape
+h, hdim = multi.num_heads, multi.head_dim
+
+st.markdown(tr("hd.shapes", n=n_tok, d=d, h=h, hd=hdim))
+left, right = st.columns([1, 2])
+with left:
+    st.markdown(f"**{tr('hd.single_map')}** &nbsp; `{n_tok} × {n_tok}`")
+    st.caption(tr("hd.single_caption", d=d))
+    st.vega_lite_chart(heatmap(single.head_weights[0], tokens, tokens, domain=(0.0, 1.0), scheme="greens",
+                               cell=min(46, 300 // max(n_tok, 1)), max_width=320), width="content", theme=None)
+with right:
+    st.markdown(f"**{tr('hd.multi_maps', h=h)}** &nbsp; `{h} × {n_tok} × {n_tok}`")
+    st.caption(tr("hd.multi_caption", hd=hdim))
+    st.vega_lite_chart(heatmap_grid(multi.head_weights, tokens, tokens,
+                                    [tr("hd.head_n", i=i + 1) for i in range(h)], columns=min(h, 4),
+                                    cell=max(6, min(18, 160 // max(n_tok, 1)))), width="content", theme=None)
+tables = {}
+cols = st.columns(3)
+with cols[0]:
+    tables["concat"] = show_matrix(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d),
+                                   key="hd_concat", table=False)
+with cols[1]:
+    tables["w_o"] = show_matrix("W_o", weights["w_o"], column_names("c", d), column_names("o", d),
+                                key="hd_w_o", table=False)
+with cols[2]:
+    tables["outputs"] = show_matrix(tr("hd.output"), multi.outputs, tokens, column_names("o", d),
+                                    key="hd_outputs", table=False)
+
+# ── 2. Correctness ────────────────────────────────────────────────────────────────────
+st.header(tr("hd.check_header"))
+st.markdown(tr("hd.check_intro"))
+checks = hd.torch_checks(x, weights, num_heads)
+m1, m2 = st.columns(2)
+m1.metric(tr("hd.check_no_mask"), f"{checks['none']:.1e}", help=tr("hd.check_help"))
+m2.metric(tr("hd.check_causal"), f"{checks['causal']:.1e}", help=tr("hd.check_help"))
+if max(checks.values()) > 1e-10:
+    st.error(tr("hd.check_failed"))
+
+for mistake in MISTAKES:
+    with st.expander(tr(f"hd.mistake_{mistake}"), expanded=mistake == MISTAKES[0]):
+        st.markdown(tr(f"hd.mistake_{mistake}_explain"))
+        wrong = hd.mistake(x, weights, num_heads, causal, mistake)
+        diff = wrong.outputs - multi.outputs
+        st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
+        a, b, c = st.columns(3)
+        with a:
+            show_matrix(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
+                        table=False)
+        with b:
+            show_matrix(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
+                        table=False)
+        with c:
+            show_matrix(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
+                        table=False, scheme="redblue")
+
+# ── 3. Benchmark ──────────────────────────────────────────────────────────────────────
+st.header(tr("hd.bench_header"))
+st.markdown(tr("hd.bench_intro"))
+limits = bench.limits_for()
+with st.container(border=True):
+    f1, f2, f3, f4 = st.columns(4)
+    devices = hd.devices()
+    device = f1.selectbox(tr("hd.device"), devices, format_func=hd.device_label)
+    dtype = f2.selectbox(tr("hd.dtype"), list(bench.DTYPES), help=tr("hd.dtype_help"))
+    batch = f3.number_input(tr("hd.batch"), 1, int(limits["max_batch"]), 1)
+    d_bench = f4.selectbox(tr("hd.bench_d_model"), [d_ for d_ in (64, 128, 256, 512, 1024, 2048)
+                                                     if d_ <= limits["max_d_model"]], index=3)
+    g1, g2, g3 = st.columns(3)
+    heads_sel = g1.multiselect(tr("hd.bench_heads"), [1, 2, 4, 8, 16], default=[1, 8])
+    lens_sel = g2.multiselect(tr("hd.bench_lens"), [n_ for n_ in hd.SEQ_CHOICES if n_ <= limits["max_seq_len"]],
+                              default=[128, 256, 512])
+    impls_sel = g3.multiselect(tr("hd.bench_impls"), list(bench.IMPLS), default=list(bench.IMPLS))
+    st.caption(tr("hd.bench_limits", n=limits["max_seq_len"], d=limits["max_d_model"], runs=limits["max_runs"]))
+    # A callback, not the button's return value: it survives require_frame's rerun on a first visit.
+    st.button(tr("hd.bench_run"), type="primary", icon=":material/play_arrow:", key="hd_run",
+              on_click=st.session_state.update, kwargs={"hd_run_requested": True})
+submitted = st.session_state.pop("hd_run_requested", False)
+
+if submitted:
+    config = bench.BenchConfig(device=device, dtype=dtype, batch=int(batch), seq_lens=tuple(sorted(lens_sel)),
+                               d_model=int(d_bench), heads=tuple(sorted(heads_sel)), impls=tuple(impls_sel),
+                               min_run_time=hd.MIN_RUN_TIME)
+    bar = st.progress(0.0, text=tr("hd.bench_starting"))
+    try:
+        records = hd.run_benchmark(config, lambda done, total, label: bar.progress(
+            done / max(total, 1), text=tr("hd.bench_progress", done=done, total=total, label=label)))
+        st.session_state["hd_bench"] = records
+        bar.empty()
+    except InputError as exc:
+        bar.empty()
+        show_error(exc, kept="hd_bench" in st.session_state)
+
+with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
+    st.caption(tr("hd.upload_help"))
+    bundled = hd.bundled_results()
+    persist("hd_bundled", [])
+    st.multiselect(tr("hd.bundled"), list(bundled), key="hd_bundled")
+    upload = st.file_uploader(tr("hd.upload_file"), type=["json", "csv"], key="hd_upload")
+    if upload is not None:
+        try:
+            st.session_state["hd_uploaded"] = (upload.name, bench.load_results(upload.getvalue(), upload.name))
+            st.success(tr("hd.upload_ok", name=upload.name, n=len(st.session_state["hd_uploaded"][1])))
+        except InputError as exc:
+            show_error(exc, kept="hd_uploaded" in st.session_state)
+
+shown = []
+if "hd_bench" in st.session_state:
+    shown += [{**r, "source": tr("hd.this_run")} for r in st.session_state["hd_bench"]]
+for name in st.session_state.get("hd_bundled", []):
+    shown += [{**r, "source": name} for r in bundled[name]]
+if "hd_uploaded" in st.session_state:
+    name, records = st.session_state["hd_uploaded"]
+    shown += [{**r, "source": name} for r in records]
+
+if shown:
+    table = hd.results_table(shown)
+    bad = [r for r in shown if r.get("status") != "ok"]
+    if bad:
+        st.warning(tr("hd.bench_not_ok", n=len(bad)))
+    t1, t2 = st.columns(2)
+    with t1:
+        st.markdown(f"**{tr('hd.chart_time')}**")
+        st.altair_chart(benchmark_chart(shown, y="median_ms", y_title=tr("hd.axis_time"), x_title=tr("hd.axis_n"),
+                                        source_title=tr("hd.axis_source")), width="stretch")
+    with t2:
+        st.markdown(f"**{tr('hd.chart_mem')}**")
+        st.altair_chart(benchmark_chart(shown, y="peak_mem_bytes", y_title=tr("hd.axis_mem"),
+                                        x_title=tr("hd.axis_n"), source_title=tr("hd.axis_source")), width="stretch")
+    ratios = hd.ratio_table(shown)
+    if not ratios.empty:
+        st.markdown(f"**{tr('hd.ratios')}**")
+        st.dataframe(ratios, hide_index=True)
+    st.markdown(f"**{tr('hd.results')}**")
+    st.dataframe(table, hide_index=True)
+    d1, d2 = st.columns(2)
+    d1.download_button(tr("hd.download_csv"), bench.records_to_csv(shown).encode(), "selfattn-bench.csv",
+                       "text/csv", key="dl_bench_csv", on_click="ignore", icon=":material/download:")
+    d2.download_button(tr("hd.download_json"), bench.records_to_json(shown).encode(), "selfattn-bench.json",
+                       "application/json", key="dl_bench_json", on_click="ignore", icon=":material/download:")
+else:
+    st.info(tr("hd.bench_empty"))

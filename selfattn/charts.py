@@ -157,3 +157,35 @@ def _js_list(labels: list[str]) -> str:
     import json
 
     return json.dumps(labels, ensure_ascii=False)
+
+
+def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str = "median time (ms)",
+                    x_title: str = "sequence length n", source_title: str = "run") -> alt.Chart:
+    """Time (or memory) against sequence length on log-log axes, one line per implementation and
+    head count; runs from different files get different dash patterns.
+
+    Args:
+        records: benchmark records (``selfattn.bench`` fields) with status "ok"; an optional
+            ``source`` field names the run or file each came from.
+        y: the field to plot, "median_ms" or "peak_mem_bytes".
+
+    Returns:
+        An Altair chart (only a handful are drawn, so Altair's validation cost does not matter).
+    """
+    import pandas as pd
+
+    rows = [{**r, "series": f"{r['impl']} · h={r['heads']}", "source": r.get("source", "")}
+            for r in records if r.get("status") == "ok" and r.get(y) not in (None, "") and float(r[y]) > 0]
+    columns = ["seq_len", "series", "source", "impl", "heads", "device_name", "dtype", "batch", "d_model",
+               "gflops", "median_ms", "peak_mem_bytes"]
+    frame = pd.DataFrame(rows, columns=list(dict.fromkeys([*columns, y])))
+    base = alt.Chart(frame).encode(
+        x=alt.X("seq_len:Q", scale=alt.Scale(type="log", base=2), title=x_title),
+        y=alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title),
+        color=alt.Color("series:N", title=None),
+        strokeDash=alt.StrokeDash("source:N", title=source_title),
+        tooltip=["source:N", "series:N", "device_name:N", "dtype:N", "batch:Q", "d_model:Q", "seq_len:Q",
+                 alt.Tooltip("median_ms:Q", format=".4g"), alt.Tooltip("gflops:Q", format=".4g"),
+                 alt.Tooltip("peak_mem_bytes:Q", format=",")],
+    )
+    return (base.mark_line() + base.mark_point(filled=True)).properties(height=320)

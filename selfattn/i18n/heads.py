@@ -1,4 +1,131 @@
-"""UI strings: heads."""
+"""UI strings: the Heads & devices page."""
 
 STRINGS: dict[str, dict[str, str]] = {
+    "hd.title": {"en": "Heads & devices: one head or many, and what it costs", "zh": "多头与设备：单头还是多头，代价几何"},
+    "hd.intro": {
+        "en": "Multi-head attention cuts Q, K and V into h slices of head_dim = d_model / h columns, lets each "
+              "slice attend on its own, puts the results side by side and mixes them with W_o. Below: what "
+              "that changes, proof that it matches PyTorch, two classic bugs, and timings.",
+        "zh": "多头注意力把 Q、K、V 按列切成 h 份（每份 head_dim = d_model / h 列），每一份各自计算注意力，"
+              "再把结果并排拼接，用 W_o 混合。下面展示这带来的变化、与 PyTorch 一致的证明、两个常见错误，以及测速。",
+    },
+    "hd.compare_header": {"en": "1 · One head vs several, same weights", "zh": "1 · 同一组权重：单头与多头"},
+    "hd.input": {"en": "Input", "zh": "输入"},
+    "hd.input_random": {"en": "Random", "zh": "随机"},
+    "hd.input_sentence": {"en": "A sentence's vectors", "zh": "一句话的词向量"},
+    "hd.seed": {"en": "Seed", "zh": "随机种子"},
+    "hd.n": {"en": "Tokens n", "zh": "词数 n"},
+    "hd.d_model": {"en": "d_model", "zh": "d_model"},
+    "hd.sentence": {"en": "Sentence", "zh": "句子"},
+    "hd.causal": {"en": "Causal mask", "zh": "因果掩码"},
+    "hd.heads": {"en": "Heads h", "zh": "头数 h"},
+    "hd.heads_help": {"en": "Only divisors of d_model: every head gets d_model / h columns.",
+                      "zh": "只能是 d_model 的约数：每个头分到 d_model / h 列。"},
+    "hd.shapes": {
+        "en": "X `{n} × {d}` → Q, K, V = X·W `{n} × {d}` → split into heads `{h} × {n} × {hd}` → "
+              "softmax(QKᵀ/√{hd}) per head `{h} × {n} × {n}` → × V `{h} × {n} × {hd}` → concat `{n} × {d}` → "
+              "× W_o `{d} × {d}` → output `{n} × {d}`",
+        "zh": "X `{n} × {d}` → Q、K、V = X·W `{n} × {d}` → 拆成多头 `{h} × {n} × {hd}` → "
+              "每个头 softmax(QKᵀ/√{hd}) `{h} × {n} × {n}` → 乘以 V `{h} × {n} × {hd}` → 拼接 `{n} × {d}` → "
+              "乘以 W_o `{d} × {d}` → 输出 `{n} × {d}`",
+    },
+    "hd.single_map": {"en": "One head", "zh": "单头"},
+    "hd.single_caption": {"en": "All {d} columns in one dot product, scaled by √{d}.",
+                          "zh": "全部 {d} 列做一次点积，除以 √{d}。"},
+    "hd.multi_maps": {"en": "{h} heads", "zh": "{h} 个头"},
+    "hd.multi_caption": {"en": "Each head uses its own {hd} columns, scaled by √{hd}: the heads can look at "
+                               "different tokens.",
+                         "zh": "每个头只用自己的 {hd} 列，除以 √{hd}：不同的头可以关注不同的词。"},
+    "hd.head_n": {"en": "head {i}", "zh": "头 {i}"},
+    "hd.concat": {"en": "Concat of {h} heads × {hd} columns", "zh": "{h} 个头 × {hd} 列的拼接"},
+    "hd.output": {"en": "Output = concat · W_o", "zh": "输出 = 拼接 · W_o"},
+    "hd.check_header": {"en": "2 · Checked against PyTorch", "zh": "2 · 与 PyTorch 核对"},
+    "hd.check_intro": {
+        "en": "The same X and weights go through torch.nn.MultiheadAttention in float64. The largest "
+              "difference between its output and ours:",
+        "zh": "把同样的 X 和权重以 float64 送入 torch.nn.MultiheadAttention，它的输出与我们的输出之间的最大差异：",
+    },
+    "hd.check_no_mask": {"en": "max |ours − PyTorch|, no mask", "zh": "最大 |我们 − PyTorch|，无掩码"},
+    "hd.check_causal": {"en": "max |ours − PyTorch|, causal mask", "zh": "最大 |我们 − PyTorch|，因果掩码"},
+    "hd.check_help": {"en": "Around 1e-16 is float64 rounding; the tests require ≤ 1e-10.",
+                      "zh": "1e-16 左右是 float64 的舍入误差；测试要求 ≤ 1e-10。"},
+    "hd.check_failed": {"en": "The outputs disagree with PyTorch. Please report this.",
+                        "zh": "输出与 PyTorch 不一致，请报告这个问题。"},
+    "hd.mistake_bare_reshape": {"en": "Mistake 1: splitting heads with a bare reshape",
+                                "zh": "错误 1：直接 reshape 拆分多头"},
+    "hd.mistake_bare_reshape_explain": {
+        "en": "Reshaping Q from (n, d_model) straight to (h, n, head_dim) keeps the memory order, so "
+              "“head 1” gets the first rows of Q, that is, pieces of several tokens, not the first "
+              "head_dim columns of every token. The shapes look right; the answer is not. The right way "
+              "is reshape to (n, h, head_dim), then transpose to (h, n, head_dim).",
+        "zh": "把 Q 从 (n, d_model) 直接 reshape 成 (h, n, head_dim) 会保持内存顺序，于是“第 1 个头”拿到的是 "
+              "Q 的前几行——几个词的碎片——而不是每个词的前 head_dim 列。形状看起来没错，结果却错了。"
+              "正确做法是先 reshape 成 (n, h, head_dim)，再转置成 (h, n, head_dim)。",
+    },
+    "hd.mistake_scale_after_softmax": {"en": "Mistake 2: dividing by √d_k after the softmax",
+                                       "zh": "错误 2：在 softmax 之后才除以 √d_k"},
+    "hd.mistake_scale_after_softmax_explain": {
+        "en": "The scale belongs inside: softmax(QKᵀ/√d_k). Applied after the softmax it only shrinks "
+              "the weights (their rows no longer sum to 1) and leaves the softmax as sharp as before.",
+        "zh": "缩放应该放在里面：softmax(QKᵀ/√d_k)。放在 softmax 之后只会把权重整体缩小（每行之和不再是 1），"
+              "而 softmax 的尖锐程度丝毫未变。",
+    },
+    "hd.mistake_diff": {"en": "max |wrong − right|", "zh": "最大 |错误 − 正确|"},
+    "hd.right": {"en": "Right", "zh": "正确"},
+    "hd.wrong": {"en": "Wrong", "zh": "错误"},
+    "hd.difference": {"en": "Wrong − right", "zh": "错误 − 正确"},
+    "hd.bench_header": {"en": "3 · Timing: naive, fused and PyTorch's MultiheadAttention",
+                        "zh": "3 · 测速：朴素实现、融合实现与 PyTorch MultiheadAttention"},
+    "hd.bench_intro": {
+        "en": "**naive** computes QKᵀ, the softmax and ·V as three steps and keeps the full n×n score matrix "
+              "in memory; **fused** calls torch's scaled_dot_product_attention; **torch_mha** is "
+              "torch.nn.MultiheadAttention. All three include the Q, K, V and output projections. Each "
+              "configuration is warmed up, then timed with torch.utils.benchmark (median and IQR).",
+        "zh": "**naive** 分三步计算 QKᵀ、softmax 和 ·V，并在内存中保留完整的 n×n 分数矩阵；**fused** 调用 torch 的 "
+              "scaled_dot_product_attention；**torch_mha** 是 torch.nn.MultiheadAttention。三者都包含 Q、K、V 和"
+              "输出投影。每个配置先预热，再用 torch.utils.benchmark 计时（中位数与四分位距）。",
+    },
+    "hd.device": {"en": "Device", "zh": "设备"},
+    "hd.dtype": {"en": "Precision", "zh": "精度"},
+    "hd.dtype_help": {"en": "bfloat16 and float16 are meant for GPUs; on a CPU they are often slower.",
+                      "zh": "bfloat16 和 float16 主要用于 GPU；在 CPU 上往往更慢。"},
+    "hd.batch": {"en": "Batch B", "zh": "批大小 B"},
+    "hd.bench_d_model": {"en": "d_model", "zh": "d_model"},
+    "hd.bench_heads": {"en": "Heads", "zh": "头数"},
+    "hd.bench_lens": {"en": "Sequence lengths n", "zh": "序列长度 n"},
+    "hd.bench_impls": {"en": "Implementations", "zh": "实现"},
+    "hd.bench_limits": {"en": "Limits here: n ≤ {n}, d_model ≤ {d}, at most {runs} runs per sweep; runs that "
+                              "would not fit in memory are refused before they start.",
+                        "zh": "此处的限制：n ≤ {n}，d_model ≤ {d}，每次最多 {runs} 个配置；"
+                              "放不进内存的配置会在开始前被拒绝。"},
+    "hd.bench_run": {"en": "Run benchmark", "zh": "开始测速"},
+    "hd.bench_starting": {"en": "Starting…", "zh": "正在开始……"},
+    "hd.bench_progress": {"en": "Run {done} of {total}: {label}", "zh": "第 {done}/{total} 个：{label}"},
+    "hd.bench_not_ok": {"en": "{n} run(s) did not complete (refused or out of memory); see the status column.",
+                        "zh": "有 {n} 个配置未完成（被拒绝或内存不足），见状态列。"},
+    "hd.bench_empty": {"en": "Run a benchmark, or show a bundled or uploaded results file.",
+                       "zh": "运行一次测速，或显示内置的、上传的结果文件。"},
+    "hd.upload": {"en": "Compare with results from another machine", "zh": "与其他机器的结果比较"},
+    "hd.upload_help": {
+        "en": "Run `python -m selfattn.bench --device cuda ... --out results.json` on a GPU server and upload "
+              "the file (JSON or CSV, up to 2 MB). Results committed with the project can be shown too.",
+        "zh": "在 GPU 服务器上运行 `python -m selfattn.bench --device cuda ... --out results.json`，然后上传结果文件"
+              "（JSON 或 CSV，不超过 2 MB）。也可以显示项目自带的结果。",
+    },
+    "hd.bundled": {"en": "Results bundled with the project", "zh": "项目自带的结果"},
+    "hd.upload_file": {"en": "Results file", "zh": "结果文件"},
+    "hd.upload_ok": {"en": "Loaded {name}: {n} runs.", "zh": "已载入 {name}：{n} 个配置。"},
+    "hd.this_run": {"en": "this run", "zh": "本次运行"},
+    "hd.chart_time": {"en": "Time vs sequence length (log–log)", "zh": "时间与序列长度（双对数坐标）"},
+    "hd.chart_mem": {"en": "Peak memory vs sequence length (log–log)", "zh": "峰值内存与序列长度（双对数坐标）"},
+    "hd.axis_time": {"en": "median time (ms)", "zh": "中位时间（毫秒）"},
+    "hd.axis_mem": {"en": "peak memory (bytes)", "zh": "峰值内存（字节）"},
+    "hd.axis_n": {"en": "sequence length n", "zh": "序列长度 n"},
+    "hd.axis_source": {"en": "run", "zh": "来源"},
+    "hd.ratios": {"en": "Ratios (above 1: the second is faster or smaller)", "zh": "比值（大于 1 表示后者更快或更省）"},
+    "hd.col_source": {"en": "run", "zh": "来源"},
+    "hd.col_mem_ratio": {"en": "memory naive / fused", "zh": "内存 naive / fused"},
+    "hd.results": {"en": "All runs", "zh": "全部结果"},
+    "hd.download_csv": {"en": "Download results (CSV)", "zh": "下载结果（CSV）"},
+    "hd.download_json": {"en": "Download results (JSON)", "zh": "下载结果（JSON）"},
 }

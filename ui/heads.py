@@ -1,0 +1,142 @@
+"""Helpers of the Heads & devices page: inputs, the PyTorch check, benchmark tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from selfattn import bench
+from selfattn.errors import InputError
+from selfattn.heads import MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake
+from selfattn.presets import xavier
+from ui.common import tr
+
+MAX_N = 64  # tokens in the single-vs-multi comparison
+D_CHOICES = (8, 16, 32, 64, 128)
+SEQ_CHOICES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
+MAX_HEADS = 16
+MIN_RUN_TIME = 0.2  # seconds per timed configuration on the page (the CLI defaults to 1 s)
+RESULTS_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+
+
+def input_matrix(source: str, seed: int, n: int | None, d_model: int | None, text: str):
+    """The (n, d_model) input and its token labels: random, or a sentence's embedding vectors."""
+    if source == "random":
+        rng = np.random.default_rng(seed)
+        return rng.standard_normal((int(n), int(d_model))), [f"t{i + 1}" for i in range(int(n))]
+    from ui.embeddings import embeddings
+
+    emb = embeddings(text, "auto", "static", None, None)
+    x, tokens = emb.vectors[:MAX_N], emb.tokens[:MAX_N]
+    return x, [f"{i + 1}·{t}" for i, t in enumerate(tokens)]
+
+
+def head_choices(d_model: int) -> list[int]:
+    """Head counts that divide d_model, up to MAX_HEADS."""
+    return [h for h in range(1, MAX_HEADS + 1) if d_model % h == 0]
+
+
+def random_weights(d_model: int, seed: int) -> dict[str, np.ndarray]:
+    """Xavier-uniform W_q, W_k, W_v, W_o of shape (d_model, d_model), reproducible from ``seed``."""
+    rng = np.random.default_rng(seed + 1)
+    return {name: xavier(rng, d_model, d_model) for name in ("w_q", "w_k", "w_v", "w_o")}
+
+
+def _args(x, weights):
+    return x, weights["w_q"], weights["w_k"], weights["w_v"], weights["w_o"]
+
+
+def compare(x, weights, num_heads: int, causal: bool) -> tuple[MultiHeadTrace, MultiHeadTrace]:
+    """The same weights used as one head and as ``num_heads`` heads."""
+    mask = "causal" if causal else None
+    return (multi_head_attention(*_args(x, weights), 1, mask=mask),
+            multi_head_attention(*_args(x, weights), num_heads, mask=mask))
+
+
+def mistake(x, weights, num_heads: int, causal: bool, name: str) -> MultiHeadTrace:
+    return multi_head_attention_with_mistake(*_args(x, weights), num_heads, mistake=name,
+                                             mask="causal" if causal else None)
+
+
+def torch_checks(x, weights, num_heads: int) -> dict[str, float]:
+    """Max |ours − torch.nn.MultiheadAttention| (float64, same weights), without and with a causal mask."""
+    import torch
+
+    from selfattn.torch_attention import build_attention, set_projection_weights
+
+    d_model = x.shape[1]
+    module = build_attention("torch_mha", d_model, num_heads, bias=False, dtype=torch.float64)
+    set_projection_weights(module, *(weights[k] for k in ("w_q", "w_k", "w_v", "w_o")))
+    out = {}
+    with torch.inference_mode():
+        for name, causal in (("none", False), ("causal", True)):
+            theirs = module(torch.as_tensor(x, dtype=torch.float64)[None], causal=causal)[0].numpy()
+            ours = multi_head_attention(*_args(x, weights), num_heads, mask="causal" if causal else None).outputs
+            out[name] = float(np.max(np.abs(ours - theirs)))
+    return out
+
+
+def devices() -> list[str]:
+    import torch
+
+    return ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
+
+
+def device_label(device: str) -> str:
+    return f"{device.upper()} · {bench.device_name(device)}"
+
+
+def run_benchmark(config: bench.BenchConfig, progress) -> list[dict]:
+    """Run a benchmark sweep; only one visitor's sweep runs at a time on a hosted demo."""
+    with _bench_lock():
+        return bench.run_benchmark(config, progress=progress)
+
+
+@st.cache_resource(show_spinner=False)
+def _bench_lock():
+    import threading
+
+    return threading.Lock()
+
+
+@st.cache_resource(show_spinner=False)
+def bundled_results() -> dict[str, list[dict]]:
+    """The results files committed under benchmarks/results/, by file name (validated like uploads)."""
+    out = {}
+    for path in sorted(RESULTS_DIR.glob("*.json")):
+        try:
+            out[path.stem] = bench.load_results(path.read_bytes(), path.name)
+        except (InputError, OSError):
+            continue
+    return out
+
+
+def results_table(records: list[dict]) -> pd.DataFrame:
+    """The columns a reader compares, one row per run."""
+    columns = ["source", "impl", "heads", "seq_len", "batch", "d_model", "dtype", "device_name", "median_ms",
+               "iqr_ms", "gflops", "peak_mem_bytes", "num_threads", "status", "error"]
+    frame = pd.DataFrame(records)
+    return frame[[c for c in columns if c in frame.columns]]
+
+
+def ratio_table(records: list[dict]) -> pd.DataFrame:
+    """naive/fused and fused/torch_mha time ratios, and naive/fused peak memory, per configuration."""
+    rows = []
+    for source in dict.fromkeys(r.get("source", "") for r in records):
+        mine = [r for r in records if r.get("source", "") == source]
+        naive = {(r["heads"], r["seq_len"]): r for r in bench.speed_ratios(mine, "naive", "fused")}
+        mha = {(r["heads"], r["seq_len"]): r for r in bench.speed_ratios(mine, "fused", "torch_mha")}
+        mem = {(r["impl"], r["heads"], r["seq_len"]): r.get("peak_mem_bytes") for r in mine if r["status"] == "ok"}
+        for key in sorted(set(naive) | set(mha)):
+            h, n = key
+            m_naive, m_fused = mem.get(("naive", h, n)), mem.get(("fused", h, n))
+            rows.append({
+                tr("hd.col_source"): source, "heads": h, "seq_len": n,
+                "naive / fused": naive[key]["ratio"] if key in naive else None,
+                "fused / torch_mha": mha[key]["ratio"] if key in mha else None,
+                tr("hd.col_mem_ratio"): (m_naive / m_fused) if m_naive and m_fused else None,
+            })
+    return pd.DataFrame(rows)
