@@ -7,10 +7,13 @@ from selfattn.attention import (AttentionConfig, AttentionTrace, causal_mask, co
                                 raw_self_attention, self_attention, stable_softmax)
 from selfattn.charvec import load_char_vectors, nearest, segment
 from selfattn.embeddings import TokenEmbeddings, embed
+from selfattn.heads import (MISTAKES, MultiHeadTrace, merge_heads, multi_head_attention,
+                            multi_head_attention_with_mistake, split_heads)
 from selfattn.models import ModelBundle, ModelRun, head_qkv, load_model, recompute_head_attention, run_model
 
 __all__ = [
-    "AttentionConfig", "AttentionTrace", "ModelBundle", "ModelRun", "TokenEmbeddings", "causal_mask",
+    "MISTAKES", "AttentionConfig", "AttentionTrace", "ModelBundle", "ModelRun", "MultiHeadTrace", "TokenEmbeddings",
+    "causal_mask", "merge_heads", "multi_head_attention", "multi_head_attention_with_mistake", "split_heads",
     "cosine_similarity", "embed", "head_qkv", "load_char_vectors", "load_model", "nearest",
     "raw_self_attention", "recompute_head_attention", "run_model", "segment", "self_attention",
     "stable_softmax",

@@ -416,10 +416,39 @@ _AT_LEAST_ONE = ("heads", "head_dim", "batch", "seq_len", "d_model", "num_thread
 _MAX_TEXT = 300
 
 
-def _bad(row: int, name: str, value: Any, why: str) -> InputError:
+_REASONS = {  # reason code (a param for translation) -> English
+    "not_text": f"text of at most {_MAX_TEXT} characters expected", "not_allowed": "expected one of {allowed}",
+    "not_number": "a number expected", "out_of_range": "out of range", "not_whole": "a whole number expected",
+    "not_divisor": "does not divide d_model", "required_when_ok": 'a number is needed when status is "ok"',
+}
+
+
+def _bad(row: int, name: str, value: Any, reason: str, allowed: str = "") -> InputError:
     shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    why = _REASONS[reason].format(allowed=allowed)
     return InputError("results_bad_value", f"Row {row}: {name} = {shown} is not valid ({why}).",
-                      row=row, field=name, value=shown, why=why)
+                      row=row, field=name, value=shown, reason=reason, allowed=allowed)
+
+
+def _number(row: int, name: str, value: Any, from_csv: bool) -> int | float:
+    """One numeric cell: finite, not negative, whole where the field counts things."""
+    if from_csv:
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise _bad(row, name, value, "not_number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _bad(row, name, value, "not_number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError("results_not_finite", f"Row {row}: {name} is {value}; only finite numbers are allowed.",
+                         row=row, field=name)
+    if value < 0 or (name in _AT_LEAST_ONE and value < 1) or value > 1e18:
+        raise _bad(row, name, value, "out_of_range")
+    if name in _INTS:
+        if value != int(value):
+            raise _bad(row, name, value, "not_whole")
+        return int(value)
+    return float(value)
 
 
 def _check_row(raw: Any, row: int, from_csv: bool) -> dict:
@@ -437,34 +466,17 @@ def _check_row(raw: Any, row: int, from_csv: bool) -> dict:
         if name in _TEXT:
             value = "" if value is None else value
             if not isinstance(value, str) or len(value) > _MAX_TEXT:
-                raise _bad(row, name, value, f"text of at most {_MAX_TEXT} characters expected")
+                raise _bad(row, name, value, "not_text")
             if _TEXT[name] is not None and value not in _TEXT[name]:
-                raise _bad(row, name, value, "expected one of " + ", ".join(_TEXT[name]))
+                raise _bad(row, name, value, "not_allowed", ", ".join(_TEXT[name]))
         elif value is not None:
-            if from_csv:
-                try:
-                    value = float(value)
-                except (TypeError, ValueError):
-                    raise _bad(row, name, value, "a number expected") from None
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise _bad(row, name, value, "a number expected")
-            if not math.isfinite(value):
-                raise InputError("results_not_finite",
-                                 f"Row {row}: {name} is {value}; only finite numbers are allowed.", row=row, field=name)
-            if value < 0 or (name in _AT_LEAST_ONE and value < 1):
-                raise _bad(row, name, value, "too small")
-            if name in _INTS:
-                if value != int(value):
-                    raise _bad(row, name, value, "a whole number expected")
-                value = int(value)
-            else:
-                value = float(value)
+            value = _number(row, name, value, from_csv)
         out[name] = value
-    for name in _AT_LEAST_ONE[:-1] + ("num_threads",):
-        if name != "head_dim" and out[name] is None:
-            raise _bad(row, name, None, "a number expected")
+    for name in ("heads", "batch", "seq_len", "d_model", "num_threads"):
+        if out[name] is None:
+            raise _bad(row, name, None, "not_number")
     if out["d_model"] % out["heads"]:
-        raise _bad(row, "heads", out["heads"], f"does not divide d_model = {out['d_model']}")
+        raise _bad(row, "heads", out["heads"], "not_divisor")
     if out["head_dim"] is None:
         out["head_dim"] = out["d_model"] // out["heads"]
     if out["flops"] is None:
@@ -472,7 +484,7 @@ def _check_row(raw: Any, row: int, from_csv: bool) -> dict:
     if out["status"] == "ok":
         for name in _FLOATS:
             if out[name] is None:
-                raise _bad(row, name, None, 'a number expected when status is "ok"')
+                raise _bad(row, name, None, "required_when_ok")
     return out
 
 
@@ -508,8 +520,8 @@ def load_results(data: bytes | str, filename: str) -> list[dict]:
     if suffix == ".json":
         try:
             parsed = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            detail, line = getattr(exc, "msg", "nested too deeply"), getattr(exc, "lineno", 0)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError, as is a 5000-digit int
+            detail, line = getattr(exc, "msg", None) or str(exc)[:100] or "nested too deeply", getattr(exc, "lineno", 0)
             raise InputError("results_bad_json", f"The file is not valid JSON: {detail} (line {line}).",
                              detail=detail, line=line) from None
         rows = parsed.get("records") if isinstance(parsed, dict) else parsed

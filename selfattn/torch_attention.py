@@ -55,7 +55,7 @@ class _ProjectedAttention(nn.Module):
         self.d_model, self.num_heads, self.head_dim = d_model, num_heads, d_model // num_heads
         kw = {"device": device, "dtype": dtype}
         self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model, **kw))
-        self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model, **kw)) if bias else None
+        self.register_parameter("in_proj_bias", nn.Parameter(torch.zeros(3 * d_model, **kw)) if bias else None)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias, **kw)
         nn.init.xavier_uniform_(self.in_proj_weight)
 

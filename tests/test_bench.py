@@ -232,6 +232,9 @@ def good_record():
         (lambda r: json.dumps([{**r, "heads": True}]).encode(), "r.json", "results_bad_value"),
         (lambda r: json.dumps([{**r, "seq_len": 2.5}]).encode(), "r.json", "results_bad_value"),
         (lambda r: json.dumps([{**r, "median_ms": -1}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: json.dumps([{**r, "batch": 10**30}]).encode(), "r.json", "results_bad_value"),
+        (lambda r: b'[{"batch": ' + b"9" * 5000 + b"}]", "r.json", "results_bad_json"),
+        (lambda r: b"[" * 100_000, "r.json", "results_bad_json"),
         (lambda r: json.dumps([{**r, "status": "great"}]).encode(), "r.json", "results_bad_value"),
         (lambda r: json.dumps([{**r, "median_ms": None}]).encode(), "r.json", "results_bad_value"),
         (lambda r: json.dumps([{**r, "heads": 3}]).encode(), "r.json", "results_bad_value"),
@@ -252,3 +255,11 @@ def test_load_results_rejects_malformed_files(make, filename, code, good_record)
     with pytest.raises(InputError) as info:
         load_results(make(dict(good_record)), filename)
     assert info.value.code == code, str(info.value)
+
+
+def test_load_results_error_params_name_the_row_field_and_reason(good_record):
+    rows = [good_record, {**good_record, "status": "great"}]
+    with pytest.raises(InputError) as info:
+        load_results(json.dumps(rows).encode(), "r.json")
+    assert info.value.params == {"row": 2, "field": "status", "value": "'great'", "reason": "not_allowed",
+                                 "allowed": "ok, oom, refused, error"}
