@@ -92,6 +92,8 @@ if max(checks.values()) > 1e-10:
 for mistake in MISTAKES:
     with st.expander(tr(f"hd.mistake_{mistake}"), expanded=mistake == MISTAKES[0]):
         st.markdown(tr(f"hd.mistake_{mistake}_explain"))
+        if mistake == "bare_reshape" and (h == 1 or n_tok == 1):
+            st.info(tr("hd.mistake_same"))
         wrong = hd.mistake(x, weights, num_heads, causal, mistake)
         diff = wrong.outputs - multi.outputs
         st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")

@@ -41,3 +41,26 @@ def test_every_key_used_by_the_code_exists():
 def test_t_formats_and_falls_back():
     assert t("pg.upload_ok", "zh", name="a.csv") == "已载入 a.csv。"
     assert t("nav.home", "xx") == "Home"
+
+
+def test_every_input_error_has_a_translated_message_with_its_parameters():
+    """Each InputError raised in selfattn/ has err.<code> in the catalog, using only the params passed."""
+    import ast
+
+    seen = 0
+    for path in (ROOT / "selfattn").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError"):
+                continue
+            if not (node.args and isinstance(node.args[0], ast.Constant)):
+                continue
+            code = node.args[0].value
+            assert f"err.{code}" in CATALOG, f"{path.name}: no catalog entry err.{code}"
+            if any(k.arg is None for k in node.keywords):  # **params: checked where they are built
+                continue
+            given = {k.arg for k in node.keywords}
+            for lang in LANGS:
+                wanted = {f for _, f, _, _ in string.Formatter().parse(CATALOG[f"err.{code}"][lang]) if f}
+                assert wanted <= given, f"{path.name}: err.{code} ({lang}) uses {wanted - given}, not passed"
+            seen += 1
+    assert seen > 40
