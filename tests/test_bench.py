@@ -263,3 +263,15 @@ def test_load_results_error_params_name_the_row_field_and_reason(good_record):
         load_results(json.dumps(rows).encode(), "r.json")
     assert info.value.params == {"row": 2, "field": "status", "value": "'great'", "reason": "not_allowed",
                                  "allowed": "ok, oom, refused, error"}
+
+
+def test_a_results_file_without_flops_gets_them_computed():
+    from selfattn.bench import flop_count
+
+    from selfattn.bench import load_results
+
+    records = load_results(
+        "impl,heads,device,device_name,dtype,batch,seq_len,d_model,median_ms,iqr_ms,gflops,peak_mem_bytes,"
+        "torch_version,num_threads,status\n"
+        "fused,8,cuda,NVIDIA H100,bfloat16,4,1024,2048,1.5,0.01,100.0,1000,2.13.0,1,ok\n", "gpu.csv")
+    assert records[0]["flops"] == flop_count(4, 1024, 2048)

@@ -1,0 +1,206 @@
+"""Benchmark results as files: write records as JSON or CSV, and read back an uploaded file.
+
+``load_results`` is strict because the Heads & devices page lets visitors upload a results file
+written on another machine (a GPU server): size and row caps, required fields, types, allowed
+values and finite numbers are all checked, and every problem is an InputError naming the row
+and field.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from selfattn.errors import InputError
+from selfattn.torch_attention import IMPLS
+
+DTYPE_NAMES = ("float32", "bfloat16", "float16")  # the keys of selfattn.bench.DTYPES
+DEVICES = ("cpu", "cuda")
+STATUSES = ("ok", "oom", "refused", "error")
+RECORD_FIELDS = (
+    "impl", "heads", "head_dim", "device", "device_name", "dtype", "batch", "seq_len", "d_model",
+    "median_ms", "iqr_ms", "runs", "flops", "gflops", "peak_mem_bytes", "peak_mem_kind", "est_mem_bytes",
+    "torch_version", "num_threads", "status", "error_code", "error",
+)
+SCHEMA = "selfattn-bench/1"
+RESULTS_MAX_BYTES = 2 * 1024 * 1024  # biggest results file load_results accepts
+RESULTS_MAX_ROWS = 2000  # well above one sweep (LIMITS local max_runs = 500)
+
+
+def flop_count(batch: int, seq_len: int, d_model: int) -> int:
+    """FLOPs of one forward call: 4*B*h*n^2*head_dim (= 4*B*n^2*d_model) plus 4 projections of 2*B*n*d_model^2."""
+    return 4 * batch * seq_len**2 * d_model + 4 * 2 * batch * seq_len * d_model**2
+
+
+def records_to_json(records: list[dict]) -> str:
+    """Serialise records as ``{"schema": SCHEMA, "records": [...]}`` (missing numbers are null)."""
+    return json.dumps({"schema": SCHEMA, "records": [{k: r.get(k) for k in RECORD_FIELDS} for r in records]},
+                      indent=1, allow_nan=False) + "\n"
+
+
+def records_to_csv(records: list[dict]) -> str:
+    """Serialise records as CSV with a RECORD_FIELDS header (missing numbers are empty cells)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=RECORD_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for r in records:
+        writer.writerow({k: "" if r.get(k) is None else r.get(k) for k in RECORD_FIELDS})
+    return buf.getvalue()
+
+
+def write_results(records: list[dict], path: str | Path) -> Path:
+    """Write records to ``path``: CSV when it ends in .csv, JSON otherwise."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(records_to_csv(records) if path.suffix.lower() == ".csv" else records_to_json(records),
+                    encoding="utf-8")
+    return path
+
+
+_TEXT = {"impl": IMPLS, "device": DEVICES, "dtype": DTYPE_NAMES, "status": STATUSES,
+         "device_name": None, "torch_version": None, "peak_mem_kind": None, "error_code": None, "error": None}
+_INTS = ("heads", "head_dim", "batch", "seq_len", "d_model", "num_threads", "runs", "flops",
+         "peak_mem_bytes", "est_mem_bytes")
+_FLOATS = ("median_ms", "iqr_ms", "gflops")
+REQUIRED_FIELDS = ("impl", "heads", "device", "device_name", "dtype", "batch", "seq_len", "d_model", "median_ms",
+                   "iqr_ms", "gflops", "peak_mem_bytes", "torch_version", "num_threads", "status")
+_AT_LEAST_ONE = ("heads", "head_dim", "batch", "seq_len", "d_model", "num_threads")
+_MAX_TEXT = 300
+
+
+_REASONS = {  # reason code (a param for translation) -> English
+    "not_text": f"text of at most {_MAX_TEXT} characters expected", "not_allowed": "expected one of {allowed}",
+    "not_number": "a number expected", "out_of_range": "out of range", "not_whole": "a whole number expected",
+    "not_divisor": "does not divide d_model", "required_when_ok": 'a number is needed when status is "ok"',
+}
+
+
+def _bad(row: int, name: str, value: Any, reason: str, allowed: str = "") -> InputError:
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    why = _REASONS[reason].format(allowed=allowed)
+    return InputError("results_bad_value", f"Row {row}: {name} = {shown} is not valid ({why}).",
+                      row=row, field=name, value=shown, reason=reason, allowed=allowed)
+
+
+def _number(row: int, name: str, value: Any, from_csv: bool) -> int | float:
+    """One numeric cell: finite, not negative, whole where the field counts things."""
+    if from_csv:
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise _bad(row, name, value, "not_number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _bad(row, name, value, "not_number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError("results_not_finite", f"Row {row}: {name} is {value}; only finite numbers are allowed.",
+                         row=row, field=name)
+    if value < 0 or (name in _AT_LEAST_ONE and value < 1) or value > 1e18:
+        raise _bad(row, name, value, "out_of_range")
+    if name in _INTS:
+        if value != int(value):
+            raise _bad(row, name, value, "not_whole")
+        return int(value)
+    return float(value)
+
+
+def _check_row(raw: Any, row: int, from_csv: bool) -> dict:
+    """Validate one uploaded record and return it with every RECORD_FIELDS key, typed."""
+    if not isinstance(raw, dict):
+        raise InputError("results_structure", f"Row {row} is not an object of named fields.", row=row)
+    for name in REQUIRED_FIELDS:
+        if name not in raw:
+            raise InputError("results_missing_field", f"Row {row} has no {name} field.", row=row, field=name)
+    out: dict[str, Any] = {}
+    for name in RECORD_FIELDS:
+        value = raw.get(name)
+        if from_csv and value == "":
+            value = None
+        if name in _TEXT:
+            value = "" if value is None else value
+            if not isinstance(value, str) or len(value) > _MAX_TEXT:
+                raise _bad(row, name, value, "not_text")
+            if _TEXT[name] is not None and value not in _TEXT[name]:
+                raise _bad(row, name, value, "not_allowed", ", ".join(_TEXT[name]))
+        elif value is not None:
+            value = _number(row, name, value, from_csv)
+        out[name] = value
+    for name in ("heads", "batch", "seq_len", "d_model", "num_threads"):
+        if out[name] is None:
+            raise _bad(row, name, None, "not_number")
+    if out["d_model"] % out["heads"]:
+        raise _bad(row, "heads", out["heads"], "not_divisor")
+    if out["head_dim"] is None:
+        out["head_dim"] = out["d_model"] // out["heads"]
+    if out["flops"] is None:
+        out["flops"] = flop_count(out["batch"], out["seq_len"], out["d_model"])
+    if out["status"] == "ok":
+        for name in _FLOATS:
+            if out[name] is None:
+                raise _bad(row, name, None, "required_when_ok")
+    return out
+
+
+def load_results(data: bytes | str, filename: str) -> list[dict]:
+    """Parse and strictly validate an uploaded results file (as written by :func:`write_results`).
+
+    Args:
+        data: the file's bytes (UTF-8).
+        filename: its name; ``.json`` or ``.csv`` decides the format.
+
+    Returns:
+        list of records with every RECORD_FIELDS key (missing optional fields are None or derived).
+
+    Raises:
+        InputError: results_too_big, results_format, results_encoding, results_bad_json,
+            results_bad_csv, results_structure, results_empty, results_too_many_rows,
+            results_missing_field, results_bad_value, results_not_finite.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if len(data) > RESULTS_MAX_BYTES:
+        raise InputError("results_too_big",
+                         f"The file has {len(data)} bytes; at most {RESULTS_MAX_BYTES} are accepted.",
+                         size=len(data), limit=RESULTS_MAX_BYTES)
+    suffix = Path(str(filename)).suffix.lower()
+    if suffix not in (".json", ".csv"):
+        raise InputError("results_format", f"{filename!r} is neither a .json nor a .csv file.", filename=str(filename))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError("results_encoding", f"The file is not UTF-8 text (byte {exc.start}).",
+                         position=exc.start) from None
+    if suffix == ".json":
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError, as is a 5000-digit int
+            detail, line = getattr(exc, "msg", None) or str(exc)[:100] or "nested too deeply", getattr(exc, "lineno", 0)
+            raise InputError("results_bad_json", f"The file is not valid JSON: {detail} (line {line}).",
+                             detail=detail, line=line) from None
+        rows = parsed.get("records") if isinstance(parsed, dict) else parsed
+        if not isinstance(rows, list):
+            raise InputError("results_structure", 'The JSON must be a list of records or {"records": [...]}.', row=0)
+    else:
+        try:
+            reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+            rows = []
+            for row in reader:
+                if None in row or None in row.values():
+                    raise InputError("results_bad_csv",
+                                     f"Row {len(rows) + 1} has a different number of cells than the header.",
+                                     detail="cell count", line=reader.line_num)
+                rows.append(row)
+                if len(rows) > RESULTS_MAX_ROWS:
+                    break
+        except csv.Error as exc:
+            raise InputError("results_bad_csv", f"The file is not valid CSV: {exc}.", detail=str(exc),
+                             line=reader.line_num) from None
+    if not rows:
+        raise InputError("results_empty", "The file holds no records.")
+    if len(rows) > RESULTS_MAX_ROWS:
+        raise InputError("results_too_many_rows", f"The file has more than {RESULTS_MAX_ROWS} records.",
+                         rows=len(rows), limit=RESULTS_MAX_ROWS)
+    return [_check_row(raw, i + 1, suffix == ".csv") for i, raw in enumerate(rows)]
