@@ -6,7 +6,7 @@ import streamlit as st
 from selfattn import models
 from selfattn.attention import cosine_similarity, raw_self_attention
 from selfattn.charts import heatmap, heatmap_grid
-from selfattn.embeddings import TokenEmbeddings
+from selfattn.embeddings import TokenEmbeddings, pick_source
 from selfattn.errors import InputError
 from selfattn.export import column_names, labelled
 from ui import embeddings as cached
@@ -35,8 +35,9 @@ def unit_labels(emb: TokenEmbeddings) -> list[str]:
 def compute(text: str, source: str, kind: str, layer, spec):
     """Embeddings for ``text``, or the InputError explaining why not."""
     try:
-        if source in ("minilm", "hf") or (source == "auto" and not any("\u4e00" <= c <= "\u9fff" for c in text)):
-            cached.load_with_status(spec if source == "hf" else "minilm")
+        resolved = pick_source(text) if source == "auto" else source
+        if resolved in ("minilm", "hf"):
+            cached.load_with_status(spec if resolved == "hf" else "minilm")
         return cached.embeddings(text, source, kind, layer, spec if source == "hf" else None), None
     except InputError as exc:
         return None, exc

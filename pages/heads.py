@@ -6,10 +6,10 @@ import streamlit as st
 from selfattn import bench
 from selfattn.charts import benchmark_chart, heatmap, heatmap_grid
 from selfattn.errors import InputError
-from selfattn.export import column_names, labelled
+from selfattn.export import column_names
 from selfattn.heads import MISTAKES
 from ui import heads as hd
-from ui.common import csv_button, persist, require_frame, show_error, show_matrix, tr
+from ui.common import persist, require_frame, show_error, show_matrix, tr
 
 require_frame()
 st.title(tr("hd.title"))

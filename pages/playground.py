@@ -83,7 +83,7 @@ if notice:
 # ── Compute, or keep the last good result ───────────────────────────────────────────────
 try:
     inputs = pg.parse_inputs(use_bias)
-    biases = dict(b_q=inputs.b_q, b_k=inputs.b_k, b_v=inputs.b_v) if use_bias else {}
+    biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
     trace = self_attention(inputs.x, inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
                            mask="causal" if causal else None, **biases)
     state["good"] = (inputs, trace, use_bias)

@@ -29,7 +29,12 @@ from selfattn.bench import (
 )
 from selfattn.errors import InputError
 from selfattn.heads import multi_head_attention
-from selfattn.torch_attention import IMPLS, build_attention, build_attention_modules, set_projection_weights
+from selfattn.torch_attention import (
+    IMPLS,
+    build_attention,
+    build_attention_modules,
+    set_projection_weights,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = BenchConfig(batch=1, seq_lens=(16,), d_model=16, heads=(1, 2), warmup=1, min_run_time=0.01)
@@ -266,9 +271,7 @@ def test_load_results_error_params_name_the_row_field_and_reason(good_record):
 
 
 def test_a_results_file_without_flops_gets_them_computed():
-    from selfattn.bench import flop_count
-
-    from selfattn.bench import load_results
+    from selfattn.bench import flop_count, load_results
 
     records = load_results(
         "impl,heads,device,device_name,dtype,batch,seq_len,d_model,median_ms,iqr_ms,gflops,peak_mem_bytes,"

@@ -5,7 +5,7 @@ import pytest
 
 from selfattn import embed, load_model, run_model
 from selfattn.attention import raw_self_attention
-from tests.apptest import downloads, open_page, texts  # noqa: F401  (fixture)
+from tests.apptest import open_page
 
 
 @pytest.fixture(scope="module")

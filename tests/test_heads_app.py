@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from selfattn import bench
-from tests.apptest import downloads, open_page  # noqa: F401  (fixture)
+from tests.apptest import open_page
 
 
 @pytest.mark.parametrize("lang, title", [("en", "Heads & devices"), ("zh", "多头与设备")])

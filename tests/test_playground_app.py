@@ -9,7 +9,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.grid import read_csv_matrix
-from tests.apptest import downloads, open_page, texts  # noqa: F401  (fixture)
+from tests.apptest import open_page, texts
 
 
 def outputs_table(at) -> pd.DataFrame:
