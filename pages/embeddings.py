@@ -1,6 +1,7 @@
 """Sentence embeddings: a sentence as vectors, Softmax(XXᵀ/√d)X, and a real model's heads."""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from selfattn import models
@@ -211,6 +212,11 @@ st.vega_lite_chart(heatmap_grid(run.attentions[layer_i], labels, labels,
                                 [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)],
                                 columns=4, cell=max(6, min(14, 220 // max(len(labels), 1)))),
                    width="content", theme=None)
+layer_table = pd.DataFrame(  # one row per (head, query), one column per key
+    run.attentions[layer_i].reshape(-1, len(labels)),  # (H * n, n)
+    index=pd.MultiIndex.from_product([[h + 1 for h in range(bundle.num_heads)], labels], names=["head", "query"]),
+    columns=labels)
+csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads", key="dl_layer_heads")
 
 st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
 qkv_cols = st.columns(3)

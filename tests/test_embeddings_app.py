@@ -113,3 +113,17 @@ def test_hosted_mode_offers_only_the_allow_list(monkeypatch):
     box = at.selectbox(key="emb_model")
     assert set(box.options) == set(HOSTED_ALLOWLIST)
     assert all(t.key != "emb_model" for t in at.text_input)
+
+
+def test_all_heads_of_a_layer_download_as_csv(minilm, downloads):
+    import io
+
+    import pandas as pd
+
+    at = open_page("embeddings")
+    at.text_input(key="emb_text").set_value("Good morning").run()
+    at.slider(key="emb_layer").set_value(2).run()
+    table = pd.read_csv(io.StringIO(downloads["attention-L3-all-heads.csv"].decode()), index_col=[0, 1])
+    run = run_model(minilm, "Good morning")
+    assert table.shape == (minilm.num_heads * len(run.tokens), len(run.tokens))
+    np.testing.assert_allclose(table.loc[5].to_numpy(), run.attentions[2, 4], atol=1e-12)
