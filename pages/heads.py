@@ -71,13 +71,13 @@ tables = {}
 cols = st.columns(3)
 with cols[0]:
     tables["concat"] = show_matrix(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d),
-                                   key="hd_concat", table=False)
+                                   key="hd_concat", table=False, max_width=240)
 with cols[1]:
     tables["w_o"] = show_matrix("W_o", weights["w_o"], column_names("c", d), column_names("o", d),
-                                key="hd_w_o", table=False)
+                                key="hd_w_o", table=False, max_width=240)
 with cols[2]:
     tables["outputs"] = show_matrix(tr("hd.output"), multi.outputs, tokens, column_names("o", d),
-                                    key="hd_outputs", table=False)
+                                    key="hd_outputs", table=False, max_width=240)
 
 # ── 2. Correctness ────────────────────────────────────────────────────────────────────
 st.header(tr("hd.check_header"))
@@ -100,13 +100,14 @@ for mistake in MISTAKES:
         a, b, c = st.columns(3)
         with a:
             show_matrix(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
-                        table=False)
+                        table=False, max_width=240)
         with b:
             show_matrix(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
-                        table=False)
+                        table=False, max_width=240)
         with c:
             show_matrix(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
-                        table=False, scheme="redblue")
+                        table=False, scheme="redblue", max_width=240,
+                        domain=(-float(np.max(np.abs(diff))) or -1.0, float(np.max(np.abs(diff))) or 1.0))
 
 # ── 3. Benchmark ──────────────────────────────────────────────────────────────────────
 st.header(tr("hd.bench_header"))

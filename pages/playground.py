@@ -108,7 +108,7 @@ for col, (title, key, matrix, labels) in zip(st.columns(3), (
         ("K = X·W_k", "keys", trace.keys, k_cols),
         ("V = X·W_v", "values", trace.values, v_cols))):
     with col:
-        tables[key] = show_matrix(title, matrix, tokens, labels, key=key, table=False)
+        tables[key] = show_matrix(title, matrix, tokens, labels, key=key, table=False, max_width=240)
 
 st.subheader(tr("pg.step4"))
 st.caption(tr("pg.step4_help"))
@@ -151,7 +151,7 @@ with st.container(border=True):
                       f"{vec(trace.weighted_values[i, j])}" for j in range(n)), language=None)
     tables[f"weighted_values_{i + 1}"] = show_matrix(
         tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
-        key=f"weighted_values_{i + 1}", table=False)
+        key=f"weighted_values_{i + 1}", table=False, max_width=240)
     st.markdown(tr("pg.focus_step7"))
     st.code(" + ".join(vec(v) for v in trace.weighted_values[i]) + f"\n= {vec(trace.outputs[i])}",
             language=None)

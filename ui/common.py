@@ -52,7 +52,7 @@ def csv_button(frame: pd.DataFrame, file_name: str, key: str, label: str | None 
 
 def show_matrix(title: str, matrix, row_labels, col_labels, *, key: str, caption: str = "",
                 domain: tuple[float, float] | None = None, scheme: str = "blues",
-                table: bool = True) -> pd.DataFrame:
+                table: bool = True, max_width: int = 560) -> pd.DataFrame:
     """One intermediate: its name and shape, a table, a heatmap and a CSV download.
 
     Returns:
@@ -70,10 +70,10 @@ def show_matrix(title: str, matrix, row_labels, col_labels, *, key: str, caption
             st.dataframe(frame, width="content")
             csv_button(frame, key, key=f"dl_{key}")
         with right:
-            st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme),
+            st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme, max_width=max_width),
                                width="content", theme=None)
     else:
-        st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme),
+        st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme, max_width=max_width),
                            width="content", theme=None)
         csv_button(frame, key, key=f"dl_{key}")
     return frame
