@@ -23,12 +23,12 @@ def edit(at, name: str, row: int, col: str, value):
     assert not at.exception, [e.value for e in at.exception]
 
 
-@pytest.mark.parametrize("lang, title", [("en", "Playground"), ("zh", "动手实验")])
-def test_opens_with_the_tutorial_example_in_both_languages(lang, title):
+@pytest.mark.parametrize("lang, title, label", [("en", "Playground", "Input"), ("zh", "动手实验", "输入")])
+def test_opens_with_the_tutorial_example_in_both_languages(lang, title, label):
     at = open_page("playground", lang)
     assert title in at.title[0].value
     out = outputs_table(at)
-    assert list(out.index) == ["Input 1", "Input 2", "Input 3"]
+    assert list(out.index) == [f"{label} 1", f"{label} 2", f"{label} 3"]
     np.testing.assert_allclose(out.to_numpy(), [[1.936621, 6.683105, 1.595068],
                                                 [1.999994, 7.963992, 0.053976],
                                                 [1.999705, 7.759892, 0.358389]], atol=5e-7)
@@ -63,7 +63,7 @@ def test_a_bad_cell_shows_the_error_and_keeps_the_last_result():
 def test_error_is_in_chinese_when_chinese_is_chosen():
     at = open_page("playground", "zh")
     edit(at, "x", 1, "x2", None)
-    assert "第 2 (Input 2) 行" in at.error[0].value and "下方仍显示" in at.error[0].value
+    assert "第 2 (输入 2) 行" in at.error[0].value and "下方仍显示" in at.error[0].value
 
 
 def test_options_scale_causal_and_bias():

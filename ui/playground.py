@@ -59,8 +59,9 @@ PREFIX = {"w_q": "q", "w_k": "k", "w_v": "v", "b_q": "q", "b_k": "k", "b_v": "v"
 
 
 def frames_from_example(example: Example) -> dict[str, pd.DataFrame]:
-    """Editor tables for every matrix of ``example``."""
-    frames = {"x": _x_frame(example.tokens, example.x)}
+    """Editor tables for every matrix of ``example`` (the tutorial's "Input i" labels translated)."""
+    tokens = [tr("pg.input_label", i=t.split()[-1]) if t.startswith("Input ") else t for t in example.tokens]
+    frames = {"x": _x_frame(tokens, example.x)}
     for name in ("w_q", "w_k", "w_v"):
         frames[name] = _w_frame(getattr(example, name), PREFIX[name])
     for name in BIASES:

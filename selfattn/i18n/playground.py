@@ -58,6 +58,7 @@ STRINGS: dict[str, dict[str, str]] = {
                          "zh": "1 到 16：查询和键的维度必须相同。"},
     "pg.size_d_v_help": {"en": "1 to 16: values may differ from d_k; the output has d_v columns.",
                          "zh": "1 到 16：值的维度可以与 d_k 不同，输出有 d_v 列。"},
+    "pg.input_label": {"en": "Input {i}", "zh": "输入 {i}"},
     "pg.token_col": {"en": "token", "zh": "词"},
     "pg.step1": {"en": "Step 1 · Inputs X", "zh": "第 1 步 · 输入 X"},
     "pg.step1_help": {"en": "One row per token. The first column is the token's label (editable).",
