@@ -39,7 +39,8 @@ def compute(text: str, source: str, kind: str, layer, spec):
         resolved = pick_source(text) if source == "auto" else source
         if resolved in ("minilm", "hf"):
             cached.load_with_status(spec if resolved == "hf" else "minilm")
-        return cached.embeddings(text, source, kind, layer, spec if source == "hf" else None), None
+        with st.spinner(tr("emb.computing")):  # the first Chinese sentence builds the character table (~1 s)
+            return cached.embeddings(text, source, kind, layer, spec if source == "hf" else None), None
     except InputError as exc:
         return None, exc
 

@@ -97,6 +97,7 @@ STRINGS: dict[str, dict[str, str]] = {
               "与模型自己返回的结果完全一致；旁边是本应用根据该层输入和该头权重重新计算的结果。",
     },
     "emb.model_used": {"en": "Model: **{name}**", "zh": "模型：**{name}**"},
+    "emb.computing": {"en": "Computing the token vectors…", "zh": "正在计算词向量……"},
     "emb.loading_model": {"en": "Loading {name}…", "zh": "正在加载 {name}……"},
     "emb.loaded_model": {"en": "Loaded {name}: {layers} layers × {heads} heads, d = {d}",
                          "zh": "已加载 {name}：{layers} 层 × {heads} 个头，d = {d}"},
