@@ -11,7 +11,7 @@ from selfattn.embeddings import TokenEmbeddings, pick_source
 from selfattn.errors import InputError
 from selfattn.export import column_names, labelled
 from ui import embeddings as cached
-from ui.common import csv_button, persist, require_frame, show_error, tr
+from ui.common import chart_words, choice, csv_button, persist, require_frame, show_error, tr
 
 require_frame()
 
@@ -91,9 +91,8 @@ st.title(tr("emb.title"))
 st.caption(tr("emb.intro"))
 
 # ── Sentence(s) ───────────────────────────────────────────────────────────────────────
-persist("emb_mode", "single")
-mode = st.segmented_control(tr("emb.mode"), ["single", "pair"], key="emb_mode",
-                            format_func={"single": tr("emb.mode_single"), "pair": tr("emb.mode_pair")}.get)
+mode = choice(st.segmented_control, tr("emb.mode"), ["single", "pair"], "emb_mode", "single",
+              {"single": tr("emb.mode_single"), "pair": tr("emb.mode_pair")})
 persist("emb_text", SENTENCES[0])
 persist("emb_text_b", PAIRS[0][1])
 if mode == "pair":
@@ -118,9 +117,9 @@ else:
 # ── Where the vectors come from ───────────────────────────────────────────────────────
 with st.container(border=True):
     s1, s2, s3 = st.columns([2, 2, 2])
-    persist("emb_source", "auto")
-    source = s1.selectbox(tr("emb.source_pick"), SOURCES, key="emb_source",
-                          format_func={s: tr(f"emb.source_{s}") for s in SOURCES}.get, help=tr("emb.source_help"))
+    with s1:
+        source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source", "auto",
+                        {s: tr(f"emb.source_{s}") for s in SOURCES}, help=tr("emb.source_help"))
     spec = None
     if source == "hf":
         if HOSTED:
@@ -130,10 +129,10 @@ with st.container(border=True):
         else:
             persist("emb_model", "bert-base-chinese")
             spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help")).strip()
-    persist("emb_kind", "static")
-    kind = s3.radio(tr("emb.kind"), ["static", "contextual"], key="emb_kind", horizontal=True,
-                    format_func={"static": tr("emb.kind_static"), "contextual": tr("emb.kind_contextual")}.get,
-                    help=tr("emb.kind_help"), disabled=source == "charvec")
+    with s3:
+        kind = choice(st.radio, tr("emb.kind"), ["static", "contextual"], "emb_kind", "static",
+                      {"static": tr("emb.kind_static"), "contextual": tr("emb.kind_contextual")},
+                      horizontal=True, help=tr("emb.kind_help"), disabled=source == "charvec")
     d1, d2, d3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     persist("emb_dims", 16)
     dims = d1.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))

@@ -9,7 +9,7 @@ from selfattn.errors import InputError
 from selfattn.export import column_names
 from selfattn.heads import MISTAKES
 from ui import heads as hd
-from ui.common import persist, require_frame, show_error, show_matrix, tr
+from ui.common import chart_words, choice, persist, require_frame, show_error, show_matrix, tr
 
 require_frame()
 st.title(tr("hd.title"))
@@ -19,9 +19,9 @@ st.caption(tr("hd.intro"))
 st.header(tr("hd.compare_header"))
 with st.container(border=True):
     c1, c2, c3, c4, c5 = st.columns(5, vertical_alignment="bottom")
-    persist("hd_input", "random")
-    source = c1.selectbox(tr("hd.input"), ["random", "sentence"], key="hd_input",
-                          format_func={"random": tr("hd.input_random"), "sentence": tr("hd.input_sentence")}.get)
+    with c1:
+        source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input", "random",
+                        {"random": tr("hd.input_random"), "sentence": tr("hd.input_sentence")})
     persist("hd_seed", 0)
     seed = c2.number_input(tr("hd.seed"), 0, 2**31 - 1, key="hd_seed")
     if source == "random":

@@ -8,7 +8,7 @@ from selfattn.errors import InputError
 from selfattn.export import column_names, labelled, zip_tables
 from selfattn.presets import PRESETS
 from ui import playground as pg
-from ui.common import persist, require_frame, show_error, show_matrix, tr
+from ui.common import choice, persist, require_frame, show_error, show_matrix, tr
 
 
 def fmt(value: float) -> str:
@@ -29,9 +29,9 @@ st.caption(tr("pg.intro"))
 # ── Controls ────────────────────────────────────────────────────────────────────────────
 with st.container(border=True):
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
-    persist("pg_preset", "tutorial")
-    preset_names = {p: tr(f"pg.preset_{p}") for p in PRESETS}
-    c1.selectbox(tr("pg.preset"), PRESETS, format_func=preset_names.get, key="pg_preset")
+    with c1:
+        choice(st.selectbox, tr("pg.preset"), PRESETS, "pg_preset", "tutorial",
+               {p: tr(f"pg.preset_{p}") for p in PRESETS})
     persist("pg_seed", 0)
     c2.number_input(tr("pg.seed"), min_value=0, max_value=2**31 - 1, step=1, key="pg_seed",
                     help=tr("pg.seed_help"))
@@ -126,10 +126,8 @@ tables["weights"] = show_matrix(tr("pg.weights"), trace.weights, tokens, tokens,
 
 # ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
 st.subheader(tr("pg.focus_title"))
-persist("pg_focus", 0)
-if st.session_state["pg_focus"] >= n:
-    st.session_state["pg_focus"] = 0
-i = st.selectbox(tr("pg.focus"), range(n), format_func=lambda k: f"{k + 1}: {tokens[k]}", key="pg_focus")
+i = choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", 0,
+           {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})
 q_i = trace.queries[i]
 with st.container(border=True):
     st.markdown(tr("pg.focus_step4", token=tokens[i], q=vec(q_i)))

@@ -15,11 +15,15 @@ import numpy as np
 
 ANNOTATE_MAX_CELLS = 144  # print values in the cells up to 12 x 12
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
+# Words in legends and tooltips; pages pass their translations through ``words=``.
+WORDS = {"row": "row", "column": "column", "value": "value", "head": "head", "query": "query", "key": "key",
+         "weight": "weight"}
 
 
 def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool | None = None,
-            cell: int = 46, scheme: str = "blues", max_width: int = 640, value_title: str = "value",
-            row_title: str = "", col_title: str = "", domain: tuple[float, float] | None = None) -> dict:
+            cell: int = 46, scheme: str = "blues", max_width: int = 640, value_title: str = "",
+            row_title: str = "", col_title: str = "", domain: tuple[float, float] | None = None,
+            words: dict | None = None) -> dict:
     """A Vega-Lite heatmap of a (rows, cols) matrix with exact values in the tooltip.
 
     Args:
@@ -29,16 +33,19 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
         annotate: print values in the cells; by default only for matrices up to 12 x 12.
         cell: cell size in pixels, shrunk so that wide matrices fit ``max_width``.
         domain: fixed (low, high) of the colour scale, e.g. (0, 1) for attention weights.
+        words: translations of :data:`WORDS` for the legend and tooltips.
 
     Returns:
         A Vega-Lite spec (dict) for ``st.vega_lite_chart`` or :func:`to_altair`.
     """
+    words = {**WORDS, **(words or {})}
+    value_title = value_title or words["value"]
     values = np.asarray(matrix, dtype=float)
     rows, cols = values.shape
     rows_text, cols_text = [str(r) for r in row_labels], [str(c) for c in col_labels]
     finite = values[np.isfinite(values)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
-    mid = (domain[0] + domain[1]) / 2 if domain else (lo + hi) / 2
+    low, high = domain if domain else (lo, hi)
     data = []
     for i in range(rows):
         for j in range(cols):
@@ -46,7 +53,7 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
             ok = math.isfinite(v)
             data.append({"r": i, "c": j, "row": rows_text[i], "col": cols_text[j],
                          "v": v if ok else None, "exact": repr(v) if ok else "−∞",
-                         "shown": _short(v), "dark": ok and v > mid})
+                         "shown": _short(v), "dark": ok and _is_dark(v, low, high, scheme)})
     size = max(8, min(cell, max_width // max(cols, 1)))
     annotate = annotate if annotate is not None else rows * cols <= ANNOTATE_MAX_CELLS and cols <= 12
     scale = {"scheme": scheme}
@@ -65,8 +72,8 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
             "color": {"condition": {"test": "isValid(datum.v)", "field": "v", "type": "quantitative",
                                     "title": value_title, "scale": scale},
                       "value": "#d9d9d9"},
-            "tooltip": [{"field": "row", "type": "nominal", "title": "row"},
-                        {"field": "col", "type": "nominal", "title": "column"},
+            "tooltip": [{"field": "row", "type": "nominal", "title": words["row"]},
+                        {"field": "col", "type": "nominal", "title": words["column"]},
                         {"field": "exact", "type": "nominal", "title": value_title}],
         },
     }
@@ -88,9 +95,25 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
     }
 
 
+DIVERGING = {"redblue", "blueorange", "purpleorange", "redyellowblue", "spectral", "pinkyellowgreen"}
+
+
+def _is_dark(v: float, low: float, high: float, scheme: str) -> bool:
+    """Whether the cell colour of ``v`` is dark enough to need white text.
+
+    Sequential schemes darken towards ``high``; diverging ones darken towards both ends.
+    """
+    if high <= low:
+        return False
+    if scheme in DIVERGING:
+        mid = (low + high) / 2
+        return abs(v - mid) > 0.6 * (high - low) / 2
+    return (v - low) / (high - low) > 0.55
+
+
 def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, cell: int = 14,
                  domain: tuple[float, float] | None = (0.0, 1.0), scheme: str = "greens",
-                 value_title: str = "weight") -> dict:
+                 value_title: str = "", words: dict | None = None) -> dict:
     """Small multiples: one small heatmap per matrix in a wrapped grid (one chart, one legend).
 
     Args:
@@ -98,7 +121,10 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
         row_labels, col_labels: shared axis labels.
         titles: (m,) a title per panel, e.g. "head 1".
         columns: panels per row.
+        words: translations of :data:`WORDS` for the legend and tooltips.
     """
+    words = {**WORDS, **(words or {})}
+    value_title = value_title or words["weight"]
     stack = np.asarray(matrices, dtype=float)
     m, rows, cols = stack.shape
     data = []
@@ -127,9 +153,9 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
                 "x": {"field": "c", "type": "ordinal", "axis": None, "sort": None},
                 "y": {"field": "r", "type": "ordinal", "axis": None, "sort": None},
                 "color": {"field": "v", "type": "quantitative", "title": value_title, "scale": scale},
-                "tooltip": [{"field": "panel", "type": "nominal", "title": "head"},
-                            {"field": "row", "type": "nominal", "title": "query"},
-                            {"field": "col", "type": "nominal", "title": "key"},
+                "tooltip": [{"field": "panel", "type": "nominal", "title": words["head"]},
+                            {"field": "row", "type": "nominal", "title": words["query"]},
+                            {"field": "col", "type": "nominal", "title": words["key"]},
                             {"field": "exact", "type": "nominal", "title": value_title}],
             },
         },

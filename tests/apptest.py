@@ -25,3 +25,10 @@ def texts(at: AppTest) -> str:
     parts = [e.value for e in (*at.markdown, *at.caption, *at.code, *at.error, *at.warning, *at.info,
                                *at.success, *at.title, *at.subheader)]
     return "\n".join(str(p) for p in parts)
+
+
+def choice_widget(widgets, key: str):
+    """The widget drawn by ``ui.common.choice`` for ``key`` (its own key carries a suffix)."""
+    found = [w for w in widgets if str(w.key).startswith(f"{key}__")]
+    assert len(found) == 1, (key, [w.key for w in widgets])
+    return found[0]

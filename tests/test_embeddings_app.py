@@ -5,7 +5,7 @@ import pytest
 
 from selfattn import embed, load_model, run_model
 from selfattn.attention import raw_self_attention
-from tests.apptest import open_page
+from tests.apptest import choice_widget, open_page
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_english_preset_and_model_heads(minilm, downloads):
 
 def test_pair_mode_shows_both_sentences():
     at = open_page("embeddings", "zh")
-    at.segmented_control(key="emb_mode").set_value("pair").run()
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
     assert not at.exception and not at.error
     assert at.text_input(key="emb_text_b").value == "Good morning"
     assert len(at.metric) >= 6  # three figures per sentence
@@ -84,7 +84,7 @@ def test_emoji_mixed_scripts_and_long_text_do_not_crash():
 
 def test_missing_hub_model_is_a_clear_message_and_the_page_stays():
     at = open_page("embeddings")
-    at.selectbox(key="emb_source").set_value("hf").run()
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
     at.text_input(key="emb_model").set_value("no-such-org/no-such-model").run()
     assert not at.exception
     assert any("not downloaded" in e.value for e in at.error)
@@ -97,7 +97,7 @@ def test_local_folder_with_a_tiny_bert(tmp_path):
     folder = make_tiny_bert(tmp_path)
     at = open_page("embeddings")
     at.text_input(key="emb_text").set_value("good morning").run()
-    at.selectbox(key="emb_source").set_value("hf").run()
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
     at.text_input(key="emb_model").set_value(str(folder)).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert float(at.metric[-1].value) <= 1e-5
@@ -108,7 +108,7 @@ def test_hosted_mode_offers_only_the_allow_list(monkeypatch):
 
     monkeypatch.setenv("SELFATTN_HOSTED", "1")
     at = open_page("embeddings")
-    at.selectbox(key="emb_source").set_value("hf").run()
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
     assert not at.exception
     box = at.selectbox(key="emb_model")
     assert set(box.options) == set(HOSTED_ALLOWLIST)

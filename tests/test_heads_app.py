@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from selfattn import bench
-from tests.apptest import open_page
+from tests.apptest import choice_widget, open_page
 
 
 @pytest.mark.parametrize("lang, title", [("en", "Heads & devices"), ("zh", "多头与设备")])
@@ -22,7 +22,7 @@ def test_head_count_and_sentence_input():
     at = open_page("heads")
     at.select_slider(key="hd_heads").set_value(8).run()
     assert not at.exception and not at.error
-    at.selectbox(key="hd_input").set_value("sentence").run()
+    choice_widget(at.selectbox, "hd_input").set_value("sentence").run()
     assert not at.exception and not at.error
     assert float(at.metric[0].value) <= 1e-10
 

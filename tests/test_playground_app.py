@@ -9,7 +9,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.grid import read_csv_matrix
-from tests.apptest import open_page, texts
+from tests.apptest import choice_widget, open_page, texts
 
 
 def outputs_table(at) -> pd.DataFrame:
@@ -91,7 +91,7 @@ def test_resize_keeps_numbers_and_random_preset_is_reproducible():
     assert at.data_editor[0].value.iloc[0, 1:].tolist() == [1, 0, 1, 0]  # kept
     at.number_input(key="pg_d_v").set_value(2).run()
     assert outputs_table(at).shape == (5, 2)
-    at.selectbox(key="pg_preset").set_value("random").run()
+    choice_widget(at.selectbox, "pg_preset").set_value("random").run()
     at.number_input(key="pg_seed").set_value(7).run()
     at.button[0].click().run()
     first = outputs_table(at).to_numpy().copy()
@@ -102,7 +102,7 @@ def test_resize_keeps_numbers_and_random_preset_is_reproducible():
 
 def test_raw_preset_uses_identity_weights():
     at = open_page("playground")
-    at.selectbox(key="pg_preset").set_value("raw").run()
+    choice_widget(at.selectbox, "pg_preset").set_value("raw").run()
     at.button[0].click().run()
     out = outputs_table(at)
     assert list(out.index) == ["早", "上", "好"]
@@ -164,3 +164,16 @@ def test_switching_language_keeps_the_work():
     assert not at.exception
     assert "动手实验" in at.title[0].value
     np.testing.assert_array_equal(outputs_table(at).to_numpy(), before)
+    preset_box = choice_widget(at.selectbox, "pg_preset")
+    assert preset_box.value == "tutorial" and preset_box.options[preset_box.index] == "教程中的例子"
+
+
+def test_focus_survives_renamed_tokens():
+    """Renaming a token changes the focus selector's labels; the chosen input stays chosen."""
+    at = open_page("playground")
+    choice_widget(at.selectbox, "pg_focus").set_value(2).run()
+    assert "q3·k1 = 2×0 + 1×1 + 3×1 = 4" in texts(at)
+    edit(at, "x", 2, "token", "猫")
+    box = choice_widget(at.selectbox, "pg_focus")
+    assert box.value == 2 and box.options == ["1: Input 1", "2: Input 2", "3: 猫"]
+    assert "q3·k1 = 2×0 + 1×1 + 3×1 = 4" in texts(at)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import zlib
+from typing import Callable
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.charts import heatmap
+from selfattn.charts import WORDS, heatmap
 from selfattn.errors import InputError
 from selfattn.export import labelled, to_csv
 from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, t
@@ -43,6 +46,46 @@ def show_error(exc: Exception, *, kept: bool = True) -> None:
     st.error(message, icon="⚠️")
 
 
+def chart_words() -> dict:
+    """Legend and tooltip words of the heatmaps, in the current language."""
+    return {word: tr(f"chart.{word}") for word in WORDS}
+
+
+def choice(widget: Callable, label: str, options, key: str, default, names: dict | None = None, **kwargs):
+    """A selectbox, radio or segmented control whose choice survives its option names changing.
+
+    Streamlit maps the browser's answer back to an option through the name it displayed, so
+    when the names change between runs (another language, a renamed token) the answer no
+    longer maps and Streamlit hands back the bare name. The chosen option is therefore kept
+    under ``key`` as plain session state (which also survives leaving the page); the widget's
+    own key carries a fingerprint of the names, so new names make a fresh widget that starts
+    at the kept option.
+
+    Returns:
+        The chosen option (always one of ``options``).
+    """
+    options = list(options)
+    names = names if names is not None else {o: str(o) for o in options}
+    current = st.session_state.get(key, default)
+    if current not in options:
+        current = default if default in options else options[0]
+    st.session_state[key] = current
+    fingerprint = zlib.crc32("\x1f".join(names[o] for o in options).encode("utf-8"))
+    widget_key = f"{key}__{fingerprint:08x}"
+
+    def keep() -> None:
+        value = st.session_state.get(widget_key)
+        if value in options:
+            st.session_state[key] = value
+
+    if widget is st.segmented_control or getattr(widget, "__name__", "") == "segmented_control":
+        kwargs.update(default=current, required=True)
+    else:
+        kwargs.update(index=options.index(current))
+    widget(label, options, format_func=names.__getitem__, key=widget_key, on_change=keep, **kwargs)
+    return st.session_state[key]
+
+
 def csv_button(frame: pd.DataFrame, file_name: str, key: str, label: str | None = None) -> None:
     """A download button for one table as CSV (labels in the first column)."""
     st.download_button(label or tr("common.download_csv"), to_csv(frame).encode("utf-8"),
@@ -70,11 +113,11 @@ def show_matrix(title: str, matrix, row_labels, col_labels, *, key: str, caption
             st.dataframe(frame, width="content")
             csv_button(frame, key, key=f"dl_{key}")
         with right:
-            st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme, max_width=max_width),
-                               width="content", theme=None)
+            st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme,
+                                       max_width=max_width, words=chart_words()), width="content", theme=None)
     else:
-        st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme, max_width=max_width),
-                           width="content", theme=None)
+        st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme,
+                                   max_width=max_width, words=chart_words()), width="content", theme=None)
         csv_button(frame, key, key=f"dl_{key}")
     return frame
 

@@ -36,6 +36,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "开源项目，可离线运行；所有数字由 selfattn 库以 float64 计算。",
     },
     "common.download_csv": {"en": "CSV", "zh": "CSV"},
+    # Legends and tooltips of every heatmap (selfattn.charts.WORDS).
+    "chart.row": {"en": "row", "zh": "行"},
+    "chart.column": {"en": "column", "zh": "列"},
+    "chart.value": {"en": "value", "zh": "数值"},
+    "chart.head": {"en": "head", "zh": "头"},
+    "chart.query": {"en": "query", "zh": "查询"},
+    "chart.key": {"en": "key", "zh": "键"},
+    "chart.weight": {"en": "weight", "zh": "权重"},
     "common.kept_last_good": {
         "en": "The last good result is still shown below.",
         "zh": "下方仍显示上一次正确的结果。",
