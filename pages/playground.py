@@ -69,14 +69,14 @@ with st.expander(tr("pg.import"), icon=":material/upload_file:"):
     target_key = "pg_upload_target"
     st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key)
     uploader_key = f"pg_upload_{state['version']}"
-    st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key,
+    st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key, max_upload_size=1,
                      on_change=pg.on_upload, args=(uploader_key, target_key))
 
 notice = state.pop("notice", None)
 if notice:
     kind, what, params = notice
     if kind == "success":
-        st.success(tr(what, **params), icon="✅")
+        st.success(tr(what, **params), icon=":material/check_circle:")
     else:
         show_error(what, kept=False)
 
@@ -140,19 +140,19 @@ with st.container(border=True):
         elif scale:
             line += f"   → ÷ {fmt(trace.scale_factor)} = {fmt(trace.scaled_scores[i, j])}"
         lines.append(line)
-    st.code("\n".join(lines), language=None)
+    st.code("\n".join(lines), language=None, wrap_lines=True)
     st.markdown(tr("pg.focus_step5"))
     st.code(f"softmax({vec(np.where(trace.allowed[i], trace.scaled_scores[i], -np.inf))})\n"
-            f"= {vec(trace.weights[i])}", language=None)
+            f"= {vec(trace.weights[i])}", language=None, wrap_lines=True)
     st.markdown(tr("pg.focus_step6"))
     st.code("\n".join(f"{fmt(trace.weights[i, j])} × {vec(trace.values[j])} = "
-                      f"{vec(trace.weighted_values[i, j])}" for j in range(n)), language=None)
+                      f"{vec(trace.weighted_values[i, j])}" for j in range(n)), language=None, wrap_lines=True)
     tables[f"weighted_values_{i + 1}"] = show_matrix(
         tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
         key=f"weighted_values_{i + 1}", table=False, max_width=240)
     st.markdown(tr("pg.focus_step7"))
     st.code(" + ".join(vec(v) for v in trace.weighted_values[i]) + f"\n= {vec(trace.outputs[i])}",
-            language=None)
+            language=None, wrap_lines=True)
 
 st.subheader(tr("pg.step8"))
 st.caption(tr("pg.step8_help"))

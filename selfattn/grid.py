@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import math
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,7 @@ from selfattn.errors import InputError
 
 MAX_TOKENS = 32  # rows of X
 MAX_DIM = 16  # d_in, d_k, d_v
-MAX_UPLOAD_BYTES = 64 * 1024  # a 32 x 16 matrix of long floats is about 20 KB
+MAX_UPLOAD_BYTES = 1024 * 1024  # 1 MB, as the uploader says; a 32 x 16 matrix of long floats is about 20 KB
 MAX_LABEL_CHARS = 24
 
 
@@ -42,31 +43,33 @@ def check_sizes(sizes: Sizes) -> Sizes:
 
 
 def parse_cell(value, matrix: str, row: str, col: str) -> float:
-    """One table cell as a finite float, or InputError naming the matrix, row and column."""
+    """One table cell as a finite float, or InputError naming the matrix, row and column.
+
+    Text is read with Python's ``float`` after NFKC normalisation, so full-width digits typed
+    with a Chinese input method (``１．５``) and the typographic minus sign work; a decimal
+    comma (``1,5``) is refused rather than guessed.
+    """
+    where = {"matrix": matrix, "row": row, "col": col}
     if isinstance(value, str):
-        text = value.strip().replace("−", "-")  # accept the typographic minus sign
+        text = unicodedata.normalize("NFKC", value).strip().replace("−", "-")
         if not text:
-            value = None
-        else:
-            try:
-                value = float(text)
-            except ValueError:
-                raise InputError("cell_not_number", f"{matrix}, row {row}, column {col}: "
-                                 f"'{value}' is not a number.", matrix=matrix, row=row, col=col,
-                                 value=value) from None
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        raise InputError("cell_empty", f"{matrix}, row {row}, column {col} is empty.",
-                         matrix=matrix, row=row, col=col)
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError("cell_not_number", f"{matrix}, row {row}, column {col}: "
-                         f"'{value}' is not a number.", matrix=matrix, row=row, col=col,
-                         value=str(value)) from None
+            raise InputError("cell_empty", f"{matrix}, row {row}, column {col} is empty.", **where)
+        try:
+            number = float(text)
+        except ValueError:
+            raise InputError("cell_not_number", f"{matrix}, row {row}, column {col}: "
+                             f"'{value}' is not a number.", value=value, **where) from None
+    else:
+        if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+            raise InputError("cell_empty", f"{matrix}, row {row}, column {col} is empty.", **where)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise InputError("cell_not_number", f"{matrix}, row {row}, column {col}: "
+                             f"'{value}' is not a number.", value=str(value), **where) from None
     if not math.isfinite(number):
         raise InputError("cell_not_finite", f"{matrix}, row {row}, column {col} is {number}; "
-                         "only finite numbers are allowed.", matrix=matrix, row=row, col=col,
-                         value=str(number))
+                         "only finite numbers are allowed.", value=str(number), **where)
     return number
 
 
@@ -141,11 +144,13 @@ def read_csv_matrix(data: bytes, matrix: str, *, cols: int, rows: int | None = N
     try:
         table = pd.read_csv(io.StringIO(text), header=None, dtype=str, keep_default_na=False,
                             skip_blank_lines=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except pd.errors.EmptyDataError:
+        table = pd.DataFrame()
+    except pd.errors.ParserError as exc:
         raise InputError("upload_not_csv", f"The file could not be read as CSV ({exc}).",
                          detail=str(exc).splitlines()[0] if str(exc) else "") from None
     if table.empty:
-        raise InputError("upload_not_csv", "The file is empty.", detail="empty")
+        raise InputError("upload_empty", "The file is empty.")
 
     def numeric(cell: str) -> bool:
         try:

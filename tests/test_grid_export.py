@@ -17,11 +17,24 @@ def test_parse_cell_accepts_numbers_and_numeric_text():
     assert parse_cell(" 2.5 ", "X", "1", "x1") == 2.5
     assert parse_cell("−3", "X", "1", "x1") == -3.0
     assert parse_cell(np.int64(4), "X", "1", "x1") == 4.0
+    assert parse_cell("1e-3", "X", "1", "x1") == 0.001  # scientific notation, read exactly
+    assert parse_cell("１．５", "X", "1", "x1") == 1.5  # full-width digits from a Chinese input method
+    assert parse_cell("0.1", "X", "1", "x1") == 0.1
+
+
+def test_cell_text_reads_back_as_the_same_float():
+    from ui.playground import cell_text
+
+    for value in (0.1, 1.0, -0.0, 1e-300, 123456789.123456789, 2 / 3, np.float64(7)):
+        assert parse_cell(cell_text(value), "X", "1", "x1") == value
+    assert cell_text(3.0) == "3" and cell_text(0.25) == "0.25" and cell_text("1,5") == "1,5"
 
 
 @pytest.mark.parametrize("value, code", [("abc", "cell_not_number"), ("", "cell_empty"), (None, "cell_empty"),
                                          (float("nan"), "cell_empty"), (float("inf"), "cell_not_finite"),
-                                         ("-inf", "cell_not_finite"), (pd.NA, "cell_empty")])
+                                         ("-inf", "cell_not_finite"), (pd.NA, "cell_empty"),
+                                         ("1,5", "cell_not_number"), ("1e400", "cell_not_finite"),
+                                         ("nan", "cell_not_finite"), ("   ", "cell_empty")])
 def test_parse_cell_names_matrix_row_and_column(value, code):
     with pytest.raises(InputError) as info:
         parse_cell(value, "W_q", "x2", "q3")
@@ -80,7 +93,7 @@ def test_upload_with_header_only():
     (b"1,x,3\n4,5,6\n", "cell_not_number"),
     (b"1,,3\n4,5,6\n", "cell_empty"),
     (b"\xff\xfe\x00bad", "upload_not_text"),
-    (b"", "upload_not_csv"),
+    (b"", "upload_empty"), (b"\n\n", "upload_empty"),
     (b'1,2,3\n"4,5,6\n', "upload_not_csv"),
     (b"1,2,3\n" * (MAX_UPLOAD_BYTES // 6 + 10), "upload_too_big"),
 ])

@@ -88,7 +88,7 @@ def test_resize_keeps_numbers_and_random_preset_is_reproducible():
     assert not at.exception
     out = outputs_table(at)
     assert out.shape == (5, 3)
-    assert at.data_editor[0].value.iloc[0, 1:].tolist() == [1, 0, 1, 0]  # kept
+    assert at.data_editor[0].value.iloc[0, 1:].tolist() == ["1", "0", "1", "0"]  # kept (the editors hold text)
     at.number_input(key="pg_d_v").set_value(2).run()
     assert outputs_table(at).shape == (5, 2)
     choice_widget(at.selectbox, "pg_preset").set_value("random").run()
@@ -177,3 +177,17 @@ def test_focus_survives_renamed_tokens():
     box = choice_widget(at.selectbox, "pg_focus")
     assert box.value == 2 and box.options == ["1: Input 1", "2: Input 2", "3: 猫"]
     assert "q3·k1 = 2×0 + 1×1 + 3×1 = 4" in texts(at)
+
+
+def test_cells_take_scientific_notation_and_refuse_a_decimal_comma():
+    at = open_page("playground")
+    edit(at, "x", 0, "x1", "1e-3")
+    x = np.array([[1e-3, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)
+    w_q = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=float)
+    w_k = np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=float)
+    w_v = np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=float)
+    expected = self_attention(x, w_q, w_k, w_v, scale=False).outputs
+    np.testing.assert_allclose(outputs_table(at).to_numpy(), expected, rtol=1e-12)
+    edit(at, "x", 1, "x2", "1,5")
+    assert len(at.error) == 1 and "“1,5”" in at.error[0].value and "1e-3" in at.error[0].value
+    np.testing.assert_allclose(outputs_table(at).to_numpy(), expected, rtol=1e-12)  # last good result kept

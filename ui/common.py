@@ -43,7 +43,7 @@ def show_error(exc: Exception, *, kept: bool = True) -> None:
     message = error_text(exc)
     if kept:
         message += "\n\n" + tr("common.kept_last_good")
-    st.error(message, icon="⚠️")
+    st.error(message, icon=":material/error:")
 
 
 def chart_words() -> dict:

@@ -41,6 +41,23 @@ class Inputs:
     b_v: np.ndarray
 
 
+def cell_text(value) -> str:
+    """A number as the editors show it: the shortest text that reads back as the same float.
+
+    The editors hold text, not numbers, so that whatever a visitor types (``1e-3``, ``1,5``,
+    ``abc``) reaches ``grid.parse_cell`` unchanged: it is read exactly or reported by name,
+    never silently mangled by the browser's number input.
+    """
+    if isinstance(value, str):
+        return value
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _as_text(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    return {name: frame.map(cell_text) for name, frame in frames.items()}
+
+
 def _x_frame(tokens, x: np.ndarray) -> pd.DataFrame:
     frame = pd.DataFrame(x, columns=column_names("x", x.shape[1]))
     frame.insert(0, TOKEN_COL, list(tokens))
@@ -73,7 +90,7 @@ def state() -> dict:
     """The Playground's state, created with the tutorial preset on first open."""
     if STATE not in st.session_state:
         example = preset("tutorial")
-        st.session_state[STATE] = {"frames": frames_from_example(example), "version": 0,
+        st.session_state[STATE] = {"frames": _as_text(frames_from_example(example)), "version": 0,
                                    "good": None, "upload_seen": None, "notice": None}
         st.session_state["pg_scale"] = example.scale
     return st.session_state[STATE]
@@ -86,7 +103,7 @@ def editor_key(name: str) -> str:
 def replace_frames(frames: dict[str, pd.DataFrame]) -> None:
     """Replace matrices from outside the editors (preset, resize, upload) and reset the editors."""
     pg = state()
-    pg["frames"].update(frames)
+    pg["frames"].update(_as_text(frames))
     pg["version"] += 1
 
 
@@ -115,7 +132,7 @@ def sync_size_widgets() -> None:
 
 def _reframe(frame: pd.DataFrame, index, columns) -> pd.DataFrame:
     """``frame`` cut or zero-padded to new labels, keeping every value that still fits."""
-    return frame.reindex(index=index, columns=columns, fill_value=0.0)
+    return frame.reindex(index=index, columns=columns, fill_value="0")
 
 
 def resize_to_widgets() -> None:
@@ -151,7 +168,7 @@ def editor(name: str, *, height: int | str = "auto") -> pd.DataFrame:
     """Draw the data editor for one matrix and return its current (edited) table."""
     frames = state()["frames"]
     base = frames[name]
-    config = {c: st.column_config.NumberColumn(c, format="%.6g", step=None) for c in base.columns
+    config = {c: st.column_config.TextColumn(c, alignment="right", max_chars=40) for c in base.columns
               if c != TOKEN_COL}
     if name == "x":
         config[TOKEN_COL] = st.column_config.TextColumn(tr("pg.token_col"), max_chars=24, width="small")

@@ -71,8 +71,10 @@ STRINGS: dict[str, dict[str, str]] = {
                      "zh": "分数溢出为无穷大：X 或 W 中的数字太大了。"},
     "err.size_range": {"en": "{name} must be between 1 and {top}; it is {value}.",
                        "zh": "{name} 必须在 1 到 {top} 之间，当前为 {value}。"},
-    "err.cell_not_number": {"en": "{matrix}, row {row}, column {col}: “{value}” is not a number.",
-                            "zh": "{matrix} 第 {row} 行、第 {col} 列：“{value}” 不是数字。"},
+    "err.cell_not_number": {"en": "{matrix}, row {row}, column {col}: “{value}” is not a number. "
+                                  "Write numbers like 0.5, -2 or 1e-3 (a dot for decimals).",
+                            "zh": "{matrix} 第 {row} 行、第 {col} 列：“{value}” 不是数字。"
+                                  "请写成 0.5、-2 或 1e-3 这样的形式（小数点用英文句点）。"},
     "err.cell_empty": {"en": "{matrix}, row {row}, column {col} is empty. Type a number.",
                        "zh": "{matrix} 第 {row} 行、第 {col} 列是空的，请输入一个数字。"},
     "err.cell_not_finite": {"en": "{matrix}, row {row}, column {col} is {value}; only finite numbers are allowed.",
@@ -81,9 +83,12 @@ STRINGS: dict[str, dict[str, str]] = {
                            "zh": "文件大小为 {size_kb} KB，最多只接受 {limit_kb} KB。"},
     "err.upload_not_text": {"en": "The file is not UTF-8 text. Save it as a CSV file and try again.",
                             "zh": "该文件不是 UTF-8 文本，请另存为 CSV 文件后重试。"},
-    "err.upload_not_csv": {"en": "The file could not be read as CSV ({detail}).",
-                           "zh": "无法把该文件读取为 CSV（{detail}）。"},
-    "err.upload_shape": {"en": "{matrix} needs {want_rows} rows and {want_cols} columns; the file has "
-                               "{rows} rows and {cols} columns.",
+    "err.upload_not_csv": {"en": "The file could not be read as CSV: every row must hold the same number of "
+                                 "comma-separated values.",
+                           "zh": "无法把该文件读取为 CSV：每一行都必须有相同数量、以英文逗号分隔的数值。"},
+    "err.upload_empty": {"en": "The file is empty: it needs one row of numbers per matrix row.",
+                         "zh": "文件是空的：矩阵的每一行都需要在文件中占一行数字。"},
+    "err.upload_shape": {"en": "{matrix} must be {want_rows} × {want_cols} (rows × columns); the file holds "
+                               "{rows} × {cols}.",
                          "zh": "{matrix} 需要 {want_rows} 行、{want_cols} 列，而文件有 {rows} 行、{cols} 列。"},
 }

@@ -69,10 +69,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.import": {"en": "Import a matrix from CSV", "zh": "从 CSV 导入矩阵"},
     "pg.import_help": {
         "en": "X may have 1–32 rows and must have d_in columns (a first text column becomes the "
-              "token labels); a weight must be d_in × d_k (or d_in × d_v for W_v). Files up to 64 KB. "
+              "token labels); a weight must be d_in × d_k (or d_in × d_v for W_v). Files up to 1 MB. "
               "Our own CSV downloads read back unchanged.",
         "zh": "X 可以有 1–32 行，列数必须等于 d_in（若第一列是文字，则作为词的标签）；"
-              "权重必须是 d_in × d_k（W_v 为 d_in × d_v）。文件不超过 64 KB。本页下载的 CSV 可以原样导入。",
+              "权重必须是 d_in × d_k（W_v 为 d_in × d_v）。文件不超过 1 MB。本页下载的 CSV 可以原样导入。",
     },
     "pg.import_target": {"en": "Matrix to replace", "zh": "要替换的矩阵"},
     "pg.import_file": {"en": "CSV file", "zh": "CSV 文件"},
@@ -95,12 +95,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.focus_title": {"en": "Steps 4–7 for one input", "zh": "针对一个输入的第 4–7 步"},
     "pg.focus": {"en": "Focus on input", "zh": "聚焦于输入"},
     "pg.focus_step4": {"en": "**Step 4.** The query of “{token}”, q = {q}, against every key:",
-                       "zh": "**第 4 步。**“{token}” 的查询 q = {q}，与每个键做点积："},
-    "pg.focus_step5": {"en": "**Step 5.** Softmax of that row:", "zh": "**第 5 步。**对这一行做 softmax："},
+                       "zh": "**第 4 步**：“{token}” 的查询 q = {q}，与每个键做点积："},
+    "pg.focus_step5": {"en": "**Step 5.** Softmax of that row:", "zh": "**第 5 步**：对这一行做 softmax："},
     "pg.focus_step6": {"en": "**Step 6.** Multiply each value by its weight:",
-                       "zh": "**第 6 步。**把每个值向量乘以对应的权重："},
+                       "zh": "**第 6 步**：把每个值向量乘以对应的权重："},
     "pg.focus_step7": {"en": "**Step 7.** Add the weighted values: this is the output.",
-                       "zh": "**第 7 步。**把加权后的值相加，就得到输出。"},
+                       "zh": "**第 7 步**：把加权后的值相加，就得到输出。"},
     "pg.masked": {"en": "masked (−∞)", "zh": "已掩码（−∞）"},
     "pg.weighted_values": {"en": "Weighted values for “{token}”", "zh": "“{token}” 的加权值"},
     "pg.step8": {"en": "Step 8 · Repeat for every input: the outputs", "zh": "第 8 步 · 对每个输入重复：输出"},
