@@ -93,3 +93,20 @@ def assert_rendered(png: Path, min_bytes: int = 20000) -> None:
     with Image.open(png) as image:
         colours = image.convert("RGB").getcolors(maxcolors=1_000_000)
     assert colours is not None and len(colours) > 200, "screenshot looks blank"
+
+
+def pick(page, label: str, option: str) -> None:
+    """Choose ``option`` in the selectbox labelled ``label`` the way a keyboard user does."""
+    box = page.locator("[data-testid='stSelectbox']").filter(has_text=label).locator("input")
+    choice = page.get_by_role("option", name=option, exact=True)
+    for _ in range(5):
+        box.scroll_into_view_if_needed()
+        box.focus()
+        page.keyboard.press("ArrowDown")
+        try:
+            choice.wait_for(timeout=3000)
+            break
+        except Exception:  # the list did not open yet: try again
+            page.keyboard.press("Escape")
+    choice.click()
+    wait_until_idle(page)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser import assert_rendered, chromium_page, streamlit_server, wait_until_idle
+from tests.browser import assert_rendered, chromium_page, pick, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -55,3 +55,41 @@ def test_playground_in_chinese_renders(tmp_path):
         shot = tmp_path / "playground-zh.png"
         page.screenshot(path=str(shot))
         assert_rendered(shot)
+
+
+def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path):
+    """Renaming a token relabels the focus selector; the chosen input and the page survive it
+    (Streamlit maps a selectbox's answer back by its label, so changed labels once crashed here)."""
+    with streamlit_server() as url, chromium_page(height=1600) as page:
+        page.goto(f"{url}/playground")
+        page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
+        wait_until_idle(page)
+        pick(page, "Focus on input", "3: Input 3")
+        page.wait_for_function("() => document.body.innerText.includes('q3·k1 = 2×0 + 1×1 + 3×1 = 4')",
+                               timeout=30000)
+
+        grid = page.locator("[data-testid='stDataFrame']").first
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        cell = (box["x"] + 30, box["y"] + 35 + 2 * 35 + 17)  # the token of the third row
+        page.mouse.click(*cell)  # the first click only takes the focus from the selectbox
+        page.wait_for_timeout(300)
+        page.mouse.dblclick(*cell)
+        editor = page.locator("#portal textarea.gdg-input")
+        editor.wait_for(timeout=10000)
+        editor.fill("猫")
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stSelectbox\"] input')]"
+                               ".some(e => e.value === '3: 猫')", timeout=30000)
+        wait_until_idle(page)
+        assert "q3·k1 = 2×0 + 1×1 + 3×1 = 4" in page.locator("[data-testid='stCode']").first.inner_text()
+
+        page.locator("[data-testid='stSidebar']").get_by_text("简体中文").click()
+        page.wait_for_function("() => document.body.innerText.includes('动手实验')", timeout=30000)
+        wait_until_idle(page)
+        values = [box.get_attribute("value") for box in page.locator("[data-testid='stSelectbox'] input").all()]
+        assert "3: 猫" in values and "教程中的例子" in values
+        shot = tmp_path / "playground-renamed.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert_rendered(shot)
+        assert page.locator("[data-testid='stException']").count() == 0
