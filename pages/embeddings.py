@@ -7,11 +7,13 @@ import streamlit as st
 from selfattn import models
 from selfattn.attention import cosine_similarity, raw_self_attention
 from selfattn.charts import heatmap, heatmap_grid
-from selfattn.embeddings import TokenEmbeddings, pick_source
+from selfattn.embedding_text import has_cjk
+from selfattn.embeddings import TokenEmbeddings
 from selfattn.errors import InputError
 from selfattn.export import column_names, labelled
 from ui import embeddings as cached
 from ui.common import chart_words, choice, csv_button, persist, require_frame, show_error, tr
+from ui.embeddings import count, number_slider
 
 require_frame()
 
@@ -22,6 +24,12 @@ PAIRS = [("早上好", "Good morning"), ("我爱自然语言处理", "I love nat
 SOURCES = ("auto", "charvec", "minilm", "hf")
 HOSTED = models.is_hosted()
 MAX_DIMS_SHOWN = 64
+# Heatmap widths (px) of the matrix area, leaving room for the row labels and the legend:
+WIDE, HALF = 900, 280  # one sentence across the page; two sentences side by side (a half is ~400 px)
+HEAD_MAP_WIDTH, QKV_WIDTH = 380, 150  # a head's map in three fifths of the page; Q, K, V in a third each
+MIN_CELL = 8  # selfattn.charts.heatmap never draws a cell narrower than this
+MAX_WORDS_SHOWN = 20  # jieba words in the caption
+MAX_LISTED = 20  # unknown tokens named in a warning
 
 
 def set_text(key: str, value: str) -> None:
@@ -33,19 +41,39 @@ def unit_labels(emb: TokenEmbeddings) -> list[str]:
     return [f"{i + 1}·{tok}" for i, tok in enumerate(emb.tokens)]
 
 
-def compute(text: str, source: str, kind: str, layer, spec):
+def compute(text: str, source: str, kind: str, spec: str | None):
     """Embeddings for ``text``, or the InputError explaining why not."""
     try:
-        resolved = pick_source(text) if source == "auto" else source
-        if resolved in ("minilm", "hf"):
-            cached.load_with_status(spec if resolved == "hf" else "minilm")
         with st.spinner(tr("emb.computing")):  # the first Chinese sentence builds the character table (~1 s)
-            return cached.embeddings(text, source, kind, layer, spec if source == "hf" else None), None
+            return cached.embeddings(text, source, kind, None, spec if source == "hf" else None), None
     except InputError as exc:
         return None, exc
 
 
-def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool) -> None:
+def same_error(a: InputError | None, b: InputError | None) -> bool:
+    """True when two errors say the same thing (so the page shows it once)."""
+    return a is not None and b is not None and a.code == b.code and a.params == b.params
+
+
+def listing(items: list[str]) -> str:
+    """Distinct items in order, joined with 、 and cut after MAX_LISTED."""
+    distinct = list(dict.fromkeys(items))
+    return "、".join(distinct[:MAX_LISTED]) + ("…" if len(distinct) > MAX_LISTED else "")
+
+
+def unknown_warning(unknown_text: list[str], n: int, model_name: str | None) -> None:
+    """Which tokens have no real vector, by their original text; for a model, hint at a Chinese one."""
+    fmt = {"tokens": listing(unknown_text), "known": n - len(unknown_text), "n": n}
+    if model_name is None:
+        st.warning(tr("emb.unknown_charvec", **fmt), icon="❓")
+        return
+    message = tr("emb.unknown_model", name=model_name, **fmt)
+    if any(has_cjk(piece) for piece in unknown_text):
+        message += "\n\n" + tr("emb.unknown_chinese", hf=tr("emb.source_hf"), pick=tr("emb.source_pick"))
+    st.warning(message, icon="❓")
+
+
+def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, max_width: int) -> None:
     """X, XXᵀ, cosine similarity, Softmax(XXᵀ/√d) and the output, as heatmaps with CSVs."""
     labels = unit_labels(emb)
     x = emb.vectors
@@ -54,20 +82,24 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool)
         x = np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
     d = x.shape[1]
     trace = raw_self_attention(x, scale=scale)
-    shown = min(dims, d)
+    shown = min(dims, d, max_width // MIN_CELL)  # a half-page column holds fewer columns of X
     x_cols = column_names("d", d)
     c1, c2, c3 = st.columns(3)
     c1.metric(tr("emb.tokens"), len(emb.tokens))
     c2.metric(tr("emb.dim"), d)
     c3.metric(tr("emb.coverage"), f"{emb.coverage:.0%}", help=tr("emb.coverage_help"))
-    st.caption(tr("emb.source_caption", source=tr(f"emb.source_{emb.source}"), model=emb.model))
+    is_charvec = emb.source == "charvec"
+    name = tr("emb.charvec_name") if is_charvec else models.display_name(emb.model)
+    st.caption(tr("emb.vectors_caption", model=name))
     if emb.unknown:
-        st.warning(tr("emb.unknown", tokens="、".join(emb.tokens[i] for i in emb.unknown),
-                      known=len(emb.tokens) - len(emb.unknown), n=len(emb.tokens)), icon="❓")
+        unknown_warning(emb.unknown_text, len(emb.tokens), None if is_charvec else name)
     if emb.truncated:
-        st.info(tr("emb.truncated", n=len(emb.tokens)), icon="✂️")
+        st.info(tr("emb.truncated", tokens=count("tokens", len(emb.tokens))), icon="✂️")
     if emb.words:
-        st.caption(tr("emb.words", words=" / ".join(emb.words)))
+        words = " / ".join(emb.words[:MAX_WORDS_SHOWN])
+        if len(emb.words) > MAX_WORDS_SHOWN:
+            words = tr("emb.words_more", words=words, more=len(emb.words) - MAX_WORDS_SHOWN)
+        st.caption(tr("emb.words", words=words))
 
     blocks = [
         ("X", tr("emb.x_title", k=shown, d=d), x[:, :shown], x_cols[:shown], labelled(x, labels, x_cols), None, "blues"),
@@ -81,8 +113,8 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool)
     for name, title, matrix, cols, full, domain, scheme in blocks:
         frame = full if full is not None else labelled(matrix, labels, cols)
         st.markdown(f"**{title}** &nbsp; `{' × '.join(map(str, frame.shape))}`")
-        st.vega_lite_chart(heatmap(matrix, labels, cols, domain=domain, scheme=scheme, max_width=900,
-                                   annotate=False if name in ("X", "output") else None),
+        st.vega_lite_chart(heatmap(matrix, labels, cols, domain=domain, scheme=scheme, max_width=max_width,
+                                   annotate=False if name in ("X", "output") else None, words=chart_words()),
                            width="content", theme=None)
         csv_button(frame, f"{key}-{name}", key=f"dl_{key}_{name}")
 
@@ -143,56 +175,73 @@ with st.container(border=True):
 
 if source == "charvec":
     kind = "static"  # character vectors have no context
-layer = None  # contextual vectors come from the last layer
+
+# ── The model: part 2 always needs one, part 1 for MiniLM or Hugging Face vectors ─────
+good = st.session_state.setdefault("emb_good", {})
+kept_model = st.session_state.get("emb_model_good")  # (spec, bundle, run) of the last heads shown
+model_spec = spec if source == "hf" else "minilm"
+model_error = None
+try:
+    cached.load_with_status(model_spec, kept=bool(good) or kept_model is not None)
+except InputError as exc:  # explained in the loading box, which has turned red
+    model_error = exc
 
 # ── Part 1: the raw form ──────────────────────────────────────────────────────────────
 st.header(tr("emb.raw_header"))
 st.markdown(tr("emb.raw_intro"))
-good = st.session_state.setdefault("emb_good", {})
 columns = st.columns(len(texts)) if len(texts) > 1 else [st.container()]
+first_error = None
 for idx, (col, text) in enumerate(zip(columns, texts)):
     with col:
-        emb, error = compute(text, source, kind, layer, spec)
         slot = f"{mode}{idx}"
+        if source == "hf" and model_error is not None:
+            emb, error = None, None  # explained above
+        else:
+            emb, error = compute(text, source, kind, spec)
         if error is not None:
             show_error(error, kept=slot in good)
-            emb = good.get(slot)
-        else:
-            good[slot] = emb
+            first_error = error if idx == 0 else first_error
         if emb is not None:
-            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit)
+            good[slot] = emb
+        emb = good.get(slot)  # this result, or the last good one
+        if emb is not None:
+            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit, HALF if len(texts) > 1 else WIDE)
 
 # ── Part 2: what a real model's heads do ──────────────────────────────────────────────
 st.header(tr("emb.model_header"))
 st.markdown(tr("emb.model_intro"))
-m1, m2 = st.columns([2, 3])
-model_spec = spec if source == "hf" and spec else "minilm"
-m1.markdown(tr("emb.model_used", name=model_spec))
 sentence = texts[0]
-try:
-    bundle = cached.load_with_status(model_spec)
-    run = cached.model_run(model_spec, sentence)
-    st.session_state["emb_model_good"] = (bundle, run)
-except InputError as exc:
-    show_error(exc, kept="emb_model_good" in st.session_state)
-if "emb_model_good" not in st.session_state:
+use_spec = model_spec if model_error is None else (kept_model[0] if kept_model else None)
+if use_spec is None:  # the model failed and none was shown before: the error above says it all
     st.stop()
-bundle, run = st.session_state["emb_model_good"]
+try:
+    bundle = cached.model(use_spec)
+    run = cached.model_run(use_spec, sentence)
+    st.session_state["emb_model_good"] = (use_spec, bundle, run)
+    fresh = True
+except InputError as exc:
+    if not same_error(exc, first_error):  # a bad sentence was explained in part 1 already
+        show_error(exc, kept=kept_model is not None)
+    if kept_model is None:
+        st.stop()
+    _, bundle, run = kept_model
+    fresh = False
+model_name = models.display_name(bundle.name)
+if model_error is not None:
+    st.markdown(tr("emb.model_previous", name=model_name, failed=models.display_name(model_spec)))
+else:
+    st.markdown(tr("emb.model_used", name=model_name))
+if not fresh:
+    st.caption(tr("emb.model_kept_text", text=run.text))
 labels = [f"{i}·{tok}" for i, tok in enumerate(run.tokens)]
 if run.unknown:
-    st.warning(tr("emb.model_unknown", known=len(run.tokens) - len(run.unknown), n=len(run.tokens),
-                  name=bundle.name), icon="❓")
+    unknown_warning(run.unknown_text, len(run.tokens), model_name)
 if run.truncated:
-    st.info(tr("emb.truncated", n=len(run.tokens)), icon="✂️")
+    st.info(tr("emb.truncated", tokens=count("tokens", len(run.tokens))), icon="✂️")
 
-persist("emb_layer", 0)
-persist("emb_head", 0)
-st.session_state["emb_layer"] = min(st.session_state["emb_layer"], bundle.num_layers - 1)
-st.session_state["emb_head"] = min(st.session_state["emb_head"], bundle.num_heads - 1)
 c1, c2 = st.columns(2)
-layer_i = c1.slider(tr("emb.layer"), 0, bundle.num_layers - 1, key="emb_layer",
-                    format="%d", help=tr("emb.layer_help", L=bundle.num_layers))
-head_i = c2.slider(tr("emb.head"), 0, bundle.num_heads - 1, key="emb_head", help=tr("emb.head_help", H=bundle.num_heads))
+layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers))
+head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads))
 
 own = run.attentions[layer_i, head_i]
 trace = models.recompute_head_attention(bundle, run, layer_i, head_i)
@@ -200,8 +249,8 @@ diff = float(np.max(np.abs(trace.weights - own)))
 left, right = st.columns([3, 2])
 with left:
     st.markdown(f"**{tr('emb.head_map', layer=layer_i + 1, head=head_i + 1)}** &nbsp; `{own.shape[0]} × {own.shape[1]}`")
-    st.vega_lite_chart(heatmap(own, labels, labels, domain=(0.0, 1.0), scheme="greens", max_width=700),
-                       width="content", theme=None)
+    st.vega_lite_chart(heatmap(own, labels, labels, domain=(0.0, 1.0), scheme="greens", max_width=HEAD_MAP_WIDTH,
+                               words=chart_words()), width="content", theme=None)
     csv_button(labelled(own, labels, labels), f"attention-L{layer_i + 1}-H{head_i + 1}", key="dl_head_map")
 with right:
     st.metric(tr("emb.recomputed"), f"{diff:.1e}", help=tr("emb.recomputed_help"))
@@ -210,7 +259,7 @@ with right:
 st.subheader(tr("emb.all_heads", layer=layer_i + 1))
 st.vega_lite_chart(heatmap_grid(run.attentions[layer_i], labels, labels,
                                 [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)],
-                                columns=4, cell=max(6, min(14, 220 // max(len(labels), 1)))),
+                                columns=4, cell=max(6, min(14, 220 // max(len(labels), 1))), words=chart_words()),
                    width="content", theme=None)
 layer_table = pd.DataFrame(  # one row per (head, query), one column per key
     run.attentions[layer_i].reshape(-1, len(labels)),  # (H * n, n)
@@ -225,6 +274,7 @@ for col, (name, matrix) in zip(qkv_cols, (("Q", trace.queries), ("K", trace.keys
         dcols = column_names(name.lower(), matrix.shape[1])
         st.markdown(f"**{name}** &nbsp; `{matrix.shape[0]} × {matrix.shape[1]}`")
         st.vega_lite_chart(heatmap(matrix[:, :dims], labels, dcols[:dims], annotate=False, cell=14,
-                                   max_width=400, scheme="blues"), width="content", theme=None)
+                                   max_width=QKV_WIDTH, scheme="blues", words=chart_words()),
+                           width="content", theme=None)
         csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",
                    key=f"dl_head_{name}")

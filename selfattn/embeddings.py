@@ -59,11 +59,18 @@ class TokenEmbeddings:
     text: str = ""  # the text actually embedded (after cutting)
     words: list[str] = field(default_factory=list)  # jieba words when the text has Chinese, else []
     special: list[int] = field(default_factory=list)  # indices of kept [CLS]/[SEP] tokens
+    originals: list[str] = field(default_factory=list)  # (n,) the text each token came from ("" for [CLS]/[SEP])
 
     @property
     def coverage(self) -> float:
         """Share of tokens with a real vector: (n - len(unknown)) / n."""
         return (len(self.tokens) - len(self.unknown)) / len(self.tokens) if self.tokens else 0.0
+
+    @property
+    def unknown_text(self) -> list[str]:
+        """What the unknown tokens stand for in the text: the characters behind each [UNK]
+        (a model's tokens), or the token itself (character vectors, where token = text)."""
+        return [(self.originals[i] if i < len(self.originals) else "") or self.tokens[i] for i in self.unknown]
 
     @property
     def dim(self) -> int:
@@ -102,7 +109,8 @@ def _embed_chars(text: str, truncated: bool, max_tokens: int) -> TokenEmbeddings
     tokens = [token for token, _ in pieces]
     vectors = np.stack([table.vector(token) for token in tokens])  # (n, 64)
     unknown = [i for i, token in enumerate(tokens) if token not in table]
-    return TokenEmbeddings(tokens, vectors, "charvec", unknown, truncated, "static", CHARVEC_NAME, None, text)
+    return TokenEmbeddings(tokens, vectors, "charvec", unknown, truncated, "static", CHARVEC_NAME, None, text,
+                           originals=list(tokens))
 
 
 def _embed_model(text: str, source: str, spec: str, kind: str, layer: int | None,
@@ -136,6 +144,7 @@ def _embed_model(text: str, source: str, spec: str, kind: str, layer: int | None
         layer=None if layer is None else int(layer),
         text=tok.text,
         special=[new_index[int(i)] for i in np.flatnonzero(tok.special) if int(i) in new_index],
+        originals=[tok.originals[i] for i in rows] if tok.originals else [],
     )
 
 

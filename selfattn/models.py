@@ -29,7 +29,7 @@ import inspect
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,12 @@ class Tokenized:
     special: np.ndarray  # (n,) bool, True for [CLS], [SEP] and the like
     unknown: list[int]  # indices of tokens that became [UNK]
     truncated: bool  # text or tokens were cut
+    originals: list[str] = field(default_factory=list)  # (n,) the text each token came from; "" for [CLS]/[SEP]
+
+    @property
+    def unknown_text(self) -> list[str]:
+        """What the [UNK] tokens stood for in the text, e.g. ["早", "好"] for MiniLM on 早上好."""
+        return _unknown_text(self.tokens, self.originals, self.unknown)
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,6 +104,17 @@ class ModelRun:
     truncated: bool
     attentions: np.ndarray  # (L, H, n, n) float64, rows sum to 1
     hidden_states: np.ndarray  # (L + 1, n, d) float64; [l] is the input of layer l, [L] the output
+    originals: list[str] = field(default_factory=list)  # (n,) the text each token came from; "" for [CLS]/[SEP]
+
+    @property
+    def unknown_text(self) -> list[str]:
+        """What the [UNK] tokens stood for in the text (see ``Tokenized.unknown_text``)."""
+        return _unknown_text(self.tokens, self.originals, self.unknown)
+
+
+def _unknown_text(tokens: list[str], originals: list[str], unknown: list[int]) -> list[str]:
+    """The original text of each unknown token, or the token itself where the text is not known."""
+    return [(originals[i] if i < len(originals) else "") or tokens[i] for i in unknown]
 
 
 @dataclass(frozen=True)
@@ -110,6 +127,12 @@ class HeadWeights:
     b_q: np.ndarray  # (head_dim,)
     b_k: np.ndarray  # (head_dim,)
     b_v: np.ndarray  # (head_dim,)
+
+
+def display_name(name: str) -> str:
+    """A model name fit for a caption: "all-MiniLM-L6-v2" for the bundled model (whatever alias
+    was used), any other hub id or folder as given."""
+    return MINILM.split("/")[-1] if str(name).strip().lower() in MINILM_ALIASES else str(name)
 
 
 def is_hosted() -> bool:
@@ -161,7 +184,8 @@ def resolve_model(spec: str) -> tuple[str, Path, str]:
 
     Raises:
         InputError: ``empty_model_name``, ``bad_model_name``, ``not_allowed_hosted``,
-            ``offline``, or a folder error from ``check_model_folder``.
+            ``offline`` (``offline_hosted`` in the hosted app), or a folder error from
+            ``check_model_folder``.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise InputError("empty_model_name", "Give a model name or a folder path.")
@@ -193,8 +217,11 @@ def resolve_model(spec: str) -> tuple[str, Path, str]:
     try:
         folder = snapshot_download(spec, local_files_only=True)
     except (OSError, ValueError):
+        if hosted:  # the visitor picked it from the allow-list: nothing to retype, no folders allowed
+            raise InputError("offline_hosted", f"{spec} is not available on this server.", name=spec) from None
         raise InputError(
-            "offline", f"{spec} is not downloaded on this machine, and the app works offline.", name=spec
+            "offline", f"{spec} is not downloaded on this machine, and the app works offline: check the id, "
+                       "or give a local folder with config.json and .safetensors weights.", name=spec
         ) from None
     return spec, check_model_folder(Path(folder)), "hub"
 
@@ -282,7 +309,8 @@ def tokenize(bundle: ModelBundle, text: str, max_tokens: int = MAX_TOKENS) -> To
         max_tokens: most tokens kept, not counting special tokens (also capped by the model).
 
     Returns:
-        Tokenized with n = kept tokens + special tokens.
+        Tokenized with n = kept tokens + special tokens, and for each token the text it came from
+        (``originals``), so an [UNK] can be traced back to the characters it replaced.
 
     Raises:
         InputError: from ``check_text``; ``bad_max_tokens``; ``no_tokens`` when the
@@ -298,13 +326,23 @@ def tokenize(bundle: ModelBundle, text: str, max_tokens: int = MAX_TOKENS) -> To
         raise InputError("no_tokens", "The model's tokenizer found no tokens in this text.")
     limit = min(max_tokens, bundle.max_tokens)
     truncated = truncated or len(plain) > limit
-    encoded = tokenizer(text, truncation=True, max_length=limit + tokenizer.num_special_tokens_to_add(pair=False),
-                        return_special_tokens_mask=True, verbose=False)
+    options = {"truncation": True, "max_length": limit + tokenizer.num_special_tokens_to_add(pair=False),
+               "return_special_tokens_mask": True, "verbose": False}
+    try:  # offsets say which characters became [UNK]; only "fast" (Rust) tokenizers have them
+        encoded = tokenizer(text, return_offsets_mapping=True, **options)
+        offsets = encoded["offset_mapping"]  # (n,) (start, end) character positions; (0, 0) for specials
+    except NotImplementedError:
+        encoded, offsets = tokenizer(text, **options), None
     ids = np.asarray(encoded["input_ids"], dtype=np.int64)  # (n,)
     special = np.asarray(encoded["special_tokens_mask"], dtype=bool)  # (n,)
+    tokens = tokenizer.convert_ids_to_tokens(ids.tolist())
+    if offsets is not None:
+        originals = [text[start:end] for start, end in offsets]
+    else:  # a slow tokenizer: the token is all we know
+        originals = ["" if is_special else token for token, is_special in zip(tokens, special)]
     unk = tokenizer.unk_token_id
     unknown = [int(i) for i in np.flatnonzero(ids == unk)] if unk is not None else []
-    return Tokenized(text, tokenizer.convert_ids_to_tokens(ids.tolist()), ids, special, unknown, truncated)
+    return Tokenized(text, tokens, ids, special, unknown, truncated, originals)
 
 
 def run_model(bundle: ModelBundle, text: str, max_tokens: int = MAX_TOKENS) -> ModelRun:
@@ -332,7 +370,7 @@ def run_model(bundle: ModelBundle, text: str, max_tokens: int = MAX_TOKENS) -> M
     attentions = torch.stack(out.attentions)[:, 0].double().numpy()  # (L, H, n, n)
     hidden = torch.stack(out.hidden_states)[:, 0].double().numpy()  # (L + 1, n, d)
     return ModelRun(bundle.name, tok.text, tok.tokens, tok.ids, tok.special, tok.unknown, tok.truncated,
-                    attentions, hidden)
+                    attentions, hidden, tok.originals)
 
 
 def _check_layer_head(bundle: ModelBundle, layer: int, head: int) -> None:

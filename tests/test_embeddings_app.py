@@ -1,11 +1,37 @@
 """The Sentence embeddings page through AppTest: presets, both languages, model heads, bad input."""
 
+import json
+
 import numpy as np
 import pytest
 
 from selfattn import embed, load_model, run_model
 from selfattn.attention import raw_self_attention
-from tests.apptest import choice_widget, open_page
+from tests.apptest import choice_widget, open_page, texts
+
+
+def chart_specs(at) -> list[dict]:
+    """The Vega-Lite spec of every chart on the page, in page order."""
+    return [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+
+
+def column_labels(spec: dict) -> list[str]:
+    """A heatmap's column labels, read back from its x axis (Streamlit moves the data elsewhere)."""
+    return json.loads(spec["encoding"]["x"]["axis"]["labelExpr"].removesuffix("[datum.value]"))
+
+
+def matrix_width(spec: dict) -> int:
+    """Pixels taken by a heatmap's cells: one step per column."""
+    return spec["width"]["step"] * len(column_labels(spec))
+
+
+def x_charts(at) -> list[dict]:
+    """The heatmaps of X and of the output (columns d1, d2, ...)."""
+    return [spec for spec in chart_specs(at) if "encoding" in spec and column_labels(spec)[0] == "d1"]
+
+
+def statuses(at) -> list:
+    return list(at.get("status"))
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +67,13 @@ def test_english_preset_and_model_heads(minilm, downloads):
     at = open_page("embeddings")
     at.text_input(key="emb_text").set_value("The animal didn't cross the street because it was too tired").run()
     assert not at.exception and not at.error
-    at.slider(key="emb_layer").set_value(4).run()
-    at.slider(key="emb_head").set_value(7).run()
+    layer, head = at.slider(key="emb_layer"), at.slider(key="emb_head")
+    assert (layer.min, layer.max, layer.value) == (1, minilm.num_layers, 1)  # numbered as in the headings
+    assert (head.min, head.max, head.value) == (1, minilm.num_heads, 1)
+    layer.set_value(5).run()
+    at.slider(key="emb_head").set_value(8).run()
     assert not at.exception
+    assert "Layer 5, head 8" in texts(at) and "Every head of layer 5" in texts(at)
     run = run_model(minilm, "The animal didn't cross the street because it was too tired")
     import io
 
@@ -57,10 +87,53 @@ def test_english_preset_and_model_heads(minilm, downloads):
 
 def test_pair_mode_shows_both_sentences():
     at = open_page("embeddings", "zh")
+    wide_x = matrix_width(x_charts(at)[0])
     choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
     assert not at.exception and not at.error
     assert at.text_input(key="emb_text_b").value == "Good morning"
     assert len(at.metric) >= 6  # three figures per sentence
+    assert len(x_charts(at)) == 4  # X and the output, for each sentence
+    assert wide_x > 420  # one sentence uses the page's width...
+    assert all(matrix_width(spec) <= 280 for spec in x_charts(at))  # ...two share it (labels, legend: the rest)
+    at.slider(key="emb_dims").set_value(64).run()
+    assert all(matrix_width(spec) <= 280 for spec in x_charts(at))
+    assert "X：词向量（64 维中的前 35 维）" in texts(at)  # the title says how many columns are drawn
+
+
+def test_every_chart_speaks_the_language():
+    at = open_page("embeddings", "zh")
+    specs = chart_specs(at)
+    assert len(specs) >= 9
+    english = {"row", "column", "value", "weight", "head", "query", "key"}
+    for spec in specs:
+        layer = spec["spec"] if "spec" in spec else spec["layer"][0]
+        titles = {t["title"] for t in layer["encoding"]["tooltip"]} | {layer["encoding"]["color"].get(
+            "title", layer["encoding"]["color"].get("condition", {}).get("title"))}
+        assert not titles & english, titles
+
+
+def test_chinese_page_shows_no_internal_names_and_short_captions():
+    at = open_page("embeddings", "zh")
+    shown = texts(at)
+    assert "minilm" not in shown.lower().replace("all-minilm-l6-v2", "")  # the readable name only
+    assert "模型：**all-MiniLM-L6-v2**" in shown
+    assert "向量：由 jieba 词典构建的 64 维 PPMI-SVD 汉字向量" in shown
+    assert "jieba-dict" not in shown and "character vectors" not in shown
+    at.text_input(key="emb_text").set_value("天气" * 300).run()  # 300 jieba words
+    words = [c.value for c in at.caption if c.value.startswith("jieba 分词")]
+    assert words == ["jieba 分词：" + " / ".join(["天气"] * 20) + " ……（另有 230 个）"]  # 500 characters: 250 words
+    assert "文本过长，只保留了前 64 个词元。" in texts(at)
+
+
+def test_zaoshanghao_names_the_characters_minilm_does_not_know():
+    at = open_page("embeddings", "en")
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1  # part 1 uses the character vectors, which know all three
+    assert "all-MiniLM-L6-v2 does not know: 早、好. Known: 3 of 5" in warnings[0]
+    assert "[UNK]、" not in warnings[0] and "bert-base-chinese" in warnings[0]
+    assert "“A Hugging Face BERT model” under “Vectors from”" in warnings[0]
+    choice_widget(at.selectbox, "emb_source").set_value("minilm").run()  # part 1 with MiniLM too
+    assert sum("does not know: 早、好" in w.value for w in at.warning) == 2
 
 
 @pytest.mark.parametrize("bad, code_text", [("", "empty"), ("   ", "empty"), ("，。！？", "punctuation")])
@@ -82,13 +155,58 @@ def test_emoji_mixed_scripts_and_long_text_do_not_crash():
     assert any("cut" in i.value for i in at.info)
 
 
-def test_missing_hub_model_is_a_clear_message_and_the_page_stays():
+@pytest.mark.parametrize("lang, failed, previous", [
+    ("en", "Could not load foo/bar", "Model: **all-MiniLM-L6-v2**, the previous model, because foo/bar could not be"),
+    ("zh", "无法加载 foo/bar", "模型：**all-MiniLM-L6-v2**（沿用上一个模型，因为无法加载 foo/bar）"),
+])
+def test_missing_hub_model_is_one_clear_message_and_the_page_stays(lang, failed, previous):
+    at = open_page("embeddings", lang)
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
+    at.text_input(key="emb_model").set_value("foo/bar").run()
+    assert not at.exception
+    assert [(s.label, s.state) for s in statuses(at)] == [(failed, "error")]
+    assert len(at.error) == 1 and "foo/bar" in at.error[0].value
+    assert statuses(at)[0].error[0].value == at.error[0].value  # the reason sits in the red box
+    if lang == "en":
+        assert "could not be found on this machine" in at.error[0].value
+        assert "Check the model id" in at.error[0].value and "huggingface-cli" not in at.error[0].value
+    shown = texts(at)
+    assert previous in shown and "**foo/bar**" not in shown  # the heads are MiniLM's, and say so
+    assert len(at.get("vega_lite_chart")) >= 5
+    at.text_input(key="emb_text").set_value("Good morning").run()  # the previous model reads the new sentence
+    assert previous in texts(at) and len(at.error) == 1
+    maps = [column_labels(spec) for spec in chart_specs(at) if "encoding" in spec]
+    assert ["0·[CLS]", "1·good", "2·morning", "3·[SEP]"] in maps
+
+
+def test_empty_model_field_asks_for_one_without_a_loading_box():
     at = open_page("embeddings")
     choice_widget(at.selectbox, "emb_source").set_value("hf").run()
-    at.text_input(key="emb_model").set_value("no-such-org/no-such-model").run()
-    assert not at.exception
-    assert any("not downloaded" in e.value for e in at.error)
-    assert len(at.get("vega_lite_chart")) >= 5
+    at.text_input(key="emb_model").set_value("  ").run()
+    assert not at.exception and not statuses(at)
+    assert len(at.error) == 1 and at.error[0].value.startswith("Type a model id or folder.")
+
+
+def test_unreadable_model_folder_is_explained_without_parser_text(tmp_path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "config.json").write_text("{ not json")
+    (folder / "model.safetensors").write_bytes(b"not weights")
+    at = open_page("embeddings", "zh")
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
+    at.text_input(key="emb_model").set_value(str(folder)).run()
+    assert not at.exception and len(at.error) == 1
+    message = at.error[0].value
+    assert message.startswith(f"无法加载“{folder}”：") and "config.json" in message
+    assert not any(word in message for word in ("Expecting", "JSON", "line 1", "Error"))
+
+
+def test_a_bad_sentence_is_explained_once():
+    at = open_page("embeddings")
+    at.text_input(key="emb_text").set_value("Good morning").run()
+    at.text_input(key="emb_text").set_value("?!").run()
+    assert not at.exception and len(at.error) == 1  # part 1 explains it; part 2 keeps its last view
+    assert "Shown for the last good sentence: “Good morning”." in texts(at)
 
 
 def test_local_folder_with_a_tiny_bert(tmp_path):
@@ -122,8 +240,23 @@ def test_all_heads_of_a_layer_download_as_csv(minilm, downloads):
 
     at = open_page("embeddings")
     at.text_input(key="emb_text").set_value("Good morning").run()
-    at.slider(key="emb_layer").set_value(2).run()
+    at.slider(key="emb_layer").set_value(3).run()
     table = pd.read_csv(io.StringIO(downloads["attention-L3-all-heads.csv"].decode()), index_col=[0, 1])
     run = run_model(minilm, "Good morning")
     assert table.shape == (minilm.num_heads * len(run.tokens), len(run.tokens))
     np.testing.assert_allclose(table.loc[5].to_numpy(), run.attentions[2, 4], atol=1e-12)
+
+
+def test_one_layer_one_head_model_and_singular_counts(tmp_path):
+    from tests.test_models import make_tiny_bert
+
+    folder = make_tiny_bert(tmp_path / "one", num_layers=1, num_heads=1)
+    at = open_page("embeddings")
+    at.text_input(key="emb_text").set_value("good morning").run()
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
+    at.text_input(key="emb_model").set_value(str(folder)).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert [s.label for s in statuses(at)] == [f"Loaded {folder}: 1 layer × 1 head, d = 32"]
+    assert all(s.key not in ("emb_layer", "emb_head") for s in at.slider)  # a slider needs two ends
+    assert "Layer: 1 (the model has only one)" in texts(at) and "Head: 1 (the model has only one)" in texts(at)
+    assert float(at.metric[-1].value) <= 1e-5

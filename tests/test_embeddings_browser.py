@@ -27,3 +27,13 @@ def test_chinese_sentence_renders_with_heatmaps(tmp_path):
         shot = tmp_path / "embeddings-zh.png"
         page.screenshot(path=str(shot))
         assert_rendered(shot)
+
+        page.get_by_text("原句与译文对照").click()  # two sentences side by side: every heatmap fits its half
+        page.wait_for_function("() => document.body.innerText.includes('向量：all-MiniLM-L6-v2')", timeout=60000)
+        wait_until_idle(page)
+        page.wait_for_timeout(1000)  # charts draw after the script has finished
+        fits = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(el => {
+            const column = el.closest("[data-testid='stColumn']");
+            return column ? [Math.round(el.scrollWidth), Math.round(column.getBoundingClientRect().width)] : null;
+        }).filter(Boolean)""")
+        assert len(fits) >= 10 and all(chart <= column for chart, column in fits), fits

@@ -38,19 +38,20 @@ def minilm_run(minilm):
     return models.run_model(minilm, SENTENCE)
 
 
-def make_tiny_bert(folder, model_type="bert"):
-    """Save a 2-layer, 2-head, 32-d random BERT (or DistilBERT) and a 16-word WordPiece tokenizer."""
+def make_tiny_bert(folder, model_type="bert", num_layers=2, num_heads=2):
+    """Save a 2-layer, 2-head (by default), 32-d random BERT (or DistilBERT) and a 16-word WordPiece tokenizer."""
     from transformers import BertConfig, BertModel, BertTokenizer, DistilBertConfig, DistilBertModel
 
     folder.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
     if model_type == "bert":
-        config = BertConfig(vocab_size=len(TINY_VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                            intermediate_size=64, max_position_embeddings=64, initializer_range=0.5)
+        config = BertConfig(vocab_size=len(TINY_VOCAB), hidden_size=32, num_hidden_layers=num_layers,
+                            num_attention_heads=num_heads, intermediate_size=64, max_position_embeddings=64,
+                            initializer_range=0.5)
         model = BertModel(config)
     else:
-        config = DistilBertConfig(vocab_size=len(TINY_VOCAB), dim=32, n_layers=2, n_heads=2, hidden_dim=64,
-                                  max_position_embeddings=64, initializer_range=0.5)
+        config = DistilBertConfig(vocab_size=len(TINY_VOCAB), dim=32, n_layers=num_layers, n_heads=num_heads,
+                                  hidden_dim=64, max_position_embeddings=64, initializer_range=0.5)
         model = DistilBertModel(config)
     model.save_pretrained(folder)  # safetensors is the default format
     # transformers 5 builds the WordPiece tokenizer from a {token: id} dict; saved as tokenizer.json
@@ -151,6 +152,44 @@ def test_tiny_bert_from_local_folder(tiny_folder):
     assert run.attentions[0, 0].max() > 0.3  # large random weights: peaked maps, a test that can fail
 
 
+def test_unknown_tokens_map_back_to_their_characters(minilm, tiny_folder):
+    run = models.run_model(minilm, "早上好")
+    assert run.tokens == ["[CLS]", "[UNK]", "上", "[UNK]", "[SEP]"] and run.unknown == [1, 3]
+    assert run.originals == ["", "早", "上", "好", ""] and run.unknown_text == ["早", "好"]
+    tok = models.tokenize(models.load_model(str(tiny_folder)), "The cat sat on the dog mat.")
+    assert tok.unknown_text == ["dog"] and len(tok.originals) == len(tok.tokens)
+    emb = embed("早上好，今天天气很好", source="minilm")
+    assert [emb.tokens[i] for i in emb.unknown] == ["[UNK]"] * len(emb.unknown)
+    assert set(emb.unknown_text) <= set("早上好，今天天气很好") and "早" in emb.unknown_text
+
+
+def test_unknown_text_without_offsets(minilm):
+    """A tokenizer without offsets (a "slow" Python one) still works; an [UNK] is then all we know."""
+
+    class NoOffsets:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def __call__(self, *args, **kwargs):
+            if kwargs.get("return_offsets_mapping"):
+                raise NotImplementedError("return_offset_mapping is not available when using Python tokenizers")
+            return self.inner(*args, **kwargs)
+
+    from dataclasses import replace
+
+    tok = models.tokenize(replace(minilm, tokenizer=NoOffsets(minilm.tokenizer)), "早上好")
+    assert tok.tokens == ["[CLS]", "[UNK]", "上", "[UNK]", "[SEP]"]
+    assert tok.originals == ["", "[UNK]", "上", "[UNK]", ""] and tok.unknown_text == ["[UNK]", "[UNK]"]
+
+
+def test_display_name():
+    assert models.display_name("minilm") == models.display_name(models.MINILM) == "all-MiniLM-L6-v2"
+    assert models.display_name("bert-base-chinese") == "bert-base-chinese"
+
+
 def test_tiny_distilbert_layout(tmp_path):
     bundle = models.load_model(str(make_tiny_bert(tmp_path / "distil", "distilbert")))
     assert type(bundle.model).__name__ == "DistilBertModel"  # q_lin/k_lin/v_lin, no token_type_ids
@@ -221,9 +260,9 @@ def test_hosted_mode(monkeypatch, tiny_folder, minilm):
     with pytest.raises(InputError) as err:
         models.load_model("someone/any-model")
     assert err.value.code == "not_allowed_hosted" and "bert-base-chinese" in err.value.params["allowed"]
-    with pytest.raises(InputError) as err:  # allowed, but not downloaded here
+    with pytest.raises(InputError) as err:  # allowed, but not downloaded here: nothing to retype, no folders
         models.load_model("bert-base-chinese")
-    assert err.value.code == "offline"
+    assert err.value.code == "offline_hosted" and err.value.params == {"name": "bert-base-chinese"}
     assert models.load_model("minilm") is minilm
 
 

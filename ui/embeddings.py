@@ -1,4 +1,4 @@
-"""Cached access to embeddings and models for the Sentence embeddings page.
+"""Cached access to embeddings and models for the Sentence embeddings page, and its own widgets.
 
 Models and character vectors load once per process (``st.cache_resource``); results are
 cached by their inputs so that a rerun with the same sentence costs nothing. Results are
@@ -11,8 +11,9 @@ import streamlit as st
 
 from selfattn import models
 from selfattn.embeddings import TokenEmbeddings, embed
+from selfattn.errors import InputError
 from ui import warmup
-from ui.common import tr
+from ui.common import persist, show_error, tr
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -36,16 +37,63 @@ def model_run(spec: str, text: str) -> models.ModelRun:
     return models.run_model(model(spec), text)
 
 
-def load_with_status(spec: str) -> models.ModelBundle:
-    """Load a model, showing a status box the first time (loading takes a few seconds)."""
+def count(noun: str, n: int) -> str:
+    """``n`` with its noun in the current language, singular or plural: "1 layer", "6 layers".
+
+    Args:
+        noun: "tokens", "layers" or "heads" (the catalog has ``emb.n_<noun>`` and ``emb.n_<noun>_one``).
+    """
+    return tr(f"emb.n_{noun}_one" if n == 1 else f"emb.n_{noun}", n=n)
+
+
+def load_with_status(spec: str, *, kept: bool) -> models.ModelBundle:
+    """Load a model, showing a status box the first time (loading takes a few seconds).
+
+    The box ends as "complete" with the model's sizes, or as "error" with the reason inside it,
+    in plain words (said once: the caller need not repeat it).
+
+    Args:
+        spec: "minilm", a hub id or a folder.
+        kept: whether the page still shows an earlier result (the message then says so).
+
+    Raises:
+        InputError: the model cannot be loaded (already explained on the page).
+    """
     if spec in _loaded():
         return model(spec)
-    with st.status(tr("emb.loading_model", name=spec), expanded=False) as status:
-        bundle = model(spec)
-        status.update(label=tr("emb.loaded_model", name=bundle.name, layers=bundle.num_layers,
-                               heads=bundle.num_heads, d=bundle.hidden_size), state="complete")
+    if not spec.strip():  # nothing to load, so no loading box: just say what is missing
+        try:
+            return model(spec)
+        except InputError as exc:
+            show_error(exc, kept=kept)
+            raise
+    name = models.display_name(spec)
+    with st.status(tr("emb.loading_model", name=name), expanded=False) as status:
+        try:
+            bundle = model(spec)
+        except InputError as exc:
+            status.update(label=tr("emb.load_failed", name=name), state="error", expanded=True)
+            show_error(exc, kept=kept)
+            raise
+        status.update(label=tr("emb.loaded_model", name=models.display_name(bundle.name),
+                               layers=count("layers", bundle.num_layers), heads=count("heads", bundle.num_heads),
+                               d=bundle.hidden_size), state="complete")
     _loaded().add(spec)
     return bundle
+
+
+def number_slider(container, label: str, total: int, key: str, help: str) -> int:
+    """Pick one of ``total`` layers or heads, numbered 1 .. total as in the headings and file names.
+
+    Returns:
+        The 0-based index (the slider's value minus 1).
+    """
+    persist(key, 1)
+    st.session_state[key] = min(max(int(st.session_state[key]), 1), total)  # a smaller model than before
+    if total == 1:  # a slider needs two ends
+        container.caption(tr("emb.only_one", label=label))
+        return 0
+    return container.slider(label, 1, total, key=key, help=help) - 1
 
 
 @st.cache_resource(show_spinner=False)

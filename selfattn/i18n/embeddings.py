@@ -63,7 +63,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.coverage": {"en": "Coverage", "zh": "覆盖率"},
     "emb.coverage_help": {"en": "Share of tokens the source has a real vector for.",
                           "zh": "来源中有真实向量的词元所占的比例。"},
-    "emb.source_caption": {"en": "Vectors from {source}: {model}", "zh": "向量来源：{source}（{model}）"},
+    "emb.vectors_caption": {"en": "Vectors: {model}", "zh": "向量：{model}"},
+    "emb.charvec_name": {"en": "64-d PPMI-SVD character vectors built from jieba's dictionary",
+                         "zh": "由 jieba 词典构建的 64 维 PPMI-SVD 汉字向量"},
     "emb.scale": {"en": "÷ √d", "zh": "除以 √d"},
     "emb.scale_help": {"en": "Divide XXᵀ by √d before the softmax. Off: the rawest form Softmax(XXᵀ)X.",
                        "zh": "在 softmax 之前把 XXᵀ 除以 √d。关闭即为最原始的 Softmax(XXᵀ)X。"},
@@ -74,14 +76,30 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "把每个词向量缩放到长度 1，这样 XXᵀ 就是余弦相似度。向量很长时 softmax 几乎是独热的："
               "每个词只关注它自己。",
     },
-    "emb.unknown": {
-        "en": "No vector for: {tokens}. {known} of {n} tokens are known; unknown ones are drawn as zeros "
-              "(character vectors) or as the [UNK] vector (models).",
-        "zh": "以下词元没有向量：{tokens}。{n} 个词元中有 {known} 个已知；未知的以零向量（汉字向量）"
-              "或 [UNK] 向量（模型）表示。",
+    "emb.unknown_charvec": {
+        "en": "No character vector for: {tokens}. Known: {known} of {n}; the others are drawn as zero vectors.",
+        "zh": "以下词元没有汉字向量：{tokens}。已知 {known}/{n}；其余以零向量表示。",
     },
-    "emb.truncated": {"en": "The text was cut to its first {n} tokens.", "zh": "文本过长，只保留了前 {n} 个词元。"},
-    "emb.words": {"en": "jieba word segmentation: {words}", "zh": "jieba 分词：{words}"},
+    "emb.unknown_model": {
+        "en": "{name} does not know: {tokens}. Known: {known} of {n}; the others became the token [UNK] "
+              "(“unknown”) and all share one vector.",
+        "zh": "{name} 不认识：{tokens}。已知 {known}/{n}；其余都变成了 [UNK]（“未知”）词元，共用同一个向量。",
+    },
+    "emb.unknown_chinese": {
+        "en": "This model was trained on English and lacks most Chinese characters. For Chinese, choose "
+              "“{hf}” under “{pick}” and a Chinese model such as bert-base-chinese.",
+        "zh": "这个模型是用英文训练的，词表里缺少大部分汉字。处理中文时，请在“{pick}”中选择“{hf}”，"
+              "并使用中文模型，例如 bert-base-chinese。",
+    },
+    "emb.n_tokens": {"en": "{n} tokens", "zh": "{n} 个词元"},
+    "emb.n_tokens_one": {"en": "{n} token", "zh": "{n} 个词元"},
+    "emb.n_layers": {"en": "{n} layers", "zh": "{n} 层"},
+    "emb.n_layers_one": {"en": "{n} layer", "zh": "{n} 层"},
+    "emb.n_heads": {"en": "{n} heads", "zh": "{n} 个头"},
+    "emb.n_heads_one": {"en": "{n} head", "zh": "{n} 个头"},
+    "emb.truncated": {"en": "The text was cut to its first {tokens}.", "zh": "文本过长，只保留了前 {tokens}。"},
+    "emb.words": {"en": "jieba words: {words}", "zh": "jieba 分词：{words}"},
+    "emb.words_more": {"en": "{words} … (+{more})", "zh": "{words} ……（另有 {more} 个）"},
     "emb.x_title": {"en": "X: token vectors (first {k} of {d} dimensions)", "zh": "X：词向量（{d} 维中的前 {k} 维）"},
     "emb.xxt_title": {"en": "XXᵀ: dot products", "zh": "XXᵀ：点积"},
     "emb.cos_title": {"en": "Cosine similarity", "zh": "余弦相似度"},
@@ -97,20 +115,23 @@ STRINGS: dict[str, dict[str, str]] = {
               "与模型自己返回的结果完全一致；旁边是本应用根据该层输入和该头权重重新计算的结果。",
     },
     "emb.model_used": {"en": "Model: **{name}**", "zh": "模型：**{name}**"},
+    "emb.model_previous": {
+        "en": "Model: **{name}**, the previous model, because {failed} could not be loaded.",
+        "zh": "模型：**{name}**（沿用上一个模型，因为无法加载 {failed}）。",
+    },
+    "emb.model_kept_text": {"en": "Shown for the last good sentence: “{text}”.",
+                            "zh": "下面显示的是上一个有效句子的结果：“{text}”。"},
     "emb.computing": {"en": "Computing the token vectors…", "zh": "正在计算词向量……"},
     "emb.loading_model": {"en": "Loading {name}…", "zh": "正在加载 {name}……"},
-    "emb.loaded_model": {"en": "Loaded {name}: {layers} layers × {heads} heads, d = {d}",
-                         "zh": "已加载 {name}：{layers} 层 × {heads} 个头，d = {d}"},
-    "emb.model_unknown": {
-        "en": "{name} knows {known} of these {n} tokens; the rest became [UNK]. MiniLM's vocabulary lacks "
-              "most Chinese characters: for Chinese, load a Chinese BERT under “Vectors from”.",
-        "zh": "{name} 只认识这 {n} 个词元中的 {known} 个，其余变成了 [UNK]。MiniLM 的词表缺少大部分汉字："
-              "处理中文请在“向量来源”中加载中文 BERT 模型。",
-    },
+    "emb.loaded_model": {"en": "Loaded {name}: {layers} × {heads}, d = {d}",
+                         "zh": "已加载 {name}：{layers} × {heads}，d = {d}"},
+    "emb.load_failed": {"en": "Could not load {name}", "zh": "无法加载 {name}"},
     "emb.layer": {"en": "Layer", "zh": "层"},
-    "emb.layer_help": {"en": "0 is the first of {L} layers.", "zh": "0 表示 {L} 层中的第一层。"},
+    "emb.layer_help": {"en": "Layers are numbered 1 to {L}, from the input upwards.",
+                       "zh": "各层从输入往上依次编号为 1 到 {L}。"},
     "emb.head": {"en": "Head", "zh": "头"},
-    "emb.head_help": {"en": "0 is the first of {H} heads.", "zh": "0 表示 {H} 个头中的第一个。"},
+    "emb.head_help": {"en": "Heads are numbered 1 to {H}.", "zh": "各个头依次编号为 1 到 {H}。"},
+    "emb.only_one": {"en": "{label}: 1 (the model has only one)", "zh": "{label}：1（模型只有一个）"},
     "emb.head_map": {"en": "Layer {layer}, head {head}: the model's own attention",
                      "zh": "第 {layer} 层第 {head} 个头：模型自己的注意力"},
     "emb.recomputed": {"en": "Max |recomputed − model|", "zh": "最大 |重算 − 模型|"},
@@ -136,8 +157,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.bad_kind": {"en": "Vectors must be static or contextual, not {kind}.", "zh": "向量类型必须是静态或上下文，而不是 {kind}。"},
     "err.bad_max_tokens": {"en": "The token limit must be a whole number of at least 1, not {value}.",
                            "zh": "词元上限必须是不小于 1 的整数，而不是 {value}。"},
-    "err.static_only": {"en": "{source} has static vectors only; choose “Static”.",
-                        "zh": "{source} 只有静态向量，请选择“静态”。"},
+    "err.static_only": {"en": "Character vectors (used for Chinese text) are static only: a character has the same "
+                              "vector in every sentence. Choose “Static”, or a model under “Vectors from”.",
+                        "zh": "汉字向量（用于中文文本）只有静态的：一个字在任何句子中都是同一个向量。"
+                              "请选择“静态”，或在“向量来源”中选择一个模型。"},
     "err.model_required": {"en": "Type a model id or folder.", "zh": "请输入模型 id 或文件夹。"},
     "err.layer_out_of_range": {"en": "Layer {layer} does not exist; the last is {max_layer}.",
                                "zh": "第 {layer} 层不存在；最后一层是 {max_layer}。"},
@@ -147,9 +170,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.bad_model_name": {"en": "“{name}” is not a valid model id or folder.", "zh": "“{name}” 不是有效的模型 id 或文件夹。"},
     "err.not_allowed_hosted": {"en": "{name} is not offered in this hosted demo. Choose one of: {allowed}.",
                                "zh": "此在线演示不提供 {name}。可选：{allowed}。"},
-    "err.offline": {"en": "{name} is not downloaded on this machine, and the app works offline. Download it "
-                          "once with huggingface-cli, or give the path of a local folder.",
-                    "zh": "本机尚未下载 {name}，而本应用离线运行。请先用 huggingface-cli 下载一次，或填写本地文件夹路径。"},
+    "err.offline": {"en": "The model “{name}” could not be found on this machine, and this app never downloads "
+                          "models. Check the model id for typos, or type the path of a local folder that holds "
+                          "config.json and .safetensors weights.",
+                    "zh": "在本机找不到模型“{name}”，而本应用不会联网下载模型。请检查模型 id 是否拼写正确，"
+                          "或填写一个包含 config.json 和 .safetensors 权重的本地文件夹路径。"},
+    "err.offline_hosted": {"en": "The model “{name}” is not available on this server right now. Choose another model.",
+                           "zh": "此服务器上暂时没有模型“{name}”，请选择其他模型。"},
     "err.model_not_found": {"en": "There is no folder at {path}.", "zh": "{path} 处没有文件夹。"},
     "err.not_a_folder": {"en": "{path} is not a folder.", "zh": "{path} 不是文件夹。"},
     "err.no_config": {"en": "{path} has no config.json, so it is not a model folder.",
@@ -157,7 +184,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.no_safetensors": {"en": "{path} has no .safetensors weights. Only safetensors are loaded (pickle files "
                                  "can run code).",
                            "zh": "{path} 中没有 .safetensors 权重。本应用只加载 safetensors（pickle 文件可能执行代码）。"},
-    "err.model_load_failed": {"en": "{name} could not be loaded: {reason}", "zh": "无法加载 {name}：{reason}"},
+    "err.model_load_failed": {"en": "“{name}” could not be loaded: its files do not form a model this app can "
+                                    "read. A model folder needs config.json, the tokenizer's files (such as "
+                                    "vocab.txt or tokenizer.json) and .safetensors weights.",
+                              "zh": "无法加载“{name}”：其中的文件不能组成本应用可读取的模型。模型文件夹需要 "
+                                    "config.json、分词器文件（如 vocab.txt 或 tokenizer.json）和 .safetensors 权重。"},
     "err.unsupported_model": {"en": "{name} is a {model_type} model; this page supports BERT-family encoders.",
                               "zh": "{name} 是 {model_type} 模型；本页只支持 BERT 系列编码器。"},
     "err.no_tokens": {"en": "The model found no tokens in this text.", "zh": "模型在这段文本中没有找到任何词元。"},
