@@ -14,9 +14,12 @@ off, and a path must be a folder, never a file. With ``SELFATTN_HOSTED=1`` only 
 ``HOSTED_ALLOWLIST`` load and local paths are refused. The loader sets ``HF_HUB_OFFLINE=1``
 (unless already set) so transformers never tries the network.
 
-Models load in float32 with ``attn_implementation="eager"``: the default SDPA kernels return
-no attention weights. transformers is imported lazily, so ``import selfattn`` stays fast;
-a loaded model is kept (``functools.lru_cache``) and reloading the same spec is free.
+Plain BERT folders (the bundled MiniLM among them) run on ``selfattn.bert``, a BERT encoder in
+plain torch checked against transformers, which loads in a fraction of transformers' import
+time. Other models load with transformers in float32 with ``attn_implementation="eager"``:
+the default SDPA kernels return no attention weights. transformers is imported lazily, so
+``import selfattn`` stays fast; a loaded model is kept (``functools.lru_cache``) and reloading
+the same spec is free.
 
 ``run_model`` always keeps the special tokens [CLS] and [SEP]: the model was trained with
 them and many heads send most of their attention there, which is worth seeing.
@@ -259,8 +262,24 @@ def _qkv_modules(model: Any, layer: int) -> tuple[Any, Any, Any] | None:
     return None
 
 
-@functools.lru_cache(maxsize=4)
-def _load_folder(folder: str, name: str, origin: str) -> ModelBundle:
+def _load_plain_bert(folder: Path) -> tuple[Any, Any] | None:
+    """(tokenizer, model) from ``selfattn.bert`` for a plain BERT folder, else None.
+
+    A folder this module cannot read (odd weights, a tokenizer it does not know) goes to
+    transformers instead, which reports its own errors.
+    """
+    from selfattn import bert
+
+    config = bert.plain_bert_config(folder)
+    if config is None:
+        return None
+    try:
+        return bert.WordPieceTokenizer(folder), bert.load_encoder(folder, config)
+    except Exception:  # noqa: BLE001 -- transformers gets the last word on this folder
+        return None
+
+
+def _load_with_transformers(folder: str, name: str) -> tuple[Any, Any]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
     from transformers import AutoModel, AutoTokenizer
@@ -281,7 +300,12 @@ def _load_folder(folder: str, name: str, origin: str) -> ModelBundle:
     finally:
         if bar_was_on:
             hf_logging.enable_progress_bar()
-    model.eval().requires_grad_(False)
+    return tokenizer, model.eval().requires_grad_(False)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_folder(folder: str, name: str, origin: str) -> ModelBundle:
+    tokenizer, model = _load_plain_bert(Path(folder)) or _load_with_transformers(folder, name)
     config = model.config
     num_layers = getattr(config, "num_hidden_layers", None) or getattr(config, "n_layers", None)
     num_heads = getattr(config, "num_attention_heads", None) or getattr(config, "n_heads", None)
