@@ -4,12 +4,12 @@ import numpy as np
 import streamlit as st
 
 from selfattn import bench
-from selfattn.charts import benchmark_chart, heatmap, heatmap_grid
+from selfattn.charts import benchmark_chart
 from selfattn.errors import InputError
 from selfattn.export import column_names
 from selfattn.heads import MISTAKES
 from ui import heads as hd
-from ui.common import chart_words, choice, persist, require_frame, show_error, show_matrix, tr
+from ui.common import choice, persist, require_frame, show_error, tr
 
 require_frame()
 st.title(tr("hd.title"))
@@ -55,29 +55,28 @@ n_tok, d = x.shape
 h, hdim = multi.num_heads, multi.head_dim
 
 st.markdown(tr("hd.shapes", n=n_tok, d=d, h=h, hd=hdim))
-left, right = st.columns([1, 2])
+# Side by side while the one-head map keeps readable cells there, else one above the other.
+layout, map_px, grid_px = hd.compare_layout(tokens)
+left, right = st.columns(layout) if len(layout) == 2 else (st.container(),) * 2
 with left:
     st.markdown(f"**{tr('hd.single_map')}** &nbsp; `{n_tok} × {n_tok}`")
     st.caption(tr("hd.single_caption", d=d))
-    st.vega_lite_chart(heatmap(single.head_weights[0], tokens, tokens, domain=(0.0, 1.0), scheme="greens",
-                               cell=min(46, 300 // max(n_tok, 1)), max_width=320), width="content", theme=None)
+    st.vega_lite_chart(hd.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0),
+                                      scheme="greens", value_title=tr("chart.weight")), width="content", theme=None)
 with right:
     st.markdown(f"**{tr('hd.multi_maps', h=h)}** &nbsp; `{h} × {n_tok} × {n_tok}`")
     st.caption(tr("hd.multi_caption", hd=hdim))
-    st.vega_lite_chart(heatmap_grid(multi.head_weights, tokens, tokens,
-                                    [tr("hd.head_n", i=i + 1) for i in range(h)], columns=min(h, 4),
-                                    cell=max(6, min(18, 160 // max(n_tok, 1)))), width="content", theme=None)
-tables = {}
+    st.vega_lite_chart(hd.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)],
+                                   grid_px), width="content", theme=None)
+third_px = hd.column_px([1, 1, 1])[0]
 cols = st.columns(3)
 with cols[0]:
-    tables["concat"] = show_matrix(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d),
-                                   key="hd_concat", table=False, max_width=240)
+    hd.show_map(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d), key="hd_concat",
+                width=third_px)
 with cols[1]:
-    tables["w_o"] = show_matrix("W_o", weights["w_o"], column_names("c", d), column_names("o", d),
-                                key="hd_w_o", table=False, max_width=240)
+    hd.show_map("W_o", weights["w_o"], column_names("c", d), column_names("o", d), key="hd_w_o", width=third_px)
 with cols[2]:
-    tables["outputs"] = show_matrix(tr("hd.output"), multi.outputs, tokens, column_names("o", d),
-                                    key="hd_outputs", table=False, max_width=240)
+    hd.show_map(tr("hd.output"), multi.outputs, tokens, column_names("o", d), key="hd_outputs", width=third_px)
 
 # ── 2. Correctness ────────────────────────────────────────────────────────────────────
 st.header(tr("hd.check_header"))
@@ -97,35 +96,25 @@ for mistake in MISTAKES:
         wrong = hd.mistake(x, weights, num_heads, causal, mistake)
         diff = wrong.outputs - multi.outputs
         st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
+        third_px = hd.column_px([1, 1, 1], hd.EXPANDER_PX)[0]
+        spread = float(np.max(np.abs(diff))) or 1.0
         a, b, c = st.columns(3)
         with a:
-            show_matrix(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
-                        table=False, max_width=240)
+            hd.show_map(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
+                        width=third_px)
         with b:
-            show_matrix(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
-                        table=False, max_width=240)
+            hd.show_map(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
+                        width=third_px)
         with c:
-            show_matrix(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
-                        table=False, scheme="redblue", max_width=240,
-                        domain=(-float(np.max(np.abs(diff))) or -1.0, float(np.max(np.abs(diff))) or 1.0))
+            hd.show_map(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
+                        width=third_px, scheme="redblue", domain=(-spread, spread))
 
 # ── 3. Benchmark ──────────────────────────────────────────────────────────────────────
 st.header(tr("hd.bench_header"))
 st.markdown(tr("hd.bench_intro"))
 limits = bench.limits_for()
 with st.container(border=True):
-    f1, f2, f3, f4 = st.columns(4)
-    devices = hd.devices()
-    device = f1.selectbox(tr("hd.device"), devices, format_func=hd.device_label)
-    dtype = f2.selectbox(tr("hd.dtype"), list(bench.DTYPES), help=tr("hd.dtype_help"))
-    batch = f3.number_input(tr("hd.batch"), 1, int(limits["max_batch"]), 1)
-    d_bench = f4.selectbox(tr("hd.bench_d_model"), [d_ for d_ in (64, 128, 256, 512, 1024, 2048)
-                                                     if d_ <= limits["max_d_model"]], index=3)
-    g1, g2, g3 = st.columns(3)
-    heads_sel = g1.multiselect(tr("hd.bench_heads"), [1, 2, 4, 8, 16], default=[1, 8])
-    lens_sel = g2.multiselect(tr("hd.bench_lens"), [n_ for n_ in hd.SEQ_CHOICES if n_ <= limits["max_seq_len"]],
-                              default=[128, 256, 512])
-    impls_sel = g3.multiselect(tr("hd.bench_impls"), list(bench.IMPLS), default=list(bench.IMPLS))
+    config = hd.bench_settings(limits)
     st.caption(tr("hd.bench_limits", n=limits["max_seq_len"], d=limits["max_d_model"], runs=limits["max_runs"]))
     # A callback, not the button's return value: it survives require_frame's rerun on a first visit.
     st.button(tr("hd.bench_run"), type="primary", icon=":material/play_arrow:", key="hd_run",
@@ -133,9 +122,6 @@ with st.container(border=True):
 submitted = st.session_state.pop("hd_run_requested", False)
 
 if submitted:
-    config = bench.BenchConfig(device=device, dtype=dtype, batch=int(batch), seq_lens=tuple(sorted(lens_sel)),
-                               d_model=int(d_bench), heads=tuple(sorted(heads_sel)), impls=tuple(impls_sel),
-                               min_run_time=hd.MIN_RUN_TIME)
     bar = st.progress(0.0, text=tr("hd.bench_starting"))
     try:
         records = hd.run_benchmark(config, lambda done, total, label: bar.progress(
@@ -173,15 +159,16 @@ if shown:
     bad = [r for r in shown if r.get("status") != "ok"]
     if bad:
         st.warning(tr("hd.bench_not_ok", n=len(bad)))
+    titles = hd.chart_field_titles()
     t1, t2 = st.columns(2)
     with t1:
         st.markdown(f"**{tr('hd.chart_time')}**")
         st.altair_chart(benchmark_chart(shown, y="median_ms", y_title=tr("hd.axis_time"), x_title=tr("hd.axis_n"),
-                                        source_title=tr("hd.axis_source")), width="stretch")
+                                        source_title=tr("hd.axis_source"), field_titles=titles), width="stretch")
     with t2:
         st.markdown(f"**{tr('hd.chart_mem')}**")
-        st.altair_chart(benchmark_chart(shown, y="peak_mem_bytes", y_title=tr("hd.axis_mem"),
-                                        x_title=tr("hd.axis_n"), source_title=tr("hd.axis_source")), width="stretch")
+        st.altair_chart(benchmark_chart(shown, y="peak_mem_bytes", y_title=tr("hd.axis_mem"), x_title=tr("hd.axis_n"),
+                                        source_title=tr("hd.axis_source"), field_titles=titles), width="stretch")
     ratios = hd.ratio_table(shown)
     if not ratios.empty:
         st.markdown(f"**{tr('hd.ratios')}**")

@@ -253,6 +253,11 @@ def device_name(device: str) -> str:
 def _cpu_peak_bytes(fn: Callable[[], Any]) -> int:
     """Peak of the running sum of CPU allocator alloc/free events recorded during ``fn()``."""
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # keep the profiler's start/stop lines off stderr
+    # Run first in a thread other than the one that imported torch (Streamlit runs each script run
+    # in a new thread), the profiler prints "ERROR: External init callback must run in same thread
+    # as registerClient" once per process. libkineto writes it straight to stderr whatever the log
+    # level, and it only says that PyTorch's client init callback, an empty function, was skipped:
+    # the measurement is unaffected.
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:

@@ -186,7 +186,8 @@ def _js_list(labels: list[str]) -> str:
 
 
 def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str = "median time (ms)",
-                    x_title: str = "sequence length n", source_title: str = "run") -> alt.Chart:
+                    x_title: str = "sequence length n", source_title: str = "run",
+                    field_titles: dict[str, str] | None = None) -> alt.Chart:
     """Time (or memory) against sequence length on log-log axes, one line per implementation and
     head count; runs from different files get different dash patterns.
 
@@ -194,6 +195,8 @@ def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str =
         records: benchmark records (``selfattn.bench`` fields) with status "ok"; an optional
             ``source`` field names the run or file each came from.
         y: the field to plot, "median_ms" or "peak_mem_bytes".
+        field_titles: tooltip titles by field name (e.g. translations); fields not in it are
+            titled by their name.
 
     Returns:
         An Altair chart (only a handful are drawn, so Altair's validation cost does not matter).
@@ -205,13 +208,21 @@ def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str =
     columns = ["seq_len", "series", "source", "impl", "heads", "device_name", "dtype", "batch", "d_model",
                "gflops", "median_ms", "peak_mem_bytes"]
     frame = pd.DataFrame(rows, columns=list(dict.fromkeys([*columns, y])))
+    titles = field_titles or {}
+
+    def tip(shorthand: str, **kwargs) -> alt.Tooltip:
+        field = shorthand.split(":")[0]
+        if field in titles:
+            kwargs["title"] = titles[field]
+        return alt.Tooltip(shorthand, **kwargs)
+
     base = alt.Chart(frame).encode(
         x=alt.X("seq_len:Q", scale=alt.Scale(type="log", base=2), title=x_title),
         y=alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title),
         color=alt.Color("series:N", title=None),
         strokeDash=alt.StrokeDash("source:N", title=source_title),
-        tooltip=["source:N", "series:N", "device_name:N", "dtype:N", "batch:Q", "d_model:Q", "seq_len:Q",
-                 alt.Tooltip("median_ms:Q", format=".4g"), alt.Tooltip("gflops:Q", format=".4g"),
-                 alt.Tooltip("peak_mem_bytes:Q", format=",")],
+        tooltip=[tip("source:N"), tip("series:N"), tip("device_name:N"), tip("dtype:N"), tip("batch:Q"),
+                 tip("d_model:Q"), tip("seq_len:Q"), tip("median_ms:Q", format=".4g"),
+                 tip("gflops:Q", format=".4g"), tip("peak_mem_bytes:Q", format=",")],
     )
     return (base.mark_line() + base.mark_point(filled=True)).properties(height=320)

@@ -1,11 +1,15 @@
 """The Heads & devices page through AppTest: comparison, PyTorch check, a tiny benchmark, uploads."""
 
+import json
 from pathlib import Path
 
 import pytest
 
 from selfattn import bench
+from selfattn.charts import WORDS, to_altair
+from selfattn.i18n import CATALOG
 from tests.apptest import choice_widget, open_page
+from ui import heads as hd
 
 
 @pytest.mark.parametrize("lang, title", [("en", "Heads & devices"), ("zh", "多头与设备")])
@@ -29,9 +33,9 @@ def test_head_count_and_sentence_input():
 
 def test_tiny_benchmark_runs_and_exports(downloads):
     at = open_page("heads")
-    at.multiselect[0].set_value([1, 2])
-    at.multiselect[1].set_value([32, 64])
-    at.selectbox[-1].set_value(64)
+    at.multiselect(key="hd_bench_heads").set_value([1, 2])
+    at.multiselect(key="hd_bench_lens").set_value([32, 64])
+    at.selectbox(key="hd_bench_d").set_value(64)
     at.button(key="hd_run").click().run(timeout=300)
     assert not at.exception and not at.error
     records = at.session_state["hd_bench"]
@@ -63,3 +67,133 @@ def test_bundled_results_can_be_shown():
     at.multiselect(key="hd_bundled").set_value([options[0]]).run()
     assert not at.exception
     assert len(at.dataframe) >= 1
+
+
+def heatmap_specs(at) -> list[dict]:
+    """The page's Vega-Lite specs, with the cells Streamlit sent apart (as Arrow) put back in."""
+    import pyarrow as pa
+
+    specs = []
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        cells = pa.ipc.open_stream(chart.proto.data.data).read_pandas()
+        spec["data"] = {"values": cells.to_dict("records")}
+        specs.append(spec)
+    return specs
+
+
+def drawn_width(spec: dict) -> float:
+    """Cells plus row labels plus padding of a heatmap or head-grid spec, in pixels."""
+    cells = spec["data"]["values"]
+    cols = max(c["c"] for c in cells) + 1
+    if "facet" in spec:  # head grid: panels side by side with spacing
+        per_row = min(spec["columns"], max(c["p"] for c in cells) + 1)
+        return per_row * cols * spec["spec"]["width"]["step"] + (per_row - 1) * spec["spacing"] + hd.CHART_PAD_PX
+    rows = {c["r"]: c["row"] for c in cells}
+    labels = min(spec["encoding"]["y"]["axis"]["labelLimit"], max(hd.text_px(r) for r in rows.values()))
+    return cols * spec["width"]["step"] + labels + hd.CHART_PAD_PX
+
+
+def label_spacing(spec: dict, channel: str) -> float:
+    """Pixels between neighbouring axis labels of a heatmap."""
+    axis = spec["encoding"][channel]["axis"]
+    values = axis.get("values", [0, 1])
+    return (values[1] - values[0]) * spec["width"]["step"] if len(values) > 1 else float("inf")
+
+
+SETTINGS = {  # the QA pass's overflowing cases, up to every maximum
+    "default": {},
+    "sentence": {"hd_input": "sentence"},
+    "d_model 64": {"hd_d": 64},
+    "16 heads": {"hd_heads": 16},
+    "maxima": {"hd_n": hd.MAX_N, "hd_d": max(hd.D_CHOICES), "hd_heads": hd.MAX_HEADS},
+}
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_every_heatmap_fits_its_column_with_readable_labels(name):
+    at = open_page("heads")
+    for key, value in SETTINGS[name].items():
+        if key == "hd_input":
+            choice_widget(at.selectbox, key).set_value(value).run()
+        elif key == "hd_heads":
+            at.select_slider(key=key).set_value(value).run()
+        else:
+            (at.selectbox if key == "hd_d" else at.number_input)(key=key).set_value(value).run()
+    assert not at.exception and not at.error
+    specs = heatmap_specs(at)
+    assert len(specs) == 11  # one head, the head grid, concat, W_o, output, 2 mistakes x 3
+    for spec in specs:
+        to_altair({**spec, "data": {"values": spec["data"]["values"][:4]}}).to_dict()  # still valid Vega-Lite
+        assert drawn_width(spec) <= spec["usermeta"]["fit_px"], name
+        assert spec["usermeta"]["fit_px"] <= hd.PAGE_PX
+        assert spec["config"]["legend"]["orient"] == "bottom"  # under the chart, never over a neighbour
+        if "facet" not in spec:
+            x_axis = spec["encoding"]["x"]["axis"]
+            if x_axis["labelAngle"] == 0:  # flat labels fit inside their cells
+                assert all(hd.text_px(c["col"]) + 6 <= spec["width"]["step"] for c in spec["data"]["values"])
+            else:
+                assert x_axis["labelAngle"] == -90 and label_spacing(spec, "x") >= hd.LABEL_GAP_PX
+            assert label_spacing(spec, "y") >= hd.LABEL_GAP_PX
+    head_grid = next(s for s in specs if "facet" in s)
+    assert head_grid["columns"] <= 4
+
+
+def test_side_by_side_only_while_the_one_head_map_stays_readable():
+    assert hd.compare_layout([f"t{i}" for i in range(6)])[0] == [2, 3]
+    layout, map_px, grid_px = hd.compare_layout([f"t{i}" for i in range(hd.MAX_N)])
+    assert layout == [1] and grid_px == hd.PAGE_PX and map_px <= hd.PAGE_PX
+    columns, cell, _ = hd.grid_layout(16, 1, [f"head {i}" for i in range(16)], 300)
+    assert columns * max(cell, 1) <= 300  # one-token maps: titles, not cells, set the width
+
+
+def test_chart_words_are_translated():
+    at = open_page("heads", "zh")
+    english = set(WORDS.values())
+    titles = []
+    for spec in heatmap_specs(at):
+        encoding = spec["spec"]["encoding"] if "facet" in spec else spec["layer"][0]["encoding"]
+        titles += [t["title"] for t in encoding["tooltip"]]
+        color = encoding["color"]
+        titles.append(color.get("title") or color["condition"]["title"])
+    assert titles and not english & set(titles), english & set(titles)
+    assert {CATALOG["chart.weight"]["zh"], CATALOG["chart.query"]["zh"]} <= set(titles)
+
+
+def test_results_headers_are_translated_but_exports_keep_field_names(downloads):
+    at = open_page("heads", "zh")
+    at.multiselect(key="hd_bundled").set_value([at.multiselect(key="hd_bundled").options[0]]).run()
+    assert not at.exception
+    headers = [str(c) for frame in at.dataframe for c in frame.value.columns]
+    assert CATALOG["hd.col_median_ms"]["zh"] in headers and CATALOG["hd.col_seq_len"]["zh"] in headers
+    assert not {"median_ms", "seq_len", "heads", "impl", "status"} & set(headers)
+    assert "median_ms" in downloads["selfattn-bench.csv"].decode().splitlines()[0]
+    assert '"median_ms"' in downloads["selfattn-bench.json"].decode()
+    charts = [json.loads(c.proto.spec) for c in (*at.get("vega_lite_chart"), *at.get("arrow_vega_lite_chart"))]
+    timing = [json.dumps(c, ensure_ascii=False) for c in charts if "seq_len" in json.dumps(c)]
+    assert len(timing) == 2 and all(CATALOG["hd.col_median_ms"]["zh"] in c for c in timing)  # tooltip titles
+
+
+def test_benchmark_settings_survive_leaving_the_page():
+    at = open_page("heads")
+    chosen = {"hd_dtype": "bfloat16", "hd_bench_d": 256, "hd_batch": 3, "hd_bench_heads": [2, 4],
+              "hd_bench_lens": [32, 64], "hd_bench_impls": ["fused"]}
+    at.selectbox(key="hd_dtype").set_value(chosen["hd_dtype"])
+    at.selectbox(key="hd_bench_d").set_value(chosen["hd_bench_d"])
+    at.number_input(key="hd_batch").set_value(chosen["hd_batch"])
+    for key in ("hd_bench_heads", "hd_bench_lens", "hd_bench_impls"):
+        at.multiselect(key=key).set_value(chosen[key])
+    at.run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/heads.py").run()
+    assert not at.exception
+    assert at.selectbox(key="hd_device").value == "cpu"
+    for key in ("hd_dtype", "hd_bench_d"):
+        assert at.selectbox(key=key).value == chosen[key]
+    assert at.number_input(key="hd_batch").value == chosen["hd_batch"]
+    for key in ("hd_bench_heads", "hd_bench_lens", "hd_bench_impls"):
+        assert at.multiselect(key=key).value == chosen[key]
+        assert at.multiselect(key=key).proto.wrap  # chips wrap onto a new line instead of being cut off
+    at.session_state["lang"] = "zh"  # option names do not depend on the language
+    at.run()
+    assert at.multiselect(key="hd_bench_impls").value == ["fused"]
