@@ -73,7 +73,7 @@ def time_edits(at: AppTest, edits: int) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--edits", type=int, default=25)
+    parser.add_argument("--edits", type=int, default=25, help="edits timed per configuration (>= 2)")
     args = parser.parse_args()
     logging.getLogger("streamlit").setLevel(logging.ERROR)
 
@@ -85,7 +85,8 @@ def main() -> None:
     at = open_playground()
     for field, value in (("pg_n", 32), ("pg_d_in", 16), ("pg_d_k", 16), ("pg_d_v", 16)):
         at.number_input(key=field).set_value(value).run()
-    at.selectbox(key="pg_preset").set_value("random").run()
+    preset = [box for box in at.selectbox if str(box.key).startswith("pg_preset__")]  # see ui.common.choice
+    preset[0].set_value("random").run()
     at.button[0].click().run()
     assert at.dataframe[-1].value.shape == (32, 16)
     rows.append(("random, n=32, d_in=d_k=d_v=16", time_edits(at, args.edits)))

@@ -12,7 +12,7 @@ from selfattn.embeddings import TokenEmbeddings
 from selfattn.errors import InputError
 from selfattn.export import column_names, labelled
 from ui import embeddings as cached
-from ui.common import chart_words, choice, csv_button, persist, require_frame, show_error, tr
+from ui.common import chart_words, choice, csv_button, persist, require_frame, show_error, tr, vega
 from ui.embeddings import count, number_slider
 
 require_frame()
@@ -113,9 +113,8 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
     for name, title, matrix, cols, full, domain, scheme in blocks:
         frame = full if full is not None else labelled(matrix, labels, cols)
         st.markdown(f"**{title}** &nbsp; `{' × '.join(map(str, frame.shape))}`")
-        st.vega_lite_chart(heatmap(matrix, labels, cols, domain=domain, scheme=scheme, max_width=max_width,
-                                   annotate=False if name in ("X", "output") else None, words=chart_words()),
-                           width="content", theme=None)
+        vega(heatmap(matrix, labels, cols, domain=domain, scheme=scheme, max_width=max_width,
+                     annotate=False if name in ("X", "output") else None, words=chart_words()))
         csv_button(frame, f"{key}-{name}", key=f"dl_{key}_{name}")
 
 
@@ -249,18 +248,16 @@ diff = float(np.max(np.abs(trace.weights - own)))
 left, right = st.columns([3, 2])
 with left:
     st.markdown(f"**{tr('emb.head_map', layer=layer_i + 1, head=head_i + 1)}** &nbsp; `{own.shape[0]} × {own.shape[1]}`")
-    st.vega_lite_chart(heatmap(own, labels, labels, domain=(0.0, 1.0), scheme="greens", max_width=HEAD_MAP_WIDTH,
-                               words=chart_words()), width="content", theme=None)
+    vega(heatmap(own, labels, labels, domain=(0.0, 1.0), scheme="greens", max_width=HEAD_MAP_WIDTH,
+                 words=chart_words()))
     csv_button(labelled(own, labels, labels), f"attention-L{layer_i + 1}-H{head_i + 1}", key="dl_head_map")
 with right:
     st.metric(tr("emb.recomputed"), f"{diff:.1e}", help=tr("emb.recomputed_help"))
     st.caption(tr("emb.recomputed_caption", d=bundle.head_dim))
 
 st.subheader(tr("emb.all_heads", layer=layer_i + 1))
-st.vega_lite_chart(heatmap_grid(run.attentions[layer_i], labels, labels,
-                                [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)],
-                                columns=4, cell=max(6, min(14, 220 // max(len(labels), 1))), words=chart_words()),
-                   width="content", theme=None)
+vega(heatmap_grid(run.attentions[layer_i], labels, labels, [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)],
+                  columns=4, cell=max(6, min(14, 220 // max(len(labels), 1))), words=chart_words()))
 layer_table = pd.DataFrame(  # one row per (head, query), one column per key
     run.attentions[layer_i].reshape(-1, len(labels)),  # (H * n, n)
     index=pd.MultiIndex.from_product([[h + 1 for h in range(bundle.num_heads)], labels], names=["head", "query"]),
@@ -273,8 +270,7 @@ for col, (name, matrix) in zip(qkv_cols, (("Q", trace.queries), ("K", trace.keys
     with col:
         dcols = column_names(name.lower(), matrix.shape[1])
         st.markdown(f"**{name}** &nbsp; `{matrix.shape[0]} × {matrix.shape[1]}`")
-        st.vega_lite_chart(heatmap(matrix[:, :dims], labels, dcols[:dims], annotate=False, cell=14,
-                                   max_width=QKV_WIDTH, scheme="blues", words=chart_words()),
-                           width="content", theme=None)
+        vega(heatmap(matrix[:, :dims], labels, dcols[:dims], annotate=False, cell=14, max_width=QKV_WIDTH,
+                     scheme="blues", words=chart_words()))
         csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",
                    key=f"dl_head_{name}")

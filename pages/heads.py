@@ -9,7 +9,7 @@ from selfattn.errors import InputError
 from selfattn.export import column_names
 from selfattn.heads import MISTAKES
 from ui import heads as hd
-from ui.common import choice, persist, require_frame, show_error, tr
+from ui.common import choice, persist, require_frame, show_error, tr, vega
 
 require_frame()
 st.title(tr("hd.title"))
@@ -61,13 +61,12 @@ left, right = st.columns(layout) if len(layout) == 2 else (st.container(),) * 2
 with left:
     st.markdown(f"**{tr('hd.single_map')}** &nbsp; `{n_tok} × {n_tok}`")
     st.caption(tr("hd.single_caption", d=d))
-    st.vega_lite_chart(hd.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0),
-                                      scheme="greens", value_title=tr("chart.weight")), width="content", theme=None)
+    vega(hd.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0), scheme="greens",
+                        value_title=tr("chart.weight")))
 with right:
     st.markdown(f"**{tr('hd.multi_maps', h=h)}** &nbsp; `{h} × {n_tok} × {n_tok}`")
     st.caption(tr("hd.multi_caption", hd=hdim))
-    st.vega_lite_chart(hd.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)],
-                                   grid_px), width="content", theme=None)
+    vega(hd.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)], grid_px))
 third_px = hd.column_px([1, 1, 1])[0]
 cols = st.columns(3)
 with cols[0]:

@@ -1,5 +1,7 @@
 """Playground: edit X and the weights, watch all eight steps of self-attention recompute."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
@@ -166,6 +168,6 @@ if shown_bias:
     inputs_tables.update({"b_q": labelled([inputs.b_q], ["b_q"], q_cols),
                           "b_k": labelled([inputs.b_k], ["b_k"], k_cols),
                           "b_v": labelled([inputs.b_v], ["b_v"], v_cols)})
-st.download_button(tr("pg.download_zip"), zip_tables({**inputs_tables, **tables}),
+st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}),  # written when clicked
                    file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
                    on_click="ignore", icon=":material/folder_zip:", type="primary")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 
@@ -11,7 +12,9 @@ def downloads(monkeypatch) -> dict[str, bytes]:
     """Every file a download button offers during the test, by file name.
 
     Streamlit stores download data in its (real, in-memory) media file storage; this spy
-    records each file on its way in and stores it as usual.
+    records each file on its way in and stores it as usual. A button whose file is made only
+    when clicked (a callable, registered with ``add_deferred``) is recorded by calling the
+    callable, as a click would, and then registered as usual.
     """
     files: dict[str, bytes] = {}
     original = MemoryMediaFileStorage.load_and_get_id
@@ -21,5 +24,13 @@ def downloads(monkeypatch) -> dict[str, bytes]:
             files[filename] = path_or_data
         return original(self, path_or_data, mimetype, kind, filename)
 
+    original_deferred = MediaFileManager.add_deferred
+
+    def spy_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        data = data_callable()
+        files[file_name] = data.encode("utf-8") if isinstance(data, str) else data
+        return original_deferred(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy_deferred)
     return files

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from selfattn import bench
@@ -61,12 +62,16 @@ def test_upload_results_and_bad_files():
 
 
 def test_bundled_results_can_be_shown():
+    files = sorted(Path(__file__).parent.parent.joinpath("benchmarks", "results").glob("*.json"))
     at = open_page("heads")
     options = at.multiselect(key="hd_bundled").options
-    assert options, "benchmarks/results/ should hold at least one results file"
-    at.multiselect(key="hd_bundled").set_value([options[0]]).run()
+    assert sorted(options) == sorted(f.stem for f in files), "every committed results file loads and is offered"
+    gpu = [o for o in options if "h100" in o]
+    assert gpu, "the H100 results measured on the device tool are offered"
+    at.multiselect(key="hd_bundled").set_value(gpu).run()
     assert not at.exception
-    assert len(at.dataframe) >= 1
+    shown = pd.concat([frame.value for frame in at.dataframe])
+    assert "NVIDIA H100 80GB HBM3" in set(shown.astype(str).stack())
 
 
 def heatmap_specs(at) -> list[dict]:

@@ -1,7 +1,14 @@
 """The Playground in a real Chromium: edit a cell of X and watch an output change."""
 
+import io
+import zipfile
+
+import numpy as np
+import pandas as pd
 import pytest
 
+from selfattn import self_attention
+from selfattn.presets import tutorial_example
 from tests.browser import assert_rendered, chromium_page, pick, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
@@ -43,6 +50,25 @@ def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path):
         page.screenshot(path=str(shot))
         assert_rendered(shot)
         assert page.locator("[data-testid='stException']").count() == 0
+
+        # The files are written when a download button is clicked: they hold the edited numbers.
+        example = tutorial_example()
+        x = example.x.copy()
+        x[0, 0] = 5
+        want = self_attention(x, example.w_q, example.w_k, example.w_v, scale=False).outputs
+        with page.expect_download(timeout=30000) as info:
+            page.locator(".st-key-dl_outputs button").click()
+        assert info.value.suggested_filename == "outputs.csv"
+        got = pd.read_csv(info.value.path(), index_col=0)
+        assert list(got.index) == ["Input 1", "Input 2", "Input 3"]
+        np.testing.assert_array_equal(got.to_numpy(), want)  # every digit, read back from the file
+        with page.expect_download(timeout=30000) as info:
+            page.locator(".st-key-dl_zip button").click()
+        with zipfile.ZipFile(info.value.path()) as archive:
+            x_back = pd.read_csv(io.BytesIO(archive.read("x.csv")), index_col=0).to_numpy()
+            out_back = pd.read_csv(io.BytesIO(archive.read("outputs.csv")), index_col=0).to_numpy()
+        np.testing.assert_array_equal(x_back, x)
+        np.testing.assert_array_equal(out_back, want)
 
 
 def test_playground_in_chinese_renders(tmp_path):

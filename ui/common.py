@@ -7,6 +7,7 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from selfattn.charts import WORDS, heatmap
@@ -87,10 +88,25 @@ def choice(widget: Callable, label: str, options, key: str, default, names: dict
 
 
 def csv_button(frame: pd.DataFrame, file_name: str, key: str, label: str | None = None) -> None:
-    """A download button for one table as CSV (labels in the first column)."""
-    st.download_button(label or tr("common.download_csv"), to_csv(frame).encode("utf-8"),
+    """A download button for one table as CSV (labels in the first column).
+
+    The CSV text is written when the button is clicked, not on every rerun: a page offers
+    dozens of tables, and writing them all each time cost more than drawing the page.
+    """
+    st.download_button(label or tr("common.download_csv"), lambda: to_csv(frame).encode("utf-8"),
                        file_name=f"{file_name}.csv", mime="text/csv", key=key, on_click="ignore",
                        icon=":material/download:")
+
+
+def vega(spec: dict) -> None:
+    """Draw a Vega-Lite spec from :mod:`selfattn.charts` at its own size.
+
+    The cells go to Streamlit as an Arrow table built straight from the spec's list of
+    records: handing Streamlit the list costs a trip through pandas, 2-4 ms per chart.
+    """
+    spec = dict(spec)
+    values = spec.pop("data")["values"]
+    st.vega_lite_chart(pa.Table.from_pylist(values), spec, width="content", theme=None)
 
 
 def show_matrix(title: str, matrix, row_labels, col_labels, *, key: str, caption: str = "",
@@ -113,11 +129,11 @@ def show_matrix(title: str, matrix, row_labels, col_labels, *, key: str, caption
             st.dataframe(frame, width="content")
             csv_button(frame, key, key=f"dl_{key}")
         with right:
-            st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme,
-                                       max_width=max_width, words=chart_words()), width="content", theme=None)
+            vega(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme, max_width=max_width,
+                         words=chart_words()))
     else:
-        st.vega_lite_chart(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme,
-                                   max_width=max_width, words=chart_words()), width="content", theme=None)
+        vega(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme, max_width=max_width,
+                     words=chart_words()))
         csv_button(frame, key, key=f"dl_{key}")
     return frame
 

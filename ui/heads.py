@@ -16,7 +16,7 @@ from selfattn.errors import InputError
 from selfattn.export import labelled
 from selfattn.heads import MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake
 from selfattn.presets import xavier
-from ui.common import chart_words, csv_button, persist, tr
+from ui.common import chart_words, csv_button, persist, tr, vega
 
 MAX_N = 64  # tokens in the single-vs-multi comparison
 D_CHOICES = (8, 16, 32, 64, 128)
@@ -248,7 +248,7 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: flo
     """
     values = np.asarray(matrix, dtype=float)
     st.markdown(f"**{title}** &nbsp; `{' × '.join(str(s) for s in values.shape)}`")
-    st.vega_lite_chart(fit_heatmap(values, row_labels, col_labels, width, **kwargs), width="content", theme=None)
+    vega(fit_heatmap(values, row_labels, col_labels, width, **kwargs))
     frame = labelled(values, row_labels, col_labels)
     csv_button(frame, key, key=f"dl_{key}")
     return frame
