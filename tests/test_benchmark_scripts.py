@@ -1,0 +1,54 @@
+"""The benchmark scripts behind docs/benchmarks.md still run (tiny settings; the figures are not checked)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_script(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def test_bench_pages_times_every_configuration():
+    done = run_script("benchmarks/bench_pages.py", "--edits", "2")
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [line for line in done.stdout.splitlines() if re.search(r"(\s+\d+\.\d){5}$", line)]
+    assert [row.split("  ")[0] for row in rows] == [
+        "tutorial preset (3 tokens, d=4)", "random, n=32, d_in=d_k=d_v=16", "embeddings, English, 8 tokens",
+        "embeddings, English, 32 tokens", "embeddings, Chinese, 32 characters", "embeddings, Chinese, 64 characters"]
+
+
+def test_bench_embeddings_measures_loads_and_embed(tmp_path):
+    out = tmp_path / "emb.json"
+    done = run_script("benchmarks/bench_embeddings.py", "--repeats", "2", "--cold-runs", "1", "--json", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(out.read_text())
+    assert set(results) == {"cold_model", "charvec", "embed", "environment"}
+    assert "cold model: import + load" in done.stdout and "char vectors: build" in done.stdout
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message given where there is no GPU")
+def test_bench_sdpa_backends_says_it_needs_a_gpu():
+    done = run_script("benchmarks/bench_sdpa_backends.py", timeout=120)
+    assert done.returncode == 1 and "needs a CUDA GPU" in done.stderr
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (torch.cuda.is_available() is False)")
+def test_bench_sdpa_backends_on_cuda(tmp_path):
+    out = tmp_path / "sdpa.json"
+    done = run_script("benchmarks/bench_sdpa_backends.py", "--seq-len", "256", "--batch", "1", "--d-model", "256",
+                      "--heads", "2", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["device_name"] == torch.cuda.get_device_name() and report["matmul_bf16_tflops"] > 0
+    assert {row["backend"] for row in report["rows"]} == {"default", "flash", "cudnn", "efficient"}
