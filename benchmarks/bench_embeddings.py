@@ -75,7 +75,8 @@ def summary(samples: list[float]) -> dict:
 
 def in_subprocess(code: str, cache_dir: str) -> dict:
     """Run ``code`` in a fresh interpreter and parse the JSON it prints last."""
-    env = dict(os.environ, SELFATTN_CACHE_DIR=cache_dir, PYTHONPATH=str(ROOT))
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))  # keep the caller's own
+    env = dict(os.environ, SELFATTN_CACHE_DIR=cache_dir, PYTHONPATH=path)
     done = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -260,7 +260,8 @@ def _cpu_peak_bytes(fn: Callable[[], Any]) -> int:
     # the measurement is unaffected.
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    # acc_events: one cycle only; it stops torch 2.11 warning that events are cleared between cycles.
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, acc_events=True) as prof:
         fn()
     # kineto_results is not documented API, but it is what the profiler's own memory timeline reads.
     events = [e for e in prof.profiler.kineto_results.events()

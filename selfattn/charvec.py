@@ -36,6 +36,7 @@ import os
 import re
 import tempfile
 import unicodedata
+import warnings
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -141,7 +142,7 @@ class CharVectors:
 
 def jieba_dict_path() -> Path:
     """Path of the word-frequency dictionary inside the installed jieba package."""
-    return Path(str(resources.files("jieba") / "dict.txt"))
+    return Path(str(resources.files(_import_jieba()) / "dict.txt"))
 
 
 def read_dictionary(path: Path) -> tuple[list[str], np.ndarray]:
@@ -414,9 +415,23 @@ def split_chars(text: str) -> list[tuple[str, int]]:
     return tokens
 
 
+def _import_jieba():
+    """Import jieba without the warnings it prints on newer Pythons and setuptools.
+
+    jieba 0.42.1's regexes hold invalid escapes (a DeprecationWarning, on Python >= 3.12 a
+    SyntaxWarning, when its files are compiled) and it imports ``pkg_resources`` (deprecated in
+    new setuptools): noise in a user's terminal about code that is not theirs.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="invalid escape sequence")  # Deprecation- or SyntaxWarning
+        warnings.filterwarnings("ignore", message="pkg_resources is deprecated")
+        import jieba
+    return jieba
+
+
 @functools.lru_cache(maxsize=1)
 def _jieba():
-    import jieba
+    jieba = _import_jieba()
 
     jieba.setLogLevel(logging.WARNING)  # silence "Building prefix dict ..." on stderr
     jieba.initialize()  # may write jieba's own cache file to the temp folder

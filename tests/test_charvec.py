@@ -128,8 +128,10 @@ def test_segment_words():
     assert "".join(words) == "早上好，今天天气很好hello"
 
 
-def test_jieba_stays_quiet():
-    """jieba logs "Building prefix dict ..." to stderr unless told not to."""
+def test_jieba_stays_quiet(tmp_path):
+    """jieba logs "Building prefix dict ..." to stderr unless told not to, and compiling its files
+    warns about invalid escapes (a SyntaxWarning on Python >= 3.12). A fresh bytecode cache makes
+    Python compile them again, and -W always shows every warning that is not silenced."""
     import os
     import subprocess
     import sys
@@ -137,6 +139,7 @@ def test_jieba_stays_quiet():
 
     root = str(Path(__file__).resolve().parents[1])
     code = "from selfattn.charvec import segment; print(segment('早上好，今天天气很好'))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "-X", f"pycache_prefix={tmp_path}", "-W", "always", "-c", code],
+                          capture_output=True, text=True, check=True, cwd=root, env=dict(os.environ, PYTHONPATH=path))
     assert "早上好" in done.stdout and done.stderr == ""

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import torch
 
 from selfattn import bench
 from selfattn.charts import WORDS, to_altair
@@ -46,6 +47,33 @@ def test_tiny_benchmark_runs_and_exports(downloads):
     assert [(r["impl"], r["heads"], r["seq_len"]) for r in back] == [(r["impl"], r["heads"], r["seq_len"])
                                                                     for r in records]
     assert len(at.get("arrow_vega_lite_chart")) + len(at.get("vega_lite_chart")) >= 2
+
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (torch.cuda.is_available() is False)")
+def test_benchmark_runs_on_the_gpu_from_the_page(downloads):
+    at = open_page("heads")
+    assert at.selectbox(key="hd_device").options[-1].startswith("CUDA · "), "a GPU is offered when torch sees one"
+    at.selectbox(key="hd_device").set_value("cuda")
+    at.selectbox(key="hd_dtype").set_value("bfloat16")
+    at.selectbox(key="hd_bench_d").set_value(512)
+    at.number_input(key="hd_batch").set_value(2)
+    at.multiselect(key="hd_bench_heads").set_value([1, 8])
+    at.multiselect(key="hd_bench_lens").set_value([256, 1024])
+    at.button(key="hd_run").click().run(timeout=300)
+    assert not at.exception and not at.error
+    records = at.session_state["hd_bench"]
+    assert len(records) == 2 * 2 * 3 and all(r["status"] == "ok" for r in records)
+    assert {r["device"] for r in records} == {"cuda"}
+    assert {r["device_name"] for r in records} == {torch.cuda.get_device_name()}
+    assert {r["peak_mem_kind"] for r in records} == {"measured_cuda"}
+    assert all(r["dtype"] == "bfloat16" and r["median_ms"] > 0 and r["peak_mem_bytes"] > 0 for r in records)
+    naive, fused = ({(r["heads"], r["seq_len"]): r for r in records if r["impl"] == i} for i in ("naive", "fused"))
+    # naive materialises the (B, h, n, n) bf16 scores; the fused kernel does not.
+    assert naive[(8, 1024)]["peak_mem_bytes"] >= 2 * 8 * 1024 * 1024 * 2 > fused[(8, 1024)]["peak_mem_bytes"]
+    back = bench.load_results(downloads["selfattn-bench.csv"], "selfattn-bench.csv")
+    assert {r["device_name"] for r in back} == {torch.cuda.get_device_name()}
 
 
 def test_upload_results_and_bad_files():
