@@ -6,13 +6,13 @@ import streamlit as st
 
 from selfattn import models
 from selfattn.attention import cosine_similarity, raw_self_attention
-from selfattn.charts import heatmap, heatmap_grid
 from selfattn.embedding_text import has_cjk
 from selfattn.embeddings import TokenEmbeddings
 from selfattn.errors import InputError
 from selfattn.export import column_names, labelled
 from ui import embeddings as cached
-from ui.common import chart_words, choice, csv_button, persist, require_frame, show_error, tr, vega
+from ui import fit
+from ui.common import choice, csv_button, persist, require_frame, show_error, tr, vega
 from ui.embeddings import count, number_slider
 
 require_frame()
@@ -24,10 +24,8 @@ PAIRS = [("早上好", "Good morning"), ("我爱自然语言处理", "I love nat
 SOURCES = ("auto", "charvec", "minilm", "hf")
 HOSTED = models.is_hosted()
 MAX_DIMS_SHOWN = 64
-# Heatmap widths (px) of the matrix area, leaving room for the row labels and the legend:
-WIDE, HALF = 900, 280  # one sentence across the page; two sentences side by side (a half is ~400 px)
-HEAD_MAP_WIDTH, QKV_WIDTH = 380, 150  # a head's map in three fifths of the page; Q, K, V in a third each
-MIN_CELL = 8  # selfattn.charts.heatmap never draws a cell narrower than this
+MIN_CELL = 8  # columns of X (and of Q, K, V) are dropped rather than drawn narrower than this
+QKV_MIN_CELL = 12  # Q, K and V sit side by side while their cells (and row labels) get this much
 MAX_WORDS_SHOWN = 20  # jieba words in the caption
 MAX_LISTED = 20  # unknown tokens named in a warning
 
@@ -65,15 +63,21 @@ def unknown_warning(unknown_text: list[str], n: int, model_name: str | None) -> 
     """Which tokens have no real vector, by their original text; for a model, hint at a Chinese one."""
     fmt = {"tokens": listing(unknown_text), "known": n - len(unknown_text), "n": n}
     if model_name is None:
-        st.warning(tr("emb.unknown_charvec", **fmt), icon="❓")
+        st.warning(tr("emb.unknown_charvec", **fmt), icon=":material/help:")
         return
     message = tr("emb.unknown_model", name=model_name, **fmt)
     if any(has_cjk(piece) for piece in unknown_text):
         message += "\n\n" + tr("emb.unknown_chinese", hf=tr("emb.source_hf"), pick=tr("emb.source_pick"))
-    st.warning(message, icon="❓")
+    st.warning(message, icon=":material/help:")
 
 
-def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, max_width: int) -> None:
+def columns_that_fit(labels, dims: int, width: float) -> int:
+    """How many of ``dims`` columns a heatmap ``width`` px wide draws at MIN_CELL px or more."""
+    space = width - fit.row_label_px(labels) - fit.CHART_PAD_PX
+    return max(1, min(dims, int(space // MIN_CELL)))
+
+
+def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, width: float) -> None:
     """X, XXᵀ, cosine similarity, Softmax(XXᵀ/√d) and the output, as heatmaps with CSVs."""
     labels = unit_labels(emb)
     x = emb.vectors
@@ -82,7 +86,7 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
         x = np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
     d = x.shape[1]
     trace = raw_self_attention(x, scale=scale)
-    shown = min(dims, d, max_width // MIN_CELL)  # a half-page column holds fewer columns of X
+    shown = columns_that_fit(labels, min(dims, d), width)  # a half-page column holds fewer columns of X
     x_cols = column_names("d", d)
     c1, c2, c3 = st.columns(3)
     c1.metric(tr("emb.tokens"), len(emb.tokens))
@@ -94,7 +98,7 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
     if emb.unknown:
         unknown_warning(emb.unknown_text, len(emb.tokens), None if is_charvec else name)
     if emb.truncated:
-        st.info(tr("emb.truncated", tokens=count("tokens", len(emb.tokens))), icon="✂️")
+        st.info(tr("emb.truncated", tokens=count("tokens", len(emb.tokens))), icon=":material/content_cut:")
     if emb.words:
         words = " / ".join(emb.words[:MAX_WORDS_SHOWN])
         if len(emb.words) > MAX_WORDS_SHOWN:
@@ -113,8 +117,8 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
     for name, title, matrix, cols, full, domain, scheme in blocks:
         frame = full if full is not None else labelled(matrix, labels, cols)
         st.markdown(f"**{title}** &nbsp; `{' × '.join(map(str, frame.shape))}`")
-        vega(heatmap(matrix, labels, cols, domain=domain, scheme=scheme, max_width=max_width,
-                     annotate=False if name in ("X", "output") else None, words=chart_words()))
+        vega(fit.fit_heatmap(matrix, labels, cols, width, domain=domain, scheme=scheme,
+                             annotate=name not in ("X", "output")))
         csv_button(frame, f"{key}-{name}", key=f"dl_{key}_{name}")
 
 
@@ -204,7 +208,7 @@ for idx, (col, text) in enumerate(zip(columns, texts)):
             good[slot] = emb
         emb = good.get(slot)  # this result, or the last good one
         if emb is not None:
-            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit, HALF if len(texts) > 1 else WIDE)
+            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit, fit.column_px([1] * len(texts))[idx])
 
 # ── Part 2: what a real model's heads do ──────────────────────────────────────────────
 st.header(tr("emb.model_header"))
@@ -236,7 +240,7 @@ labels = [f"{i}·{tok}" for i, tok in enumerate(run.tokens)]
 if run.unknown:
     unknown_warning(run.unknown_text, len(run.tokens), model_name)
 if run.truncated:
-    st.info(tr("emb.truncated", tokens=count("tokens", len(run.tokens))), icon="✂️")
+    st.info(tr("emb.truncated", tokens=count("tokens", len(run.tokens))), icon=":material/content_cut:")
 
 c1, c2 = st.columns(2)
 layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers))
@@ -246,18 +250,17 @@ own = run.attentions[layer_i, head_i]
 trace = models.recompute_head_attention(bundle, run, layer_i, head_i)
 diff = float(np.max(np.abs(trace.weights - own)))
 left, right = st.columns([3, 2])
-with left:
+with left:  # the head's map in three fifths of the page
     st.markdown(f"**{tr('emb.head_map', layer=layer_i + 1, head=head_i + 1)}** &nbsp; `{own.shape[0]} × {own.shape[1]}`")
-    vega(heatmap(own, labels, labels, domain=(0.0, 1.0), scheme="greens", max_width=HEAD_MAP_WIDTH,
-                 words=chart_words()))
+    vega(fit.fit_heatmap(own, labels, labels, fit.column_px([3, 2])[0], domain=(0.0, 1.0), scheme="greens"))
     csv_button(labelled(own, labels, labels), f"attention-L{layer_i + 1}-H{head_i + 1}", key="dl_head_map")
 with right:
     st.metric(tr("emb.recomputed"), f"{diff:.1e}", help=tr("emb.recomputed_help"))
     st.caption(tr("emb.recomputed_caption", d=bundle.head_dim))
 
 st.subheader(tr("emb.all_heads", layer=layer_i + 1))
-vega(heatmap_grid(run.attentions[layer_i], labels, labels, [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)],
-                  columns=4, cell=max(6, min(14, 220 // max(len(labels), 1))), words=chart_words()))
+vega(fit.fit_grid(run.attentions[layer_i], labels, labels, [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)],
+                  fit.PAGE_PX))
 layer_table = pd.DataFrame(  # one row per (head, query), one column per key
     run.attentions[layer_i].reshape(-1, len(labels)),  # (H * n, n)
     index=pd.MultiIndex.from_product([[h + 1 for h in range(bundle.num_heads)], labels], names=["head", "query"]),
@@ -265,12 +268,18 @@ layer_table = pd.DataFrame(  # one row per (head, query), one column per key
 csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads", key="dl_layer_heads")
 
 st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
-qkv_cols = st.columns(3)
-for col, (name, matrix) in zip(qkv_cols, (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):
+# Side by side while each keeps QKV_MIN_CELL px cells, else one under the other at full width.
+third_px = fit.column_px([1, 1, 1])[0]
+qkv_dims = min(dims, bundle.head_dim)
+side = (third_px - fit.row_label_px(labels) - fit.CHART_PAD_PX) / qkv_dims >= QKV_MIN_CELL
+qkv_px = third_px if side else fit.PAGE_PX
+qkv_dims = columns_that_fit(labels, qkv_dims, qkv_px)
+for col, (name, matrix) in zip(st.columns(3) if side else [st.container()] * 3,
+                               (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):
     with col:
         dcols = column_names(name.lower(), matrix.shape[1])
         st.markdown(f"**{name}** &nbsp; `{matrix.shape[0]} × {matrix.shape[1]}`")
-        vega(heatmap(matrix[:, :dims], labels, dcols[:dims], annotate=False, cell=14, max_width=QKV_WIDTH,
-                     scheme="blues", words=chart_words()))
+        vega(fit.fit_heatmap(matrix[:, :qkv_dims], labels, dcols[:qkv_dims], qkv_px, max_cell=18, annotate=False,
+                             scheme="blues"))
         csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",
                    key=f"dl_head_{name}")

@@ -8,6 +8,7 @@ from selfattn.charts import benchmark_chart
 from selfattn.errors import InputError
 from selfattn.export import column_names
 from selfattn.heads import MISTAKES
+from ui import fit
 from ui import heads as hd
 from ui.common import choice, persist, require_frame, show_error, tr, vega
 
@@ -56,26 +57,26 @@ h, hdim = multi.num_heads, multi.head_dim
 
 st.markdown(tr("hd.shapes", n=n_tok, d=d, h=h, hd=hdim))
 # Side by side while the one-head map keeps readable cells there, else one above the other.
-layout, map_px, grid_px = hd.compare_layout(tokens)
+layout, map_px, grid_px = fit.compare_layout(tokens)
 left, right = st.columns(layout) if len(layout) == 2 else (st.container(),) * 2
 with left:
     st.markdown(f"**{tr('hd.single_map')}** &nbsp; `{n_tok} × {n_tok}`")
     st.caption(tr("hd.single_caption", d=d))
-    vega(hd.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0), scheme="greens",
+    vega(fit.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0), scheme="greens",
                         value_title=tr("chart.weight")))
 with right:
     st.markdown(f"**{tr('hd.multi_maps', h=h)}** &nbsp; `{h} × {n_tok} × {n_tok}`")
     st.caption(tr("hd.multi_caption", hd=hdim))
-    vega(hd.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)], grid_px))
-third_px = hd.column_px([1, 1, 1])[0]
+    vega(fit.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)], grid_px))
+third_px = fit.column_px([1, 1, 1])[0]
 cols = st.columns(3)
 with cols[0]:
-    hd.show_map(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d), key="hd_concat",
+    fit.show_map(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d), key="hd_concat",
                 width=third_px)
 with cols[1]:
-    hd.show_map("W_o", weights["w_o"], column_names("c", d), column_names("o", d), key="hd_w_o", width=third_px)
+    fit.show_map("W_o", weights["w_o"], column_names("c", d), column_names("o", d), key="hd_w_o", width=third_px)
 with cols[2]:
-    hd.show_map(tr("hd.output"), multi.outputs, tokens, column_names("o", d), key="hd_outputs", width=third_px)
+    fit.show_map(tr("hd.output"), multi.outputs, tokens, column_names("o", d), key="hd_outputs", width=third_px)
 
 # ── 2. Correctness ────────────────────────────────────────────────────────────────────
 st.header(tr("hd.check_header"))
@@ -95,17 +96,17 @@ for mistake in MISTAKES:
         wrong = hd.mistake(x, weights, num_heads, causal, mistake)
         diff = wrong.outputs - multi.outputs
         st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
-        third_px = hd.column_px([1, 1, 1], hd.EXPANDER_PX)[0]
+        third_px = fit.column_px([1, 1, 1], fit.EXPANDER_PX)[0]
         spread = float(np.max(np.abs(diff))) or 1.0
         a, b, c = st.columns(3)
         with a:
-            hd.show_map(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
+            fit.show_map(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
                         width=third_px)
         with b:
-            hd.show_map(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
+            fit.show_map(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
                         width=third_px)
         with c:
-            hd.show_map(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
+            fit.show_map(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
                         width=third_px, scheme="redblue", domain=(-spread, spread))
 
 # ── 3. Benchmark ──────────────────────────────────────────────────────────────────────

@@ -7,7 +7,8 @@ import pytest
 
 from selfattn import embed, load_model, run_model
 from selfattn.attention import raw_self_attention
-from tests.apptest import choice_widget, open_page, texts
+from tests.apptest import assert_fits, choice_widget, heatmap_specs, open_page, texts
+from ui import fit
 
 
 def chart_specs(at) -> list[dict]:
@@ -93,11 +94,30 @@ def test_pair_mode_shows_both_sentences():
     assert at.text_input(key="emb_text_b").value == "Good morning"
     assert len(at.metric) >= 6  # three figures per sentence
     assert len(x_charts(at)) == 4  # X and the output, for each sentence
-    assert wide_x > 420  # one sentence uses the page's width...
-    assert all(matrix_width(spec) <= 280 for spec in x_charts(at))  # ...two share it (labels, legend: the rest)
+    half = fit.column_px([1, 1])[0]
+    assert wide_x > half  # one sentence uses the page's width...
+    assert all(spec["usermeta"]["fit_px"] == half for spec in x_charts(at))  # ...two share it
     at.slider(key="emb_dims").set_value(64).run()
-    assert all(matrix_width(spec) <= 280 for spec in x_charts(at))
-    assert "X：词向量（64 维中的前 35 维）" in texts(at)  # the title says how many columns are drawn
+    drawn = len(column_labels(x_charts(at)[0]))
+    assert 16 < drawn < 64 and all(matrix_width(spec) <= half for spec in x_charts(at))
+    assert f"X：词向量（64 维中的前 {drawn} 维）" in texts(at)  # the title says how many columns are drawn
+
+
+LONG_ZH = "今天早上我和朋友一起去公园散步，看见很多人在跑步、打太极拳，还有小朋友在放风筝，天气非常好，我们都很开心"
+
+
+@pytest.mark.parametrize("mode, text", [("single", "早上好"), ("single", LONG_ZH), ("pair", LONG_ZH),
+                                        ("single", "The animal didn't cross the street because it was too tired")])
+def test_every_heatmap_fits_its_column_with_readable_labels(mode, text):
+    at = open_page("embeddings")
+    choice_widget(at.segmented_control, "emb_mode").set_value(mode).run()
+    at.text_input(key="emb_text").set_value(text).run()
+    at.slider(key="emb_dims").set_value(64).run()
+    assert not at.exception and not at.error
+    specs = heatmap_specs(at)
+    assert len(specs) >= (10 if mode == "pair" else 5) + 5  # raw form (per sentence); head, grid, Q, K, V
+    for spec in specs:
+        assert_fits(spec, f"{mode} {text[:8]}")
 
 
 def test_every_chart_speaks_the_language():

@@ -8,9 +8,10 @@ import pytest
 import torch
 
 from selfattn import bench
-from selfattn.charts import WORDS, to_altair
+from selfattn.charts import WORDS
 from selfattn.i18n import CATALOG
-from tests.apptest import choice_widget, open_page
+from tests.apptest import assert_fits, choice_widget, heatmap_specs, open_page
+from ui import fit
 from ui import heads as hd
 
 
@@ -102,38 +103,6 @@ def test_bundled_results_can_be_shown():
     assert "NVIDIA H100 80GB HBM3" in set(shown.astype(str).stack())
 
 
-def heatmap_specs(at) -> list[dict]:
-    """The page's Vega-Lite specs, with the cells Streamlit sent apart (as Arrow) put back in."""
-    import pyarrow as pa
-
-    specs = []
-    for chart in at.get("vega_lite_chart"):
-        spec = json.loads(chart.proto.spec)
-        cells = pa.ipc.open_stream(chart.proto.data.data).read_pandas()
-        spec["data"] = {"values": cells.to_dict("records")}
-        specs.append(spec)
-    return specs
-
-
-def drawn_width(spec: dict) -> float:
-    """Cells plus row labels plus padding of a heatmap or head-grid spec, in pixels."""
-    cells = spec["data"]["values"]
-    cols = max(c["c"] for c in cells) + 1
-    if "facet" in spec:  # head grid: panels side by side with spacing
-        per_row = min(spec["columns"], max(c["p"] for c in cells) + 1)
-        return per_row * cols * spec["spec"]["width"]["step"] + (per_row - 1) * spec["spacing"] + hd.CHART_PAD_PX
-    rows = {c["r"]: c["row"] for c in cells}
-    labels = min(spec["encoding"]["y"]["axis"]["labelLimit"], max(hd.text_px(r) for r in rows.values()))
-    return cols * spec["width"]["step"] + labels + hd.CHART_PAD_PX
-
-
-def label_spacing(spec: dict, channel: str) -> float:
-    """Pixels between neighbouring axis labels of a heatmap."""
-    axis = spec["encoding"][channel]["axis"]
-    values = axis.get("values", [0, 1])
-    return (values[1] - values[0]) * spec["width"]["step"] if len(values) > 1 else float("inf")
-
-
 SETTINGS = {  # the QA pass's overflowing cases, up to every maximum
     "default": {},
     "sentence": {"hd_input": "sentence"},
@@ -157,26 +126,16 @@ def test_every_heatmap_fits_its_column_with_readable_labels(name):
     specs = heatmap_specs(at)
     assert len(specs) == 11  # one head, the head grid, concat, W_o, output, 2 mistakes x 3
     for spec in specs:
-        to_altair({**spec, "data": {"values": spec["data"]["values"][:4]}}).to_dict()  # still valid Vega-Lite
-        assert drawn_width(spec) <= spec["usermeta"]["fit_px"], name
-        assert spec["usermeta"]["fit_px"] <= hd.PAGE_PX
-        assert spec["config"]["legend"]["orient"] == "bottom"  # under the chart, never over a neighbour
-        if "facet" not in spec:
-            x_axis = spec["encoding"]["x"]["axis"]
-            if x_axis["labelAngle"] == 0:  # flat labels fit inside their cells
-                assert all(hd.text_px(c["col"]) + 6 <= spec["width"]["step"] for c in spec["data"]["values"])
-            else:
-                assert x_axis["labelAngle"] == -90 and label_spacing(spec, "x") >= hd.LABEL_GAP_PX
-            assert label_spacing(spec, "y") >= hd.LABEL_GAP_PX
+        assert_fits(spec, name)
     head_grid = next(s for s in specs if "facet" in s)
     assert head_grid["columns"] <= 4
 
 
 def test_side_by_side_only_while_the_one_head_map_stays_readable():
-    assert hd.compare_layout([f"t{i}" for i in range(6)])[0] == [2, 3]
-    layout, map_px, grid_px = hd.compare_layout([f"t{i}" for i in range(hd.MAX_N)])
-    assert layout == [1] and grid_px == hd.PAGE_PX and map_px <= hd.PAGE_PX
-    columns, cell, _ = hd.grid_layout(16, 1, [f"head {i}" for i in range(16)], 300)
+    assert fit.compare_layout([f"t{i}" for i in range(6)])[0] == [2, 3]
+    layout, map_px, grid_px = fit.compare_layout([f"t{i}" for i in range(hd.MAX_N)])
+    assert layout == [1] and grid_px == fit.PAGE_PX and map_px <= fit.PAGE_PX
+    columns, cell, _ = fit.grid_layout(16, 1, [f"head {i}" for i in range(16)], 300)
     assert columns * max(cell, 1) <= 300  # one-token maps: titles, not cells, set the width
 
 
