@@ -268,14 +268,11 @@ layer_table = pd.DataFrame(  # one row per (head, query), one column per key
 csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads", key="dl_layer_heads")
 
 st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
-# Side by side while each keeps QKV_MIN_CELL px cells, else one under the other at full width.
-third_px = fit.column_px([1, 1, 1])[0]
+# Side by side while each keeps QKV_MIN_CELL px cells (rows hold the token labels), else stacked.
 qkv_dims = min(dims, bundle.head_dim)
-side = (third_px - fit.row_label_px(labels) - fit.CHART_PAD_PX) / qkv_dims >= QKV_MIN_CELL
-qkv_px = third_px if side else fit.PAGE_PX
+slots, qkv_px = fit.side_by_side(3, qkv_dims, labels, min_cell=QKV_MIN_CELL)
 qkv_dims = columns_that_fit(labels, qkv_dims, qkv_px)
-for col, (name, matrix) in zip(st.columns(3) if side else [st.container()] * 3,
-                               (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):
+for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):
     with col:
         dcols = column_names(name.lower(), matrix.shape[1])
         st.markdown(f"**{name}** &nbsp; `{matrix.shape[0]} × {matrix.shape[1]}`")

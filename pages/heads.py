@@ -68,11 +68,10 @@ with right:
     st.markdown(f"**{tr('hd.multi_maps', h=h)}** &nbsp; `{h} × {n_tok} × {n_tok}`")
     st.caption(tr("hd.multi_caption", hd=hdim))
     vega(fit.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)], grid_px))
-third_px = fit.column_px([1, 1, 1])[0]
-cols = st.columns(3)
+cols, third_px = fit.side_by_side(3, d, [*tokens, *column_names("c", d)])
 with cols[0]:
     fit.show_map(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d), key="hd_concat",
-                width=third_px)
+                 width=third_px)
 with cols[1]:
     fit.show_map("W_o", weights["w_o"], column_names("c", d), column_names("o", d), key="hd_w_o", width=third_px)
 with cols[2]:
@@ -96,18 +95,17 @@ for mistake in MISTAKES:
         wrong = hd.mistake(x, weights, num_heads, causal, mistake)
         diff = wrong.outputs - multi.outputs
         st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
-        third_px = fit.column_px([1, 1, 1], fit.EXPANDER_PX)[0]
         spread = float(np.max(np.abs(diff))) or 1.0
-        a, b, c = st.columns(3)
+        (a, b, c), third_px = fit.side_by_side(3, d, tokens, fit.EXPANDER_PX)
         with a:
             fit.show_map(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
-                        width=third_px)
+                         width=third_px)
         with b:
             fit.show_map(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
-                        width=third_px)
+                         width=third_px)
         with c:
             fit.show_map(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
-                        width=third_px, scheme="redblue", domain=(-spread, spread))
+                         width=third_px, scheme="redblue", domain=(-spread, spread))
 
 # ── 3. Benchmark ──────────────────────────────────────────────────────────────────────
 st.header(tr("hd.bench_header"))

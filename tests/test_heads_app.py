@@ -127,6 +127,8 @@ def test_every_heatmap_fits_its_column_with_readable_labels(name):
     assert len(specs) == 11  # one head, the head grid, concat, W_o, output, 2 mistakes x 3
     for spec in specs:
         assert_fits(spec, name)
+    maps = [s for s in specs if "facet" not in s]  # three in a row only while cells keep 4 px, else stacked
+    assert min(s["width"]["step"] for s in maps) >= 4, [s["width"]["step"] for s in maps]
     head_grid = next(s for s in specs if "facet" in s)
     assert head_grid["columns"] <= 4
 

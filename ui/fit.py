@@ -171,6 +171,20 @@ def compare_layout(tokens) -> tuple[list[int], float, float]:
     return [1], min(PAGE_PX, STACKED_MAP_PX + labels + CHART_PAD_PX), PAGE_PX
 
 
+def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, min_cell: int = 4):
+    """Slots for ``count`` heatmaps of ``columns`` columns each: side by side while their cells keep
+    ``min_cell`` px in a ``1/count`` share of ``total``, else one under the other at full width.
+
+    Returns:
+        (slots, width): ``count`` places to draw in (columns, or the same container repeated)
+        and the width in pixels each heatmap may take.
+    """
+    share = column_px([1] * count, total)[0]
+    if (share - row_label_px(row_labels) - CHART_PAD_PX) / max(columns, 1) >= min_cell:
+        return st.columns(count), share
+    return [st.container()] * count, total
+
+
 def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: float, **kwargs) -> pd.DataFrame:
     """One matrix: its name and shape, a heatmap that fits ``width`` px and a CSV download.
 
