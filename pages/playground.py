@@ -10,7 +10,8 @@ from selfattn.errors import InputError
 from selfattn.export import column_names, labelled, zip_tables
 from selfattn.presets import PRESETS
 from ui import playground as pg
-from ui.common import choice, persist, require_frame, show_error, show_matrix, tr
+from ui import fit
+from ui.common import choice, persist, require_frame, show_error, tr
 
 
 def fmt(value: float) -> str:
@@ -105,26 +106,27 @@ tables = {}
 st.divider()
 st.subheader(tr("pg.step3"))
 st.caption(tr("pg.step3_help"))
-for col, (title, key, matrix, labels) in zip(st.columns(3), (
+slots, qkv_px = fit.side_by_side(3, max(d_k, d_v), tokens, min_cell=12)
+for col, (title, key, matrix, labels) in zip(slots, (
         ("Q = X·W_q", "queries", trace.queries, q_cols),
         ("K = X·W_k", "keys", trace.keys, k_cols),
         ("V = X·W_v", "values", trace.values, v_cols))):
     with col:
-        tables[key] = show_matrix(title, matrix, tokens, labels, key=key, table=False, max_width=240)
+        tables[key] = fit.show_map(title, matrix, tokens, labels, key=key, width=qkv_px)
 
 st.subheader(tr("pg.step4"))
 st.caption(tr("pg.step4_help"))
-tables["scores"] = show_matrix(tr("pg.scores"), trace.scores, tokens, tokens, key="scores",
-                               caption=tr("pg.scores_caption"))
+tables["scores"] = fit.show_map(tr("pg.scores"), trace.scores, tokens, tokens, key="scores",
+                                caption=tr("pg.scores_caption"), table=True, width=fit.PAGE_PX)
 if scale or causal:
-    tables["scaled_scores"] = show_matrix(tr("pg.scaled_scores"), trace.scaled_scores, tokens, tokens,
-                                          key="scaled_scores",
-                                          caption=tr("pg.scaled_caption", s=fmt(trace.scale_factor)))
+    tables["scaled_scores"] = fit.show_map(tr("pg.scaled_scores"), trace.scaled_scores, tokens, tokens,
+                                           key="scaled_scores", caption=tr("pg.scaled_caption", s=fmt(trace.scale_factor)),
+                                           table=True, width=fit.PAGE_PX)
 
 st.subheader(tr("pg.step5"))
 st.caption(tr("pg.step5_help"))
-tables["weights"] = show_matrix(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
-                                domain=(0.0, 1.0), scheme="greens")
+tables["weights"] = fit.show_map(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
+                                 domain=(0.0, 1.0), scheme="greens", table=True, width=fit.PAGE_PX)
 
 # ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
 st.subheader(tr("pg.focus_title"))
@@ -149,16 +151,17 @@ with st.container(border=True):
     st.markdown(tr("pg.focus_step6"))
     st.code("\n".join(f"{fmt(trace.weights[i, j])} × {vec(trace.values[j])} = "
                       f"{vec(trace.weighted_values[i, j])}" for j in range(n)), language=None, wrap_lines=True)
-    tables[f"weighted_values_{i + 1}"] = show_matrix(
+    tables[f"weighted_values_{i + 1}"] = fit.show_map(
         tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
-        key=f"weighted_values_{i + 1}", table=False, max_width=240)
+        key=f"weighted_values_{i + 1}", width=fit.column_px([1, 1], fit.EXPANDER_PX)[0])
     st.markdown(tr("pg.focus_step7"))
     st.code(" + ".join(vec(v) for v in trace.weighted_values[i]) + f"\n= {vec(trace.outputs[i])}",
             language=None, wrap_lines=True)
 
 st.subheader(tr("pg.step8"))
 st.caption(tr("pg.step8_help"))
-tables["outputs"] = show_matrix(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs")
+tables["outputs"] = fit.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs", table=True,
+                                 width=fit.PAGE_PX)
 
 # ── Export everything ───────────────────────────────────────────────────────────────────
 st.divider()

@@ -110,3 +110,11 @@ def pick(page, label: str, option: str) -> None:
             page.keyboard.press("Escape")
     choice.click()
     wait_until_idle(page)
+
+
+def charts_fit(page) -> list[list[int]]:
+    """[drawn width, width of the column holding it (or of the page's main block)] of every chart."""
+    return page.evaluate("""() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(el => {
+        const column = el.closest("[data-testid='stColumn']") || el.closest("[data-testid='stMainBlockContainer']");
+        return [Math.round(el.scrollWidth), Math.round(column.getBoundingClientRect().width)];
+    })""")

@@ -2,16 +2,11 @@
 
 import pytest
 
-from tests.browser import assert_rendered, chromium_page, streamlit_server, wait_until_idle
+from tests.browser import assert_rendered, charts_fit, chromium_page, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
 LONG = "今天早上我和朋友一起去公园散步，看见很多人在跑步、打太极拳，还有小朋友在放风筝，天气非常好，我们都很开心"
-# [drawn width, width of the column holding it (or of the page's main block)] of every chart
-FITS = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(el => {
-    const column = el.closest("[data-testid='stColumn']") || el.closest("[data-testid='stMainBlockContainer']");
-    return [Math.round(el.scrollWidth), Math.round(column.getBoundingClientRect().width)];
-})"""
 
 
 def test_chinese_sentence_renders_with_heatmaps(tmp_path):
@@ -39,7 +34,7 @@ def test_chinese_sentence_renders_with_heatmaps(tmp_path):
         page.wait_for_function("() => document.body.innerText.includes('向量：all-MiniLM-L6-v2')", timeout=60000)
         wait_until_idle(page)
         page.wait_for_timeout(1000)  # charts draw after the script has finished
-        fits = page.evaluate(FITS)
+        fits = charts_fit(page)
         assert len(fits) >= 10 and all(chart <= column for chart, column in fits), fits
 
         box = page.locator("[data-testid='stTextInput'] input").first  # a long sentence, 52 characters
@@ -48,6 +43,6 @@ def test_chinese_sentence_renders_with_heatmaps(tmp_path):
         page.wait_for_function("() => document.body.innerText.includes('今天 / 早上')", timeout=60000)
         wait_until_idle(page)
         page.wait_for_timeout(1000)
-        fits = page.evaluate(FITS)
+        fits = charts_fit(page)
         assert len(fits) >= 15 and all(chart <= column for chart, column in fits), fits
         page.screenshot(path=str(tmp_path / "embeddings-zh-pair-long.png"), full_page=True)

@@ -9,7 +9,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.grid import read_csv_matrix
-from tests.apptest import choice_widget, open_page, texts
+from tests.apptest import assert_fits, choice_widget, heatmap_specs, open_page, texts
 
 
 def outputs_table(at) -> pd.DataFrame:
@@ -191,3 +191,18 @@ def test_cells_take_scientific_notation_and_refuse_a_decimal_comma():
     edit(at, "x", 1, "x2", "1,5")
     assert len(at.error) == 1 and "“1,5”" in at.error[0].value and "1e-3" in at.error[0].value
     np.testing.assert_allclose(outputs_table(at).to_numpy(), expected, rtol=1e-12)  # last good result kept
+
+
+@pytest.mark.parametrize("sizes", [{}, {"pg_n": 32, "pg_d_in": 16, "pg_d_k": 16, "pg_d_v": 16},
+                                   {"pg_n": 1, "pg_d_k": 1, "pg_d_v": 16}])
+def test_every_heatmap_fits_its_column_with_readable_labels(sizes):
+    at = open_page("playground", "zh")
+    for key, value in sizes.items():
+        at.number_input(key=key).set_value(value).run()
+    assert not at.exception and not at.error
+    specs = heatmap_specs(at)
+    assert len(specs) == 7  # Q, K, V, scores, weights, one input's weighted values, outputs
+    for spec in specs:
+        assert_fits(spec, str(sizes))
+    if not sizes:  # the tutorial example: every value is printed in its cell
+        assert all(len(spec["layer"]) == 2 for spec in specs)

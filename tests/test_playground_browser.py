@@ -9,7 +9,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.presets import tutorial_example
-from tests.browser import assert_rendered, chromium_page, pick, streamlit_server, wait_until_idle
+from tests.browser import assert_rendered, charts_fit, chromium_page, pick, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -119,3 +119,24 @@ def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path):
         page.screenshot(path=str(shot), full_page=True)
         assert_rendered(shot)
         assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path):
+    with streamlit_server() as url, chromium_page(width=1280, height=2400) as page:
+        page.goto(f"{url}/playground?lang=zh")
+        page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
+        wait_until_idle(page)
+        sizes = page.locator("[data-testid='stNumberInput'] input")  # seed, then n, d_in, d_k, d_v
+        assert [sizes.nth(i).input_value() for i in range(5)] == ["0", "3", "4", "3", "3"]
+        for index, value in ((1, "32"), (2, "16"), (3, "16"), (4, "16")):
+            sizes.nth(index).fill(value)
+            sizes.nth(index).press("Enter")
+            page.wait_for_timeout(500)
+            wait_until_idle(page)
+        page.wait_for_function("() => document.body.innerText.includes('32 × 32')", timeout=60000)
+        page.wait_for_timeout(1000)  # charts draw after the script has finished
+        fits = charts_fit(page)
+        assert len(fits) == 7 and all(chart <= column for chart, column in fits), fits
+        shot = tmp_path / "playground-32.png"
+        page.screenshot(path=str(shot))
+        assert_rendered(shot)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import zlib
 from typing import Callable
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from selfattn.charts import WORDS, heatmap
+from selfattn.charts import WORDS
 from selfattn.errors import InputError
-from selfattn.export import labelled, to_csv
+from selfattn.export import to_csv
 from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, t
 
 LANG_KEY = "lang"
@@ -107,35 +106,6 @@ def vega(spec: dict) -> None:
     spec = dict(spec)
     values = spec.pop("data")["values"]
     st.vega_lite_chart(pa.Table.from_pylist(values), spec, width="content", theme=None)
-
-
-def show_matrix(title: str, matrix, row_labels, col_labels, *, key: str, caption: str = "",
-                domain: tuple[float, float] | None = None, scheme: str = "blues",
-                table: bool = True, max_width: int = 560) -> pd.DataFrame:
-    """One intermediate: its name and shape, a table, a heatmap and a CSV download.
-
-    Returns:
-        The labelled DataFrame that was shown, so the caller can add it to a zip export.
-    """
-    values = np.asarray(matrix, dtype=float)
-    frame = labelled(values, row_labels, col_labels)
-    shape = " × ".join(str(s) for s in values.shape)
-    st.markdown(f"**{title}** &nbsp; `{shape}`")
-    if caption:
-        st.caption(caption)
-    if table:
-        left, right = st.columns([1, 1], gap="medium")
-        with left:
-            st.dataframe(frame, width="content")
-            csv_button(frame, key, key=f"dl_{key}")
-        with right:
-            vega(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme, max_width=max_width,
-                         words=chart_words()))
-    else:
-        vega(heatmap(values, row_labels, col_labels, domain=domain, scheme=scheme, max_width=max_width,
-                     words=chart_words()))
-        csv_button(frame, key, key=f"dl_{key}")
-    return frame
 
 
 def persist(key: str, default):

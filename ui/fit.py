@@ -185,15 +185,33 @@ def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, m
     return [st.container()] * count, total
 
 
-def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: float, **kwargs) -> pd.DataFrame:
-    """One matrix: its name and shape, a heatmap that fits ``width`` px and a CSV download.
+def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: float, caption: str = "",
+             table: bool = False, **kwargs) -> pd.DataFrame:
+    """One matrix: its name and shape, a heatmap that fits and a CSV download.
+
+    Args:
+        width: pixels of the block it is drawn in; with ``table`` the table takes the left half
+            of it and the heatmap the right half.
+        caption: a line under the title.
+        table: show the numbers as a table beside the heatmap.
+        **kwargs: passed on to :func:`fit_heatmap` (scheme, domain, ...).
 
     Returns:
         The labelled DataFrame that was offered for download.
     """
     values = np.asarray(matrix, dtype=float)
-    st.markdown(f"**{title}** &nbsp; `{' × '.join(str(s) for s in values.shape)}`")
-    vega(fit_heatmap(values, row_labels, col_labels, width, **kwargs))
     frame = labelled(values, row_labels, col_labels)
-    csv_button(frame, key, key=f"dl_{key}")
+    st.markdown(f"**{title}** &nbsp; `{' × '.join(str(s) for s in values.shape)}`")
+    if caption:
+        st.caption(caption)
+    if table:
+        left, right = st.columns(2)
+        with left:
+            st.dataframe(frame, width="content")
+            csv_button(frame, key, key=f"dl_{key}")
+        with right:
+            vega(fit_heatmap(values, row_labels, col_labels, column_px([1, 1], width)[1], **kwargs))
+    else:
+        vega(fit_heatmap(values, row_labels, col_labels, width, **kwargs))
+        csv_button(frame, key, key=f"dl_{key}")
     return frame
