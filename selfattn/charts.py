@@ -46,16 +46,18 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
     finite = values[np.isfinite(values)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
     low, high = domain if domain else (lo, hi)
+    annotate = annotate if annotate is not None else rows * cols <= ANNOTATE_MAX_CELLS and cols <= 12
     data = []
     for i in range(rows):
         for j in range(cols):
             v = float(values[i, j])
             ok = math.isfinite(v)
-            data.append({"r": i, "c": j, "row": rows_text[i], "col": cols_text[j],
-                         "v": v if ok else None, "exact": repr(v) if ok else "−∞",
-                         "shown": _short(v), "dark": ok and _is_dark(v, low, high, scheme)})
+            cell_data = {"r": i, "c": j, "row": rows_text[i], "col": cols_text[j],
+                         "v": v if ok else None, "exact": repr(v) if ok else "−∞"}
+            if annotate:  # the printed value and its colour, only where values are printed
+                cell_data.update(shown=_short(v), dark=ok and _is_dark(v, low, high, scheme))
+            data.append(cell_data)
     size = max(8, min(cell, max_width // max(cols, 1)))
-    annotate = annotate if annotate is not None else rows * cols <= ANNOTATE_MAX_CELLS and cols <= 12
     scale = {"scheme": scheme}
     if domain:
         scale["domain"] = list(domain)
