@@ -24,8 +24,6 @@ PAIRS = [("早上好", "Good morning"), ("我爱自然语言处理", "I love nat
 SOURCES = ("auto", "charvec", "minilm", "hf")
 HOSTED = models.is_hosted()
 MAX_DIMS_SHOWN = 64
-MIN_CELL = 8  # columns of X (and of Q, K, V) are dropped rather than drawn narrower than this
-QKV_MIN_CELL = 12  # Q, K and V sit side by side while their cells (and row labels) get this much
 MAX_WORDS_SHOWN = 20  # jieba words in the caption
 MAX_LISTED = 20  # unknown tokens named in a warning
 
@@ -71,12 +69,6 @@ def unknown_warning(unknown_text: list[str], n: int, model_name: str | None) -> 
     st.warning(message, icon=":material/help:")
 
 
-def columns_that_fit(labels, dims: int, width: float) -> int:
-    """How many of ``dims`` columns a heatmap ``width`` px wide draws at MIN_CELL px or more."""
-    space = width - fit.row_label_px(labels) - fit.CHART_PAD_PX
-    return max(1, min(dims, int(space // MIN_CELL)))
-
-
 def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, width: float) -> None:
     """X, XXᵀ, cosine similarity, Softmax(XXᵀ/√d) and the output, as heatmaps with CSVs."""
     labels = unit_labels(emb)
@@ -86,7 +78,7 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
         x = np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
     d = x.shape[1]
     trace = raw_self_attention(x, scale=scale)
-    shown = columns_that_fit(labels, min(dims, d), width)  # a half-page column holds fewer columns of X
+    shown = fit.columns_that_fit(labels, min(dims, d), width)  # a half-page column holds fewer columns of X
     x_cols = column_names("d", d)
     c1, c2, c3 = st.columns(3)
     c1.metric(tr("emb.tokens"), len(emb.tokens))
@@ -268,10 +260,10 @@ layer_table = pd.DataFrame(  # one row per (head, query), one column per key
 csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads", key="dl_layer_heads")
 
 st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
-# Side by side while each keeps QKV_MIN_CELL px cells (rows hold the token labels), else stacked.
+# Side by side while every token's row keeps its label (cells of LABEL_GAP_PX), else stacked.
 qkv_dims = min(dims, bundle.head_dim)
-slots, qkv_px = fit.side_by_side(3, qkv_dims, labels, min_cell=QKV_MIN_CELL)
-qkv_dims = columns_that_fit(labels, qkv_dims, qkv_px)
+slots, qkv_px = fit.side_by_side(3, qkv_dims, labels, min_cell=fit.LABEL_GAP_PX)
+qkv_dims = fit.columns_that_fit(labels, qkv_dims, qkv_px)
 for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):
     with col:
         dcols = column_names(name.lower(), matrix.shape[1])

@@ -106,7 +106,8 @@ tables = {}
 st.divider()
 st.subheader(tr("pg.step3"))
 st.caption(tr("pg.step3_help"))
-slots, qkv_px = fit.side_by_side(3, max(d_k, d_v), tokens, min_cell=12)
+# Side by side while every token's row keeps its label (cells of LABEL_GAP_PX), else stacked.
+slots, qkv_px = fit.side_by_side(3, max(d_k, d_v), tokens, min_cell=fit.LABEL_GAP_PX)
 for col, (title, key, matrix, labels) in zip(slots, (
         ("Q = X·W_q", "queries", trace.queries, q_cols),
         ("K = X·W_k", "keys", trace.keys, k_cols),

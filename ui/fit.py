@@ -2,7 +2,7 @@
 
 A script cannot ask how wide a column is, so sizes are worked out for the narrowest window the
 pages are laid out for (1280 px, sidebar open): every chart fits its column there, and wider
-windows only leave room to spare. Used by the Sentence embeddings and Heads & devices pages.
+windows only leave room to spare. Used by every page.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ ANNOTATE_MIN_CELL = 36  # print values only in cells that hold "0.0964" at 11 px
 STROKE_MIN_CELL = 6  # in smaller cells the white outline would wash the colours out
 SIDE_MIN_CELL = 20  # the one-head map sits beside the head grid while its cells are this big
 STACKED_MAP_PX = 520  # cells of the one-head map on its own row span at most this
+MIN_COLUMN_CELL = 8  # columns of a wide matrix are left out rather than drawn narrower than this
 
 
 def column_px(weights, total: float = PAGE_PX) -> list[float]:
@@ -47,6 +48,16 @@ def text_px(text, font: float = FONT_PX) -> float:
 def row_label_px(labels) -> float:
     """Pixels the row labels take (the longest, up to Y_LABEL_PX)."""
     return min(Y_LABEL_PX, max((text_px(label) for label in labels), default=0.0))
+
+
+def cell_space(width: float, row_labels) -> float:
+    """Pixels left for a heatmap's cells in ``width`` after its row labels and padding."""
+    return width - row_label_px(row_labels) - CHART_PAD_PX
+
+
+def columns_that_fit(row_labels, count: int, width: float) -> int:
+    """How many of ``count`` columns a heatmap ``width`` px wide draws at MIN_COLUMN_CELL px or more."""
+    return max(1, min(count, int(cell_space(width, row_labels) // MIN_COLUMN_CELL)))
 
 
 def _cell(space: float, count: int, max_cell: float) -> int:
@@ -90,8 +101,8 @@ def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float
     words = chart_words()
     value_title = value_title or words["value"]
     rows, cols = np.shape(matrix)
-    y_labels = row_label_px(row_labels)
-    cell = _cell(width - y_labels - CHART_PAD_PX, cols, max_cell)
+    space = cell_space(width, row_labels)
+    cell = _cell(space, cols, max_cell)
     spec = heatmap(matrix, row_labels, col_labels, cell=cell, max_width=cell * cols,
                    annotate=None if annotate and cell >= ANNOTATE_MIN_CELL else False, value_title=value_title,
                    words=words, **kwargs)
@@ -107,7 +118,7 @@ def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float
     _thin(y_axis, rows, cell)
     if cell < STROKE_MIN_CELL:
         spec["layer"][0]["mark"]["strokeWidth"] = 0
-    spec["config"] = _legend_below(width - y_labels - CHART_PAD_PX, value_title)
+    spec["config"] = _legend_below(space, value_title)
     spec["usermeta"] = {"fit_px": width}
     return spec
 
@@ -165,10 +176,9 @@ def compare_layout(tokens) -> tuple[list[int], float, float]:
         map keeps cells of at least SIDE_MIN_CELL px there, else ``[1]``: one above the other.
     """
     left, right = column_px([2, 3])
-    labels = row_label_px(tokens)
-    if (left - labels - CHART_PAD_PX) / max(len(tokens), 1) >= SIDE_MIN_CELL:
+    if cell_space(left, tokens) / max(len(tokens), 1) >= SIDE_MIN_CELL:
         return [2, 3], left, right
-    return [1], min(PAGE_PX, STACKED_MAP_PX + labels + CHART_PAD_PX), PAGE_PX
+    return [1], min(PAGE_PX, STACKED_MAP_PX + row_label_px(tokens) + CHART_PAD_PX), PAGE_PX
 
 
 def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, min_cell: int = 4):
@@ -180,7 +190,7 @@ def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, m
         and the width in pixels each heatmap may take.
     """
     share = column_px([1] * count, total)[0]
-    if (share - row_label_px(row_labels) - CHART_PAD_PX) / max(columns, 1) >= min_cell:
+    if cell_space(share, row_labels) / max(columns, 1) >= min_cell:
         return st.columns(count), share
     return [st.container()] * count, total
 
