@@ -6,7 +6,7 @@ from selfattn.i18n import LANGS
 from ui import warmup
 from ui.common import LANG_KEY, current_lang, tr
 
-st.set_page_config(page_title="selfattn · Self-Attention Explorer", page_icon="🔍", layout="wide")
+st.set_page_config(page_icon="🔍", layout="wide")  # the tab's title is set below, once the page is known
 warmup.start()  # the English model loads in the background while the visitor reads
 
 # A shared link may carry ?lang=zh; the sidebar choice wins after that.
@@ -26,4 +26,6 @@ pages = [
             url_path="embeddings"),
     st.Page("pages/heads.py", title=tr("nav.heads"), icon=":material/speed:", url_path="heads"),
 ]
-st.navigation(pages).run()
+page = st.navigation(pages)
+st.set_page_config(page_title=tr("nav.tab_title", page=page.title))  # "Playground · selfattn", "动手实验 · selfattn"
+page.run()

@@ -6,7 +6,7 @@ import streamlit as st
 
 from selfattn import models
 from selfattn.attention import cosine_similarity, raw_self_attention
-from selfattn.embedding_text import has_cjk
+from selfattn.embedding_text import MAX_CHARS, has_cjk
 from selfattn.embeddings import TokenEmbeddings
 from selfattn.errors import InputError
 from selfattn.export import column_names, labelled
@@ -37,6 +37,12 @@ def unit_labels(emb: TokenEmbeddings) -> list[str]:
     return [f"{i + 1}·{tok}" for i, tok in enumerate(emb.tokens)]
 
 
+def run_labels(run: models.ModelRun) -> list[str]:
+    """A model run's token labels: the sentence's tokens numbered from 1 as in part 1, [CLS] and [SEP] bare."""
+    numbers = np.cumsum(~run.special)  # (n,) 1, 2, ... along the sentence's own tokens
+    return [tok if special else f"{i}·{tok}" for tok, special, i in zip(run.tokens, run.special, numbers)]
+
+
 def compute(text: str, source: str, kind: str, spec: str | None):
     """Embeddings for ``text``, or the InputError explaining why not."""
     try:
@@ -58,7 +64,11 @@ def listing(items: list[str]) -> str:
 
 
 def unknown_warning(unknown_text: list[str], n: int, model_name: str | None) -> None:
-    """Which tokens have no real vector, by their original text; for a model, hint at a Chinese one."""
+    """Which tokens have no real vector, by their original text; for a model, hint at a Chinese one.
+
+    Args:
+        n: the sentence's own tokens, [CLS] and [SEP] not counted (they are always known).
+    """
     fmt = {"tokens": listing(unknown_text), "known": n - len(unknown_text), "n": n}
     if model_name is None:
         st.warning(tr("emb.unknown_charvec", **fmt), icon=":material/help:")
@@ -129,8 +139,8 @@ if mode == "pair":
         col.button(f"{a} / {b}", on_click=lambda a=a, b=b: (set_text("emb_text", a), set_text("emb_text_b", b)),
                    width="stretch", key=f"pair_{a}")
     left, right = st.columns(2)
-    left.text_input(tr("emb.text_a"), key="emb_text", max_chars=500)
-    right.text_input(tr("emb.text_b"), key="emb_text_b", max_chars=500)
+    left.text_input(tr("emb.text_a"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
+    right.text_input(tr("emb.text_b"), key="emb_text_b", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
     texts = [st.session_state["emb_text"], st.session_state["emb_text_b"]]
 else:
     st.caption(tr("emb.presets"))
@@ -138,7 +148,8 @@ else:
     for col, sentence in zip(cols, SENTENCES):
         col.button(sentence if len(sentence) < 24 else sentence[:22] + "…", help=sentence, width="stretch",
                    on_click=set_text, args=("emb_text", sentence), key=f"preset_{sentence}")
-    st.text_input(tr("emb.text"), key="emb_text", max_chars=500, help=tr("emb.text_help"))
+    st.text_input(tr("emb.text"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"),
+                  help=tr("emb.text_help", chars=MAX_CHARS, tokens=models.MAX_TOKENS))
     texts = [st.session_state["emb_text"]]
 
 # ── Where the vectors come from ───────────────────────────────────────────────────────
@@ -152,10 +163,11 @@ with st.container(border=True):
         if HOSTED:
             allowed = sorted(models.HOSTED_ALLOWLIST)
             persist("emb_model", allowed[0])
-            spec = s2.selectbox(tr("emb.model"), allowed, key="emb_model")
+            spec = s2.selectbox(tr("emb.model"), allowed, key="emb_model", placeholder=tr("common.choose_one"))
         else:
             persist("emb_model", "bert-base-chinese")
-            spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help")).strip()
+            spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
+                                 placeholder=tr("emb.model_placeholder")).strip()
     with s3:
         kind = choice(st.radio, tr("emb.kind"), ["static", "contextual"], "emb_kind", "static",
                       {"static": tr("emb.kind_static"), "contextual": tr("emb.kind_contextual")},
@@ -228,11 +240,12 @@ else:
     st.markdown(tr("emb.model_used", name=model_name))
 if not fresh:
     st.caption(tr("emb.model_kept_text", text=run.text))
-labels = [f"{i}·{tok}" for i, tok in enumerate(run.tokens)]
+labels = run_labels(run)
+n_words = int(np.count_nonzero(~run.special))  # the sentence's tokens, as counted in part 1
 if run.unknown:
-    unknown_warning(run.unknown_text, len(run.tokens), model_name)
+    unknown_warning(run.unknown_text, n_words, model_name)
 if run.truncated:
-    st.info(tr("emb.truncated", tokens=count("tokens", len(run.tokens))), icon=":material/content_cut:")
+    st.info(tr("emb.truncated_model", tokens=count("tokens", n_words)), icon=":material/content_cut:")
 
 c1, c2 = st.columns(2)
 layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers))
@@ -241,10 +254,12 @@ head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb
 own = run.attentions[layer_i, head_i]
 trace = models.recompute_head_attention(bundle, run, layer_i, head_i)
 diff = float(np.max(np.abs(trace.weights - own)))
-left, right = st.columns([3, 2])
-with left:  # the head's map in three fifths of the page
+map_px, side_px = fit.column_px([3, 2])  # the head's map in up to three fifths of the page, the check beside it
+head_map = fit.fit_heatmap(own, labels, labels, map_px, domain=(0.0, 1.0), scheme="greens")
+left, right = fit.row([head_map["usermeta"]["width_px"], side_px])
+with left:
     st.markdown(f"**{tr('emb.head_map', layer=layer_i + 1, head=head_i + 1)}** &nbsp; `{own.shape[0]} × {own.shape[1]}`")
-    vega(fit.fit_heatmap(own, labels, labels, fit.column_px([3, 2])[0], domain=(0.0, 1.0), scheme="greens"))
+    vega(head_map)
     csv_button(labelled(own, labels, labels), f"attention-L{layer_i + 1}-H{head_i + 1}", key="dl_head_map")
 with right:
     st.metric(tr("emb.recomputed"), f"{diff:.1e}", help=tr("emb.recomputed_help"))
@@ -260,14 +275,17 @@ layer_table = pd.DataFrame(  # one row per (head, query), one column per key
 csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads", key="dl_layer_heads")
 
 st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
-# Side by side while every token's row keeps its label (cells of LABEL_GAP_PX), else stacked.
+# Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
 qkv_dims = min(dims, bundle.head_dim)
-slots, qkv_px = fit.side_by_side(3, qkv_dims, labels, min_cell=fit.LABEL_GAP_PX)
+slots, qkv_px = fit.side_by_side(3, qkv_dims, labels, min_cell=fit.LABEL_GAP_PX, max_cell=18)
 qkv_dims = fit.columns_that_fit(labels, qkv_dims, qkv_px)
 for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):
     with col:
         dcols = column_names(name.lower(), matrix.shape[1])
-        st.markdown(f"**{name}** &nbsp; `{matrix.shape[0]} × {matrix.shape[1]}`")
+        shape = f"`{matrix.shape[0]} × {matrix.shape[1]}`"
+        if qkv_dims < matrix.shape[1]:  # say that the map is cut, as part 1 does for X
+            shape += " · " + tr("emb.first_columns", k=qkv_dims, d=matrix.shape[1])
+        st.markdown(f"**{name}** &nbsp; {shape}")
         vega(fit.fit_heatmap(matrix[:, :qkv_dims], labels, dcols[:qkv_dims], qkv_px, max_cell=18, annotate=False,
                              scheme="blues"))
         csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",

@@ -29,10 +29,10 @@ with st.container(border=True):
         persist("hd_n", 6)
         persist("hd_d", 16)
         n = c3.number_input(tr("hd.n"), 1, hd.MAX_N, key="hd_n")
-        d_model = c4.selectbox(tr("hd.d_model"), hd.D_CHOICES, key="hd_d")
+        d_model = c4.selectbox(tr("hd.d_model"), hd.D_CHOICES, key="hd_d", placeholder=tr("common.choose_one"))
     else:
         persist("hd_text", "早上好，今天天气很好")
-        c3.text_input(tr("hd.sentence"), key="hd_text", max_chars=200)
+        c3.text_input(tr("hd.sentence"), key="hd_text", max_chars=200, placeholder=tr("hd.sentence_placeholder"))
         n = d_model = None
     persist("hd_causal", False)
     causal = c5.toggle(tr("hd.causal"), key="hd_causal")
@@ -56,18 +56,20 @@ n_tok, d = x.shape
 h, hdim = multi.num_heads, multi.head_dim
 
 st.markdown(tr("hd.shapes", n=n_tok, d=d, h=h, hd=hdim))
-# Side by side while the one-head map keeps readable cells there, else one above the other.
-layout, map_px, grid_px = fit.compare_layout(tokens)
-left, right = st.columns(layout) if len(layout) == 2 else (st.container(),) * 2
+# Side by side while the window holds both (and the one-head map keeps readable cells), else one above the other.
+map_px, grid_px = fit.compare_layout(tokens)
+one_map = fit.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0), scheme="greens",
+                          value_title=tr("chart.weight"))
+head_grid = fit.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)], grid_px)
+left, right = fit.row([one_map["usermeta"]["width_px"], head_grid["usermeta"]["width_px"]])
 with left:
     st.markdown(f"**{tr('hd.single_map')}** &nbsp; `{n_tok} × {n_tok}`")
     st.caption(tr("hd.single_caption", d=d))
-    vega(fit.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0), scheme="greens",
-                        value_title=tr("chart.weight")))
+    vega(one_map)
 with right:
     st.markdown(f"**{tr('hd.multi_maps', h=h)}** &nbsp; `{h} × {n_tok} × {n_tok}`")
     st.caption(tr("hd.multi_caption", hd=hdim))
-    vega(fit.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)], grid_px))
+    vega(head_grid)
 cols, third_px = fit.side_by_side(3, d, [*tokens, *column_names("c", d)])
 with cols[0]:
     fit.show_map(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d), key="hd_concat",
@@ -80,7 +82,7 @@ with cols[2]:
 # ── 2. Correctness ────────────────────────────────────────────────────────────────────
 st.header(tr("hd.check_header"))
 st.markdown(tr("hd.check_intro"))
-checks = hd.torch_checks(x, weights, num_heads)
+checks = hd.torch_checks(x, weights, h)
 m1, m2 = st.columns(2)
 m1.metric(tr("hd.check_no_mask"), f"{checks['none']:.1e}", help=tr("hd.check_help"))
 m2.metric(tr("hd.check_causal"), f"{checks['causal']:.1e}", help=tr("hd.check_help"))
@@ -92,7 +94,7 @@ for mistake in MISTAKES:
         st.markdown(tr(f"hd.mistake_{mistake}_explain"))
         if mistake == "bare_reshape" and (h == 1 or n_tok == 1):
             st.info(tr("hd.mistake_same"))
-        wrong = hd.mistake(x, weights, num_heads, causal, mistake)
+        wrong = hd.mistake(x, weights, h, causal, mistake)
         diff = wrong.outputs - multi.outputs
         st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
         spread = float(np.max(np.abs(diff))) or 1.0
@@ -113,7 +115,7 @@ st.markdown(tr("hd.bench_intro"))
 limits = bench.limits_for()
 with st.container(border=True):
     config = hd.bench_settings(limits)
-    st.caption(tr("hd.bench_limits", n=limits["max_seq_len"], d=limits["max_d_model"], runs=limits["max_runs"]))
+    st.caption(hd.limits_caption(limits))
     # A callback, not the button's return value: it survives require_frame's rerun on a first visit.
     st.button(tr("hd.bench_run"), type="primary", icon=":material/play_arrow:", key="hd_run",
               on_click=st.session_state.update, kwargs={"hd_run_requested": True})
@@ -123,7 +125,7 @@ if submitted:
     bar = st.progress(0.0, text=tr("hd.bench_starting"))
     try:
         records = hd.run_benchmark(config, lambda done, total, label: bar.progress(
-            done / max(total, 1), text=tr("hd.bench_progress", done=done, total=total, label=label)))
+            done / max(total, 1), text=hd.progress_text(done, total, label)))
         st.session_state["hd_bench"] = records
         bar.empty()
     except InputError as exc:
@@ -134,8 +136,9 @@ with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
     st.caption(tr("hd.upload_help"))
     bundled = hd.bundled_results()
     persist("hd_bundled", [])
-    st.multiselect(tr("hd.bundled"), list(bundled), key="hd_bundled")
-    upload = st.file_uploader(tr("hd.upload_file"), type=["json", "csv"], key="hd_upload")
+    st.multiselect(tr("hd.bundled"), list(bundled), key="hd_bundled", placeholder=tr("hd.bundled_placeholder"))
+    upload = st.file_uploader(tr("hd.upload_file"), type=["json", "csv"], key="hd_upload",
+                              help=tr("hd.upload_file_help", mb=bench.RESULTS_MAX_BYTES // 2**20))
     if upload is not None:
         try:
             st.session_state["hd_uploaded"] = (upload.name, bench.load_results(upload.getvalue(), upload.name))
@@ -157,6 +160,10 @@ if shown:
     bad = [r for r in shown if r.get("status") != "ok"]
     if bad:
         st.warning(tr("hd.bench_not_ok", n=len(bad)))
+    noisy = sum(bench.is_noisy(r) for r in shown)
+    if noisy:
+        st.warning(tr("hd.bench_noisy", n=noisy, total=len(shown) - len(bad), share=f"{bench.NOISY_IQR_SHARE:.0%}",
+                      mark=hd.NOISY_MARK), icon=":material/warning:")
     titles = hd.chart_field_titles()
     t1, t2 = st.columns(2)
     with t1:
@@ -170,9 +177,9 @@ if shown:
     ratios = hd.ratio_table(shown)
     if not ratios.empty:
         st.markdown(f"**{tr('hd.ratios')}**")
-        st.dataframe(ratios, hide_index=True)
+        st.dataframe(ratios, hide_index=True, placeholder="–", alt=tr("hd.ratios"))  # "–", not Streamlit's "None"
     st.markdown(f"**{tr('hd.results')}**")
-    st.dataframe(table, hide_index=True)
+    st.dataframe(table, hide_index=True, placeholder="–", alt=tr("hd.results"))
     d1, d2 = st.columns(2)
     d1.download_button(tr("hd.download_csv"), bench.records_to_csv(shown).encode(), "selfattn-bench.csv",
                        "text/csv", key="dl_bench_csv", on_click="ignore", icon=":material/download:")

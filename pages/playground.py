@@ -8,6 +8,7 @@ import streamlit as st
 from selfattn import self_attention
 from selfattn.errors import InputError
 from selfattn.export import column_names, labelled, zip_tables
+from selfattn.charts import MINUS_INFINITY
 from selfattn.presets import PRESETS
 from ui import playground as pg
 from ui import fit
@@ -15,7 +16,12 @@ from ui.common import choice, persist, require_frame, show_error, tr
 
 
 def fmt(value: float) -> str:
-    """A number as written in the step-by-step text (6 significant digits; exact in tables)."""
+    """A number as written in the step-by-step text (6 significant digits; exact in tables).
+
+    A masked score is −∞, written the same way as in the heatmaps and tables.
+    """
+    if value == -np.inf:
+        return MINUS_INFINITY
     text = f"{value:.6g}"
     return "0" if text == "-0" else text
 
@@ -32,14 +38,13 @@ st.caption(tr("pg.intro"))
 # ── Controls ────────────────────────────────────────────────────────────────────────────
 with st.container(border=True):
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
-    with c1:
+    with c1:  # choosing a preset loads it; the undo below brings back what it replaced
         choice(st.selectbox, tr("pg.preset"), PRESETS, "pg_preset", "tutorial",
-               {p: tr(f"pg.preset_{p}") for p in PRESETS})
+               {p: tr(f"pg.preset_{p}") for p in PRESETS}, on_pick=pg.load_chosen_preset)
     persist("pg_seed", 0)
     c2.number_input(tr("pg.seed"), min_value=0, max_value=2**31 - 1, step=1, key="pg_seed",
-                    help=tr("pg.seed_help"))
-    c3.button(tr("pg.load_preset"), on_click=lambda: pg.load_preset(st.session_state["pg_preset"],
-                                                                    int(st.session_state["pg_seed"])),
+                    help=tr("pg.seed_help"), on_change=pg.on_seed)
+    c3.button(tr("pg.load_preset"), on_click=pg.load_chosen_preset, help=tr("pg.load_preset_help"),
               icon=":material/restart_alt:", width="stretch")
     st.caption(tr(f"pg.preset_{st.session_state['pg_preset']}_help"))
     o1, o2, o3 = st.columns(3)
@@ -50,6 +55,18 @@ with st.container(border=True):
     causal = o2.toggle(tr("pg.opt_causal"), key="pg_causal", help=tr("pg.opt_causal_help"))
     use_bias = o3.toggle(tr("pg.opt_bias"), key="pg_bias", help=tr("pg.opt_bias_help"))
     pg.size_widgets()
+    notice = state.pop("notice", None)
+    if notice:
+        kind, what, params = notice
+        if kind == "error":
+            show_error(what, kept=False)
+        else:
+            getattr(st, kind)(tr(what, **params), icon=":material/check_circle:" if kind == "success"
+                              else ":material/warning:")
+    if state["undo"]:
+        u1, u2 = st.columns([3, 1], vertical_alignment="center")
+        u1.caption(tr(f"pg.undo_{state['undo']['what']}_note"))
+        u2.button(tr("pg.undo"), on_click=pg.undo, icon=":material/undo:", key="pg_undo", width="stretch")
 
 # ── Step 1 and 2: the editable inputs ───────────────────────────────────────────────────
 st.subheader(tr("pg.step1"))
@@ -57,31 +74,29 @@ st.caption(tr("pg.step1_help"))
 pg.editor("x")
 st.subheader(tr("pg.step2"))
 st.caption(tr("pg.step2_help"))
-for col, name in zip(st.columns(3), ("w_q", "w_k", "w_v")):
-    with col:
-        st.markdown(f"**{pg.NAMES[name]}**")
-        pg.editor(name)
-if use_bias:
-    for col, name in zip(st.columns(3), pg.BIASES):
-        with col:
-            st.markdown(f"**{pg.NAMES[name]}**")
-            pg.editor(name)
+# Each editor as wide as its columns; a row that does not fit the window wraps (1024 px projectors).
+for names in (("w_q", "w_k", "w_v"), pg.BIASES if use_bias else ()):
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for name in names:
+            with st.container(width="content"):
+                st.markdown(f"**{pg.NAMES[name]}**")
+                pg.editor(name)
 
 with st.expander(tr("pg.import"), icon=":material/upload_file:"):
     st.caption(tr("pg.import_help"))
     target_key = "pg_upload_target"
-    st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key)
+    st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key,
+                 placeholder=tr("common.choose_one"))
     uploader_key = f"pg_upload_{state['version']}"
     st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key, max_upload_size=1,
-                     on_change=pg.on_upload, args=(uploader_key, target_key))
-
-notice = state.pop("notice", None)
-if notice:
-    kind, what, params = notice
-    if kind == "success":
-        st.success(tr(what, **params), icon=":material/check_circle:")
-    else:
-        show_error(what, kept=False)
+                     on_change=pg.on_upload, args=(uploader_key, target_key),
+                     help=tr("pg.import_file_help"))
+    upload_notice = state.pop("upload_notice", None)
+    if upload_notice is not None:
+        if isinstance(upload_notice, InputError):
+            show_error(upload_notice, kept=False)
+        else:
+            st.success(tr("pg.upload_ok", name=upload_notice), icon=":material/check_circle:")
 
 # ── Compute, or keep the last good result ───────────────────────────────────────────────
 try:
@@ -91,7 +106,13 @@ try:
                            mask="causal" if causal else None, **biases)
     state["good"] = (inputs, trace, use_bias)
 except InputError as exc:
-    show_error(exc, kept=state["good"] is not None)
+    if exc.code.startswith("cell_"):  # named in full under its editor, which is marked red
+        message = tr("pg.bad_cell_above", matrix=exc.params["matrix"])
+        if state["good"] is not None:
+            message += "\n\n" + tr("common.kept_last_good")
+        st.error(message, icon=":material/error:")
+    else:
+        show_error(exc, kept=state["good"] is not None)
 if state["good"] is None:
     st.stop()
 inputs, trace, shown_bias = state["good"]
@@ -106,7 +127,7 @@ tables = {}
 st.divider()
 st.subheader(tr("pg.step3"))
 st.caption(tr("pg.step3_help"))
-# Side by side while every token's row keeps its label (cells of LABEL_GAP_PX), else stacked.
+# Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
 slots, qkv_px = fit.side_by_side(3, max(d_k, d_v), tokens, min_cell=fit.LABEL_GAP_PX)
 for col, (title, key, matrix, labels) in zip(slots, (
         ("Q = X·W_q", "queries", trace.queries, q_cols),

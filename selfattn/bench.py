@@ -16,7 +16,9 @@ What a record's numbers mean:
 * ``median_ms`` / ``iqr_ms``: one forward call (projections included) under
   ``torch.inference_mode``, after ``warmup`` calls, timed by
   ``torch.utils.benchmark.Timer.blocked_autorange`` (it synchronises CUDA); median and
-  inter-quartile range over the timed blocks.
+  inter-quartile range over the timed blocks. A timing whose IQR exceeds ``NOISY_IQR_SHARE``
+  (25 %) of its median is *noisy* (:func:`is_noisy`): something else was using the machine,
+  so time it again before comparing.
 * ``flops``: 4*B*h*n^2*head_dim for attention (q @ k.T and weights @ v) plus
   4 projections x 2*B*n*d_model^2; ``gflops`` is the achieved rate, ``flops / median``, in
   GFLOP/s (divide by 1000 for TFLOP/s). Softmax and biases are not counted.
@@ -75,6 +77,7 @@ LIMITS: dict[str, dict[str, Any]] = {
                "memory_cap_bytes": 512 * _MiB},
 }
 MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of free memory
+NOISY_IQR_SHARE = 0.25  # IQR above this share of the median: the timing is noisy (quiet runs stay under 10 %)
 
 
 @dataclass(frozen=True)
@@ -315,7 +318,9 @@ def run_benchmark(config: BenchConfig, progress: Callable[[int, int, str], None]
 
     Args:
         config: what to run; validated first.
-        progress: optional callback(done, total, label), called before each run and once at the end.
+        progress: optional callback(done, total, label): before each run with the number of runs
+            finished so far and the run about to start (``"naive h=1 n=256"``), and once at the
+            end with ``(total, total, "")``.
         hosted: apply the hosted limits (None: follow SELFATTN_HOSTED).
 
     Returns:
@@ -364,8 +369,16 @@ def run_benchmark(config: BenchConfig, progress: Callable[[int, int, str], None]
             if config.device == "cuda":
                 torch.cuda.empty_cache()
     if progress:
-        progress(len(runs), len(runs), "done")
+        progress(len(runs), len(runs), "")
     return records
+
+
+def is_noisy(record: dict) -> bool:
+    """True for a finished run whose IQR is more than NOISY_IQR_SHARE of its median time."""
+    median, iqr = record.get("median_ms"), record.get("iqr_ms")
+    if record.get("status") != "ok" or median is None or iqr is None or median <= 0:
+        return False
+    return iqr > NOISY_IQR_SHARE * median
 
 
 def speed_ratios(records: list[dict], slower: str = "naive", faster: str = "fused") -> list[dict]:
@@ -414,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
                          memory_cap_bytes=None if args.max_memory_mib is None else args.max_memory_mib * _MiB)
     say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
     try:
-        records = run_benchmark(config, progress=lambda done, total, label: say(f"[{done}/{total}] {label}"))
+        records = run_benchmark(config, progress=lambda done, total, label: label and say(
+            f"[{done + 1}/{total}] {label}"))  # counted from 1: the run starting now
     except InputError as exc:
         print(f"error [{exc.code}]: {exc}", file=sys.stderr)
         return 2
@@ -423,7 +437,10 @@ def main(argv: list[str] | None = None) -> int:
         num = lambda v, f: format(v, f) if v is not None else "-"
         peak = None if r["peak_mem_bytes"] is None else r["peak_mem_bytes"] / _MiB
         print(f"{r['impl']:>9} {r['heads']:>3} {r['seq_len']:>6} {num(r['median_ms'], '10.3f')} "
-              f"{num(r['iqr_ms'], '8.3f')} {num(r['gflops'], '8.1f')} {num(peak, '9.1f')}  {r['status']} {r['error']}")
+              f"{num(r['iqr_ms'], '8.3f')} {num(r['gflops'], '8.1f')} {num(peak, '9.1f')}  {r['status']} {r['error']}"
+              + ("noisy" if is_noisy(r) else ""))
+    if any(is_noisy(r) for r in records):
+        print(f"noisy: IQR above {NOISY_IQR_SHARE:.0%} of the median; time those runs again on a quiet machine.")
     for slower, faster in (("naive", "fused"), ("fused", "torch_mha")):
         for q in speed_ratios(records, slower, faster):
             print(f"{slower}/{faster} time ratio h={q['heads']} n={q['seq_len']}: {q['ratio']:.2f}")

@@ -83,7 +83,7 @@ def _bad(row: int, name: str, value: Any, reason: str, allowed: str = "") -> Inp
     shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
     why = _REASONS[reason].format(allowed=allowed)
     return InputError("results_bad_value", f"Row {row}: {name} = {shown} is not valid ({why}).",
-                      row=row, field=name, value=shown, reason=reason, allowed=allowed)
+                      row=row, field=name, value=shown, reason=reason, allowed=allowed, max_chars=_MAX_TEXT)
 
 
 def _number(row: int, name: str, value: Any, from_csv: bool) -> int | float:
@@ -156,8 +156,9 @@ def load_results(data: bytes | str, filename: str) -> list[dict]:
 
     Raises:
         InputError: results_too_big, results_format, results_encoding, results_bad_json,
-            results_bad_csv, results_structure, results_empty, results_too_many_rows,
-            results_missing_field, results_bad_value, results_not_finite.
+            results_json_unreadable, results_not_records, results_bad_csv, results_csv_cells,
+            results_structure, results_empty, results_too_many_rows, results_missing_field,
+            results_bad_value, results_not_finite. Rows, lines and bytes are counted from 1.
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -171,27 +172,29 @@ def load_results(data: bytes | str, filename: str) -> list[dict]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError("results_encoding", f"The file is not UTF-8 text (byte {exc.start}).",
-                         position=exc.start) from None
+        raise InputError("results_encoding", f"The file is not UTF-8 text (byte {exc.start + 1}).",
+                         position=exc.start + 1) from None  # bytes counted from 1, like rows and lines
     if suffix == ".json":
         try:
             parsed = json.loads(text)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError, as is a 5000-digit int
-            detail, line = getattr(exc, "msg", None) or str(exc)[:100] or "nested too deeply", getattr(exc, "lineno", 0)
-            raise InputError("results_bad_json", f"The file is not valid JSON: {detail} (line {line}).",
-                             detail=detail, line=line) from None
+        except json.JSONDecodeError as exc:
+            raise InputError("results_bad_json", f"The file is not valid JSON: {exc.msg} (line {exc.lineno}).",
+                             detail=exc.msg, line=exc.lineno) from None
+        except (ValueError, RecursionError):  # a 5000-digit number, or brackets nested thousands deep
+            raise InputError("results_json_unreadable", "The JSON nests too deeply or holds a number too long "
+                             "to read.") from None
         rows = parsed.get("records") if isinstance(parsed, dict) else parsed
         if not isinstance(rows, list):
-            raise InputError("results_structure", 'The JSON must be a list of records or {"records": [...]}.', row=0)
+            raise InputError("results_not_records", 'The JSON must be a list of records or {"records": [...]}.')
     else:
         try:
             reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
             rows = []
             for row in reader:
                 if None in row or None in row.values():
-                    raise InputError("results_bad_csv",
-                                     f"Row {len(rows) + 1} has a different number of cells than the header.",
-                                     detail="cell count", line=reader.line_num)
+                    raise InputError("results_csv_cells",
+                                     f"Row {len(rows) + 1} (line {reader.line_num}) has a different number of "
+                                     "cells than the header.", row=len(rows) + 1, line=reader.line_num)
                 rows.append(row)
                 if len(rows) > RESULTS_MAX_ROWS:
                     break

@@ -14,6 +14,9 @@ import altair as alt
 import numpy as np
 
 ANNOTATE_MAX_CELLS = 144  # print values in the cells up to 12 x 12
+MINUS_INFINITY = "−∞"  # a masked score, written the same way in charts, tables and the step-by-step text
+MASKED_GREY = "#d9d9d9"  # the colour of a masked (−∞) cell
+GRID_TITLE_PX = 18  # above each panel of a head grid, for its title
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 # Words in legends and tooltips; pages pass their translations through ``words=``.
 WORDS = {"row": "row", "column": "column", "value": "value", "head": "head", "query": "query", "key": "key",
@@ -53,7 +56,7 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
             v = float(values[i, j])
             ok = math.isfinite(v)
             cell_data = {"r": i, "c": j, "row": rows_text[i], "col": cols_text[j],
-                         "v": v if ok else None, "exact": repr(v) if ok else "−∞"}
+                         "v": v if ok else None, "exact": repr(v) if ok else MINUS_INFINITY, "masked": not ok}
             if annotate:  # the printed value and its colour, only where values are printed
                 cell_data.update(shown=_short(v), dark=ok and _is_dark(v, low, high, scheme))
             data.append(cell_data)
@@ -69,11 +72,12 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
               "axis": {"labelExpr": f"{_js_list(rows_text)}[datum.value]", "labelLimit": 120}},
     }
     rect = {
-        "mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5},
+        # invalid: None keeps the cells without a value (a masked −∞) that Vega-Lite would leave
+        # out (a white gap), and the condition paints them grey.
+        "mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5, "invalid": None},
         "encoding": {
-            "color": {"condition": {"test": "isValid(datum.v)", "field": "v", "type": "quantitative",
-                                    "title": value_title, "scale": scale},
-                      "value": "#d9d9d9"},
+            "color": {"condition": {"test": "datum.masked", "value": MASKED_GREY},
+                      "field": "v", "type": "quantitative", "title": value_title, "scale": scale},
             "tooltip": [{"field": "row", "type": "nominal", "title": words["row"]},
                         {"field": "col", "type": "nominal", "title": words["column"]},
                         {"field": "exact", "type": "nominal", "title": value_title}],
@@ -114,66 +118,91 @@ def _is_dark(v: float, low: float, high: float, scheme: str) -> bool:
 
 
 def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, cell: int = 14,
-                 domain: tuple[float, float] | None = (0.0, 1.0), scheme: str = "greens",
+                 spacing: int = 12, domain: tuple[float, float] | None = (0.0, 1.0), scheme: str = "greens",
                  value_title: str = "", words: dict | None = None) -> dict:
     """Small multiples: one small heatmap per matrix in a wrapped grid (one chart, one legend).
+
+    The panels are laid out here, in pixels, and drawn as one plain view (rects between
+    x/x2 and y/y2, titles as a text layer) rather than as a Vega-Lite facet: a single view
+    can be narrowed to fit a column (``autosize: fit-x``); a facet is always drawn at its
+    own width.
 
     Args:
         matrices: (m, rows, cols) numbers, e.g. the attention maps of every head of a layer.
         row_labels, col_labels: shared axis labels.
         titles: (m,) a title per panel, e.g. "head 1".
         columns: panels per row.
+        cell: cell size in pixels.
+        spacing: pixels between neighbouring panels.
         words: translations of :data:`WORDS` for the legend and tooltips.
+
+    Returns:
+        A Vega-Lite spec whose ``width`` and ``height`` are the panels' extent in pixels;
+        ``usermeta.grid`` holds ``columns``, ``cell`` and ``spacing``.
     """
     words = {**WORDS, **(words or {})}
     value_title = value_title or words["weight"]
     stack = np.asarray(matrices, dtype=float)
     m, rows, cols = stack.shape
+    per_row = max(1, min(columns, m))
+    pitch_x = cols * cell + spacing  # from one panel's left edge to the next one's
+    pitch_y = GRID_TITLE_PX + rows * cell + spacing
     data = []
     for p in range(m):
+        left, top = (p % per_row) * pitch_x, (p // per_row) * pitch_y + GRID_TITLE_PX
         for i in range(rows):
             for j in range(cols):
                 v = float(stack[p, i, j])
                 data.append({"p": p, "panel": str(titles[p]), "r": i, "c": j, "row": str(row_labels[i]),
                              "col": str(col_labels[j]), "v": v if math.isfinite(v) else None,
-                             "exact": repr(v)})
+                             "exact": repr(v), "x": left + j * cell, "x2": left + (j + 1) * cell,
+                             "y": top + i * cell, "y2": top + (i + 1) * cell})
+    width = per_row * pitch_x - spacing
+    height = math.ceil(m / per_row) * pitch_y - spacing
     scale = {"scheme": scheme}
     if domain:
         scale["domain"] = list(domain)
+
+    x = {"field": "x", "type": "quantitative", "axis": None, "scale": {"domain": [0, width], "nice": False}}
+    y = {"field": "y", "type": "quantitative", "axis": None,
+         "scale": {"domain": [0, height], "nice": False, "reverse": True}}  # 0 at the top
+    rect = {  # outlined in its own colour: narrowed cells at fractional pixels leave no light seams
+        "mark": {"type": "rect", "strokeWidth": 0.5, "stroke": {"expr": "scale('color', datum.v)"}},
+        "encoding": {
+            "x": x, "x2": {"field": "x2"}, "y": y, "y2": {"field": "y2"},
+            "color": {"field": "v", "type": "quantitative", "title": value_title, "scale": scale},
+            "tooltip": [{"field": "panel", "type": "nominal", "title": words["head"]},
+                        {"field": "row", "type": "nominal", "title": words["query"]},
+                        {"field": "col", "type": "nominal", "title": words["key"]},
+                        {"field": "exact", "type": "nominal", "title": value_title}],
+        },
+    }
+    title = {  # one label per panel, above its first row; cut short rather than run into the next panel
+        "transform": [{"filter": "datum.r === 0 && datum.c === 0"}],
+        "mark": {"type": "text", "align": "left", "baseline": "bottom", "dy": -4, "fontSize": 12,
+                 "limit": {"expr": f"width * {(pitch_x - 4) / width:.6f}"}},
+        "encoding": {"x": x, "y": y, "text": {"field": "panel", "type": "nominal"}},
+    }
     return {
         "$schema": VEGA_LITE_SCHEMA,
         "data": {"values": data},
-        "columns": columns,
-        "facet": {"field": "p", "type": "ordinal", "title": None,
-                  "header": {"labelExpr": f"{_js_list([str(t) for t in titles])}[datum.value]",
-                             "labelFontSize": 12}},
-        "spec": {
-            "width": {"step": cell},
-            "height": {"step": cell},
-            "mark": {"type": "rect"},
-            "encoding": {
-                "x": {"field": "c", "type": "ordinal", "axis": None, "sort": None},
-                "y": {"field": "r", "type": "ordinal", "axis": None, "sort": None},
-                "color": {"field": "v", "type": "quantitative", "title": value_title, "scale": scale},
-                "tooltip": [{"field": "panel", "type": "nominal", "title": words["head"]},
-                            {"field": "row", "type": "nominal", "title": words["query"]},
-                            {"field": "col", "type": "nominal", "title": words["key"]},
-                            {"field": "exact", "type": "nominal", "title": value_title}],
-            },
-        },
+        "width": width,
+        "height": height,
+        "autosize": {"type": "fit-x", "contains": "padding"},  # narrower than ``width`` in a narrow column
+        "layer": [rect, title],
+        "config": {"view": {"stroke": None}},  # no frame around the whole grid
+        "usermeta": {"grid": {"columns": per_row, "cell": cell, "spacing": spacing}},
     }
 
 
 def to_altair(spec: dict) -> alt.TopLevelMixin:
     """The spec as an Altair chart (validated against Altair's Vega-Lite schema)."""
-    if "facet" in spec:
-        return alt.FacetChart.from_dict(spec)
     return alt.LayerChart.from_dict(spec)
 
 
 def _short(value: float) -> str:
     if value == -math.inf:
-        return "−∞"
+        return MINUS_INFINITY
     if not math.isfinite(value):
         return str(value)
     if value == 0 or 1e-3 <= abs(value) < 1e5:

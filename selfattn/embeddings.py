@@ -126,8 +126,9 @@ def _embed_model(text: str, source: str, spec: str, kind: str, layer: int | None
     else:
         layer = bundle.num_layers if layer is None else layer
         if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer <= bundle.num_layers:
-            raise InputError("layer_out_of_range", f"Layer must be 0 to {bundle.num_layers}, got {layer}.",
-                             layer=str(layer), max_layer=bundle.num_layers)
+            raise InputError("hidden_layer_out_of_range", f"Hidden state {layer} does not exist: 0 is the embedding "
+                             f"layer's output and {bundle.num_layers} the last layer's.", layer=str(layer),
+                             max_layer=bundle.num_layers)
         tok = models.run_model(bundle, text, max_tokens)
         vectors = tok.hidden_states[int(layer)]  # (n, d)
     keep = np.ones(len(tok.tokens), dtype=bool) if special_tokens else ~tok.special  # (n,)

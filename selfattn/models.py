@@ -398,12 +398,15 @@ def run_model(bundle: ModelBundle, text: str, max_tokens: int = MAX_TOKENS) -> M
 
 
 def _check_layer_head(bundle: ModelBundle, layer: int, head: int) -> None:
+    """Raise InputError unless ``layer`` and ``head`` (0-based) exist; its message counts from 1, as the page does."""
     if not isinstance(layer, (int, np.integer)) or not 0 <= layer < bundle.num_layers:
-        raise InputError("layer_out_of_range", f"Layer must be 0 to {bundle.num_layers - 1}, got {layer}.",
-                         layer=str(layer), max_layer=bundle.num_layers - 1)
+        shown = layer + 1 if isinstance(layer, (int, np.integer)) else layer
+        raise InputError("layer_out_of_range", f"There is no layer {shown}: the layers are 1 to {bundle.num_layers} "
+                         f"(index {layer} given, 0-based).", layer=str(shown), max_layer=bundle.num_layers)
     if not isinstance(head, (int, np.integer)) or not 0 <= head < bundle.num_heads:
-        raise InputError("head_out_of_range", f"Head must be 0 to {bundle.num_heads - 1}, got {head}.",
-                         head=str(head), max_head=bundle.num_heads - 1)
+        shown = head + 1 if isinstance(head, (int, np.integer)) else head
+        raise InputError("head_out_of_range", f"There is no head {shown}: the heads are 1 to {bundle.num_heads} "
+                         f"(index {head} given, 0-based).", head=str(shown), max_head=bundle.num_heads)
 
 
 def head_weights(bundle: ModelBundle, layer: int, head: int) -> HeadWeights:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -31,6 +32,26 @@ def texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def placeholders(at: AppTest) -> dict[str, str]:
+    """The placeholder text of every selectbox, multiselect and text input, by widget key.
+
+    An empty one means Streamlit's own English words ("Choose an option") for a select widget,
+    and no placeholder at all for a text input.
+    """
+    return {str(w.key): w.proto.placeholder for w in (*at.selectbox, *at.multiselect, *at.text_input)}
+
+
+def assert_placeholders_speak(at: AppTest, lang: str) -> None:
+    """Every select widget has a placeholder of ours in ``lang``; a text input's, if any, is one too."""
+    from selfattn.i18n import CATALOG
+
+    ours = {entry[lang] for entry in CATALOG.values()}
+    select_keys = {str(w.key) for w in (*at.selectbox, *at.multiselect)}
+    for key, text in placeholders(at).items():
+        if text or key in select_keys:
+            assert text in ours, (key, text)
+
+
 def choice_widget(widgets, key: str):
     """The widget drawn by ``ui.common.choice`` for ``key`` (its own key carries a suffix)."""
     found = [w for w in widgets if str(w.key).startswith(f"{key}__")]
@@ -52,15 +73,17 @@ def heatmap_specs(at) -> list[dict]:
 
 
 def drawn_width(spec: dict) -> float:
-    """Cells plus row labels plus padding of a heatmap or head-grid spec, in pixels."""
+    """Natural width of a heatmap (cells plus the room of its row labels) or head grid (panels, the
+    spacing between them and the last title's overhang), in pixels, worked out from the spec."""
     cells = spec["data"]["values"]
     cols = max(c["c"] for c in cells) + 1
-    if "facet" in spec:  # head grid: panels side by side with spacing
-        per_row = min(spec["columns"], max(c["p"] for c in cells) + 1)
-        return per_row * cols * spec["spec"]["width"]["step"] + (per_row - 1) * spec["spacing"] + fit.CHART_PAD_PX
-    rows = {c["r"]: c["row"] for c in cells}
-    labels = min(spec["encoding"]["y"]["axis"]["labelLimit"], max(fit.text_px(r) for r in rows.values()))
-    return cols * spec["width"]["step"] + labels + fit.CHART_PAD_PX
+    if "grid" in spec["usermeta"]:
+        grid = spec["usermeta"]["grid"]
+        per_row = min(grid["columns"], max(c["p"] for c in cells) + 1)
+        panel = cols * grid["cell"]
+        overhang = max(0.0, max(fit.text_px(c["panel"], 12) for c in cells) - panel)
+        return per_row * panel + (per_row - 1) * grid["spacing"] + overhang
+    return cols * spec["width"]["step"] + spec["encoding"]["y"]["axis"]["minExtent"]
 
 
 def label_spacing(spec: dict, channel: str) -> float:
@@ -74,8 +97,9 @@ def assert_fits(spec: dict, name: str = "") -> None:
     """A heatmap (or head grid) from :mod:`ui.fit`: valid, within its column, labels apart."""
     to_altair({**spec, "data": {"values": spec["data"]["values"][:4]}}).to_dict()  # still valid Vega-Lite
     assert drawn_width(spec) <= spec["usermeta"]["fit_px"] <= fit.PAGE_PX, name
+    assert spec["usermeta"]["width_px"] == math.ceil(drawn_width(spec)), name  # what Streamlit is asked for
     assert spec["config"]["legend"]["orient"] == "bottom", name  # under the chart, never over a neighbour
-    if "facet" not in spec:
+    if "grid" not in spec["usermeta"]:
         x_axis = spec["encoding"]["x"]["axis"]
         if x_axis["labelAngle"] == 0:  # flat labels fit inside their cells
             assert all(fit.text_px(c["col"]) + 6 <= spec["width"]["step"] for c in spec["data"]["values"]), name

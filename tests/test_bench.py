@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from selfattn.bench import (
+    NOISY_IQR_SHARE,
     RECORD_FIELDS,
     RESULTS_MAX_BYTES,
     RESULTS_MAX_ROWS,
@@ -20,6 +21,7 @@ from selfattn.bench import (
     check_memory,
     estimate_memory_bytes,
     flop_count,
+    is_noisy,
     load_results,
     records_to_csv,
     records_to_json,
@@ -92,7 +94,8 @@ def test_run_benchmark_records_and_progress():
     calls = []
     records = run_benchmark(TINY, progress=lambda done, total, label: calls.append((done, total, label)))
     assert [(r["heads"], r["impl"]) for r in records] == [(h, i) for h in (1, 2) for i in IMPLS]
-    assert calls[0] == (0, 6, "naive h=1 n=16") and calls[-1] == (6, 6, "done")
+    assert calls[0] == (0, 6, "naive h=1 n=16") and calls[-1] == (6, 6, "")  # runs finished so far; no English word
+    assert [done for done, _, _ in calls] == list(range(7))
     for r in records:
         assert tuple(r) == RECORD_FIELDS
         assert r["status"] == "ok", r["error"]
@@ -242,7 +245,7 @@ def good_record():
     [
         (lambda r: b"{not json", "r.json", "results_bad_json"),
         (lambda r: b"[]", "r.json", "results_empty"),
-        (lambda r: b'{"records": 3}', "r.json", "results_structure"),
+        (lambda r: b'{"records": 3}', "r.json", "results_not_records"),
         (lambda r: json.dumps([r, 5]).encode(), "r.json", "results_structure"),
         (lambda r: json.dumps([{k: v for k, v in r.items() if k != "median_ms"}]).encode(), "r.json",
          "results_missing_field"),
@@ -253,8 +256,8 @@ def good_record():
         (lambda r: json.dumps([{**r, "seq_len": 2.5}]).encode(), "r.json", "results_bad_value"),
         (lambda r: json.dumps([{**r, "median_ms": -1}]).encode(), "r.json", "results_bad_value"),
         (lambda r: json.dumps([{**r, "batch": 10**30}]).encode(), "r.json", "results_bad_value"),
-        (lambda r: b'[{"batch": ' + b"9" * 5000 + b"}]", "r.json", "results_bad_json"),
-        (lambda r: b"[" * 100_000, "r.json", "results_bad_json"),
+        (lambda r: b'[{"batch": ' + b"9" * 5000 + b"}]", "r.json", "results_json_unreadable"),
+        (lambda r: b"[" * 100_000, "r.json", "results_json_unreadable"),
         (lambda r: json.dumps([{**r, "status": "great"}]).encode(), "r.json", "results_bad_value"),
         (lambda r: json.dumps([{**r, "median_ms": None}]).encode(), "r.json", "results_bad_value"),
         (lambda r: json.dumps([{**r, "heads": 3}]).encode(), "r.json", "results_bad_value"),
@@ -266,8 +269,9 @@ def good_record():
         (lambda r: records_to_csv([r]).replace("median_ms", "median").encode(), "r.csv", "results_missing_field"),
         (lambda r: records_to_csv([r]).replace(",ok,", ",nan,", 1).encode(), "r.csv", "results_bad_value"),
         (lambda r: records_to_csv([{**r, "median_ms": "nan"}]).encode(), "r.csv", "results_not_finite"),
-        (lambda r: (records_to_csv([r]) + "fused,1\n").encode(), "r.csv", "results_bad_csv"),
-        (lambda r: (records_to_csv([r]).rstrip("\n") + ",extra\n").encode(), "r.csv", "results_bad_csv"),
+        (lambda r: (records_to_csv([r]) + "fused,1\n").encode(), "r.csv", "results_csv_cells"),
+        (lambda r: (records_to_csv([r]).rstrip("\n") + ",extra\n").encode(), "r.csv", "results_csv_cells"),
+        (lambda r: b"impl\n\"unclosed\n", "r.csv", "results_bad_csv"),
         (lambda r: b"impl,heads\n", "r.csv", "results_empty"),
     ],
 )
@@ -282,7 +286,32 @@ def test_load_results_error_params_name_the_row_field_and_reason(good_record):
     with pytest.raises(InputError) as info:
         load_results(json.dumps(rows).encode(), "r.json")
     assert info.value.params == {"row": 2, "field": "status", "value": "'great'", "reason": "not_allowed",
-                                 "allowed": "ok, oom, refused, error"}
+                                 "allowed": "ok, oom, refused, error", "max_chars": 300}
+
+
+def test_results_file_errors_count_rows_lines_and_bytes_from_1(good_record):
+    with pytest.raises(InputError) as info:
+        load_results(b"\xff{}", "r.json")
+    assert info.value.params == {"position": 1} and "byte 1" in str(info.value)
+    with pytest.raises(InputError) as info:
+        load_results((records_to_csv([good_record]) + "fused,1\n").encode(), "r.csv")
+    assert info.value.code == "results_csv_cells" and info.value.params == {"row": 2, "line": 3}
+    with pytest.raises(InputError) as info:
+        load_results(b'{"records": 3}', "r.json")
+    assert info.value.params == {}  # the file as a whole, not a "row 0"
+
+
+def test_a_timing_is_noisy_when_its_iqr_is_over_a_quarter_of_its_median():
+    ok = {"status": "ok", "median_ms": 10.0}
+    assert NOISY_IQR_SHARE == 0.25
+    assert is_noisy({**ok, "iqr_ms": 5.8})  # the issue's run: IQR 58 % of the median
+    assert is_noisy({**ok, "iqr_ms": 2.6}) and not is_noisy({**ok, "iqr_ms": 2.5})
+    assert not is_noisy({**ok, "iqr_ms": 0.1}) and not is_noisy({**ok, "iqr_ms": None})
+    assert not is_noisy({"status": "refused", "median_ms": None, "iqr_ms": None})
+    assert not is_noisy({"status": "ok", "median_ms": 0.0, "iqr_ms": 0.0})
+    for path in Path(__file__).resolve().parents[1].joinpath("benchmarks", "results").glob("*.json"):
+        records = load_results(path.read_bytes(), path.name)
+        assert not any(is_noisy(r) for r in records), f"{path.name}: a bundled timing is noisy"
 
 
 def test_a_results_file_without_flops_gets_them_computed():

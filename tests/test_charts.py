@@ -24,3 +24,41 @@ def test_repeated_labels_keep_their_cells_apart():
     spec = heatmap(np.arange(4.0).reshape(2, 2), ["天", "天"], ["天", "天"])
     positions = {(c["r"], c["c"]) for c in spec["data"]["values"]}
     assert positions == {(0, 0), (0, 1), (1, 0), (1, 1)}
+
+
+def test_masked_scores_are_grey_and_written_as_minus_infinity():
+    import numpy as np
+
+    from selfattn.charts import MASKED_GREY, MINUS_INFINITY, heatmap
+
+    spec = heatmap(np.array([[1.0, -np.inf], [0.5, 2.0]]), ["a", "b"], ["a", "b"])
+    cells = spec["data"]["values"]
+    assert [c["masked"] for c in cells] == [False, True, False, False]  # in every row: Arrow keeps the first row's keys
+    assert cells[1]["exact"] == MINUS_INFINITY and cells[1]["shown"] == MINUS_INFINITY and cells[1]["v"] is None
+    rect = spec["layer"][0]
+    assert rect["mark"]["invalid"] is None  # kept, not left out as a white gap
+    assert rect["encoding"]["color"]["condition"] == {"test": "datum.masked", "value": MASKED_GREY}
+
+
+def test_head_grid_is_one_view_with_panels_apart_and_exact_tooltips():
+    """The head grid is a plain layered view (a facet could not be narrowed to fit a column): each
+    cell has its own place inside the chart, panels keep their spacing, and the tooltip still names
+    the head, query, key and exact weight."""
+    from selfattn.charts import GRID_TITLE_PX, heatmap_grid
+
+    stack = np.random.default_rng(0).dirichlet(np.ones(3), size=(5, 3))  # (heads, queries, keys)
+    spec = heatmap_grid(stack, ["a", "b", "c"], ["a", "b", "c"], [f"head {p + 1}" for p in range(5)],
+                        columns=2, cell=10, spacing=12)
+    to_altair(spec).to_dict()
+    assert "facet" not in spec and spec["autosize"]["type"] == "fit-x"
+    assert (spec["width"], spec["height"]) == (2 * 30 + 12, 3 * (GRID_TITLE_PX + 30) + 2 * 12)
+    cells = spec["data"]["values"]
+    assert len({(c["x"], c["y"]) for c in cells}) == len(cells) == 5 * 9
+    for c in cells:
+        assert c["exact"] == repr(float(stack[c["p"], c["r"], c["c"]])) and c["panel"] == f"head {c['p'] + 1}"
+        assert (c["x2"] - c["x"], c["y2"] - c["y"]) == (10, 10)
+        assert 0 <= c["x"] and c["x2"] <= spec["width"] and 0 <= c["y"] and c["y2"] <= spec["height"]
+        assert c["x"] == (c["p"] % 2) * 42 + c["c"] * 10  # panel column, then key
+        assert c["y"] == (c["p"] // 2) * 60 + GRID_TITLE_PX + c["r"] * 10  # panel row under its title, then query
+    tooltip = [t["field"] for t in spec["layer"][0]["encoding"]["tooltip"]]
+    assert tooltip == ["panel", "row", "col", "exact"]

@@ -114,7 +114,7 @@ def test_only_punctuation(text, source):
     ({"kind": "dynamic"}, "bad_kind"),
     ({"source": "charvec", "kind": "contextual"}, "static_only"),
     ({"source": "hf"}, "model_required"),
-    ({"source": "minilm", "kind": "contextual", "layer": 7}, "layer_out_of_range"),
+    ({"source": "minilm", "kind": "contextual", "layer": 7}, "hidden_layer_out_of_range"),
     ({"max_tokens": 0}, "bad_max_tokens"),
     ({"source": "hf", "model": "selfattn-tests/not-here"}, "offline"),
 ])

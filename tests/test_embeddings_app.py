@@ -7,7 +7,7 @@ import pytest
 
 from selfattn import embed, load_model, run_model
 from selfattn.attention import raw_self_attention
-from tests.apptest import assert_fits, choice_widget, heatmap_specs, open_page, texts
+from tests.apptest import assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_page, texts
 from ui import fit
 
 
@@ -149,7 +149,7 @@ def test_zaoshanghao_names_the_characters_minilm_does_not_know():
     at = open_page("embeddings", "en")
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 1  # part 1 uses the character vectors, which know all three
-    assert "all-MiniLM-L6-v2 does not know: 早、好. Known: 3 of 5" in warnings[0]
+    assert "all-MiniLM-L6-v2 does not know: 早、好. Known: 1 of 3 tokens, not counting [CLS] and [SEP]" in warnings[0]
     assert "[UNK]、" not in warnings[0] and "bert-base-chinese" in warnings[0]
     assert "“A Hugging Face BERT model” under “Vectors from”" in warnings[0]
     choice_widget(at.selectbox, "emb_source").set_value("minilm").run()  # part 1 with MiniLM too
@@ -196,7 +196,7 @@ def test_missing_hub_model_is_one_clear_message_and_the_page_stays(lang, failed,
     at.text_input(key="emb_text").set_value("Good morning").run()  # the previous model reads the new sentence
     assert previous in texts(at) and len(at.error) == 1
     maps = [column_labels(spec) for spec in chart_specs(at) if "encoding" in spec]
-    assert ["0·[CLS]", "1·good", "2·morning", "3·[SEP]"] in maps
+    assert ["[CLS]", "1·good", "2·morning", "[SEP]"] in maps  # numbered from 1 as in part 1
 
 
 def test_empty_model_field_asks_for_one_without_a_loading_box():
@@ -251,6 +251,9 @@ def test_hosted_mode_offers_only_the_allow_list(monkeypatch):
     box = at.selectbox(key="emb_model")
     assert set(box.options) == set(HOSTED_ALLOWLIST)
     assert all(t.key != "emb_model" for t in at.text_input)
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert at.selectbox(key="emb_model").proto.placeholder == "请选择"
 
 
 def test_all_heads_of_a_layer_download_as_csv(minilm, downloads):
@@ -280,3 +283,35 @@ def test_one_layer_one_head_model_and_singular_counts(tmp_path):
     assert all(s.key not in ("emb_layer", "emb_head") for s in at.slider)  # a slider needs two ends
     assert "Layer: 1 (the model has only one)" in texts(at) and "Head: 1 (the model has only one)" in texts(at)
     assert float(at.metric[-1].value) <= 1e-5
+
+
+def test_chinese_page_has_no_english_placeholder_of_ours():
+    at = open_page("embeddings", "zh")
+    assert_placeholders_speak(at, "zh")
+    assert at.text_input(key="emb_text").proto.placeholder == "输入一句话"
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
+    assert_placeholders_speak(at, "zh")
+    assert "bert-base-chinese" in at.text_input(key="emb_model").proto.placeholder
+
+
+def test_known_count_and_token_limit_leave_out_cls_and_sep():
+    at = open_page("embeddings")
+    at.text_input(key="emb_text").set_value("good morning 早上好").run()  # MiniLM knows 2 of the 5 tokens
+    part2 = [w.value for w in at.warning if "does not know" in w.value]
+    assert part2 and "Known: 3 of 5 tokens, not counting [CLS] and [SEP]" in part2[-1]
+    at.text_input(key="emb_text").set_value("word " * 100).run()  # 100 tokens: both parts keep 64
+    cuts = [i.value for i in at.info if "cut" in i.value]
+    assert cuts == ["The text was cut to its first 64 tokens.",
+                    "The text was cut to its first 64 tokens; the model adds [CLS] before them and [SEP] after."]
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert [i.value for i in at.info if "文本过长" in i.value][1].startswith("文本过长，只保留了前 64 个词元；")
+
+
+def test_qkv_headers_say_how_many_columns_are_drawn(minilm):
+    at = open_page("embeddings")
+    at.text_input(key="emb_text").set_value("Good morning").run()
+    cut = f"`4 × {minilm.head_dim}` · first 16 columns shown; the CSV has all {minilm.head_dim}"
+    assert all(f"**{name}** &nbsp; {cut}" in texts(at) for name in "QKV"), texts(at)
+    at.slider(key="emb_dims").set_value(minilm.head_dim).run()
+    assert f"**Q** &nbsp; `4 × {minilm.head_dim}`\n" in texts(at) + "\n" and "columns shown" not in texts(at)

@@ -10,7 +10,7 @@ import torch
 from selfattn import bench
 from selfattn.charts import WORDS
 from selfattn.i18n import CATALOG
-from tests.apptest import assert_fits, choice_widget, heatmap_specs, open_page
+from tests.apptest import assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_page
 from ui import fit
 from ui import heads as hd
 
@@ -127,16 +127,17 @@ def test_every_heatmap_fits_its_column_with_readable_labels(name):
     assert len(specs) == 11  # one head, the head grid, concat, W_o, output, 2 mistakes x 3
     for spec in specs:
         assert_fits(spec, name)
-    maps = [s for s in specs if "facet" not in s]  # three in a row only while cells keep 4 px, else stacked
+    maps = [s for s in specs if "grid" not in s["usermeta"]]  # three in a row only while cells keep 4 px, else stacked
     assert min(s["width"]["step"] for s in maps) >= 4, [s["width"]["step"] for s in maps]
-    head_grid = next(s for s in specs if "facet" in s)
-    assert head_grid["columns"] <= 4
+    head_grid = next(s for s in specs if "grid" in s["usermeta"])
+    assert head_grid["usermeta"]["grid"]["columns"] <= 4
 
 
 def test_side_by_side_only_while_the_one_head_map_stays_readable():
-    assert fit.compare_layout([f"t{i}" for i in range(6)])[0] == [2, 3]
-    layout, map_px, grid_px = fit.compare_layout([f"t{i}" for i in range(hd.MAX_N)])
-    assert layout == [1] and grid_px == fit.PAGE_PX and map_px <= fit.PAGE_PX
+    map_px, grid_px = fit.compare_layout([f"t{i}" for i in range(6)])
+    assert map_px + fit.GAP_PX + grid_px <= fit.PAGE_PX  # both fit a desktop row
+    map_px, grid_px = fit.compare_layout([f"t{i}" for i in range(hd.MAX_N)])
+    assert grid_px == fit.PAGE_PX and map_px <= fit.PAGE_PX  # each on a row of its own
     columns, cell, _ = fit.grid_layout(16, 1, [f"head {i}" for i in range(16)], 300)
     assert columns * max(cell, 1) <= 300  # one-token maps: titles, not cells, set the width
 
@@ -146,7 +147,7 @@ def test_chart_words_are_translated():
     english = set(WORDS.values())
     titles = []
     for spec in heatmap_specs(at):
-        encoding = spec["spec"]["encoding"] if "facet" in spec else spec["layer"][0]["encoding"]
+        encoding = spec["layer"][0]["encoding"]
         titles += [t["title"] for t in encoding["tooltip"]]
         color = encoding["color"]
         titles.append(color.get("title") or color["condition"]["title"])
@@ -191,3 +192,96 @@ def test_benchmark_settings_survive_leaving_the_page():
     at.session_state["lang"] = "zh"  # option names do not depend on the language
     at.run()
     assert at.multiselect(key="hd_bench_impls").value == ["fused"]
+
+
+def test_chinese_page_has_no_english_placeholder_of_ours():
+    at = open_page("heads", "zh")
+    assert_placeholders_speak(at, "zh")
+    (uploader,) = at.get("file_uploader")
+    assert uploader.proto.label == "结果文件" and "不超过 2 MB" in uploader.proto.help
+    choice_widget(at.selectbox, "hd_input").set_value("sentence").run()
+    assert_placeholders_speak(at, "zh")
+    assert at.text_input(key="hd_text").proto.placeholder == "输入一句话"
+
+
+def test_the_limits_caption_states_what_the_choosers_offer(monkeypatch):
+    at = open_page("heads")
+    lens, dims = at.multiselect(key="hd_bench_lens").options, at.selectbox(key="hd_bench_d").options
+    caption = next(c.value for c in at.caption if c.value.startswith("Offered here"))
+    assert f"n up to {max(map(int, lens))}," in caption and f"d_model up to {max(map(int, dims))}," in caption
+    assert f"batch up to {int(at.number_input(key='hd_batch').max)}," in caption and "131072" not in caption
+    monkeypatch.setenv("SELFATTN_HOSTED", "1")
+    at = open_page("heads")
+    caption = next(c.value for c in at.caption if c.value.startswith("Offered here"))
+    assert "n up to 2048," in caption and "batch up to 4," in caption and "at most 24 runs" in caption
+
+
+def test_progress_counts_runs_from_1():
+    calls = []
+    records = bench.run_benchmark(bench.BenchConfig(seq_lens=(8,), d_model=8, heads=(1,), impls=("fused", "naive"),
+                                                    warmup=0, min_run_time=0.01),
+                                  progress=lambda *call: calls.append(hd.progress_text(*call)))
+    assert len(records) == 2
+    assert calls == ["Run 1 of 2: fused h=1 n=8", "Run 2 of 2: naive h=1 n=8", "Finished all 2 runs."]
+
+
+def noisy_results() -> bytes:
+    path = sorted(Path("benchmarks/results").glob("*.json"))[0]
+    records = bench.load_results(path.read_bytes(), path.name)
+    records[0] = {**records[0], "iqr_ms": 0.58 * records[0]["median_ms"]}  # the issue's run: IQR 58 % of the median
+    records[1] = {**records[1], "status": "refused", "error_code": "bench_memory", "error": "Refused: ...",
+                  "median_ms": None, "iqr_ms": None, "gflops": None, "peak_mem_bytes": None,
+                  "est_mem_bytes": 3 * 2**30}
+    return bench.records_to_json(records).encode()
+
+
+@pytest.mark.parametrize("lang, warning", [("en", "Noisy timings (1 of the 17 shown, marked ⚠ in the table): the IQR is above 25%"),
+                                           ("zh", "所显示的 17 个计时中有 1 个的四分位距超过中位数的 25%")])
+def test_a_noisy_timing_is_flagged_in_the_table_and_a_warning(lang, warning):
+    at = open_page("heads", lang)
+    at.get("file_uploader")[0].upload("noisy.json", noisy_results(), "application/json").run()
+    assert not at.exception and not at.error
+    assert any(warning in w.value for w in at.warning), [w.value for w in at.warning]
+    table = at.dataframe[-1].value
+    flags = table[CATALOG["hd.col_noisy"][lang]]
+    assert list(flags).count(hd.NOISY_MARK) == 1 and flags.iloc[0] == hd.NOISY_MARK
+    assert table[CATALOG["hd.col_iqr_share"][lang]].iloc[0] == 58.0
+    statuses = list(table[CATALOG["hd.col_status"][lang]])
+    assert statuses[1] == CATALOG["hd.status_refused"][lang] and set(statuses) - {statuses[1]} == {
+        CATALOG["hd.status_ok"][lang]}  # in words, not the codes "ok" / "refused" of the file
+    assert "3072 MiB" in table[CATALOG["hd.col_error"][lang]].iloc[1]
+    assert at.dataframe[-1].proto.placeholder == "–"  # a missing median is not Streamlit's English "None"
+
+
+@pytest.mark.parametrize("lang, expected", [("en", "it must be one of ok, oom, refused, error"),
+                                            ("zh", "只能是 ok, oom, refused, error 之一")])
+def test_upload_errors_say_the_reason_in_words(lang, expected):
+    path = sorted(Path("benchmarks/results").glob("*.json"))[0]
+    records = bench.load_results(path.read_bytes(), path.name)
+    bad = bench.records_to_json([records[0], {**records[1], "status": "great"}]).encode()
+    at = open_page("heads", lang)
+    at.get("file_uploader")[0].upload("bad.json", bad, "application/json").run()
+    assert not at.exception
+    (message,) = [e.value for e in at.error]
+    assert expected in message and "not_allowed" not in message and ("Row 2" in message or "第 2 行" in message)
+
+
+@pytest.mark.parametrize("lang, expected", [("en", "Choose at least one number of heads."), ("zh", "请至少选择一个头数。")])
+def test_an_empty_chooser_is_named_in_words(lang, expected):
+    at = open_page("heads", lang)
+    at.multiselect(key="hd_bench_heads").set_value([])
+    at.button(key="hd_run").click().run()
+    assert not at.exception
+    assert [e.value.split("\n\n")[0] for e in at.error] == [expected]  # not "... value for heads."
+
+
+@pytest.mark.parametrize("text", ["。。。", "🙂🙂", "   "])
+def test_a_sentence_without_vectors_keeps_the_last_result_without_a_traceback(text):
+    """The sentence path once crashed (NameError) after keeping the last good result."""
+    at = open_page("heads")
+    choice_widget(at.selectbox, "hd_input").set_value("sentence").run()
+    good = at.session_state["hd_good"][4].outputs.copy()
+    at.text_input(key="hd_text").set_value(text).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.error and "last good result" in at.error[0].value
+    assert (at.session_state["hd_good"][4].outputs == good).all()

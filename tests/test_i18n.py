@@ -4,6 +4,8 @@ import re
 import string
 from pathlib import Path
 
+import pytest
+
 from selfattn.i18n import CATALOG, LANGS, t
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,3 +66,76 @@ def test_every_input_error_has_a_translated_message_with_its_parameters():
                 assert wanted <= given, f"{path.name}: err.{code} ({lang}) uses {wanted - given}, not passed"
             seen += 1
     assert seen > 40
+
+
+def raised_params() -> dict[str, set[str]]:
+    """Every InputError code raised in selfattn/ with the parameters passed where it is raised."""
+    import ast
+
+    codes: dict[str, set[str]] = {}
+    for path in (ROOT / "selfattn").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                codes.setdefault(node.args[0].value, set()).update(k.arg for k in node.keywords if k.arg)
+    return codes
+
+
+def test_message_variants_belong_to_a_raised_code_and_use_its_parameters():
+    """err.<code>.<reason or name> entries (see ui.common.error_key) hang off a real code."""
+    codes = raised_params()
+    variants = [key for key in CATALOG if key.startswith("err.") and key.count(".") == 2]
+    assert len(variants) > 10
+    for key in variants:
+        code = key.split(".")[1]
+        assert code in codes and f"err.{code}" in CATALOG, key
+        for lang in LANGS:
+            wanted = {f for _, f, _, _ in string.Formatter().parse(CATALOG[key][lang]) if f}
+            assert wanted <= codes[code], f"{key} ({lang}) uses {wanted - codes[code]}, not passed"
+
+
+def test_no_internal_name_reaches_a_visitor():
+    """Reasons and field names that are codes get their own words; rows and bytes count from 1."""
+    from selfattn import bench, bench_results
+    from ui.common import error_key
+
+    for reason in bench_results._REASONS:
+        assert f"err.results_bad_value.{reason}" in CATALOG, reason
+    for name in ("heads", "seq_lens", "impls"):  # the page's three multiselects, left empty
+        assert f"err.bench_empty.{name}" in CATALOG, name
+    # What a visitor of the hosted demo can hit with the page's choosers: too many weights, too many runs.
+    for change in ({"seq_lens": (2048,), "heads": (16,), "batch": 4}, {"seq_lens": tuple(range(8, 80, 8))}):
+        with pytest.raises(bench.InputError) as info:
+            bench.validate_config(bench.BenchConfig(**{"d_model": 64, **change}), hosted=True)
+        key = error_key(info.value)
+        assert key == f"err.bench_limit.{info.value.params['name']}", key
+        for lang in LANGS:
+            text = t(key, lang, **info.value.params)
+            assert "attention_elements" not in text and "runs =" not in text, text
+    for lang in LANGS:
+        text = t("err.results_bad_value.not_allowed", lang, row=2, field="status", value="'great'",
+                 reason="not_allowed", allowed="ok, oom, refused, error", max_chars=300)
+        assert "not_allowed" not in text and "2" in text
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_every_page_names_itself_in_the_browser_tab(lang, monkeypatch):
+    """The tab says "<page> · selfattn" in the chosen language (the last set_page_config title wins)."""
+    import streamlit
+
+    from tests.apptest import open_page
+
+    titles = []
+    original = streamlit.set_page_config
+
+    def recording(*args, **kwargs):
+        if kwargs.get("page_title"):
+            titles.append(kwargs["page_title"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(streamlit, "set_page_config", recording)
+    for page, key in (("home", "nav.home"), ("playground", "nav.playground"), ("embeddings", "nav.embeddings"),
+                      ("heads", "nav.heads")):
+        titles.clear()
+        open_page(page, lang)
+        assert titles and titles[-1] == f"{CATALOG[key][lang]} · selfattn", (page, titles)

@@ -133,12 +133,15 @@ def test_truncation_to_max_tokens(minilm):
     assert run.attentions.shape == (6, 12, 6, 6)
 
 
-@pytest.mark.parametrize("layer, head, code", [(6, 0, "layer_out_of_range"), (-1, 0, "layer_out_of_range"),
-                                               (0, 12, "head_out_of_range")])
-def test_layer_and_head_checked(minilm, minilm_run, layer, head, code):
+@pytest.mark.parametrize("layer, head, code, params", [
+    (6, 0, "layer_out_of_range", {"layer": "7", "max_layer": 6}),  # counted from 1, as the page's sliders
+    (-1, 0, "layer_out_of_range", {"layer": "0", "max_layer": 6}),
+    (0, 12, "head_out_of_range", {"head": "13", "max_head": 12}),
+])
+def test_layer_and_head_checked(minilm, minilm_run, layer, head, code, params):
     with pytest.raises(InputError) as err:
         models.recompute_head_attention(minilm, minilm_run, layer, head)
-    assert err.value.code == code
+    assert err.value.code == code and err.value.params == params
 
 
 def test_tiny_bert_from_local_folder(tiny_folder):

@@ -17,8 +17,12 @@ def outputs_table(at) -> pd.DataFrame:
 
 
 def edit(at, name: str, row: int, col: str, value):
+    """Type ``value`` into one cell, as the browser does: the editor's state holds every edit so
+    far, as a diff against the table the editor was created with."""
     key = f"ed_{name}_{at.session_state['pg']['version']}"
-    at.session_state[key] = {"edited_rows": {row: {col: value}}, "added_rows": [], "deleted_rows": []}
+    rows = dict(at.session_state[key]["edited_rows"]) if key in at.session_state else {}
+    rows[row] = {**rows.get(row, {}), col: value}
+    at.session_state[key] = {"edited_rows": rows, "added_rows": [], "deleted_rows": []}
     at.run()
     assert not at.exception, [e.value for e in at.exception]
 
@@ -53,8 +57,9 @@ def test_a_bad_cell_shows_the_error_and_keeps_the_last_result():
     edit(at, "w_k", 1, "k2", 2.0)
     good = outputs_table(at).to_numpy().copy()
     edit(at, "w_k", 2, "k3", None)
-    assert len(at.error) == 1
+    assert len(at.error) == 2  # the cell, named under its editor; the results' note that they are kept
     assert "W_k" in at.error[0].value and "x3" in at.error[0].value and "k3" in at.error[0].value
+    assert "W_k" in at.error[1].value and "last good result" in at.error[1].value
     np.testing.assert_array_equal(outputs_table(at).to_numpy(), good)
     edit(at, "w_k", 2, "k3", 0.0)  # fixing the cell clears the error
     assert not at.error
@@ -63,7 +68,7 @@ def test_a_bad_cell_shows_the_error_and_keeps_the_last_result():
 def test_error_is_in_chinese_when_chinese_is_chosen():
     at = open_page("playground", "zh")
     edit(at, "x", 1, "x2", None)
-    assert "第 2 (输入 2) 行" in at.error[0].value and "下方仍显示" in at.error[0].value
+    assert "第 2 (输入 2) 行" in at.error[0].value and "下方仍显示" in at.error[1].value
 
 
 def test_options_scale_causal_and_bias():
@@ -189,7 +194,7 @@ def test_cells_take_scientific_notation_and_refuse_a_decimal_comma():
     expected = self_attention(x, w_q, w_k, w_v, scale=False).outputs
     np.testing.assert_allclose(outputs_table(at).to_numpy(), expected, rtol=1e-12)
     edit(at, "x", 1, "x2", "1,5")
-    assert len(at.error) == 1 and "“1,5”" in at.error[0].value and "1e-3" in at.error[0].value
+    assert len(at.error) == 2 and "“1,5”" in at.error[0].value and "1e-3" in at.error[0].value
     np.testing.assert_allclose(outputs_table(at).to_numpy(), expected, rtol=1e-12)  # last good result kept
 
 
@@ -206,3 +211,74 @@ def test_every_heatmap_fits_its_column_with_readable_labels(sizes):
         assert_fits(spec, str(sizes))
     if not sizes:  # the tutorial example: every value is printed in its cell
         assert all(len(spec["layer"]) == 2 for spec in specs)
+
+
+TUTORIAL_OUT_1 = [1.936621, 6.683105, 1.595068]
+
+
+def test_an_edit_back_to_the_original_value_is_kept():
+    """The editor keeps its edits as a diff against the table it was created with: typing the
+    original value again must bring the original numbers back (streamlit issue 7749)."""
+    at = open_page("playground")
+    edit(at, "x", 0, "x1", "5")
+    assert outputs_table(at).to_numpy()[0, 0] == pytest.approx(1.00005, abs=1e-5)
+    edit(at, "x", 0, "x1", "1")
+    np.testing.assert_allclose(outputs_table(at).to_numpy()[0], TUTORIAL_OUT_1, atol=5e-7)
+    assert at.session_state["pg"]["frames"]["x"].iloc[0, 1] == "1"
+    edit(at, "x", 0, "token", "Input 1")  # the same holds for labels
+    assert list(outputs_table(at).index)[0] == "Input 1"
+
+
+def test_edits_survive_a_language_switch_and_leaving_the_page():
+    at = open_page("playground")
+    edit(at, "x", 1, "x2", "7")
+    edit(at, "x", 0, "token", "cat")
+    edit(at, "w_q", 0, "q1", "2")
+    before = outputs_table(at).to_numpy().copy()
+    at.radio(key="lang").set_value("zh").run()
+    out = outputs_table(at)
+    np.testing.assert_array_equal(out.to_numpy(), before)
+    assert list(out.index) == ["cat", "输入 2", "输入 3"]  # the tutorial's labels follow the language
+    assert at.data_editor[0].value["token"].tolist() == ["cat", "输入 2", "输入 3"]
+    edit(at, "x", 2, "x1", "4")  # the re-created editor takes edits as before
+    after = outputs_table(at).to_numpy().copy()
+    assert not np.array_equal(after, before)
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/playground.py").run()
+    np.testing.assert_array_equal(outputs_table(at).to_numpy(), after)
+    assert at.data_editor[0].value.iloc[1, 2] == "7" and at.data_editor[1].value.iloc[0, 0] == "2"
+    at.radio(key="lang").set_value("en").run()
+    assert list(outputs_table(at).index) == ["cat", "Input 2", "Input 3"]
+
+
+def test_choosing_a_preset_loads_it_and_undo_brings_the_edits_back():
+    at = open_page("playground")
+    edit(at, "x", 0, "x1", "5")
+    edited = outputs_table(at).to_numpy().copy()
+    choice_widget(at.selectbox, "pg_preset").set_value("raw").run()
+    assert list(outputs_table(at).index) == ["早", "上", "好"]  # loaded on choosing, no button needed
+    assert any("Softmax(XXᵀ)X" in s.value for s in at.success)
+    at.button(key="pg_undo").click().run()
+    np.testing.assert_array_equal(outputs_table(at).to_numpy(), edited)
+    assert at.data_editor[0].value.iloc[0, 1] == "5"
+    assert not [b for b in at.button if b.key == "pg_undo"]  # used up
+
+
+def test_a_size_beyond_its_limit_is_set_to_the_limit_and_said():
+    at = open_page("playground")
+    at.number_input(key="pg_n").set_value(40).run()
+    assert not at.exception
+    assert at.number_input(key="pg_n").value == 32 and outputs_table(at).shape == (32, 3)
+    assert any("between 1 and 32" in w.value for w in at.warning)
+    at.number_input(key="pg_d_k").set_value(0).run()
+    assert at.number_input(key="pg_d_k").value == 1 and outputs_table(at).shape == (32, 3)
+    at.button(key="pg_undo").click().run()  # undo the resize of d_k
+    assert at.number_input(key="pg_d_k").value == 3
+
+
+def test_a_bad_cell_is_named_under_its_own_editor():
+    at = open_page("playground")
+    edit(at, "w_v", 3, "v2", "abc")
+    assert "W_v" in at.error[0].value and "“abc”" in at.error[0].value
+    assert at.session_state["pg"]["frames"]["w_v"].iloc[3, 1] == "abc"  # what was typed stays
+    assert "pg_box_w_v" in at.html[0].proto.body  # the red frame around W_v's editor

@@ -140,3 +140,78 @@ def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path):
         shot = tmp_path / "playground-32.png"
         page.screenshot(path=str(shot))
         assert_rendered(shot)
+
+
+def type_into(page, grid_index: int, dx: float, dy: float, text: str) -> str:
+    """Double-click a cell of the grid_index-th editor, type ``text``, press Enter; return the
+    new last line of step 7 (the focused input's output) once the page has recomputed."""
+    grid = page.locator("[data-testid='stDataFrame']").nth(grid_index)
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    before = output_text(page)
+    # The pointer travels over the grid before the double-click, as a person's does: the grid
+    # takes a click only once it has seen the pointer move over it (see README, "Editing").
+    page.mouse.move(box["x"] + dx - 20, box["y"] + dy)
+    page.mouse.move(box["x"] + dx, box["y"] + dy, steps=8)
+    page.mouse.dblclick(box["x"] + dx, box["y"] + dy)
+    editor = page.locator("#portal input, #portal textarea").first
+    editor.wait_for(timeout=10000)
+    editor.fill(text)
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(old) => { const c = document.querySelectorAll('[data-testid=\"stCode\"]');"
+        " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
+    wait_until_idle(page)
+    return output_text(page).splitlines()[-1]
+
+
+def test_an_edit_back_to_the_original_value_sticks_and_editors_switch_at_once():
+    """Streamlit issue 7749: an editor fed its own output forgot an edit back to the original
+    value. Each edit here must show in the outputs, in X and then straight away in W_q."""
+    with streamlit_server() as url, chromium_page(width=1024, height=1600) as page:
+        page.goto(f"{url}/playground")
+        page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
+        wait_until_idle(page)
+        assert output_text(page).splitlines()[-1] == "= [1.93662, 6.68311, 1.59507]"
+        assert type_into(page, 0, 96, 52, "5") == "= [1.00005, 9.99991, 2.99986]"
+        assert type_into(page, 0, 96, 52, "1") == "= [1.93662, 6.68311, 1.59507]"  # back to the tutorial
+        # W_q's first cell (q1 of x1) from 1 to 0: q1 = [0, 0, 2] -> output 1 is exactly computable
+        line = type_into(page, 1, 60, 52, "0")
+        example = tutorial_example()
+        w_q = example.w_q.copy()
+        w_q[0, 0] = 0
+        out = self_attention(example.x, w_q, example.w_k, example.w_v, scale=False).outputs[0]
+        assert line == "= [" + ", ".join(f"{v:.6g}" for v in out) + "]"
+        # All three weight editors show every column at a projector's 1024 px: none is cut off.
+        widths = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stDataFrame']")].slice(1, 4)
+            .map(el => [Math.round(el.scrollWidth), Math.round(el.clientWidth)])""")
+        assert all(scroll <= client for scroll, client in widths), widths
+        assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_double_tap_edits_a_cell_on_a_tablet():
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS
+
+    with streamlit_server() as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(viewport={"width": 768, "height": 1400}, has_touch=True,
+                                       is_mobile=True).new_page()
+            page.goto(f"{url}/playground")
+            page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
+            wait_until_idle(page)
+            box = page.locator("[data-testid='stDataFrame']").first.bounding_box()
+            x, y = box["x"] + 96, box["y"] + 52  # x1 of Input 1
+            page.touchscreen.tap(x, y)
+            page.wait_for_timeout(80)
+            page.touchscreen.tap(x, y)
+            editor = page.locator("#portal input, #portal textarea").first
+            editor.wait_for(timeout=10000)
+            editor.fill("5")
+            page.keyboard.press("Enter")
+            page.wait_for_function("() => document.body.innerText.includes('= [1.00005, 9.99991, 2.99986]')",
+                                   timeout=30000)
+        finally:
+            browser.close()

@@ -28,11 +28,27 @@ def tr(key: str, **fmt) -> str:
     return t(key, current_lang(), **fmt)
 
 
+def error_key(exc: InputError) -> str | None:
+    """The catalog entry that explains ``exc``, or None when the catalog has none.
+
+    A code whose wording depends on a ``reason`` or ``name`` parameter that is itself a code
+    (``results_bad_value`` with reason ``not_allowed``, ``bench_empty`` with name ``seq_lens``)
+    has one entry per value, ``err.<code>.<value>``, so no internal name reaches the page;
+    ``err.<code>`` covers the rest.
+    """
+    for param in ("reason", "name"):
+        key = f"err.{exc.code}.{exc.params.get(param)}"
+        if key in CATALOG:
+            return key
+    return f"err.{exc.code}" if f"err.{exc.code}" in CATALOG else None
+
+
 def error_text(exc: Exception) -> str:
-    """A bad-input error in the current language: the catalog's ``err.<code>`` when it has one."""
-    if isinstance(exc, InputError) and f"err.{exc.code}" in CATALOG:
+    """A bad-input error in the current language, from the catalog (see :func:`error_key`)."""
+    key = error_key(exc) if isinstance(exc, InputError) else None
+    if key is not None:
         try:
-            return tr(f"err.{exc.code}", **exc.params)
+            return tr(key, **exc.params)
         except (KeyError, IndexError, ValueError):  # a message missing a parameter: fall back
             return str(exc)
     return str(exc)
@@ -51,7 +67,8 @@ def chart_words() -> dict:
     return {word: tr(f"chart.{word}") for word in WORDS}
 
 
-def choice(widget: Callable, label: str, options, key: str, default, names: dict | None = None, **kwargs):
+def choice(widget: Callable, label: str, options, key: str, default, names: dict | None = None, *,
+           on_pick: Callable[[], None] | None = None, **kwargs):
     """A selectbox, radio or segmented control whose choice survives its option names changing.
 
     Streamlit maps the browser's answer back to an option through the name it displayed, so
@@ -60,6 +77,9 @@ def choice(widget: Callable, label: str, options, key: str, default, names: dict
     under ``key`` as plain session state (which also survives leaving the page); the widget's
     own key carries a fingerprint of the names, so new names make a fresh widget that starts
     at the kept option.
+
+    Args:
+        on_pick: called after the visitor picks an option (the new choice is already under ``key``).
 
     Returns:
         The chosen option (always one of ``options``).
@@ -77,11 +97,15 @@ def choice(widget: Callable, label: str, options, key: str, default, names: dict
         value = st.session_state.get(widget_key)
         if value in options:
             st.session_state[key] = value
+            if on_pick is not None:
+                on_pick()
 
     if widget is st.segmented_control or getattr(widget, "__name__", "") == "segmented_control":
         kwargs.update(default=current, required=True)
     else:
         kwargs.update(index=options.index(current))
+    if widget is st.selectbox or getattr(widget, "__name__", "") == "selectbox":
+        kwargs.setdefault("placeholder", tr("common.choose_one"))  # shown while the visitor types to filter
     widget(label, options, format_func=names.__getitem__, key=widget_key, on_change=keep, **kwargs)
     return st.session_state[key]
 
@@ -98,14 +122,19 @@ def csv_button(frame: pd.DataFrame, file_name: str, key: str, label: str | None 
 
 
 def vega(spec: dict) -> None:
-    """Draw a Vega-Lite spec from :mod:`selfattn.charts` at its own size.
+    """Draw a Vega-Lite spec from :mod:`selfattn.charts` at its own size, or narrower in a narrow column.
 
-    The cells go to Streamlit as an Arrow table built straight from the spec's list of
-    records: handing Streamlit the list costs a trip through pandas, 2-4 ms per chart.
+    A spec from :mod:`ui.fit` carries its natural width in ``usermeta.width_px``: Streamlit
+    draws a chart given a width in pixels no wider than its column, and the spec's
+    ``autosize: fit-x`` narrows the cells to match. (``width="content"`` would let the chart
+    run past its column.) The cells go to Streamlit as an Arrow table built straight from
+    the spec's list of records: handing Streamlit the list costs a trip through pandas,
+    2-4 ms per chart.
     """
     spec = dict(spec)
     values = spec.pop("data")["values"]
-    st.vega_lite_chart(pa.Table.from_pylist(values), spec, width="content", theme=None)
+    width = spec.get("usermeta", {}).get("width_px", "content")
+    st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None)
 
 
 def persist(key: str, default):

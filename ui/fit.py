@@ -1,8 +1,11 @@
 """Heatmaps that fit their column: cell sizes, thinned labels and legends worked out in pixels.
 
-A script cannot ask how wide a column is, so sizes are worked out for the narrowest window the
-pages are laid out for (1280 px, sidebar open): every chart fits its column there, and wider
-windows only leave room to spare. Used by every page.
+A script cannot ask how wide a column is, so each chart is laid out at its natural size for a
+desktop window (PAGE_PX for a chart across the page) and handed to Streamlit with that width
+in pixels. Streamlit draws it no wider than its column: in a narrower window (a 1024 px
+projector, a 768 px tablet) the cells narrow and the axis labels thin themselves out. Rows of
+charts are flex rows (:func:`row`) whose blocks wrap onto new lines when the window is too
+narrow to hold them side by side. Used by every page.
 """
 
 from __future__ import annotations
@@ -14,24 +17,27 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.charts import heatmap, heatmap_grid
+from selfattn.charts import MASKED_GREY, heatmap, heatmap_grid
 from selfattn.export import labelled
 from ui.common import chart_words, csv_button, vega
 
-PAGE_PX = 800  # main column of a 1280 px window with the sidebar open (820 px measured)
+PAGE_PX = 800  # widest chart: the main column of a 1280 px window with the sidebar open (820 px measured)
 EXPANDER_PX = 760  # inside an expander, whose border and padding take about 35 px
-GAP_PX = 16  # between st.columns (gap="small")
+GAP_PX = 16  # between st.columns and between the blocks of a row (gap="small")
+MIN_BLOCK_PX = 180  # a block in a row is at least this wide, for its title and CSV button
 FONT_PX = 10  # Vega's axis label size
 LABEL_GAP_PX = 12  # least distance between two neighbouring axis labels
 Y_LABEL_PX = 80  # longest row label drawn; longer ones end in "…" (the tooltip has them whole)
 X_LABEL_PX = 60  # the same for column labels, which stand upright
-CHART_PAD_PX = 24  # Vega's padding (5 + 5), ticks, label padding and some slack
+CHART_PAD_PX = 24  # beside the row labels: ticks and label padding (TICK_PX) and a margin
+TICK_PX = 7  # an axis tick (5) and the padding between it and its label (2)
 GRID_SPACING_PX = 12  # between two panels of the head grid
 ANNOTATE_MIN_CELL = 36  # print values only in cells that hold "0.0964" at 11 px
-STROKE_MIN_CELL = 6  # in smaller cells the white outline would wash the colours out
+STROKE_MIN_CELL = 6  # in smaller cells a white outline would wash the colours out
 SIDE_MIN_CELL = 20  # the one-head map sits beside the head grid while its cells are this big
 STACKED_MAP_PX = 520  # cells of the one-head map on its own row span at most this
 MIN_COLUMN_CELL = 8  # columns of a wide matrix are left out rather than drawn narrower than this
+LEGEND_MIN_PX = 60  # shortest colour bar with its title beside it; above it when shorter
 
 
 def column_px(weights, total: float = PAGE_PX) -> list[float]:
@@ -48,6 +54,11 @@ def text_px(text, font: float = FONT_PX) -> float:
 def row_label_px(labels) -> float:
     """Pixels the row labels take (the longest, up to Y_LABEL_PX)."""
     return min(Y_LABEL_PX, max((text_px(label) for label in labels), default=0.0))
+
+
+def label_room(row_labels) -> int:
+    """Whole pixels left of a heatmap's cells: its row labels, ticks and margin."""
+    return math.ceil(row_label_px(row_labels) + CHART_PAD_PX)
 
 
 def cell_space(width: float, row_labels) -> float:
@@ -73,11 +84,24 @@ def label_stride(cell: int, need: float = LABEL_GAP_PX) -> int:
     return max(1, math.ceil(need / cell))
 
 
+def heatmap_px(row_labels, cols: int, width: float, max_cell: float = 46) -> int:
+    """Natural width in pixels of a :func:`fit_heatmap` of ``cols`` columns laid out in ``width`` px."""
+    space = cell_space(width, row_labels)
+    return label_room(row_labels) + _cell(space, cols, max_cell) * cols
+
+
 def _legend_below(space: float, title: str) -> dict:
-    """Vega-Lite config: a horizontal legend under the chart, no longer than ``space`` px."""
-    length = max(40, min(180, space - text_px(title, 11) - 24))
-    return {"legend": {"orient": "bottom", "direction": "horizontal", "titleOrient": "left",
-                       "gradientLength": length, "titleLimit": 100}}
+    """Vega-Lite config: a horizontal legend under the chart, no wider than its ``space`` px of cells.
+
+    The title stands left of the colour bar, or above it under a chart too narrow for both. The
+    bar is as long as the cells are wide (up to 180 px) as drawn, so that it shortens with them
+    in a narrow column instead of running past the chart's edge.
+    """
+    title_px = text_px(title, 11) + 24
+    beside = space - title_px >= LEGEND_MIN_PX
+    reserve = title_px if beside else 16
+    return {"legend": {"orient": "bottom", "direction": "horizontal", "titleOrient": "left" if beside else "top",
+                       "gradientLength": {"expr": f"clamp(width - {reserve:.0f}, 30, 180)"}, "titleLimit": 100}}
 
 
 def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float = 46, value_title: str = "",
@@ -86,17 +110,20 @@ def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float
 
     Cells shrink with the number of columns; values are printed in the cells only while they
     fit; axis labels stand upright when they are wider than a cell and are thinned to every
-    k-th once they would overlap (the tooltips still name every cell).
+    k-th once they would overlap (the tooltips still name every cell). In a column narrower
+    than the chart's natural width the browser narrows the cells (``autosize: fit-x``), thins
+    the column labels further (``labelOverlap``) and prints the values smaller.
 
     Args:
         matrix: (rows, cols) numbers.
-        width: the column's width in pixels (see :func:`column_px`).
+        width: the widest the chart may be, in pixels, in a desktop window (see :func:`column_px`).
         max_cell: the largest cell size in pixels.
         annotate: False never prints values in the cells (True: where they fit).
         **kwargs: passed on to ``heatmap`` (scheme, domain, ...).
 
     Returns:
-        The Vega-Lite spec; ``usermeta.fit_px`` records ``width`` for the tests.
+        The Vega-Lite spec; ``usermeta.width_px`` is its natural width, which :func:`ui.common.vega`
+        draws it at (or narrower), and ``usermeta.fit_px`` records ``width`` for the tests.
     """
     words = chart_words()
     value_title = value_title or words["value"]
@@ -107,19 +134,26 @@ def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float
                    annotate=None if annotate and cell >= ANNOTATE_MIN_CELL else False, value_title=value_title,
                    words=words, **kwargs)
     spec["width"] = spec["height"] = {"step": cell}  # heatmap() keeps cells of at least 8 px
+    spec["autosize"] = {"type": "fit-x", "contains": "padding"}  # the cells narrow in a narrow column
     x_axis, y_axis = spec["encoding"]["x"]["axis"], spec["encoding"]["y"]["axis"]
+    x_axis["labelOverlap"] = y_axis["labelOverlap"] = "greedy"  # narrowed: labels that would touch drop out
     widest = max((text_px(label) for label in col_labels), default=0.0)
     if widest + 6 <= cell:
         x_axis["labelAngle"] = 0
     else:  # upright: nothing sticks out past the right edge, as slanted labels would
         x_axis.update(labelAngle=-90, labelLimit=X_LABEL_PX)
         _thin(x_axis, cols, cell)
-    y_axis["labelLimit"] = Y_LABEL_PX
+    # The labels' room is fixed at what heatmap_px counted (Streamlit draws no padding left and right), so
+    # the cells come out square at the natural width; a label wider than that room ends in "…".
+    room = label_room(row_labels)
+    y_axis.update(labelLimit=room - TICK_PX, minExtent=room, maxExtent=room)
     _thin(y_axis, rows, cell)
-    if cell < STROKE_MIN_CELL:
-        spec["layer"][0]["mark"]["strokeWidth"] = 0
-    spec["config"] = _legend_below(space, value_title)
-    spec["usermeta"] = {"fit_px": width}
+    if cell < STROKE_MIN_CELL:  # outlined in their own colour: narrowed cells leave no light seams between them
+        spec["layer"][0]["mark"]["stroke"] = {"expr": f"datum.masked ? '{MASKED_GREY}' : scale('color', datum.v)"}
+    if len(spec["layer"]) > 1:  # printed values: smaller once the cells are narrowed
+        spec["layer"][1]["mark"]["fontSize"] = {"expr": f"min(11, bandwidth('x') * {11 / ANNOTATE_MIN_CELL:.4f})"}
+    spec["config"] = _legend_below(cell * cols, value_title)
+    spec["usermeta"] = {"fit_px": width, "width_px": room + cell * cols}  # as heatmap_px counts it
     return spec
 
 
@@ -142,7 +176,8 @@ def grid_layout(panels: int, size: int, titles, width: float, *, max_cell: float
     for columns in range(min(panels, max_columns), 0, -1):
         cell = _cell((width - CHART_PAD_PX - (columns - 1) * GRID_SPACING_PX) / columns, size, max_cell)
         spacing = max(GRID_SPACING_PX, header + 6 - size * cell)  # titles wider than a panel
-        if columns * size * cell + (columns - 1) * spacing + CHART_PAD_PX <= width:
+        overhang = max(0.0, header - size * cell)  # the last title, past its panel
+        if columns * size * cell + (columns - 1) * spacing + overhang + CHART_PAD_PX <= width:
             return columns, cell, spacing
     return 1, _cell(width - CHART_PAD_PX, size, max_cell), GRID_SPACING_PX
 
@@ -156,43 +191,71 @@ def fit_grid(stack, row_labels, col_labels, titles, width: float, *, max_cell: f
         width: the column's width in pixels.
 
     Returns:
-        The Vega-Lite spec, legend underneath; ``usermeta.fit_px`` records ``width``.
+        The Vega-Lite spec, legend underneath; ``usermeta.width_px`` is its natural width (see
+        :func:`fit_heatmap`) and ``usermeta.fit_px`` records ``width``.
     """
     panels, size, _ = np.shape(stack)
     columns, cell, spacing = grid_layout(panels, size, titles, width, max_cell=max_cell)
     words = chart_words()
-    spec = heatmap_grid(stack, row_labels, col_labels, titles, columns=columns, cell=cell, words=words)
-    spec["spacing"] = spacing
-    spec["config"] = _legend_below(width - CHART_PAD_PX, words["weight"])
-    spec["usermeta"] = {"fit_px": width}
+    spec = heatmap_grid(stack, row_labels, col_labels, titles, columns=columns, cell=cell, spacing=spacing,
+                        words=words)
+    header = max((text_px(title, 12) for title in titles), default=0.0)
+    overhang = max(0.0, header - size * cell)  # the last panel's title, past its right edge
+    spec["config"] = {**spec["config"], **_legend_below(spec["width"], words["weight"])}
+    spec["usermeta"].update(fit_px=width, width_px=math.ceil(spec["width"] + overhang))
     return spec
 
 
-def compare_layout(tokens) -> tuple[list[int], float, float]:
-    """How the one-head map and the head grid share the page.
+def compare_layout(tokens) -> tuple[float, float]:
+    """How wide the one-head map and the head grid may be on a desktop window.
 
     Returns:
-        (column weights, map width, grid width) in pixels: ``[2, 3]`` side by side while the
-        map keeps cells of at least SIDE_MIN_CELL px there, else ``[1]``: one above the other.
+        (map width, grid width) in pixels: two fifths and three fifths of the page, so that
+        they sit side by side, while the map keeps cells of at least SIDE_MIN_CELL px there;
+        else a map of up to STACKED_MAP_PX of cells and a grid across the page, which wrap
+        onto rows of their own.
     """
     left, right = column_px([2, 3])
     if cell_space(left, tokens) / max(len(tokens), 1) >= SIDE_MIN_CELL:
-        return [2, 3], left, right
-    return [1], min(PAGE_PX, STACKED_MAP_PX + row_label_px(tokens) + CHART_PAD_PX), PAGE_PX
+        return left, right
+    return min(PAGE_PX, STACKED_MAP_PX + row_label_px(tokens) + CHART_PAD_PX), PAGE_PX
 
 
-def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, min_cell: int = 4):
-    """Slots for ``count`` heatmaps of ``columns`` columns each: side by side while their cells keep
-    ``min_cell`` px in a ``1/count`` share of ``total``, else one under the other at full width.
+def row(widths) -> list:
+    """Blocks side by side, ``widths`` pixels wide (at least MIN_BLOCK_PX), in a row that wraps.
+
+    A block that does not fit beside the previous ones starts a new line, and a block wider
+    than the page is drawn as wide as the page, so charts neither run out of their block nor
+    over each other at any window width.
 
     Returns:
-        (slots, width): ``count`` places to draw in (columns, or the same container repeated)
-        and the width in pixels each heatmap may take.
+        One container per width, to draw a block's title, chart and CSV button in.
+    """
+    line = st.container(horizontal=True, wrap=True, gap="small")
+    return [line.container(width=max(MIN_BLOCK_PX, math.ceil(w))) for w in widths]
+
+
+def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, min_cell: int = 4,
+                 max_cell: float = 46):
+    """Blocks for ``count`` heatmaps of ``columns`` columns each, in a :func:`row`.
+
+    Each heatmap is laid out in a ``1/count`` share of ``total`` while its cells keep ``min_cell`` px
+    there, else across the whole of ``total``; the blocks are as wide as the widest heatmap, so
+    they sit side by side when the window holds them and wrap onto new lines when it does not.
+
+    Args:
+        row_labels: every row label of the heatmaps (the longest sets the labels' width).
+        max_cell: the largest cell size in pixels, as passed to :func:`fit_heatmap`.
+
+    Returns:
+        (blocks, width): ``count`` containers to draw in, and the ``width`` for :func:`fit_heatmap`.
     """
     share = column_px([1] * count, total)[0]
-    if cell_space(share, row_labels) / max(columns, 1) >= min_cell:
-        return st.columns(count), share
-    return [st.container()] * count, total
+    width = share if cell_space(share, row_labels) / max(columns, 1) >= min_cell else total
+    # As wide as the heatmap whether it draws every column or only those that fit (columns_that_fit).
+    drawn = {columns, columns_that_fit(row_labels, columns, width)}
+    block = max(heatmap_px(row_labels, n, width, max_cell) for n in drawn)
+    return row([block] * count), width
 
 
 def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: float, caption: str = "",
@@ -200,7 +263,8 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: flo
     """One matrix: its name and shape, a heatmap that fits and a CSV download.
 
     Args:
-        width: pixels of the block it is drawn in; with ``table`` the table takes the left half
+        width: pixels of the block it is drawn in on a desktop window (narrower windows narrow
+            the heatmap, see :func:`fit_heatmap`); with ``table`` the table takes the left half
             of it and the heatmap the right half.
         caption: a line under the title.
         table: show the numbers as a table beside the heatmap.

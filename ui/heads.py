@@ -103,6 +103,34 @@ def _keep(key: str, default, options: list, *, multi: bool = False) -> None:
         st.session_state[key] = default if default in options else options[0]
 
 
+def bench_choices(limits: dict) -> dict:
+    """What the benchmark's widgets offer under ``limits`` (the caption states the same numbers).
+
+    Returns:
+        ``batch``: the largest batch; ``d_model``, ``heads``, ``seq_len``, ``impls``: the options.
+    """
+    return {"batch": int(limits["max_batch"]),
+            "d_model": [d for d in BENCH_D_CHOICES if d <= limits["max_d_model"]],
+            "heads": [h for h in BENCH_HEADS if h <= limits["max_heads"]],
+            "seq_len": [n for n in SEQ_CHOICES if n <= limits["max_seq_len"]],
+            "impls": list(bench.IMPLS)}
+
+
+def limits_caption(limits: dict) -> str:
+    """The limits the choosers really offer, in words (not the core's looser sanity bounds)."""
+    offer = bench_choices(limits)
+    every = len(offer["heads"]) * len(offer["seq_len"]) * len(offer["impls"])  # runs when everything is chosen
+    return tr("hd.bench_limits", n=max(offer["seq_len"]), d=max(offer["d_model"]), heads=max(offer["heads"]),
+              batch=offer["batch"], runs=min(int(limits["max_runs"]), every))
+
+
+def progress_text(done: int, total: int, label: str) -> str:
+    """The progress bar's words for ``bench.run_benchmark``'s callback: the run starting now, counted from 1."""
+    if done >= total:
+        return tr("hd.bench_finished", total=total)
+    return tr("hd.bench_progress", run=done + 1, total=total, label=label)
+
+
 def bench_settings(limits: dict) -> bench.BenchConfig:
     """The benchmark's widgets; their choices stay when the visitor leaves the page and comes back.
 
@@ -115,29 +143,32 @@ def bench_settings(limits: dict) -> bench.BenchConfig:
     Returns:
         The sweep the widgets describe (validated when it runs).
     """
+    offer = bench_choices(limits)
+    one, some = tr("common.choose_one"), tr("hd.bench_placeholder")  # Streamlit's own are English
     f1, f2, f3, f4 = st.columns(4)
     choices = devices()
     _keep("hd_device", choices[0], choices)
-    device = f1.selectbox(tr("hd.device"), choices, format_func=device_label, key="hd_device")
+    device = f1.selectbox(tr("hd.device"), choices, format_func=device_label, key="hd_device", placeholder=one)
     _keep("hd_dtype", "float32", list(bench.DTYPES))
-    dtype = f2.selectbox(tr("hd.dtype"), list(bench.DTYPES), key="hd_dtype", help=tr("hd.dtype_help"))
-    max_batch = int(limits["max_batch"])
+    dtype = f2.selectbox(tr("hd.dtype"), list(bench.DTYPES), key="hd_dtype", help=tr("hd.dtype_help"),
+                         placeholder=one)
+    max_batch = offer["batch"]
     persist("hd_batch", 1)
     st.session_state["hd_batch"] = min(max(int(st.session_state["hd_batch"]), 1), max_batch)
     batch = f3.number_input(tr("hd.batch"), 1, max_batch, key="hd_batch")
-    d_choices = [d for d in BENCH_D_CHOICES if d <= limits["max_d_model"]]
+    d_choices = offer["d_model"]
     _keep("hd_bench_d", 512, d_choices)
-    d_model = f4.selectbox(tr("hd.bench_d_model"), d_choices, key="hd_bench_d")
+    d_model = f4.selectbox(tr("hd.bench_d_model"), d_choices, key="hd_bench_d", placeholder=one)
     # wrap=True: chips that do not fit go onto a second line instead of scrolling out of sight.
     g1, g2, g3 = st.columns([2, 3, 4])
-    head_choices_ = [h for h in BENCH_HEADS if h <= limits["max_heads"]]
+    head_choices_ = offer["heads"]
     _keep("hd_bench_heads", [1, 8], head_choices_, multi=True)
-    heads = g1.multiselect(tr("hd.bench_heads"), head_choices_, key="hd_bench_heads", wrap=True)
-    len_choices = [n for n in SEQ_CHOICES if n <= limits["max_seq_len"]]
+    heads = g1.multiselect(tr("hd.bench_heads"), head_choices_, key="hd_bench_heads", wrap=True, placeholder=some)
+    len_choices = offer["seq_len"]
     _keep("hd_bench_lens", [128, 256, 512], len_choices, multi=True)
-    lens = g2.multiselect(tr("hd.bench_lens"), len_choices, key="hd_bench_lens", wrap=True)
-    _keep("hd_bench_impls", list(bench.IMPLS), list(bench.IMPLS), multi=True)
-    impls = g3.multiselect(tr("hd.bench_impls"), list(bench.IMPLS), key="hd_bench_impls", wrap=True)
+    lens = g2.multiselect(tr("hd.bench_lens"), len_choices, key="hd_bench_lens", wrap=True, placeholder=some)
+    _keep("hd_bench_impls", offer["impls"], offer["impls"], multi=True)
+    impls = g3.multiselect(tr("hd.bench_impls"), offer["impls"], key="hd_bench_impls", wrap=True, placeholder=some)
     return bench.BenchConfig(device=device, dtype=dtype, batch=int(batch), seq_lens=tuple(sorted(lens)),
                              d_model=int(d_model), heads=tuple(sorted(heads)), impls=tuple(impls),
                              min_run_time=MIN_RUN_TIME)
@@ -169,7 +200,8 @@ def bundled_results() -> dict[str, list[dict]]:
 
 
 RESULT_COLUMNS = ("source", "impl", "heads", "seq_len", "batch", "d_model", "dtype", "device_name", "median_ms",
-                  "iqr_ms", "gflops", "peak_mem_bytes", "num_threads", "status", "error")
+                  "iqr_ms", "iqr_share", "noisy", "gflops", "peak_mem_bytes", "num_threads", "status", "error")
+NOISY_MARK = "⚠"  # the noisy column's mark; the warning above the table explains it
 
 
 def column_title(field: str) -> str:
@@ -184,9 +216,20 @@ def chart_field_titles() -> dict[str, str]:
     return {field: column_title(field) for field in fields}
 
 
+def shown_record(record: dict) -> dict:
+    """A record as the table shows it: IQR as a share of the median, the noisy mark, status and refusal in words."""
+    median, iqr = record.get("median_ms"), record.get("iqr_ms")
+    error = record.get("error", "")
+    if record.get("error_code") == "bench_memory" and record.get("est_mem_bytes"):
+        error = tr("hd.error_bench_memory", mib=round(record["est_mem_bytes"] / 2**20))
+    return {**record, "iqr_share": round(100 * iqr / median, 1) if median and iqr is not None else None,
+            "noisy": NOISY_MARK if bench.is_noisy(record) else "", "status": tr(f"hd.status_{record['status']}"),
+            "error": error}
+
+
 def results_table(records: list[dict]) -> pd.DataFrame:
-    """The columns a reader compares, one row per run, with headers in the current language."""
-    frame = pd.DataFrame(records)
+    """The columns a reader compares, one row per run, with headers and statuses in the current language."""
+    frame = pd.DataFrame([shown_record(r) for r in records])
     frame = frame[[c for c in RESULT_COLUMNS if c in frame.columns]]
     return frame.rename(columns={c: column_title(c) for c in frame.columns})
 

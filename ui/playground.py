@@ -1,13 +1,21 @@
 """Playground state: the editable matrices, their data editors, resizing, presets and uploads.
 
-The numbers live in ``st.session_state["pg"]`` as DataFrames, one per matrix, exactly as the
-visitor last left them (bad cells included, so nothing typed is lost). Each data editor is
-seeded from those frames; its key carries a version number that changes whenever the frames
-are replaced from outside the editor (a preset, a resize, an upload), which resets the editor.
+Two copies of every matrix live in ``st.session_state["pg"]``, as DataFrames of text:
+
+- ``frames``: what the visitor sees now, bad cells included, so nothing typed is lost;
+- ``seeds``: what each data editor was created with. An editor must be handed the same data
+  on every rerun: it keeps its edits as a diff against the data it was first given, and
+  feeding its own output back in made an edit back to the original value vanish (streamlit
+  issue 7749). The edited table comes back from the editor and becomes ``frames``.
+
+An editor is re-created (its key carries ``version``) only when the matrices change from
+outside it: a preset, a resize, an upload, an undo, or a language switch that relabels the
+tutorial's "Input i" tokens. A new editor is seeded from ``frames``, so no edit is lost.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,8 +25,9 @@ import streamlit as st
 from selfattn.errors import InputError
 from selfattn.export import column_names
 from selfattn.grid import MAX_DIM, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels, read_csv_matrix
+from selfattn.i18n import LANGS, t
 from selfattn.presets import Example, preset
-from ui.common import tr
+from ui.common import current_lang, error_text, tr
 
 STATE = "pg"
 TOKEN_COL = "token"
@@ -75,10 +84,33 @@ def _b_frame(b: np.ndarray, prefix: str, name: str) -> pd.DataFrame:
 PREFIX = {"w_q": "q", "w_k": "k", "w_v": "v", "b_q": "q", "b_k": "k", "b_v": "v"}
 
 
+def input_label(i: int) -> str:
+    """The tutorial's token label "Input i" in the current language."""
+    return tr("pg.input_label", i=i)
+
+
+def _input_label_patterns() -> list[re.Pattern]:
+    """ "Input 3", "输入 3": the tutorial's label in every language, as patterns catching i."""
+    return [re.compile("^" + re.escape(t("pg.input_label", lang, i="\x00")).replace("\x00", r"(\d{1,2})") + "$")
+            for lang in LANGS]
+
+
+def translate_label(label) -> object:
+    """A token label in the current language when it is the tutorial's "Input i" in any language.
+
+    Hand-typed labels come back unchanged.
+    """
+    if isinstance(label, str):
+        for pattern in _input_label_patterns():
+            found = pattern.match(label)
+            if found:
+                return input_label(int(found.group(1)))
+    return label
+
+
 def frames_from_example(example: Example) -> dict[str, pd.DataFrame]:
     """Editor tables for every matrix of ``example`` (the tutorial's "Input i" labels translated)."""
-    tokens = [tr("pg.input_label", i=t.split()[-1]) if t.startswith("Input ") else t for t in example.tokens]
-    frames = {"x": _x_frame(tokens, example.x)}
+    frames = {"x": _x_frame([translate_label(tok) for tok in example.tokens], example.x)}
     for name in ("w_q", "w_k", "w_v"):
         frames[name] = _w_frame(getattr(example, name), PREFIX[name])
     for name in BIASES:
@@ -86,25 +118,67 @@ def frames_from_example(example: Example) -> dict[str, pd.DataFrame]:
     return frames
 
 
+TOGGLES = ("pg_scale", "pg_causal", "pg_bias")
+LIMITS = {"n": MAX_TOKENS, "d_in": MAX_DIM, "d_k": MAX_DIM, "d_v": MAX_DIM}
+
+
 def state() -> dict:
-    """The Playground's state, created with the tutorial preset on first open."""
+    """The Playground's state, created with the tutorial preset on first open.
+
+    A language switch relabels the tutorial's "Input i" tokens (hand-typed labels stay) and
+    re-creates the editors from the current tables, so every edit survives it.
+    """
     if STATE not in st.session_state:
         example = preset("tutorial")
-        st.session_state[STATE] = {"frames": _as_text(frames_from_example(example)), "version": 0,
-                                   "good": None, "upload_seen": None, "notice": None}
+        frames = _as_text(frames_from_example(example))
+        st.session_state[STATE] = {"frames": frames, "seeds": dict(frames), "version": 0, "good": None,
+                                   "notice": None, "undo": None, "lang": current_lang()}
         st.session_state["pg_scale"] = example.scale
-    return st.session_state[STATE]
+    pg = st.session_state[STATE]
+    if pg["lang"] != current_lang():
+        pg["lang"] = current_lang()
+        x = pg["frames"]["x"]
+        labels = [translate_label(label) for label in x[TOKEN_COL]]
+        if labels != list(x[TOKEN_COL]):
+            pg["frames"]["x"] = x.assign(**{TOKEN_COL: labels})
+            pg["version"] += 1
+    return pg
 
 
 def editor_key(name: str) -> str:
     return f"ed_{name}_{state()['version']}"
 
 
-def replace_frames(frames: dict[str, pd.DataFrame]) -> None:
-    """Replace matrices from outside the editors (preset, resize, upload) and reset the editors."""
+def snapshot() -> dict:
+    """Everything a preset, resize or upload replaces: the tables and the three toggles."""
+    return {"frames": dict(state()["frames"]), "toggles": {k: st.session_state.get(k, False) for k in TOGGLES}}
+
+
+def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None) -> None:
+    """Replace matrices from outside the editors (preset, resize, upload) and reset the editors.
+
+    Args:
+        undo: what replaced them ("preset", "resize", "upload"): the tables before it are kept
+            so that one click brings them back. None for the undo itself.
+    """
     pg = state()
-    pg["frames"].update(_as_text(frames))
+    if undo is not None:
+        pg["undo"] = {**snapshot(), "what": undo}
+    pg["frames"] = {**pg["frames"], **_as_text(frames)}
     pg["version"] += 1
+
+
+def undo() -> None:
+    """Callback: bring back the tables and toggles from before the last preset, resize or upload."""
+    pg = state()
+    saved = pg.pop("undo", None)
+    pg["undo"] = None
+    if not saved:
+        return
+    replace_frames(saved["frames"])
+    st.session_state.update(saved["toggles"])
+    sync_size_widgets()
+    pg["notice"] = ("success", "pg.undone", {})
 
 
 def current_sizes() -> Sizes:
@@ -114,14 +188,26 @@ def current_sizes() -> Sizes:
 
 
 def load_preset(name: str, seed: int) -> None:
-    """Callback: load a preset (random uses the current sizes and the chosen seed)."""
+    """Load a preset (random uses the current sizes and the chosen seed); one click undoes it."""
     sizes = current_sizes()
     example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
-    replace_frames(frames_from_example(example))
+    replace_frames(frames_from_example(example), undo="preset")
     st.session_state["pg_scale"] = example.scale
     st.session_state["pg_causal"] = False
     st.session_state["pg_bias"] = False
     sync_size_widgets()
+    state()["notice"] = ("success", "pg.preset_loaded", {"name": tr(f"pg.preset_{name}")})
+
+
+def load_chosen_preset() -> None:
+    """Callback of the preset box and the reload button: load the chosen preset with the seed."""
+    load_preset(st.session_state.get("pg_preset", "tutorial"), int(st.session_state.get("pg_seed", 0)))
+
+
+def on_seed() -> None:
+    """Callback of the seed box: a new seed makes new random numbers at once."""
+    if st.session_state.get("pg_preset") == "random":
+        load_chosen_preset()
 
 
 def sync_size_widgets() -> None:
@@ -138,8 +224,16 @@ def _reframe(frame: pd.DataFrame, index, columns) -> pd.DataFrame:
 def resize_to_widgets() -> None:
     """Callback: apply the size widgets, keeping the numbers that still fit."""
     frames = state()["frames"]
+    for field, top in LIMITS.items():  # the boxes have no limits of their own: a typed 40 would stay there
+        value = st.session_state[f"pg_{field}"]
+        if value is None or not 1 <= value <= top:
+            fixed = top if value is not None and value > top else 1
+            st.session_state[f"pg_{field}"] = fixed
+            state()["notice"] = ("warning", "pg.size_clamped", {"name": field, "top": top, "fixed": fixed})
     n, d_in = st.session_state["pg_n"], st.session_state["pg_d_in"]
     d_k, d_v = st.session_state["pg_d_k"], st.session_state["pg_d_v"]
+    if Sizes(n, d_in, d_k, d_v) == current_sizes():
+        return
     x = frames["x"]
     tokens = list(x[TOKEN_COL])[:n] + [f"t{i + 1}" for i in range(len(x), n)]
     x_num = _reframe(x.drop(columns=[TOKEN_COL]).reset_index(drop=True), range(n), column_names("x", d_in))
@@ -149,7 +243,7 @@ def resize_to_widgets() -> None:
         new[name] = _reframe(frames[name], rows, column_names(PREFIX[name], width))
     for name, width in (("b_q", d_k), ("b_k", d_k), ("b_v", d_v)):
         new[name] = _reframe(frames[name], [NAMES[name]], column_names(PREFIX[name], width))
-    replace_frames(new)
+    replace_frames(new, undo="resize")
 
 
 def size_widgets() -> None:
@@ -158,40 +252,67 @@ def size_widgets() -> None:
     for field in ("n", "d_in", "d_k", "d_v"):
         st.session_state.setdefault(f"pg_{field}", getattr(sizes, field))
     cols = st.columns(4)
-    limits = {"n": MAX_TOKENS, "d_in": MAX_DIM, "d_k": MAX_DIM, "d_v": MAX_DIM}
-    for col, field in zip(cols, ("n", "d_in", "d_k", "d_v")):
-        col.number_input(tr(f"pg.size_{field}"), min_value=1, max_value=limits[field], step=1,
-                         key=f"pg_{field}", on_change=resize_to_widgets, help=tr(f"pg.size_{field}_help"))
+    for col, field in zip(cols, LIMITS):
+        col.number_input(tr(f"pg.size_{field}"), step=1, key=f"pg_{field}", on_change=resize_to_widgets,
+                         help=tr(f"pg.size_{field}_help"))
 
 
 def editor(name: str, *, height: int | str = "auto") -> pd.DataFrame:
-    """Draw the data editor for one matrix and return its current (edited) table."""
-    frames = state()["frames"]
-    base = frames[name]
+    """Draw the data editor for one matrix, mark it when a cell is bad, and return its table.
+
+    The editor is always handed its seed (see the module's docstring); what it returns is the
+    seed with the visitor's edits applied, and becomes the matrix's current table. A bad cell
+    is named right under its editor, whose frame turns red, so the visitor sees it where they
+    typed; the results further down keep the last good numbers.
+    """
+    pg = state()
+    key = editor_key(name)
+    if key not in st.session_state:  # a new editor (first draw, back from another page, a reset)
+        pg["seeds"][name] = pg["frames"][name]
+    base = pg["seeds"][name]
     config = {c: st.column_config.TextColumn(c, alignment="right", max_chars=40) for c in base.columns
               if c != TOKEN_COL}
     if name == "x":
         config[TOKEN_COL] = st.column_config.TextColumn(tr("pg.token_col"), max_chars=24, width="small")
-    edited = st.data_editor(base, key=editor_key(name), num_rows="fixed", column_config=config,
-                            hide_index=name == "x", height=height, width="content")
-    frames[name] = edited  # keep exactly what was typed, so leaving the page loses nothing
+    with st.container(key=f"pg_box_{name}"):
+        edited = st.data_editor(base, key=key, num_rows="fixed", column_config=config, placeholder="",
+                                hide_index=name == "x", height=height, width="content")
+        pg["frames"][name] = edited  # exactly what was typed, so leaving the page loses nothing
+        problem = matrix_error(name)
+        if problem is not None:
+            st.error(error_text(problem), icon=":material/error:")
+            st.html(f"<style>.st-key-pg_box_{name} [data-testid='stDataFrame']"
+                    "{outline: 2px solid #d62728; outline-offset: 2px; border-radius: 4px}</style>")
     return edited
+
+
+def _parse(name: str) -> np.ndarray | list[str]:
+    """One matrix as numbers (X: its numeric columns), or InputError naming row and column."""
+    frame = state()["frames"][name]
+    if name == "x":
+        tokens = parse_labels(list(frame[TOKEN_COL]), len(frame))
+        return frame_to_matrix(frame.drop(columns=[TOKEN_COL]), "X",
+                               [f"{i + 1} ({tok})" for i, tok in enumerate(tokens)])
+    rows = [NAMES[name]] if name in BIASES else list(frame.index)
+    return frame_to_matrix(frame, NAMES[name], rows)
+
+
+def matrix_error(name: str) -> InputError | None:
+    """Why one matrix cannot be used as it is, or None when every cell is a finite number."""
+    try:
+        _parse(name)
+    except InputError as exc:
+        return exc
+    return None
 
 
 def parse_inputs(use_bias: bool) -> Inputs:
     """Every edited table as numbers, or InputError naming the matrix, row and column."""
     frames = state()["frames"]
-    x_frame = frames["x"]
-    tokens = parse_labels(list(x_frame[TOKEN_COL]), len(x_frame))
-    x = frame_to_matrix(x_frame.drop(columns=[TOKEN_COL]), "X", [f"{i + 1} ({tok})" for i, tok in enumerate(tokens)])
-    mats = {name: frame_to_matrix(frames[name], NAMES[name], list(frames[name].index))
-            for name in ("w_q", "w_k", "w_v")}
-    biases = {}
-    for name in BIASES:
-        width = frames[name].shape[1]
-        biases[name] = (frame_to_matrix(frames[name], NAMES[name], [NAMES[name]])[0] if use_bias
-                        else np.zeros(width))
-    return Inputs(tokens=tokens, x=x, **mats, **biases)
+    tokens = parse_labels(list(frames["x"][TOKEN_COL]), len(frames["x"]))
+    mats = {name: _parse(name) for name in MATRICES}
+    biases = {name: _parse(name)[0] if use_bias else np.zeros(frames[name].shape[1]) for name in BIASES}
+    return Inputs(tokens=tokens, **mats, **biases)
 
 
 def on_upload(uploader_key: str, target_key: str) -> None:
@@ -202,9 +323,9 @@ def on_upload(uploader_key: str, target_key: str) -> None:
         return
     try:
         apply_upload(st.session_state[target_key], upload.getvalue())
-        pg["notice"] = ("success", "pg.upload_ok", {"name": upload.name})
+        pg["upload_notice"] = upload.name
     except InputError as exc:
-        pg["notice"] = ("error", exc, {})
+        pg["upload_notice"] = exc
 
 
 def apply_upload(target: str, data: bytes) -> None:
@@ -218,9 +339,9 @@ def apply_upload(target: str, data: bytes) -> None:
         values, labels = read_csv_matrix(data, "X", cols=sizes.d_in)
         tokens = labels or [f"t{i + 1}" for i in range(len(values))]
         frame = _x_frame(tokens, values)
-        replace_frames({"x": frame})
+        replace_frames({"x": frame}, undo="upload")
     else:
         width = sizes.d_v if target == "w_v" else sizes.d_k
         values, _ = read_csv_matrix(data, NAMES[target], cols=width, rows=sizes.d_in)
-        replace_frames({target: _w_frame(values, PREFIX[target])})
+        replace_frames({target: _w_frame(values, PREFIX[target])}, undo="upload")
     sync_size_widgets()

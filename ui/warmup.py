@@ -7,6 +7,7 @@ Sentence embeddings page. The page's own cached loader then finds the model read
 
 from __future__ import annotations
 
+import atexit
 import threading
 
 import streamlit as st
@@ -26,6 +27,9 @@ def start() -> threading.Thread:
     """Start the background load once per process; return its thread (tests and benchmarks join it)."""
     thread = threading.Thread(target=_load, name="selfattn-warmup", daemon=True)
     thread.start()
+    # A process that ends while the thread is still inside torch would abort ("terminate called
+    # without an active exception", exit code 134): let the load finish first (a few seconds).
+    atexit.register(thread.join)
     return thread
 
 

@@ -5,6 +5,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nav.playground": {"en": "Playground", "zh": "动手实验"},
     "nav.embeddings": {"en": "Sentence embeddings", "zh": "句子嵌入"},
     "nav.heads": {"en": "Heads & devices", "zh": "多头与设备"},
+    "nav.tab_title": {"en": "{page} · selfattn", "zh": "{page} · selfattn"},  # the browser tab
     "home.title": {"en": "Self-Attention Explorer", "zh": "自注意力探索器"},
     "home.intro": {
         "en": "Self-attention, step by step, with numbers you can change. Every matrix is "
@@ -36,6 +37,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "开源项目，可离线运行；所有数字由 selfattn 库以 float64 计算。",
     },
     "common.download_csv": {"en": "CSV", "zh": "CSV"},
+    # Placeholders Streamlit would otherwise show in English.
+    "common.choose_one": {"en": "Choose an option", "zh": "请选择"},
     # Legends and tooltips of every heatmap (selfattn.charts.WORDS).
     "chart.row": {"en": "row", "zh": "行"},
     "chart.column": {"en": "column", "zh": "列"},

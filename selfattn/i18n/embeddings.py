@@ -15,8 +15,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.presets": {"en": "Try one of these, or type your own:", "zh": "试试下面的句子，或者自己输入："},
     "emb.pairs": {"en": "Pick a pair, or type both sentences:", "zh": "选一组句子，或者自己输入两句："},
     "emb.text": {"en": "Sentence", "zh": "句子"},
-    "emb.text_help": {"en": "Chinese, English or both; up to 500 characters (64 tokens are shown).",
-                      "zh": "中文、英文或混合均可；最多 500 个字符（显示前 64 个词元）。"},
+    "emb.text_help": {"en": "Chinese, English or both; up to {chars} characters (the first {tokens} tokens are shown).",
+                      "zh": "中文、英文或混合均可；最多 {chars} 个字符（显示前 {tokens} 个词元）。"},
+    "emb.text_placeholder": {"en": "Type a sentence", "zh": "输入一句话"},
+    "emb.model_placeholder": {"en": "bert-base-chinese or a folder path", "zh": "例如 bert-base-chinese，或文件夹路径"},
     "emb.text_a": {"en": "Sentence", "zh": "原句"},
     "emb.text_b": {"en": "Translation", "zh": "译文"},
     "emb.source_pick": {"en": "Vectors from", "zh": "向量来源"},
@@ -81,9 +83,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "以下词元没有汉字向量：{tokens}。已知 {known}/{n}；其余以零向量表示。",
     },
     "emb.unknown_model": {
-        "en": "{name} does not know: {tokens}. Known: {known} of {n}; the others became the token [UNK] "
-              "(“unknown”) and all share one vector.",
-        "zh": "{name} 不认识：{tokens}。已知 {known}/{n}；其余都变成了 [UNK]（“未知”）词元，共用同一个向量。",
+        "en": "{name} does not know: {tokens}. Known: {known} of {n} tokens, not counting [CLS] and [SEP]; "
+              "the others became the token [UNK] (“unknown”) and all share one vector.",
+        "zh": "{name} 不认识：{tokens}。已知 {known}/{n} 个词元（不计 [CLS] 和 [SEP]）；其余都变成了 [UNK]（“未知”）"
+              "词元，共用同一个向量。",
     },
     "emb.unknown_chinese": {
         "en": "This model was trained on English and lacks most Chinese characters. For Chinese, choose "
@@ -98,6 +101,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.n_heads": {"en": "{n} heads", "zh": "{n} 个头"},
     "emb.n_heads_one": {"en": "{n} head", "zh": "{n} 个头"},
     "emb.truncated": {"en": "The text was cut to its first {tokens}.", "zh": "文本过长，只保留了前 {tokens}。"},
+    "emb.truncated_model": {"en": "The text was cut to its first {tokens}; the model adds [CLS] before them and "
+                                  "[SEP] after.",
+                            "zh": "文本过长，只保留了前 {tokens}；模型还会在前面加上 [CLS]、在后面加上 [SEP]。"},
     "emb.words": {"en": "jieba words: {words}", "zh": "jieba 分词：{words}"},
     "emb.words_more": {"en": "{words} … (+{more})", "zh": "{words} ……（另有 {more} 个）"},
     "emb.x_title": {"en": "X: token vectors (first {k} of {d} dimensions)", "zh": "X：词向量（{d} 维中的前 {k} 维）"},
@@ -148,6 +154,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.head_n": {"en": "head {h}", "zh": "头 {h}"},
     "emb.qkv": {"en": "Queries, keys and values of layer {layer}, head {head}",
                 "zh": "第 {layer} 层第 {head} 个头的查询、键和值"},
+    "emb.first_columns": {"en": "first {k} columns shown; the CSV has all {d}",
+                          "zh": "只画出前 {k} 列；CSV 中包含全部 {d} 列"},
     # Errors of the embedding sources and model loading (selfattn.embeddings / models / charvec).
     "err.not_text": {"en": "The text must be a string.", "zh": "文本必须是字符串。"},
     "err.empty_text": {"en": "The sentence is empty. Type a few words.", "zh": "句子是空的，请输入几个字。"},
@@ -162,10 +170,15 @@ STRINGS: dict[str, dict[str, str]] = {
                         "zh": "汉字向量（用于中文文本）只有静态的：一个字在任何句子中都是同一个向量。"
                               "请选择“静态”，或在“向量来源”中选择一个模型。"},
     "err.model_required": {"en": "Type a model id or folder.", "zh": "请输入模型 id 或文件夹。"},
-    "err.layer_out_of_range": {"en": "Layer {layer} does not exist; the last is {max_layer}.",
-                               "zh": "第 {layer} 层不存在；最后一层是 {max_layer}。"},
-    "err.head_out_of_range": {"en": "Head {head} does not exist; the last is {max_head}.",
-                              "zh": "第 {head} 个头不存在；最后一个是 {max_head}。"},
+    "err.layer_out_of_range": {"en": "There is no layer {layer}: the model's layers are numbered 1 to {max_layer}.",
+                               "zh": "没有第 {layer} 层：该模型的层编号为 1 到 {max_layer}。"},
+    "err.head_out_of_range": {"en": "There is no head {head}: the heads are numbered 1 to {max_head}.",
+                              "zh": "没有第 {head} 个头：各个头的编号为 1 到 {max_head}。"},
+    "err.hidden_layer_out_of_range": {
+        "en": "There is no hidden state {layer}: choose 0 (the embedding layer's output) to {max_layer} (the last "
+              "layer's output).",
+        "zh": "没有第 {layer} 个隐藏状态：可选 0（嵌入层的输出）到 {max_layer}（最后一层的输出）。",
+    },
     "err.empty_model_name": {"en": "Type a model id or folder.", "zh": "请输入模型 id 或文件夹。"},
     "err.bad_model_name": {"en": "“{name}” is not a valid model id or folder.", "zh": "“{name}” 不是有效的模型 id 或文件夹。"},
     "err.not_allowed_hosted": {"en": "{name} is not offered in this hosted demo. Choose one of: {allowed}.",

@@ -32,7 +32,24 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "pg.seed": {"en": "Seed", "zh": "随机种子"},
     "pg.seed_help": {"en": "Used by the random preset.", "zh": "用于随机预设。"},
-    "pg.load_preset": {"en": "Load preset", "zh": "载入预设"},
+    "pg.load_preset": {"en": "Reload preset", "zh": "重新载入预设"},
+    "pg.load_preset_help": {"en": "Put the chosen preset's numbers back (the Undo button brings your edits back).",
+                            "zh": "恢复所选预设的数字（之后可以用“撤销”找回你的修改）。"},
+    "pg.preset_loaded": {"en": "Loaded “{name}”.", "zh": "已载入“{name}”。"},
+    "pg.undo": {"en": "Undo", "zh": "撤销"},
+    "pg.undo_preset_note": {"en": "Loading the preset replaced the matrices; Undo brings back the previous ones.",
+                            "zh": "载入预设替换了矩阵；点“撤销”可以找回之前的矩阵。"},
+    "pg.undo_resize_note": {"en": "Resizing cut or padded the matrices; Undo brings back the previous ones.",
+                            "zh": "改变尺寸裁剪或补齐了矩阵；点“撤销”可以找回之前的矩阵。"},
+    "pg.undo_upload_note": {"en": "The upload replaced a matrix; Undo brings back the previous one.",
+                            "zh": "上传替换了一个矩阵；点“撤销”可以找回之前的矩阵。"},
+    "pg.bad_cell_above": {"en": "{matrix} has a cell that is not a finite number: it is named under {matrix}'s "
+                                "table above, which is framed in red.",
+                          "zh": "{matrix} 中有一个格子不是有限的数字：具体位置写在上方 {matrix} 表格的下面，"
+                                "该表格已用红框标出。"},
+    "pg.undone": {"en": "The previous matrices are back.", "zh": "已找回之前的矩阵。"},
+    "pg.size_clamped": {"en": "{name} must be between 1 and {top}, so it is set to {fixed}.",
+                        "zh": "{name} 必须在 1 到 {top} 之间，已设为 {fixed}。"},
     "pg.opt_scale": {"en": "Scale by √d_k", "zh": "除以 √d_k"},
     "pg.opt_scale_help": {
         "en": "Divide the scores by √d_k before the softmax. Without it, large d_k makes scores "
@@ -76,6 +93,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "pg.import_target": {"en": "Matrix to replace", "zh": "要替换的矩阵"},
     "pg.import_file": {"en": "CSV file", "zh": "CSV 文件"},
+    "pg.import_file_help": {"en": "A .csv file up to 1 MB.", "zh": "不超过 1 MB 的 .csv 文件。"},
     "pg.upload_ok": {"en": "Loaded {name}.", "zh": "已载入 {name}。"},
     "pg.step3": {"en": "Step 3 · Queries, keys and values", "zh": "第 3 步 · 查询、键和值"},
     "pg.step3_help": {"en": "Each token's row of X multiplied by each weight matrix.",

@@ -1,0 +1,140 @@
+"""Every page at desktop (1400 px), projector (1024 px) and tablet (768 px) widths: no chart
+leaves its column and none is drawn over another.
+
+One server and one Chromium serve every case; each case opens the page in a fresh tab at its
+window width (at 1024 px the sidebar is open, at 768 px Streamlit collapses it). The two
+largest layouts (the Playground at n=32, d=16 and Heads & devices at d_model 128) are set up
+once and then looked at in a window resized to each width, as on a projector that changes
+resolution.
+"""
+
+import pytest
+
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_until_idle
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (1400, 1024, 768)
+HEIGHT = 1000
+MIN_CHARTS = {"playground": 7, "embeddings": 10, "heads": 11}
+HOLDERS = ("[data-testid='stColumn'], [data-testid='stVerticalBlock'], [data-testid='stHorizontalBlock'],"
+           " [data-testid='stMainBlockContainer']")
+
+# Each chart's drawing (Vega's canvas or svg) and how far it runs past the nearest block that holds
+# it (a column, a block of a row, an expander, the main block) or any block around that.
+CHART_BOXES = """(holders) => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(el => {
+    const drawn = (el.querySelector('canvas, svg.marks') || el).getBoundingClientRect();
+    let past = 0, holder = null;
+    for (let up = el.parentElement; up; up = up.parentElement) {
+        if (!up.matches(holders)) continue;
+        const box = up.getBoundingClientRect();
+        holder = holder || [Math.round(box.left), Math.round(box.right)];
+        past = Math.max(past, box.left - drawn.left, drawn.right - box.right);
+    }
+    return {left: drawn.left, right: drawn.right, top: drawn.top, bottom: drawn.bottom,
+            width: Math.round(drawn.width), holder, past: Math.round(past)};
+})"""
+
+ALL_DRAWN = """(count) => {
+    const charts = [...document.querySelectorAll("[data-testid='stVegaLiteChart']")];
+    const drawn = el => (el.querySelector('canvas, svg.marks')?.getBoundingClientRect().width || 0) > 0;
+    return charts.length >= count && charts.every(drawn);
+}"""
+
+
+@pytest.fixture(scope="module")
+def url():
+    with streamlit_server() as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, url: str, name: str, width: int, lang: str = "en"):
+    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    page.goto(f"{url}/{name}?lang={lang}")
+    page.wait_for_function(ALL_DRAWN, arg=MIN_CHARTS[name], timeout=120000)
+    settle(page, MIN_CHARTS[name])
+    return page
+
+
+def settle(page, charts: int) -> None:
+    """Wait for the script to finish and for Vega to draw (and re-fit) every chart."""
+    wait_until_idle(page, timeout_ms=120000)
+    page.wait_for_function(ALL_DRAWN, arg=charts, timeout=60000)
+    page.wait_for_timeout(1000)
+
+
+def sidebar_open(page) -> bool:
+    return page.evaluate("() => document.querySelector(\"[data-testid='stSidebar']\").getBoundingClientRect().right > 0")
+
+
+def set_number(page, key: str, value: int) -> None:
+    box = page.locator(f".st-key-{key} input")
+    box.fill(str(value))
+    box.press("Enter")
+    page.wait_for_timeout(500)
+    wait_until_idle(page, timeout_ms=120000)
+
+
+def assert_charts_fit(page, where: str, charts: int) -> None:
+    assert page.locator("[data-testid='stException']").count() == 0, where
+    boxes = page.evaluate(CHART_BOXES, HOLDERS)
+    assert len(boxes) >= charts, (where, len(boxes))
+    past = [(b["width"], b["holder"], b["past"]) for b in boxes if b["past"] > 1]
+    assert not past, (where, "charts past their column: (drawn width, column [left, right], px past)", past)
+    overlapping = [(i, j) for i, a in enumerate(boxes) for j, b in enumerate(boxes[i + 1:], i + 1)
+                   if not (a["right"] <= b["left"] + 1 or b["right"] <= a["left"] + 1
+                           or a["bottom"] <= b["top"] + 1 or b["bottom"] <= a["top"] + 1)]
+    assert not overlapping, (where, "charts drawn over each other", overlapping, boxes)
+
+
+CASES = [(name, width, "en") for name in MIN_CHARTS for width in WIDTHS] + [("heads", 1024, "zh")]
+
+
+@pytest.mark.parametrize("name, width, lang", CASES, ids=[f"{n}-{w}-{lang}" for n, w, lang in CASES])
+def test_charts_stay_in_their_columns(browser, url, name, width, lang):
+    page = open_page(browser, url, name, width, lang)
+    try:
+        assert sidebar_open(page) == (width >= 1024)  # the projector keeps the sidebar, the tablet hides it
+        assert_charts_fit(page, f"{name} at {width} px ({lang})", MIN_CHARTS[name])
+    finally:
+        page.close()
+
+
+def fits_every_width(page, name: str, what: str) -> None:
+    """Resize the window through WIDTHS; at each, every chart of page ``name`` fits and none overlaps."""
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": HEIGHT})
+        settle(page, MIN_CHARTS[name])
+        assert_charts_fit(page, f"{what} at {width} px", MIN_CHARTS[name])
+
+
+def test_largest_playground_fits_every_width(browser, url):
+    page = open_page(browser, url, "playground", WIDTHS[0])
+    try:
+        for key in ("pg_n", "pg_d_in", "pg_d_k", "pg_d_v"):
+            set_number(page, key, 32 if key == "pg_n" else 16)
+        page.wait_for_function("() => document.body.innerText.includes('32 × 32')", timeout=60000)
+        fits_every_width(page, "playground", "playground n=32, d=16")
+    finally:
+        page.close()
+
+
+def test_heads_at_d_model_128_fits_every_width(browser, url):
+    page = open_page(browser, url, "heads", WIDTHS[0])
+    try:
+        page.locator(".st-key-hd_d [data-testid='stSelectbox']").click()
+        page.get_by_role("option", name="128", exact=True).click()
+        page.wait_for_function("() => document.body.innerText.includes('128 × 128')", timeout=60000)
+        fits_every_width(page, "heads", "heads d_model=128")
+    finally:
+        page.close()
