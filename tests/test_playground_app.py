@@ -282,3 +282,15 @@ def test_a_bad_cell_is_named_under_its_own_editor():
     assert "W_v" in at.error[0].value and "“abc”" in at.error[0].value
     assert at.session_state["pg"]["frames"]["w_v"].iloc[3, 1] == "abc"  # what was typed stays
     assert "pg_box_w_v" in at.html[0].proto.body  # the red frame around W_v's editor
+
+
+def test_masked_scores_read_minus_infinity_in_the_table_the_chart_and_the_text():
+    at = open_page("playground")
+    at.toggle(key="pg_causal").set_value(True).run()
+    table = next(d for d in at.dataframe if d.proto.placeholder == "−∞")  # the scaled and masked scores
+    assert np.isnan(table.value.iloc[0, 1]) and table.value.iloc[1, 0] == 4
+    assert "q1·k2 = 1×4 + 0×4 + 2×0 = 4   → masked (−∞)" in texts(at)
+    assert "softmax([2, −∞, −∞])" in texts(at)
+    masked = [c for spec in heatmap_specs(at) for c in spec["data"]["values"] if c.get("masked")]
+    assert masked and all(c["exact"] == "−∞" for c in masked)
+    assert "-inf" not in texts(at) and "Infinity" not in texts(at)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.charts import MASKED_GREY, heatmap, heatmap_grid
+from selfattn.charts import MASKED_GREY, MINUS_INFINITY, heatmap, heatmap_grid
 from selfattn.export import labelled
 from ui.common import chart_words, csv_button, vega
 
@@ -281,7 +281,10 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: flo
     if table:
         left, right = st.columns(2)
         with left:
-            st.dataframe(frame, width="content")
+            if np.isneginf(values).any():  # masked scores: written −∞ as in the charts, not "-Infinity"
+                st.dataframe(frame.replace(-np.inf, np.nan), width="content", placeholder=MINUS_INFINITY)
+            else:
+                st.dataframe(frame, width="content")
             csv_button(frame, key, key=f"dl_{key}")
         with right:
             vega(fit_heatmap(values, row_labels, col_labels, column_px([1, 1], width)[1], **kwargs))
