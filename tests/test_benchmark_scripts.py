@@ -52,3 +52,18 @@ def test_bench_sdpa_backends_on_cuda(tmp_path):
     report = json.loads(out.read_text())
     assert report["device_name"] == torch.cuda.get_device_name() and report["matmul_bf16_tflops"] > 0
     assert {row["backend"] for row in report["rows"]} == {"default", "flash", "cudnn", "efficient"}
+
+
+@pytest.mark.browser
+def test_bench_browser_times_an_edit_in_chromium(tmp_path):
+    out = tmp_path / "browser.json"
+    done = run_script("benchmarks/bench_browser.py", "--repeats", "1", "--warmup", "0", "--sizes", "tutorial",
+                      "--breakdown", "--json", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    (row,) = json.loads(out.read_text())["rows"]
+    (edit,) = row["edits"]
+    assert row["size"] == "tutorial" and re.search(r"tutorial\s+\d+\.\d", done.stdout)
+    assert edit["per_chart"][-1]["changed"]  # the outputs chart, last on the page, shows the new numbers
+    assert 0 < edit["sent"] < edit["charts"] and edit["server"] > 0 and edit["runs"] == 1
+    assert edit["messages_by_kind"]["kinds"]["vega_lite_chart"]["count"] == len(edit["per_chart"])
+    assert {"server", "browser_trace", "js_profile"} <= set(row["breakdown"])

@@ -286,9 +286,29 @@ def editor(name: str, *, height: int | str = "auto") -> pd.DataFrame:
     return edited
 
 
-def _parse(name: str) -> np.ndarray | list[str]:
-    """One matrix as numbers (X: its numeric columns), or InputError naming row and column."""
-    frame = state()["frames"][name]
+def _parse(name: str) -> np.ndarray:
+    """One matrix as numbers (X: its numeric columns), or InputError naming row and column.
+
+    The result is kept with the table it came from, so the editor's check and the computation
+    read each table once per run.
+    """
+    pg = state()
+    frame = pg["frames"][name]
+    kept = pg.setdefault("parsed", {}).get(name)
+    if kept is not None and kept[0] is frame:
+        if isinstance(kept[1], InputError):
+            raise kept[1]
+        return kept[1]
+    try:
+        result = _parse_frame(name, frame)
+    except InputError as exc:
+        pg["parsed"][name] = (frame, exc)
+        raise
+    pg["parsed"][name] = (frame, result)
+    return result
+
+
+def _parse_frame(name: str, frame: pd.DataFrame) -> np.ndarray:
     if name == "x":
         tokens = parse_labels(list(frame[TOKEN_COL]), len(frame))
         return frame_to_matrix(frame.drop(columns=[TOKEN_COL]), "X",

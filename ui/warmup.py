@@ -8,6 +8,7 @@ Sentence embeddings page. The page's own cached loader then finds the model read
 from __future__ import annotations
 
 import atexit
+import gc
 import threading
 
 import streamlit as st
@@ -20,6 +21,10 @@ def _load() -> None:
         models.load_model("minilm")
     except Exception:  # noqa: BLE001 - the page loads it again and reports any error in plain words
         pass
+    # Streamlit runs gc.collect() after every page run; walking torch, transformers and the model
+    # each time cost 170 ms per edit (docs/benchmarks.md). What is loaded by now lives as long as
+    # the process, so move it out of the collector's way: the collection then takes 1-3 ms.
+    gc.freeze()
 
 
 @st.cache_resource(show_spinner=False)
