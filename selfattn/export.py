@@ -19,9 +19,37 @@ def labelled(matrix: np.ndarray, row_labels, col_labels) -> pd.DataFrame:
     return pd.DataFrame(np.asarray(matrix, dtype=float), index=list(row_labels), columns=list(col_labels))
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula
+
+
+def csv_safe(text) -> object:
+    """A text cell a spreadsheet will not run: one that starts like a formula gets a leading ``'``.
+
+    OWASP's advice for CSV injection: a token label typed as ``=HYPERLINK(...)``, ``+cmd`` or
+    ``-1+1`` would otherwise be evaluated when a teacher opens the file. Numbers are not text
+    and are written as they are; :func:`from_csv_label` takes the ``'`` off again on import.
+    """
+    if isinstance(text, str) and text.startswith(FORMULA_STARTS):
+        return "'" + text
+    return text
+
+
+def from_csv_label(text: str) -> str:
+    """A label read back from our own CSV: the ``'`` that :func:`csv_safe` added is removed."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_STARTS) else text
+
+
 def to_csv(frame: pd.DataFrame) -> str:
-    """CSV text with the row labels as the first column and full float precision."""
-    return frame.to_csv(float_format="%.17g")
+    """CSV text with the row labels as the first column and full float precision.
+
+    Labels (row and column names, and any text column) are made safe for spreadsheets with
+    :func:`csv_safe`; the numbers read back exactly.
+    """
+    safe = frame.rename(index=csv_safe, columns=csv_safe)  # every level of a MultiIndex too
+    text_columns = [c for c in safe.columns if safe[c].dtype == object]
+    if text_columns:
+        safe[text_columns] = safe[text_columns].map(csv_safe)
+    return safe.to_csv(float_format="%.17g")
 
 
 def zip_tables(tables: dict[str, pd.DataFrame]) -> bytes:

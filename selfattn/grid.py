@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from selfattn.errors import InputError
+from selfattn.export import from_csv_label
 
 MAX_TOKENS = 32  # rows of X
 MAX_DIM = 16  # d_in, d_k, d_v
@@ -97,7 +98,9 @@ def parse_labels(values, n: int) -> list[str]:
     labels = []
     for i in range(n):
         raw = values[i] if i < len(values) else None
-        text = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw).strip()
+        text = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw)
+        # control characters (a pasted tab or line break) become spaces: a label is one line of text
+        text = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text).strip()
         labels.append(text[:MAX_LABEL_CHARS] or f"t{i + 1}")
     seen: dict[str, int] = {}
     unique = []
@@ -166,7 +169,7 @@ def read_csv_matrix(data: bytes, matrix: str, *, cols: int, rows: int | None = N
     has_header = not any(numeric(c) for c in header_cells)  # a header has no numbers in it
     body = table.iloc[1:] if has_header else table
     has_labels = body.shape[1] == cols + 1  # one extra column: the row labels
-    labels = [str(v) for v in body.iloc[:, 0]] if has_labels else None
+    labels = [from_csv_label(str(v)) for v in body.iloc[:, 0]] if has_labels else None
     values = body.iloc[:, 1:] if has_labels else body
     got_rows, got_cols = values.shape
     if got_cols != cols or (rows is not None and got_rows != rows) or not 1 <= got_rows <= max_rows:

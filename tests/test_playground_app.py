@@ -294,3 +294,11 @@ def test_masked_scores_read_minus_infinity_in_the_table_the_chart_and_the_text()
     masked = [c for spec in heatmap_specs(at) for c in spec["data"]["values"] if c.get("masked")]
     assert masked and all(c["exact"] == "−∞" for c in masked)
     assert "-inf" not in texts(at) and "Infinity" not in texts(at)
+
+
+def test_a_label_longer_than_24_characters_is_said_to_be_cut():
+    at = open_page("playground")
+    long = "a-very-long-token-label-from-an-upload"
+    edit(at, "x", 0, "token", long)
+    assert any("cut to 24 characters" in i.value and long in i.value for i in at.info)
+    assert list(outputs_table(at).index)[0] == long[:24]

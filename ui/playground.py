@@ -24,7 +24,7 @@ import streamlit as st
 
 from selfattn.errors import InputError
 from selfattn.export import column_names
-from selfattn.grid import MAX_DIM, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels, read_csv_matrix
+from selfattn.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels, read_csv_matrix
 from selfattn.i18n import LANGS, t
 from selfattn.presets import Example, preset
 from ui.common import current_lang, error_text, tr
@@ -278,6 +278,10 @@ def editor(name: str, *, height: int | str = "auto") -> pd.DataFrame:
         edited = st.data_editor(base, key=key, num_rows="fixed", column_config=config, placeholder="",
                                 hide_index=name == "x", height=height, width="content")
         pg["frames"][name] = edited  # exactly what was typed, so leaving the page loses nothing
+        if name == "x":
+            long = [str(v) for v in edited[TOKEN_COL] if isinstance(v, str) and len(v.strip()) > MAX_LABEL_CHARS]
+            if long:  # an upload may bring longer labels than the editor lets one type
+                st.info(tr("pg.labels_cut", n=MAX_LABEL_CHARS, first=long[0]), icon=":material/content_cut:")
         problem = matrix_error(name)
         if problem is not None:
             st.error(error_text(problem), icon=":material/error:")

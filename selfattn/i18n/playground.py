@@ -47,6 +47,9 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "table above, which is framed in red.",
                           "zh": "{matrix} 中有一个格子不是有限的数字：具体位置写在上方 {matrix} 表格的下面，"
                                 "该表格已用红框标出。"},
+    "pg.labels_cut": {"en": "Token labels are cut to {n} characters in the tables, charts and CSV files "
+                            "(“{first}” is longer).",
+                      "zh": "词的标签在表格、图和 CSV 文件中最多保留 {n} 个字符（“{first}”超过了这个长度）。"},
     "pg.undone": {"en": "The previous matrices are back.", "zh": "已找回之前的矩阵。"},
     "pg.size_clamped": {"en": "{name} must be between 1 and {top}, so it is set to {fixed}.",
                         "zh": "{name} 必须在 1 到 {top} 之间，已设为 {fixed}。"},
