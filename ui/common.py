@@ -15,6 +15,7 @@ from selfattn.export import to_csv
 from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, t
 
 LANG_KEY = "lang"
+CANVAS_MIN_CELLS = 256  # charts with more cells are drawn on a canvas (docs/benchmarks.md, felt speed)
 
 
 def current_lang() -> str:
@@ -134,6 +135,8 @@ def vega(spec: dict) -> None:
     spec = dict(spec)
     values = spec.pop("data")["values"]
     width = spec.get("usermeta", {}).get("width_px", "content")
+    if len(values) > CANVAS_MIN_CELLS:  # one canvas draws faster than thousands of SVG nodes
+        spec["usermeta"] = {**spec.get("usermeta", {}), "embedOptions": {"renderer": "canvas"}}
     st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None)
 
 
