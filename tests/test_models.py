@@ -297,3 +297,24 @@ def test_loading_prints_nothing(capfd, minilm):
     models._load_folder.__wrapped__(str(folder), name, origin)  # a real load, past the cache
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+def test_the_page_says_the_same_for_every_path_that_is_not_a_model_folder(tmp_path):
+    """A missing path, a file, a folder without config.json and one without safetensors read
+    alike on the page: the model box reveals nothing about which server paths exist."""
+    from selfattn.i18n import t
+    from selfattn.models import check_model_folder
+
+    (tmp_path / "file.txt").write_text("x")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    pickle_only = tmp_path / "pickle"
+    pickle_only.mkdir()
+    (pickle_only / "config.json").write_text("{}")
+    texts = set()
+    for path in (tmp_path / "missing", tmp_path / "file.txt", bare, pickle_only):
+        with pytest.raises(InputError) as err:
+            check_model_folder(path)
+        for lang in ("en", "zh"):
+            texts.add((lang, t(f"err.{err.value.code}", lang, **{**err.value.params, "path": "P"})))
+    assert len(texts) == 2  # one text per language

@@ -190,13 +190,14 @@ STRINGS: dict[str, dict[str, str]] = {
                           "或填写一个包含 config.json 和 .safetensors 权重的本地文件夹路径。"},
     "err.offline_hosted": {"en": "The model “{name}” is not available on this server right now. Choose another model.",
                            "zh": "此服务器上暂时没有模型“{name}”，请选择其他模型。"},
-    "err.model_not_found": {"en": "There is no folder at {path}.", "zh": "{path} 处没有文件夹。"},
-    "err.not_a_folder": {"en": "{path} is not a folder.", "zh": "{path} 不是文件夹。"},
-    "err.no_config": {"en": "{path} has no config.json, so it is not a model folder.",
-                      "zh": "{path} 中没有 config.json，不是模型文件夹。"},
-    "err.no_safetensors": {"en": "{path} has no .safetensors weights. Only safetensors are loaded (pickle files "
-                                 "can run code).",
-                           "zh": "{path} 中没有 .safetensors 权重。本应用只加载 safetensors（pickle 文件可能执行代码）。"},
+    # One answer for every path that is not a loadable model folder, so that the box cannot be used
+    # to find out which files or folders exist on the server.
+    **{f"err.{code}": {
+        "en": "{path} is not a model folder this app can load: it needs a folder holding config.json and "
+              ".safetensors weights (pickle files are never loaded, as they can run code).",
+        "zh": "{path} 不是本应用能载入的模型文件夹：需要一个包含 config.json 和 .safetensors 权重的文件夹"
+              "（pickle 文件可能执行代码，从不载入）。"} for code in ("model_not_found", "not_a_folder", "no_config",
+                                                        "no_safetensors")},
     "err.model_load_failed": {"en": "“{name}” could not be loaded: its files do not form a model this app can "
                                     "read. A model folder needs config.json, the tokenizer's files (such as "
                                     "vocab.txt or tokenizer.json) and .safetensors weights.",
