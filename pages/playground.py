@@ -55,14 +55,11 @@ with st.container(border=True):
     causal = o2.toggle(tr("pg.opt_causal"), key="pg_causal", help=tr("pg.opt_causal_help"))
     use_bias = o3.toggle(tr("pg.opt_bias"), key="pg_bias", help=tr("pg.opt_bias_help"))
     pg.size_widgets()
-    notice = state.pop("notice", None)
+    notice = state.pop("notice", None)  # (kind, catalog key, parameters) left by a callback
     if notice:
         kind, what, params = notice
-        if kind == "error":
-            show_error(what, kept=False)
-        else:
-            getattr(st, kind)(tr(what, **params), icon=":material/check_circle:" if kind == "success"
-                              else ":material/warning:")
+        icon = ":material/check_circle:" if kind == "success" else ":material/warning:"
+        getattr(st, kind)(tr(what, **params), icon=icon)
     if state["undo"]:
         u1, u2 = st.columns([3, 1], vertical_alignment="center")
         u1.caption(tr(f"pg.undo_{state['undo']['what']}_note"))

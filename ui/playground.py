@@ -15,6 +15,7 @@ tutorial's "Input i" tokens. A new editor is seeded from ``frames``, so no edit 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -84,11 +85,7 @@ def _b_frame(b: np.ndarray, prefix: str, name: str) -> pd.DataFrame:
 PREFIX = {"w_q": "q", "w_k": "k", "w_v": "v", "b_q": "q", "b_k": "k", "b_v": "v"}
 
 
-def input_label(i: int) -> str:
-    """The tutorial's token label "Input i" in the current language."""
-    return tr("pg.input_label", i=i)
-
-
+@functools.cache
 def _input_label_patterns() -> list[re.Pattern]:
     """ "Input 3", "输入 3": the tutorial's label in every language, as patterns catching i."""
     return [re.compile("^" + re.escape(t("pg.input_label", lang, i="\x00")).replace("\x00", r"(\d{1,2})") + "$")
@@ -104,7 +101,7 @@ def translate_label(label) -> object:
         for pattern in _input_label_patterns():
             found = pattern.match(label)
             if found:
-                return input_label(int(found.group(1)))
+                return tr("pg.input_label", i=int(found.group(1)))
     return label
 
 
@@ -171,8 +168,7 @@ def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None) 
 def undo() -> None:
     """Callback: bring back the tables and toggles from before the last preset, resize or upload."""
     pg = state()
-    saved = pg.pop("undo", None)
-    pg["undo"] = None
+    saved, pg["undo"] = pg["undo"], None
     if not saved:
         return
     replace_frames(saved["frames"])
@@ -299,17 +295,15 @@ def _parse(name: str) -> np.ndarray:
     pg = state()
     frame = pg["frames"][name]
     kept = pg.setdefault("parsed", {}).get(name)
-    if kept is not None and kept[0] is frame:
-        if isinstance(kept[1], InputError):
-            raise kept[1]
-        return kept[1]
-    try:
-        result = _parse_frame(name, frame)
-    except InputError as exc:
-        pg["parsed"][name] = (frame, exc)
-        raise
-    pg["parsed"][name] = (frame, result)
-    return result
+    if kept is None or kept[0] is not frame:
+        try:
+            kept = (frame, _parse_frame(name, frame))
+        except InputError as exc:
+            kept = (frame, exc)
+        pg["parsed"][name] = kept
+    if isinstance(kept[1], InputError):
+        raise kept[1]
+    return kept[1]
 
 
 def _parse_frame(name: str, frame: pd.DataFrame) -> np.ndarray:
