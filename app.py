@@ -4,19 +4,18 @@ import streamlit as st
 
 from selfattn.i18n import LANGS
 from ui import warmup
-from ui.common import LANG_KEY, current_lang, tr
+from ui.common import LANG_KEY, tr
 
 st.set_page_config(page_icon="🔍", layout="wide")  # the tab's title is set below, once the page is known
 warmup.start()  # the English model loads in the background while the visitor reads
 
-# A shared link may carry ?lang=zh; the sidebar choice wins after that.
+# A shared link may carry ?lang=zh; the sidebar choice wins after that. Each page writes the
+# language into its link with its own settings (ui/state.py), and names a bad ?lang= there.
 if LANG_KEY not in st.session_state:
     requested = st.query_params.get("lang", "en")
     st.session_state[LANG_KEY] = requested if requested in LANGS else "en"
 st.session_state[LANG_KEY] = st.session_state[LANG_KEY]  # keep the choice across pages
 st.sidebar.radio("Language / 语言", list(LANGS), format_func=LANGS.get, key=LANG_KEY, horizontal=True)
-if st.query_params.get("lang") != current_lang():
-    st.query_params["lang"] = current_lang()
 
 pages = [
     st.Page("pages/home.py", title=tr("nav.home"), icon=":material/home:", default=True),

@@ -12,10 +12,12 @@ from selfattn.errors import InputError
 from selfattn.export import column_names, labelled
 from ui import embeddings as cached
 from ui import fit
-from ui.common import choice, csv_button, persist, require_frame, show_error, tr, vega
+from ui import state as settings
+from ui.common import choice, csv_button, require_frame, show_error, tr, vega
 from ui.embeddings import count, number_slider
 
 require_frame()
+settings.open_page("embeddings")
 
 SENTENCES = ["早上好", "我爱自然语言处理", "早上好，今天天气很好",
              "The animal didn't cross the street because it was too tired", "Good morning"]
@@ -126,12 +128,13 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
 
 st.title(tr("emb.title"))
 st.caption(tr("emb.intro"))
+settings.show_problems("embeddings")
 
 # ── Sentence(s) ───────────────────────────────────────────────────────────────────────
-mode = choice(st.segmented_control, tr("emb.mode"), ["single", "pair"], "emb_mode", "single",
+mode = choice(st.segmented_control, tr("emb.mode"), ["single", "pair"], "emb_mode", settings.default("emb_mode"),
               {"single": tr("emb.mode_single"), "pair": tr("emb.mode_pair")})
-persist("emb_text", SENTENCES[0])
-persist("emb_text_b", PAIRS[0][1])
+settings.keep("emb_text")
+settings.keep("emb_text_b")
 if mode == "pair":
     st.caption(tr("emb.pairs"))
     cols = st.columns(len(PAIRS))
@@ -156,27 +159,27 @@ else:
 with st.container(border=True):
     s1, s2, s3 = st.columns([2, 2, 2])
     with s1:
-        source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source", "auto",
+        source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source", settings.default("emb_source"),
                         {s: tr(f"emb.source_{s}") for s in SOURCES}, help=tr("emb.source_help"))
     spec = None
     if source == "hf":
         if HOSTED:
             allowed = sorted(models.HOSTED_ALLOWLIST)
-            persist("emb_model", allowed[0])
+            settings.keep("emb_model")
             spec = s2.selectbox(tr("emb.model"), allowed, key="emb_model", placeholder=tr("common.choose_one"))
         else:
-            persist("emb_model", "bert-base-chinese")
+            settings.keep("emb_model")
             spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
                                  placeholder=tr("emb.model_placeholder")).strip()
     with s3:
-        kind = choice(st.radio, tr("emb.kind"), ["static", "contextual"], "emb_kind", "static",
+        kind = choice(st.radio, tr("emb.kind"), ["static", "contextual"], "emb_kind", settings.default("emb_kind"),
                       {"static": tr("emb.kind_static"), "contextual": tr("emb.kind_contextual")},
                       horizontal=True, help=tr("emb.kind_help"), disabled=source == "charvec")
     d1, d2, d3 = st.columns([3, 1, 1], vertical_alignment="bottom")
-    persist("emb_dims", 16)
+    settings.keep("emb_dims")
     dims = d1.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
-    persist("emb_scale", True)
-    persist("emb_unit", False)
+    settings.keep("emb_scale")
+    settings.keep("emb_unit")
     raw_scale = d2.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
     raw_unit = d3.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
 
@@ -220,7 +223,7 @@ st.markdown(tr("emb.model_intro"))
 sentence = texts[0]
 use_spec = model_spec if model_error is None else (kept_model[0] if kept_model else None)
 if use_spec is None:  # the model failed and none was shown before: the error above says it all
-    st.stop()
+    settings.stop("embeddings", "embeddings")
 try:
     bundle = cached.model(use_spec)
     run = cached.model_run(use_spec, sentence)
@@ -230,7 +233,7 @@ except InputError as exc:
     if not same_error(exc, first_error):  # a bad sentence was explained in part 1 already
         show_error(exc, kept=kept_model is not None)
     if kept_model is None:
-        st.stop()
+        settings.stop("embeddings", "embeddings")
     _, bundle, run = kept_model
     fresh = False
 model_name = models.display_name(bundle.name)
@@ -290,3 +293,4 @@ for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), 
                              scheme="blues"))
         csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",
                    key=f"dl_head_{name}")
+settings.publish("embeddings", "embeddings")

@@ -10,38 +10,40 @@ from selfattn.export import column_names
 from selfattn.heads import MISTAKES
 from ui import fit
 from ui import heads as hd
-from ui.common import choice, persist, require_frame, show_error, tr, vega
+from ui import state as settings
+from ui.common import choice, require_frame, show_error, tr, vega
 
 require_frame()
+settings.open_page("heads")
 st.title(tr("hd.title"))
 st.caption(tr("hd.intro"))
+settings.show_problems("heads")
 
 # ── 1. Single head vs multi-head on one input ─────────────────────────────────────────
 st.header(tr("hd.compare_header"))
 with st.container(border=True):
     c1, c2, c3, c4, c5 = st.columns(5, vertical_alignment="bottom")
     with c1:
-        source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input", "random",
+        source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input", settings.default("hd_input"),
                         {"random": tr("hd.input_random"), "sentence": tr("hd.input_sentence")})
-    persist("hd_seed", 0)
+    settings.keep("hd_seed")
     seed = c2.number_input(tr("hd.seed"), 0, 2**31 - 1, key="hd_seed")
     if source == "random":
-        persist("hd_n", 6)
-        persist("hd_d", 16)
+        settings.keep("hd_n")
+        settings.keep("hd_d")
         n = c3.number_input(tr("hd.n"), 1, hd.MAX_N, key="hd_n")
         d_model = c4.selectbox(tr("hd.d_model"), hd.D_CHOICES, key="hd_d", placeholder=tr("common.choose_one"))
     else:
-        persist("hd_text", "早上好，今天天气很好")
+        settings.keep("hd_text")
         c3.text_input(tr("hd.sentence"), key="hd_text", max_chars=200, placeholder=tr("hd.sentence_placeholder"))
         n = d_model = None
-    persist("hd_causal", False)
+    settings.keep("hd_causal")
     causal = c5.toggle(tr("hd.causal"), key="hd_causal")
 
 try:
     x, tokens = hd.input_matrix(source, int(seed), n, d_model, st.session_state.get("hd_text", ""))
     divisors = hd.head_choices(x.shape[1])
-    persist("hd_heads", 4)
-    if st.session_state["hd_heads"] not in divisors:
+    if settings.keep("hd_heads") not in divisors:  # a new d_model, or a link's head count that does not divide it
         st.session_state["hd_heads"] = max(h for h in divisors if h <= 4)
     num_heads = st.select_slider(tr("hd.heads"), divisors, key="hd_heads", help=tr("hd.heads_help"))
     weights = hd.random_weights(x.shape[1], int(seed))
@@ -50,7 +52,7 @@ try:
 except InputError as exc:
     show_error(exc, kept="hd_good" in st.session_state)
 if "hd_good" not in st.session_state:
-    st.stop()
+    settings.stop("heads", "heads")
 x, tokens, weights, single, multi = st.session_state["hd_good"]
 n_tok, d = x.shape
 h, hdim = multi.num_heads, multi.head_dim
@@ -89,8 +91,18 @@ m2.metric(tr("hd.check_causal"), f"{checks['causal']:.1e}", help=tr("hd.check_he
 if max(checks.values()) > 1e-10:
     st.error(tr("hd.check_failed"))
 
-for mistake in MISTAKES:
-    with st.expander(tr(f"hd.mistake_{mistake}"), expanded=mistake == MISTAKES[0]):
+def note_open() -> None:
+    """Callback of the mistake panels: keep which are open (for the link, and across pages)."""
+    st.session_state["hd_open"] = [m for m in MISTAKES if st.session_state.get(f"hd_open_{m}")]
+
+
+opened = settings.keep("hd_open")
+for mistake in MISTAKES:  # a panel's maps are computed only while it is open
+    panel = st.expander(tr(f"hd.mistake_{mistake}"), expanded=mistake in opened, key=f"hd_open_{mistake}",
+                        on_change=note_open)
+    if not panel.open:
+        continue
+    with panel:
         st.markdown(tr(f"hd.mistake_{mistake}_explain"))
         if mistake == "bare_reshape" and (h == 1 or n_tok == 1):
             st.info(tr("hd.mistake_same"))
@@ -135,7 +147,7 @@ if submitted:
 with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
     st.caption(tr("hd.upload_help"))
     bundled = hd.bundled_results()
-    persist("hd_bundled", [])
+    settings.keep("hd_bundled")
     st.multiselect(tr("hd.bundled"), list(bundled), key="hd_bundled", placeholder=tr("hd.bundled_placeholder"))
     upload = st.file_uploader(tr("hd.upload_file"), type=["json", "csv"], key="hd_upload",
                               help=tr("hd.upload_file_help", mb=bench.RESULTS_MAX_BYTES // 2**20))
@@ -187,3 +199,4 @@ if shown:
                        "application/json", key="dl_bench_json", on_click="ignore", icon=":material/download:")
 else:
     st.info(tr("hd.bench_empty"))
+settings.publish("heads", "heads")

@@ -12,7 +12,8 @@ from selfattn.charts import MINUS_INFINITY
 from selfattn.presets import PRESETS
 from ui import playground as pg
 from ui import fit
-from ui.common import choice, persist, require_frame, show_error, tr
+from ui import state as settings
+from ui.common import choice, require_frame, show_error, tr
 
 
 def fmt(value: float) -> str:
@@ -32,25 +33,26 @@ def vec(values) -> str:
 
 require_frame()
 state = pg.state()
+settings.open_page("playground", extra=pg.open_link, extra_params=pg.LINK_PARAMS)
 st.title(tr("pg.title"))
 st.caption(tr("pg.intro"))
+settings.show_problems("playground")
 
 # ── Controls ────────────────────────────────────────────────────────────────────────────
 with st.container(border=True):
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     with c1:  # choosing a preset loads it; the undo below brings back what it replaced
-        choice(st.selectbox, tr("pg.preset"), PRESETS, "pg_preset", "tutorial",
+        choice(st.selectbox, tr("pg.preset"), PRESETS, "pg_preset", settings.default("pg_preset"),
                {p: tr(f"pg.preset_{p}") for p in PRESETS}, on_pick=pg.load_chosen_preset)
-    persist("pg_seed", 0)
+    settings.keep("pg_seed")
     c2.number_input(tr("pg.seed"), min_value=0, max_value=2**31 - 1, step=1, key="pg_seed",
                     help=tr("pg.seed_help"), on_change=pg.on_seed)
     c3.button(tr("pg.load_preset"), on_click=pg.load_chosen_preset, help=tr("pg.load_preset_help"),
               icon=":material/restart_alt:", width="stretch")
     st.caption(tr(f"pg.preset_{st.session_state['pg_preset']}_help"))
     o1, o2, o3 = st.columns(3)
-    persist("pg_scale", False)
-    persist("pg_causal", False)
-    persist("pg_bias", False)
+    for key in ("pg_scale", "pg_causal", "pg_bias"):
+        settings.keep(key)
     scale = o1.toggle(tr("pg.opt_scale"), key="pg_scale", help=tr("pg.opt_scale_help"))
     causal = o2.toggle(tr("pg.opt_causal"), key="pg_causal", help=tr("pg.opt_causal_help"))
     use_bias = o3.toggle(tr("pg.opt_bias"), key="pg_bias", help=tr("pg.opt_bias_help"))
@@ -110,8 +112,9 @@ except InputError as exc:
         st.error(message, icon=":material/error:")
     else:
         show_error(exc, kept=state["good"] is not None)
+LINK = {"page": "playground", "url_path": "playground", "bulky": pg.CELL_LINK_PARAMS}
 if state["good"] is None:
-    st.stop()
+    settings.stop(extra=pg.link_params(), **LINK)
 inputs, trace, shown_bias = state["good"]
 
 tokens = inputs.tokens
@@ -149,7 +152,7 @@ tables["weights"] = fit.show_map(tr("pg.weights"), trace.weights, tokens, tokens
 
 # ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
 st.subheader(tr("pg.focus_title"))
-i = choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", 0,
+i = choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", settings.default("pg_focus"),
            {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})
 q_i = trace.queries[i]
 with st.container(border=True):
@@ -193,3 +196,4 @@ if shown_bias:
 st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}),  # written when clicked
                    file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
                    on_click="ignore", icon=":material/folder_zip:", type="primary")
+settings.publish(extra=pg.link_params(), **LINK)

@@ -9,6 +9,7 @@ import torch
 
 from selfattn import bench
 from selfattn.charts import WORDS
+from selfattn.heads import MISTAKES
 from selfattn.i18n import CATALOG
 from tests.apptest import assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_page
 from ui import fit
@@ -122,6 +123,9 @@ def test_every_heatmap_fits_its_column_with_readable_labels(name):
             at.select_slider(key=key).set_value(value).run()
         else:
             (at.selectbox if key == "hd_d" else at.number_input)(key=key).set_value(value).run()
+    for mistake in MISTAKES:  # a closed panel computes nothing: open them all
+        at.session_state[f"hd_open_{mistake}"] = True
+    at.run()
     assert not at.exception and not at.error
     specs = heatmap_specs(at)
     assert len(specs) == 11  # one head, the head grid, concat, W_o, output, 2 mistakes x 3

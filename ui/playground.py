@@ -23,11 +23,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from selfattn import share
 from selfattn.errors import InputError
 from selfattn.export import column_names
 from selfattn.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels, read_csv_matrix
 from selfattn.i18n import LANGS, t
-from selfattn.presets import Example, preset
+from selfattn.presets import PRESETS, Example, preset
 from ui.common import current_lang, error_text, tr
 
 STATE = "pg"
@@ -217,19 +218,9 @@ def _reframe(frame: pd.DataFrame, index, columns) -> pd.DataFrame:
     return frame.reindex(index=index, columns=columns, fill_value="0")
 
 
-def resize_to_widgets() -> None:
-    """Callback: apply the size widgets, keeping the numbers that still fit."""
-    frames = state()["frames"]
-    for field, top in LIMITS.items():  # the boxes have no limits of their own: a typed 40 would stay there
-        value = st.session_state[f"pg_{field}"]
-        if value is None or not 1 <= value <= top:
-            fixed = top if value is not None and value > top else 1
-            st.session_state[f"pg_{field}"] = fixed
-            state()["notice"] = ("warning", "pg.size_clamped", {"name": field, "top": top, "fixed": fixed})
-    n, d_in = st.session_state["pg_n"], st.session_state["pg_d_in"]
-    d_k, d_v = st.session_state["pg_d_k"], st.session_state["pg_d_v"]
-    if Sizes(n, d_in, d_k, d_v) == current_sizes():
-        return
+def fit_frames(frames: dict[str, pd.DataFrame], sizes: Sizes) -> dict[str, pd.DataFrame]:
+    """Every table cut or zero-padded to ``sizes``, keeping the numbers that still fit (new tokens t4, t5...)."""
+    n, d_in, d_k, d_v = sizes.n, sizes.d_in, sizes.d_k, sizes.d_v
     x = frames["x"]
     tokens = list(x[TOKEN_COL])[:n] + [f"t{i + 1}" for i in range(len(x), n)]
     x_num = _reframe(x.drop(columns=[TOKEN_COL]).reset_index(drop=True), range(n), column_names("x", d_in))
@@ -239,7 +230,20 @@ def resize_to_widgets() -> None:
         new[name] = _reframe(frames[name], rows, column_names(PREFIX[name], width))
     for name, width in (("b_q", d_k), ("b_k", d_k), ("b_v", d_v)):
         new[name] = _reframe(frames[name], [NAMES[name]], column_names(PREFIX[name], width))
-    replace_frames(new, undo="resize")
+    return new
+
+
+def resize_to_widgets() -> None:
+    """Callback: apply the size widgets, keeping the numbers that still fit."""
+    for field, top in LIMITS.items():  # the boxes have no limits of their own: a typed 40 would stay there
+        value = st.session_state[f"pg_{field}"]
+        if value is None or not 1 <= value <= top:
+            fixed = top if value is not None and value > top else 1
+            st.session_state[f"pg_{field}"] = fixed
+            state()["notice"] = ("warning", "pg.size_clamped", {"name": field, "top": top, "fixed": fixed})
+    sizes = Sizes(*(int(st.session_state[f"pg_{field}"]) for field in LIMITS))
+    if sizes != current_sizes():
+        replace_frames(fit_frames(state()["frames"], sizes), undo="resize")
 
 
 def size_widgets() -> None:
@@ -363,3 +367,129 @@ def apply_upload(target: str, data: bytes) -> None:
         values, _ = read_csv_matrix(data, NAMES[target], cols=width, rows=sizes.d_in)
         replace_frames({target: _w_frame(values, PREFIX[target])}, undo="upload")
     sync_size_widgets()
+
+
+# ── The shareable link (ui/state.py): sizes, labels and cells as typed ──────────────────
+# Cells are written against the preset they came from (at the current sizes and seed): only the
+# cells that differ, or every cell when that is shorter (see selfattn.share).
+CELL_PARAMS = {"x": "x", "w_q": "wq", "w_k": "wk", "w_v": "wv", "b_q": "bq", "b_k": "bk", "b_v": "bv"}
+CELL_LINK_PARAMS = (*CELL_PARAMS.values(), *(f"d{p}" for p in CELL_PARAMS.values()))  # dropped from a link too long
+LINK_PARAMS = ("size", "tok", *CELL_LINK_PARAMS)
+
+
+def _text(value) -> str:
+    """A cell as text ("" for an emptied one)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    return cell_text(value)
+
+
+def _rows(frame: pd.DataFrame, name: str) -> list[list[str]]:
+    """The cells of one table as text, row by row (X without its token column)."""
+    if name == "x":
+        frame = frame.drop(columns=[TOKEN_COL])
+    return [[_text(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+
+
+def natural_sizes(name: str, seed: int) -> Sizes:
+    example = preset(name, seed=seed)
+    return Sizes(n=example.x.shape[0], d_in=example.x.shape[1], d_k=example.w_q.shape[1], d_v=example.w_v.shape[1])
+
+
+@functools.lru_cache(maxsize=32)
+def base_frames(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, pd.DataFrame]:
+    """The tables the preset ``name`` gives at ``sizes`` (random: drawn at those sizes), as text.
+
+    ``lang`` keys the cache: the tutorial's "Input i" labels are in the current language.
+    """
+    del lang
+    if name == "random":
+        example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
+    else:
+        example = preset(name, seed=seed)
+    return fit_frames(_as_text(frames_from_example(example)), sizes)
+
+
+def _preset_and_seed() -> tuple[str, int]:
+    name = st.session_state.get("pg_preset", "tutorial")
+    return (name if name in PRESETS else "tutorial"), int(st.session_state.get("pg_seed", 0) or 0)
+
+
+def link_params() -> dict[str, str]:
+    """The link's parameters for the tables on screen: sizes, labels and cells that differ from the preset."""
+    frames, sizes = state()["frames"], current_sizes()
+    name, seed = _preset_and_seed()
+    params = {}
+    if sizes != natural_sizes(name, seed):
+        params["size"] = ".".join(str(v) for v in (sizes.n, sizes.d_in, sizes.d_k, sizes.d_v))
+    base = base_frames(name, seed, sizes, current_lang())
+    tokens = [_text(v) for v in frames["x"][TOKEN_COL]]
+    if tokens != [_text(v) for v in base["x"][TOKEN_COL]]:
+        params["tok"] = share.encode_table([tokens])
+    for matrix, param in CELL_PARAMS.items():
+        written = share.encode_cells(_rows(base[matrix], matrix), _rows(frames[matrix], matrix))
+        if written is not None:
+            kind, text = written
+            params[param if kind == "full" else f"d{param}"] = text
+    return params
+
+
+def _sizes_from(text: str) -> Sizes:
+    parts = text.split(".")
+    tops = (MAX_TOKENS, MAX_DIM, MAX_DIM, MAX_DIM)
+    if len(parts) != 4 or not all(p.isdigit() and len(p) <= 3 for p in parts) or not all(
+            1 <= int(p) <= top for p, top in zip(parts, tops)):
+        raise share.BadValue("bad_sizes", n=MAX_TOKENS, d=MAX_DIM)
+    return Sizes(*map(int, parts))
+
+
+def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
+    """Set the tables from a link (the preset and seed are already in session state).
+
+    Returns:
+        The parameters that could not be used, with why; the rest is applied.
+    """
+    bad: dict[str, share.BadValue] = {}
+    name, seed = _preset_and_seed()
+    sizes = natural_sizes(name, seed)
+    if "size" in params:
+        try:
+            sizes = _sizes_from(params["size"])
+        except share.BadValue as exc:
+            bad["size"] = exc
+    frames = dict(base_frames(name, seed, sizes, current_lang()))
+    if "tok" in params:
+        try:
+            tokens = share.decode_table(params["tok"], (1, sizes.n), max_rows=1, max_cols=MAX_TOKENS)[0]
+            if any(len(label) > 2 * MAX_LABEL_CHARS for label in tokens):
+                raise share.BadValue("too_long", n=2 * MAX_LABEL_CHARS)
+            frames["x"] = frames["x"].assign(**{TOKEN_COL: tokens})
+        except share.BadValue as exc:
+            bad["tok"] = exc
+    for matrix, param in CELL_PARAMS.items():
+        frame = frames[matrix]
+        numbers = frame.drop(columns=[TOKEN_COL]) if matrix == "x" else frame
+        try:
+            if param in params:
+                rows = share.decode_table(params[param], numbers.shape, max_rows=MAX_TOKENS, max_cols=MAX_DIM)
+            elif f"d{param}" in params:
+                param = f"d{param}"
+                rows = share.apply_diff(_rows(frame, matrix), params[param])
+            else:
+                continue
+            if any(len(cell) > 40 for row in rows for cell in row):  # the editors' own limit
+                raise share.BadValue("too_long", n=40)
+        except share.BadValue as exc:
+            bad[param] = exc
+            continue
+        cells = pd.DataFrame(rows, index=numbers.index, columns=numbers.columns)
+        frames[matrix] = pd.concat([frame[[TOKEN_COL]], cells], axis=1) if matrix == "x" else cells
+    pg = state()
+    pg["frames"] = frames
+    pg["version"] += 1
+    sync_size_widgets()
+    focus = st.session_state.get("pg_focus", 0)
+    if not 0 <= focus < sizes.n:
+        st.session_state["pg_focus"] = 0
+        bad["focus"] = share.BadValue("out_of_range", lo=1, hi=sizes.n)
+    return bad

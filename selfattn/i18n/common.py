@@ -94,4 +94,33 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.upload_shape": {"en": "{matrix} must be {want_rows} × {want_cols} (rows × columns); the file holds "
                                "{rows} × {cols}.",
                          "zh": "{matrix} 需要 {want_rows} 行、{want_cols} 列，而文件有 {rows} 行、{cols} 列。"},
+    # ── Shareable links (ui/state.py) ──
+    "share.caption": {"en": "Link to exactly this view (copy it with the button):",
+                      "zh": "指向当前视图的链接（用按钮复制）："},
+    "share.ignored": {"en": "This link was opened, except for these settings, which were left as they were:",
+                      "zh": "已按链接打开，但以下设置未被采用，保持原样："},
+    "share.more": {"en": "and {n} more", "zh": "另有 {n} 项"},
+    "share.too_long": {"en": "Your numbers do not fit in a link of at most {n} characters, so this link holds "
+                             "the preset, sizes and options but not the edited cells. Download the ZIP below to "
+                             "share the numbers.",
+                       "zh": "您的数字放不进最长 {n} 个字符的链接，所以此链接只包含预设、尺寸和选项，不包含编辑过的单元格。"
+                             "请下载下方的 ZIP 来分享这些数字。"},
+    "share.why_not_whole": {"en": "not a whole number from {lo} to {hi}", "zh": "不是 {lo} 到 {hi} 之间的整数"},
+    "share.why_out_of_range": {"en": "outside {lo} to {hi}", "zh": "超出 {lo} 到 {hi} 的范围"},
+    "share.why_not_bool": {"en": "must be 1 (on) or 0 (off)", "zh": "只能是 1（开）或 0（关）"},
+    "share.why_not_offered": {"en": "not one of: {options}", "zh": "不在可选项中：{options}"},
+    "share.why_repeated": {"en": "a choice appears twice", "zh": "有重复的选项"},
+    "share.why_too_long": {"en": "longer than {n} characters", "zh": "超过 {n} 个字符"},
+    "share.why_control_chars": {"en": "contains control characters", "zh": "包含控制字符"},
+    "share.why_garbled": {"en": "garbled (cut short or changed by hand?)", "zh": "格式已损坏（被截断或手动改过？）"},
+    "share.why_ragged": {"en": "its rows have different lengths", "zh": "各行长度不一致"},
+    "share.why_table_size": {"en": "more than {rows} rows or {cols} columns", "zh": "超过 {rows} 行或 {cols} 列"},
+    "share.why_wrong_shape": {"en": "must be {rows} × {cols} for the sizes in this link",
+                              "zh": "按链接中的尺寸应为 {rows} × {cols}"},
+    "share.why_cell_outside": {"en": "names a cell outside the {rows} × {cols} table",
+                               "zh": "指向了 {rows} × {cols} 表格之外的单元格"},
+    "share.why_bad_sizes": {"en": "must be four whole numbers n.d_in.d_k.d_v, n from 1 to {n}, the others from 1 "
+                                  "to {d}",
+                            "zh": "应为四个整数 n.d_in.d_k.d_v，n 为 1 到 {n}，其余为 1 到 {d}"},
+    "share.why_unknown": {"en": "not a setting of this page", "zh": "不是此页面的设置"},
 }
