@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Install what the tests need (Chromium and CJK fonts from apt when missing, pinned Python
-# packages), then run every test: core, AppTest and real-browser tests.
+# Install what the tests need (Chromium, CJK fonts and nginx from apt when missing, pinned Python
+# packages), then run every test: core, AppTest, real-browser and deploy tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! [ -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "noto sans cjk"; then
+if ! [ -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "noto sans cjk" || ! [ -x /usr/sbin/nginx ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk nginx >/dev/null
 fi
 python3 -m pip install -q -r requirements-dev.txt
 python3 -m pytest "$@"

@@ -2,6 +2,8 @@
 
 import pytest
 
+from selfattn.heads import MISTAKES
+
 from tests.browser import assert_rendered, chromium_page, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
@@ -36,7 +38,7 @@ def wait_for_rerun(page) -> None:
 
 def test_heads_page_renders_and_agrees_with_pytorch(tmp_path):
     with streamlit_server() as url, chromium_page(width=1280, height=2400) as page:
-        page.goto(f"{url}/heads")
+        page.goto(f"{url}/heads?open={'~'.join(MISTAKES)}")  # every mistake panel open (a link)
         page.wait_for_selector("[data-testid='stMetric']", timeout=90000)
         wait_until_idle(page)
         metrics = page.locator("[data-testid='stMetricValue']").all_inner_texts()

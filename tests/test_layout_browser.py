@@ -10,6 +10,8 @@ resolution.
 
 import pytest
 
+from selfattn.heads import MISTAKES
+
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
@@ -60,7 +62,8 @@ def browser():
 
 def open_page(browser, url: str, name: str, width: int, lang: str = "en"):
     page = browser.new_page(viewport={"width": width, "height": HEIGHT})
-    page.goto(f"{url}/{name}?lang={lang}")
+    extra = f"&open={'~'.join(MISTAKES)}" if name == "heads" else ""  # every mistake panel open (a link)
+    page.goto(f"{url}/{name}?lang={lang}{extra}")
     page.wait_for_function(ALL_DRAWN, arg=MIN_CHARTS[name], timeout=120000)
     settle(page, MIN_CHARTS[name])
     return page

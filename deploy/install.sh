@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Install the app into the current Python environment: the container's build steps as a script,
+# so that they can be run (and tested) anywhere.
+#
+#   deploy/install.sh [STEP...]      steps: deps, cache, check (default: all three, in that order)
+#
+#   deps   CPU-only torch, pinned as in requirements.txt, from $TORCH_INDEX_URL (default: the
+#          PyTorch CPU index; set it empty to let pip pick torch as it is configured), then
+#          `pip install -r requirements.txt` (torch is already satisfied, so no CUDA build and no
+#          nvidia-* packages come in).
+#   cache  builds the Chinese character vectors into $SELFATTN_CACHE_DIR (default
+#          ~/.cache/selfattn) so that no visitor waits for them.
+#   check  imports the app's packages and prints the versions.
+#
+# Environment: PYTHON (default python3; a virtual environment's python installs there),
+# TORCH_INDEX_URL, SELFATTN_CACHE_DIR, and pip's own PIP_* variables.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PYTHON="${PYTHON:-python3}"
+TORCH_INDEX_URL="${TORCH_INDEX_URL-https://download.pytorch.org/whl/cpu}"
+
+say() { echo "install.sh: $*"; }
+
+step_deps() {
+  local torch_pin
+  torch_pin="$(grep -E '^torch==' requirements.txt | head -n 1 | sed 's/[[:space:]#].*//')"
+  [[ -n $torch_pin ]] || { echo "install.sh: no 'torch==' line in requirements.txt" >&2; exit 1; }
+  if [[ -n $TORCH_INDEX_URL ]]; then
+    say "installing $torch_pin (CPU build) from $TORCH_INDEX_URL"
+    "$PYTHON" -m pip install --index-url "$TORCH_INDEX_URL" "$torch_pin"
+  else
+    say "installing $torch_pin as pip is configured (TORCH_INDEX_URL is empty)"
+    "$PYTHON" -m pip install "$torch_pin"
+  fi
+  say "installing requirements.txt"
+  "$PYTHON" -m pip install -r requirements.txt
+}
+
+step_cache() {
+  say "building the Chinese character vectors"
+  "$PYTHON" -c '
+from selfattn import charvec
+table = charvec.load_char_vectors()
+path = charvec.cache_file(charvec.cache_key(charvec.jieba_dict_path(), charvec.CharVecParams()))
+assert path.is_file(), f"the table was not cached at {path}"
+print(f"install.sh: {len(table)} characters x {table.dim} dimensions cached in {path}")
+'
+}
+
+step_check() {
+  say "checking imports"
+  "$PYTHON" -c '
+import selfattn, streamlit, torch, transformers
+from selfattn import charvec, models
+build = "CUDA " + torch.version.cuda + " build" if torch.version.cuda else "CPU build"
+print(f"install.sh: streamlit {streamlit.__version__}, torch {torch.__version__} ({build}),"
+      f" transformers {transformers.__version__}: ok")
+'
+}
+
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=(deps cache check)
+for step in "${steps[@]}"; do
+  case "$step" in
+    deps|cache|check) ;;
+    *) echo "install.sh: unknown step '$step' (steps: deps, cache, check)" >&2; exit 2 ;;
+  esac
+done
+for step in "${steps[@]}"; do "step_$step"; done
+say "done"

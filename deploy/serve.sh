@@ -1,0 +1,302 @@
+#!/usr/bin/env bash
+# Serve the app as N Streamlit processes behind nginx, with sticky sessions by cookie.
+#
+#   deploy/serve.sh --replicas 2 --port 8080
+#
+# Each replica is `SELFATTN_HOSTED=1 streamlit run app.py` on a free loopback port; nginx
+# (Debian's package, run in the foreground from a generated config in a private temporary folder,
+# so it works without root) listens on --bind:--port and sends each visitor to one replica for the
+# whole visit (deploy/nginx.conf.template says how). A replica that dies is started again. Prints
+# "ready: ..." on stdout once every replica answers /_stcore/health and the proxy does too.
+# SIGTERM, SIGINT (Ctrl-C) or SIGHUP stops nginx and every replica, then exits.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+NGINX="${NGINX:-nginx}"
+
+usage() {
+  cat <<EOF
+Usage: deploy/serve.sh [--replicas N] [--port P] [--bind ADDR] [--log-dir DIR]
+                       [--ready-timeout SECONDS] [-- STREAMLIT_ARGS...]
+
+  --replicas N         Streamlit processes to run, 1-64 (default 2; one per core is a good start)
+  --port P             public port nginx listens on (default \$PORT, else 8501)
+  --bind ADDR          address nginx listens on (default 0.0.0.0; 127.0.0.1 for local only)
+  --log-dir DIR        keep the replicas' logs (replica-<i>.log) in DIR (default: a temporary
+                       folder removed on exit)
+  --ready-timeout S    give up when not every replica is healthy after S seconds (default 180)
+  -- ARGS...           extra options for every \`streamlit run\`, e.g. -- --server.maxUploadSize 5
+
+Environment: PYTHON (default python3) runs \`-m streamlit\`; NGINX (default nginx) the proxy.
+EOF
+}
+
+die() { echo "serve.sh: $*" >&2; exit 2; }
+bad() { echo "serve.sh: $*" >&2; echo >&2; usage >&2; exit 2; }
+log() { echo "serve.sh: $*" >&2; }
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+
+REPLICAS=2
+PORT_PUBLIC="${PORT:-8501}"
+BIND=0.0.0.0
+LOG_DIR=""
+READY_TIMEOUT=180
+EXTRA_ARGS=()
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --replicas|--port|--bind|--log-dir|--ready-timeout)
+      [[ $# -ge 2 && -n $2 ]] || bad "$1 needs a value"
+      case "$1" in
+        --replicas) REPLICAS=$2 ;;
+        --port) PORT_PUBLIC=$2 ;;
+        --bind) BIND=$2 ;;
+        --log-dir) LOG_DIR=$2 ;;
+        --ready-timeout) READY_TIMEOUT=$2 ;;
+      esac
+      shift 2 ;;
+    --replicas=*|--port=*|--bind=*|--log-dir=*|--ready-timeout=*)
+      set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;
+    --) shift; EXTRA_ARGS=("$@"); break ;;
+    *) bad "unknown argument: $1" ;;
+  esac
+done
+
+in_range() { is_uint "$1" && (( 10#$1 >= $2 && 10#$1 <= $3 )); }
+in_range "$REPLICAS" 1 64 || bad "--replicas must be a whole number from 1 to 64, not '$REPLICAS'"
+in_range "$PORT_PUBLIC" 1 65535 || bad "--port must be a port number from 1 to 65535, not '$PORT_PUBLIC'"
+in_range "$READY_TIMEOUT" 1 86400 || bad "--ready-timeout must be a whole number of seconds, not '$READY_TIMEOUT'"
+[[ $BIND =~ ^[0-9A-Za-z.:_-]+$ ]] || bad "--bind must be an address such as 0.0.0.0 or 127.0.0.1, not '$BIND'"
+REPLICAS=$((10#$REPLICAS)); PORT_PUBLIC=$((10#$PORT_PUBLIC)); READY_TIMEOUT=$((10#$READY_TIMEOUT))
+
+# Debian puts nginx in /usr/sbin, which is not on every user's PATH.
+if ! NGINX_BIN="$(command -v "$NGINX")"; then
+  if [[ $NGINX == nginx && -x /usr/sbin/nginx ]]; then
+    NGINX_BIN=/usr/sbin/nginx
+  else
+    die "nginx not found ('$NGINX'). Install it: sudo apt-get install nginx  (Debian/Ubuntu; its system service need not run)"
+  fi
+fi
+"$PYTHON" -c "import streamlit" 2>/dev/null \
+  || die "'$PYTHON -c \"import streamlit\"' failed: install the app first (deploy/install.sh or pip install -r requirements.txt), or set PYTHON"
+[[ -f $ROOT/deploy/nginx.conf.template ]] || die "missing $ROOT/deploy/nginx.conf.template"
+
+RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/selfattn-serve.XXXXXX")"
+[[ -n $LOG_DIR ]] || LOG_DIR="$RUN_DIR"
+mkdir -p "$LOG_DIR"
+LOG_DIR="$(cd "$LOG_DIR" && pwd)"   # the replicas start from the repository root
+
+NGINX_PID=""
+SLEEP_PID=""
+declare -a RPID=() RPORT=() RSTARTED=() RNEXT=() RDELAY=()
+
+# ---- stopping -----------------------------------------------------------------------------------
+
+all_pids() {
+  local p
+  for p in "$NGINX_PID" "${RPID[@]}" "$SLEEP_PID"; do
+    [[ -n $p ]] && echo "$p"
+  done
+  return 0
+}
+
+cleanup() {
+  local status=$? pids=() p deadline
+  trap - EXIT INT TERM HUP
+  mapfile -t pids < <(all_pids)
+  if [[ ${#pids[@]} -gt 0 ]]; then
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    deadline=$((SECONDS + 8))   # Streamlit finishes a model load in progress first (ui/warmup.py)
+    for p in "${pids[@]}"; do
+      while kill -0 "$p" 2>/dev/null && (( SECONDS < deadline )); do sleep 0.1; done
+      kill -KILL "$p" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+  fi
+  [[ $LOG_DIR == "$RUN_DIR" ]] || cp -f "$RUN_DIR/nginx.conf" "$LOG_DIR/" 2>/dev/null || true
+  rm -rf "$RUN_DIR"
+  exit "$status"
+}
+
+on_signal() {
+  log "got SIG$1, stopping nginx and ${#RPID[@]} replica(s)"
+  exit 0
+}
+
+trap cleanup EXIT
+trap 'on_signal TERM' TERM
+trap 'on_signal INT' INT
+trap 'on_signal HUP' HUP
+trap '' PIPE   # a closed stdout makes echo fail (and so stop everything) instead of killing us silently
+
+# ---- replicas -----------------------------------------------------------------------------------
+
+free_ports() {
+  "$PYTHON" - "$1" <<'PY'
+import socket, sys
+socks = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+PY
+}
+
+start_replica() {
+  local i=$1
+  echo "=== $(date '+%F %T') starting replica $i on 127.0.0.1:${RPORT[i]}" >>"$LOG_DIR/replica-$i.log"
+  SELFATTN_HOSTED=1 "$PYTHON" -m streamlit run app.py \
+    --server.headless true \
+    --server.address 127.0.0.1 \
+    --server.port "${RPORT[i]}" \
+    --server.fileWatcherType none \
+    --server.runOnSave false \
+    --browser.gatherUsageStats false \
+    "${EXTRA_ARGS[@]}" \
+    </dev/null >>"$LOG_DIR/replica-$i.log" 2>&1 &
+  RPID[i]=$!
+  RSTARTED[i]=$SECONDS
+  RNEXT[i]=""
+  echo "replica $i: pid ${RPID[i]} on 127.0.0.1:${RPORT[i]}"
+}
+
+# Start replicas that died, after a delay that doubles while they keep dying young (1 s to 30 s).
+supervise() {
+  local i status
+  for ((i = 0; i < REPLICAS; i++)); do
+    if [[ -n ${RNEXT[i]} ]]; then
+      (( SECONDS >= RNEXT[i] )) && start_replica "$i"
+      continue
+    fi
+    kill -0 "${RPID[i]}" 2>/dev/null && continue
+    status=0
+    wait "${RPID[i]}" 2>/dev/null || status=$?
+    (( SECONDS - RSTARTED[i] < 60 )) || RDELAY[i]=1
+    log "replica $i (pid ${RPID[i]}) exited with status $status; restarting in ${RDELAY[i]} s. Its log ends:"
+    tail -n 5 "$LOG_DIR/replica-$i.log" | sed 's/^/    /' >&2 || true
+    RNEXT[i]=$((SECONDS + RDELAY[i]))
+    RDELAY[i]=$(( RDELAY[i] * 2 > 30 ? 30 : RDELAY[i] * 2 ))
+  done
+  if [[ -n $NGINX_PID ]] && ! kill -0 "$NGINX_PID" 2>/dev/null; then
+    status=0
+    wait "$NGINX_PID" 2>/dev/null || status=$?
+    NGINX_PID=""
+    log "nginx exited with status $status; stopping"
+    exit 1
+  fi
+}
+
+# True when http://HOST:PORT/_stcore/health answers 200 (plain bash, no curl needed).
+healthy() {
+  local fd line="" host=$1
+  [[ $host == *:* ]] && host="[$host]"
+  { exec {fd}<>"/dev/tcp/$1/$2"; } 2>/dev/null || return 1
+  { printf 'GET /_stcore/health HTTP/1.0\r\nHost: %s:%s\r\n\r\n' "$host" "$2" >&"$fd"; } 2>/dev/null || true
+  IFS= read -r -t 5 line <&"$fd" || true
+  exec {fd}>&-
+  [[ $line == "HTTP/1."?" 200"* ]]
+}
+
+# Seconds since $1 (an $EPOCHREALTIME), to 0.1 s.
+elapsed() {
+  local now=${EPOCHREALTIME/,/.}
+  local ms=$(( (10#${now%.*} - 10#${1%.*}) * 1000 + 10#${now#*.} / 1000 - 10#${1#*.} / 1000 ))
+  printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
+}
+
+# A tick of the supervisor that a signal interrupts at once.
+tick() {
+  sleep "$1" &
+  SLEEP_PID=$!
+  wait "$SLEEP_PID" 2>/dev/null || true
+  SLEEP_PID=""
+}
+
+# ---- nginx config -------------------------------------------------------------------------------
+
+read -r -a RPORT <<<"$(free_ports "$REPLICAS")"
+[[ ${#RPORT[@]} -eq $REPLICAS ]] || die "could not find $REPLICAS free loopback ports"
+
+upstreams="" pool_map="" served_map=""
+all_servers=""
+for ((i = 0; i < REPLICAS; i++)); do
+  all_servers+="        server 127.0.0.1:${RPORT[i]} max_fails=1 fail_timeout=3s;"$'\n'
+  pool_map+="        r$i selfattn_r$i;"$'\n'
+  served_map+="        \"~:${RPORT[i]}\$\" r$i;"$'\n'
+done
+upstreams+="    upstream selfattn_new {"$'\n'"        zone selfattn_upstreams 512k;"$'\n'"$all_servers        keepalive 16;"$'\n'"    }"$'\n'
+for ((i = 0; i < REPLICAS; i++)); do
+  upstreams+="    upstream selfattn_r$i {"$'\n'"        zone selfattn_upstreams;"$'\n'
+  upstreams+="        server 127.0.0.1:${RPORT[i]} max_fails=1 fail_timeout=3s;"$'\n'
+  for ((j = 0; j < REPLICAS; j++)); do
+    (( j == i )) || upstreams+="        server 127.0.0.1:${RPORT[j]} backup;"$'\n'
+  done
+  upstreams+="        keepalive 8;"$'\n'"    }"$'\n'
+done
+
+if [[ $BIND == *:* ]]; then listen="[$BIND]:$PORT_PUBLIC"; else listen="$BIND:$PORT_PUBLIC"; fi
+case $BIND in 0.0.0.0) probe_host=127.0.0.1 ;; "::") probe_host=::1 ;; *) probe_host=$BIND ;; esac
+
+# Raise the open-file limit as far as allowed: each visitor holds two sockets in nginx.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+nofile=$(ulimit -n)
+if [[ $nofile == unlimited ]] || (( nofile > 8192 )); then worker_connections=4096; else worker_connections=$(( nofile / 2 )); fi
+
+user_line=""
+mkdir -p "$RUN_DIR"/{client_body,proxy,fastcgi,uwsgi,scgi}
+if [[ $(id -u) -eq 0 ]]; then
+  # nginx workers drop root; let them use the temp folders.
+  worker_user=nobody; id www-data >/dev/null 2>&1 && worker_user=www-data
+  user_line="user $worker_user;"
+  chmod 755 "$RUN_DIR"
+  chown "$worker_user" "$RUN_DIR"/{client_body,proxy,fastcgi,uwsgi,scgi}
+fi
+
+conf="$(<"$ROOT/deploy/nginx.conf.template")"
+conf="${conf//@USER@/$user_line}"
+conf="${conf//@RUN_DIR@/$RUN_DIR}"
+conf="${conf//@WORKER_CONNECTIONS@/$worker_connections}"
+conf="${conf//@POOL_MAP@/${pool_map%$'\n'}}"
+conf="${conf//@SERVED_MAP@/${served_map%$'\n'}}"
+conf="${conf//@UPSTREAMS@/${upstreams%$'\n'}}"
+conf="${conf//@LISTEN@/$listen}"
+printf '%s\n' "$conf" >"$RUN_DIR/nginx.conf"
+
+nginx_cmd=("$NGINX_BIN" -p "$RUN_DIR" -e stderr -c "$RUN_DIR/nginx.conf")
+"${nginx_cmd[@]}" -t -q || die "nginx rejected the generated config $RUN_DIR/nginx.conf"
+
+# ---- start --------------------------------------------------------------------------------------
+
+cd "$ROOT"
+t0=${EPOCHREALTIME/,/.}
+for ((i = 0; i < REPLICAS; i++)); do RDELAY[i]=1; start_replica "$i"; done
+"${nginx_cmd[@]}" -g "daemon off;" </dev/null &
+NGINX_PID=$!
+echo "nginx: pid $NGINX_PID on $listen (config $RUN_DIR/nginx.conf)"
+
+deadline=$((SECONDS + READY_TIMEOUT))
+while :; do
+  supervise
+  ready=1
+  for ((i = 0; i < REPLICAS; i++)); do
+    healthy 127.0.0.1 "${RPORT[i]}" || { ready=0; break; }
+  done
+  (( ready )) && healthy "$probe_host" "$PORT_PUBLIC" && break
+  if (( SECONDS >= deadline )); then
+    log "not ready after $READY_TIMEOUT s; the replicas' logs end:"
+    for ((i = 0; i < REPLICAS; i++)); do tail -n 20 "$LOG_DIR/replica-$i.log" | sed "s/^/    [$i] /" >&2 || true; done
+    exit 1
+  fi
+  tick 0.25
+done
+url_host=$probe_host; [[ $url_host == *:* ]] && url_host="[$url_host]"
+echo "ready: http://$url_host:$PORT_PUBLIC/ ($REPLICAS replica$( ((REPLICAS == 1)) || echo s), $(elapsed "$t0") s; logs in $LOG_DIR)"
+
+while :; do
+  supervise
+  tick 1
+done

@@ -1,0 +1,502 @@
+"""The deploy recipe, run for real: deploy/serve.sh (replicas behind nginx, sticky by cookie),
+deploy/install.sh in a fresh virtual environment, and the Dockerfile that calls it.
+
+Everything listens on 127.0.0.1 only. nginx comes from Debian (tests/run.sh installs it).
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVE = ROOT / "deploy" / "serve.sh"
+INSTALL = ROOT / "deploy" / "install.sh"
+COOKIE = "selfattn_route"
+REPLICA_HEADER = "X-Selfattn-Replica"
+
+
+# ---- helpers ------------------------------------------------------------------------------------
+
+def _nginx() -> str | None:
+    return shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+
+
+@pytest.fixture(scope="module")
+def nginx() -> str:
+    """nginx from Debian; installed here when missing and we are root (tests/run.sh does it too)."""
+    if _nginx() is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=300)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "nginx"], env=env, capture_output=True, timeout=300)
+    path = _nginx()
+    if path is None:
+        pytest.skip("nginx is not installed and could not be installed (apt-get install nginx needs root)")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def request(port: int, path: str = "/", cookie: str | None = None, method: str = "GET",
+            body: bytes | None = None, headers: dict[str, str] | None = None,
+            ) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """One request from a fresh client (no cookie jar): status, headers, body."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers={**({"Cookie": cookie} if cookie else {}), **(headers or {})})
+        resp = conn.getresponse()
+        return resp.status, resp.headers, resp.read()
+    finally:
+        conn.close()
+
+
+def route_cookie(headers: http.client.HTTPMessage) -> str | None:
+    """The `selfattn_route=...` Set-Cookie header of a response, whole, or None."""
+    for value in headers.get_all("Set-Cookie") or []:
+        if value.startswith(COOKIE + "="):
+            return value
+    return None
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process below ``pid``, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        for child, ppid in parents.items():
+            if ppid == parent and child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie waiting for its parent counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class Served:
+    """deploy/serve.sh running in the background, its stdout collected line by line."""
+
+    def __init__(self, tmp: Path, replicas: int = 2):
+        self.port = free_port()
+        self.log_dir = tmp / f"serve-{self.port}"
+        self.stderr = open(tmp / f"serve-{self.port}.stderr", "w+")  # noqa: SIM115 - closed in stop()
+        started = time.monotonic()
+        self.proc = subprocess.Popen(
+            ["bash", str(SERVE), "--replicas", str(replicas), "--port", str(self.port), "--bind", "127.0.0.1",
+             "--log-dir", str(self.log_dir)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.stderr, text=True, start_new_session=True)
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        try:
+            self.wait_for_line(r"^ready: ", timeout=180)
+        except BaseException:
+            self.stop()
+            raise
+        self.seconds_to_ready = time.monotonic() - started
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            with self._changed:
+                self.lines.append(line.rstrip("\n"))
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
+
+    def wait_for_line(self, pattern: str, timeout: float, start: int = 0) -> re.Match:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                for line in self.lines[start:]:
+                    if match := re.search(pattern, line):
+                        return match
+                left = deadline - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None:
+                    self.stderr.seek(0)
+                    raise AssertionError(f"no line matching {pattern!r} from serve.sh (exit {self.proc.poll()}):\n"
+                                         + "\n".join(self.lines) + "\n" + self.stderr.read()[-3000:])
+                self._changed.wait(min(left, 0.5))
+
+    def replica_pids(self) -> dict[int, int]:
+        """The newest pid of each replica, from the 'replica <i>: pid <pid> ...' lines."""
+        pids = {}
+        for line in self.lines:
+            if match := re.match(r"replica (\d+): pid (\d+) ", line):
+                pids[int(match[1])] = int(match[2])
+        return pids
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)  # the group this test started
+                self.proc.wait(timeout=10)
+        self.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def served(nginx, tmp_path_factory):
+    """One deploy/serve.sh --replicas 2, shared by the tests that leave it as they found it."""
+    server = Served(tmp_path_factory.mktemp("serve"))
+    pids = server.replica_pids()
+    print(f"\nserve.sh ready in {server.seconds_to_ready:.1f} s; idle RSS per replica: "
+          + ", ".join(f"r{i} {rss_mb(pid):.0f} MB" for i, pid in sorted(pids.items())))
+    yield server
+    server.stop()
+
+
+def streamlit_session(port: int, cookie: str | None = None, timeout: float = 120) -> tuple[str, list[str]]:
+    """Open Streamlit's websocket through the proxy as the browser does, ask for a page run and
+    read ForwardMsgs until the run finishes. Returns the replica that answered the upgrade and
+    the message types seen."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from websockets.sync.client import connect
+
+    headers = {"Cookie": cookie} if cookie else None
+    with connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
+                 additional_headers=headers, open_timeout=30) as ws:
+        assert ws.response.status_code == 101
+        assert ws.subprotocol == "streamlit"
+        replica = ws.response.headers[REPLICA_HEADER]
+        back = BackMsg()
+        back.rerun_script.query_string = ""
+        back.rerun_script.page_script_hash = ""
+        ws.send(back.SerializeToString())
+        kinds: list[str] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = ForwardMsg()
+            msg.ParseFromString(ws.recv(timeout=max(1.0, deadline - time.monotonic())))
+            kind = msg.WhichOneof("type")
+            kinds.append(kind)
+            if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                assert msg.delta.new_element.WhichOneof("type") != "exception", msg.delta.new_element.exception
+            if kind == "script_finished":
+                assert msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY, msg.script_finished
+                return replica, kinds
+
+
+# ---- serve.sh -----------------------------------------------------------------------------------
+
+def test_scripts_parse():
+    for script in (SERVE, INSTALL, ROOT / "tests" / "run.sh"):
+        subprocess.run(["bash", "-n", str(script)], check=True)
+        if shutil.which("shellcheck"):
+            done = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
+            assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--replicas", "0"], "--replicas must be a whole number from 1 to 64"),
+    (["--replicas", "two"], "--replicas must be a whole number"),
+    (["--port", "70000"], "--port must be a port number"),
+    (["--port"], "--port needs a value"),
+    (["--bind", "1.2.3.4; rm"], "--bind must be an address"),
+    (["--colour"], "unknown argument: --colour"),
+])
+def test_serve_rejects_bad_arguments_with_usage(args, message):
+    done = subprocess.run(["bash", str(SERVE), *args], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Usage: deploy/serve.sh" in done.stderr
+    assert subprocess.run(["bash", str(SERVE), "--help"], capture_output=True, text=True).stdout.startswith("Usage:")
+
+
+def test_serve_without_nginx_says_how_to_install_it():
+    done = subprocess.run(["bash", str(SERVE), "--port", str(free_port())], capture_output=True, text=True,
+                          timeout=30, env={**os.environ, "NGINX": "/nonexistent/nginx"})
+    assert done.returncode == 2
+    assert "apt-get install nginx" in done.stderr
+
+
+def test_health_through_the_proxy(served):
+    status, headers, body = request(served.port, "/_stcore/health")
+    assert (status, body) == (200, b"ok")
+    assert headers[REPLICA_HEADER] in {"r0", "r1"}
+    status, _, body = request(served.port, "/")
+    assert status == 200 and b"<html" in body.lower()
+
+
+def test_a_long_shared_link_passes_the_proxy(served):
+    """The Playground's largest link with every cell typed (about 25,000 characters) is not a 414."""
+    query = "x=" + "_".join(["-0.12345678901234567"] * 1_300)
+    assert len(query) > 25_000
+    status, _, body = request(served.port, f"/playground?{query}")
+    assert status == 200 and b"<html" in body.lower()
+
+
+def test_new_visitors_from_one_address_spread_over_the_replicas(served):
+    counts = {"r0": 0, "r1": 0}
+    for _ in range(20):
+        status, headers, _ = request(served.port, "/")  # no cookie: a new visitor, same address
+        assert status == 200
+        replica = headers[REPLICA_HEADER]
+        counts[replica] += 1
+        cookie = route_cookie(headers)
+        assert cookie is not None and cookie.startswith(f"{COOKIE}={replica};"), cookie
+        for attribute in ("Path=/", "HttpOnly", "SameSite=Lax"):
+            assert attribute in cookie
+    print(f"\n20 fresh visitors from 127.0.0.1: {counts}")
+    assert min(counts.values()) >= 5, counts
+
+
+def test_a_visitor_with_its_cookie_stays_on_its_replica(served):
+    for _ in range(2):  # two visitors, one on each replica (new visitors take turns)
+        status, headers, _ = request(served.port, "/")
+        replica = headers[REPLICA_HEADER]
+        cookie = route_cookie(headers).split(";")[0]
+        later = [("GET", "/"), ("GET", "/_stcore/health"), ("GET", "/_stcore/host-config"),
+                 ("GET", "/media/0123456789abcdef.csv"),          # a download link (unknown: 404)
+                 ("PUT", "/_stcore/upload_file/session/file"),     # an upload (refused: no token)
+                 ("GET", "/playground")] * 3
+        for method, path in later:
+            status, headers, _ = request(served.port, path, cookie=cookie, method=method,
+                                         body=b"x" if method == "PUT" else None)
+            assert headers[REPLICA_HEADER] == replica, (method, path, status)
+            assert route_cookie(headers) is None  # already right: not set again
+        # The websocket of that visitor lands there too.
+        assert streamlit_session(served.port, cookie)[0] == replica
+
+
+def test_a_streamlit_session_runs_through_the_proxy(served):
+    replica, kinds = streamlit_session(served.port)
+    assert replica in {"r0", "r1"}
+    assert kinds[0] == "new_session"
+    assert {"delta", "script_finished"} <= set(kinds)
+
+
+@pytest.mark.browser
+def test_two_browser_visitors_download_and_upload_on_their_own_replicas(served):
+    """Two visitors in Chromium through the proxy land on different replicas; each one's CSV
+    download (/media) and CSV upload (/_stcore/upload_file) are answered by that visitor's
+    replica. Without stickiness either would fail about half the time."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, wait_until_idle
+
+    url = f"http://127.0.0.1:{served.port}"
+    routes = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            for _ in range(2):
+                context = browser.new_context(viewport={"width": 1400, "height": 1600})
+                page = context.new_page()
+                seen: list[tuple[str, str, int, str | None]] = []
+                page.on("response", lambda r: seen.append(
+                    (r.request.method, r.url.removeprefix(url), r.status, r.headers.get("x-selfattn-replica"))))
+                page.goto(f"{url}/playground")
+                page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=90000)
+                wait_until_idle(page)
+                route = next(c for c in context.cookies() if c["name"] == COOKIE)
+                assert route["httpOnly"] and route["sameSite"] == "Lax"
+                routes.append(route["value"])
+
+                with page.expect_download(timeout=30000) as info:
+                    page.locator(".st-key-dl_outputs button").click()
+                assert Path(info.value.path()).read_text().startswith(",v1,v2,v3")
+                page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+                    files=[{"name": "x.csv", "mimeType": "text/csv", "buffer": b"1,0,1,0\n0,2,0,2\n1,1,1,1\n"}])
+                deadline = time.monotonic() + 30
+                while not any(method == "PUT" for method, *_ in seen) and time.monotonic() < deadline:
+                    page.wait_for_timeout(200)
+                wait_until_idle(page)
+                context.close()
+
+                media = [s for s in seen if s[1].startswith("/media/")]
+                uploads = [s for s in seen if s[0] == "PUT" and s[1].startswith("/_stcore/upload_file/")]
+                assert media and uploads, seen
+                assert all(status == 200 for _, _, status, _ in media), media
+                assert all(status in (200, 204) for _, _, status, _ in uploads), uploads
+                assert {replica for *_, replica in seen if replica} == {route["value"]}, seen
+        finally:
+            browser.close()
+    assert sorted(routes) == ["r0", "r1"]
+
+
+def test_an_unknown_route_cookie_is_a_new_visitor(served):
+    status, headers, _ = request(served.port, "/", cookie=f"{COOKIE}=r7")
+    assert status == 200
+    assert route_cookie(headers).startswith(f"{COOKIE}={headers[REPLICA_HEADER]};")
+    assert "Secure" not in route_cookie(headers)
+
+
+def test_the_cookie_is_secure_behind_a_tls_terminator(served):
+    _, headers, _ = request(served.port, "/", headers={"X-Forwarded-Proto": "https"})
+    assert route_cookie(headers).endswith("; Secure")
+
+
+def test_a_killed_replica_is_restarted_and_its_visitors_get_a_page(nginx, tmp_path):
+    server = Served(tmp_path)
+    try:
+        other, old = server.replica_pids()[0], server.replica_pids()[1]
+        seen = len(server.lines)
+        os.kill(old, signal.SIGKILL)
+        # A visitor of replica 1 who reloads at once gets a working page (another replica answers).
+        status, headers, _ = request(server.port, "/", cookie=f"{COOKIE}=r1")
+        assert status == 200, status
+        new = int(server.wait_for_line(r"^replica 1: pid (\d+) ", timeout=60, start=seen)[1])
+        assert new != old and alive(new)
+        deadline = time.monotonic() + 60
+        while True:  # the restarted replica serves its own visitors again
+            status, headers, _ = request(server.port, "/_stcore/health", cookie=f"{COOKIE}=r1")
+            if status == 200 and headers[REPLICA_HEADER] == "r1":
+                break
+            assert time.monotonic() < deadline, (status, dict(headers))
+            time.sleep(0.5)
+        assert streamlit_session(server.port, f"{COOKIE}=r1")[0] == "r1"
+        assert server.replica_pids()[0] == other and alive(other)  # the other replica was left alone
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_stops_every_process_it_started(nginx, tmp_path, sig):
+    server = Served(tmp_path)
+    try:
+        children = descendants(server.proc.pid)
+        names = {Path(f"/proc/{pid}/comm").read_text().strip() for pid in children if alive(pid)}
+        assert "nginx" in names and any(n.startswith("python") or n == "streamlit" for n in names), names
+        assert set(server.replica_pids().values()) <= children
+        started = time.monotonic()
+        server.proc.send_signal(sig)
+        assert server.proc.wait(timeout=15) == 0
+        while any(alive(pid) for pid in children) and time.monotonic() - started < 10:
+            time.sleep(0.1)
+        left = [pid for pid in children if alive(pid)]
+        assert not left, f"still running after {sig.name}: {left}"
+        print(f"\n{sig.name}: serve.sh and its {len(children)} processes gone in {time.monotonic() - started:.1f} s")
+        with pytest.raises(OSError):
+            request(server.port, "/_stcore/health")
+    finally:
+        server.stop()
+
+
+# ---- install.sh and the Dockerfile ---------------------------------------------------------------
+
+def requirement_pin(name: str) -> str:
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        if line.startswith(f"{name}=="):
+            return line.split("==", 1)[1].split()[0]
+    raise AssertionError(f"{name} is not pinned in requirements.txt")
+
+
+@pytest.mark.timeout(1200)  # slow on purpose: a real install into a fresh venv, 1.5-3 minutes here
+def test_install_sh_in_a_fresh_venv_slow(tmp_path):
+    """The Dockerfile's install steps, run for real. TORCH_INDEX_URL is empty: this machine cannot
+    reach the PyTorch CPU index, and pip here is configured to find the CPU wheel of the pin."""
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, timeout=300)
+    python = tmp_path / "venv" / "bin" / "python"
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(TORCH_INDEX_URL="", PYTHON=str(python), SELFATTN_CACHE_DIR=str(cache))
+    done = subprocess.run(["bash", str(INSTALL)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=1100)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "install.sh: done" in done.stdout
+
+    check = subprocess.run(
+        [str(python), "-c", "import selfattn, streamlit, torch; print(torch.__version__, streamlit.__version__)"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stderr
+    torch_version, streamlit_version = check.stdout.split()
+    assert torch_version.split("+")[0] == requirement_pin("torch")
+    assert streamlit_version == requirement_pin("streamlit")
+    assert list(cache.glob("charvec-*.npz")), list(cache.iterdir()) if cache.exists() else "no cache folder"
+    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], env=env,
+                            capture_output=True, text=True, timeout=120).stdout
+    assert not re.search(r"(?im)^nvidia-", listed), "CUDA packages came in with torch"
+
+
+def test_install_sh_rejects_an_unknown_step():
+    done = subprocess.run(["bash", str(INSTALL), "everything"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "unknown step" in done.stderr
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs, continuation lines joined, comments dropped."""
+    text = re.sub(r"\\\n", " ", (ROOT / "Dockerfile").read_text())
+    pairs = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            pairs.append((word.upper(), rest.strip()))
+    return pairs
+
+
+def test_dockerfile_follows_the_recipe():
+    steps = dockerfile_instructions()
+    args = [rest for _, rest in steps]
+    assert steps[0] == ("FROM", "python:3.11-slim")
+    run_install = [i for i, (word, rest) in enumerate(steps) if word == "RUN" and "deploy/install.sh" in rest]
+    assert run_install, "no RUN line calls deploy/install.sh"
+    assert {"deps", "cache", "check"} <= set(" ".join(args[i] for i in run_install).split())
+    useradd = next(i for i, (word, rest) in enumerate(steps) if word == "RUN" and "useradd" in rest)
+    assert re.search(r"(--uid|-u) 1000\b", args[useradd])
+    user = next(i for i, (word, _) in enumerate(steps) if word == "USER")
+    assert steps[user][1] in {"user", "1000"} and useradd < user < run_install[0]  # installs as the user
+    env = " ".join(rest for word, rest in steps if word == "ENV")
+    assert "SELFATTN_HOSTED=1" in env and "PORT=7860" in env and "HOME=/home/user" in env
+    assert ("WORKDIR", "/home/user/app") in steps
+    assert ("EXPOSE", "$PORT") in steps  # the port is set in one place
+    health = next(rest for word, rest in steps if word == "HEALTHCHECK")
+    assert "/_stcore/health" in health and "PORT" in health
+    cmd = next(rest for word, rest in steps if word == "CMD")
+    assert "streamlit run app.py" in cmd and '\\"$PORT\\"' in cmd
+
+
+def test_dockerignore_keeps_what_the_app_reads():
+    patterns = [p.strip().rstrip("/") for p in (ROOT / ".dockerignore").read_text().splitlines()
+                if p.strip() and not p.startswith("#")]
+    needed = ["app.py", "requirements.txt", "deploy/install.sh", "deploy/serve.sh", "deploy/nginx.conf.template",
+              "selfattn/charvec.py", "ui/common.py", "pages/home.py", ".streamlit/config.toml",
+              "benchmarks/results/cpu-amd-epyc-2core.csv"]
+    for path in needed:
+        assert (ROOT / path).exists(), path
+        parts = path.split("/")
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        hits = [p for p in patterns if not p.startswith("!") and any(fnmatch(q, p.removeprefix("**/")) for q in prefixes)]
+        assert not hits, f"{path} is left out of the image by {hits}"
+    for left_out in (".git", "tests", "**/__pycache__"):
+        assert left_out in patterns

@@ -1,0 +1,139 @@
+"""Shareable links in a real Chromium: copy the link, open it in a new browser, get the same numbers;
+reload, Back and Forward behave as a visitor expects."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from urllib.parse import parse_qsl, urlencode
+
+import numpy as np
+import pytest
+
+from selfattn import self_attention, share
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, pick, streamlit_server, wait_until_idle
+from tests.test_playground_browser import output_text, type_into
+
+pytestmark = pytest.mark.browser
+
+
+def sidebar_link(page) -> str:
+    return page.locator("[data-testid='stSidebar'] [data-testid='stCode']").inner_text().strip()
+
+
+def step_texts(page) -> list[str]:
+    """Every written-out step of the main area (steps 4 to 7 for the focused input)."""
+    return page.locator("[data-testid='stMain'] [data-testid='stCode']").all_inner_texts()
+
+
+def zip_download(page) -> dict[str, bytes]:
+    """Every table of the Playground's ZIP download, as the files' bytes."""
+    with page.expect_download(timeout=30000) as info:
+        page.locator(".st-key-dl_zip button").click()
+    with zipfile.ZipFile(info.value.path()) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def open_playground(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
+    page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
+    wait_until_idle(page)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def test_a_copied_link_opens_the_same_numbers_in_a_new_browser(browser):
+    with streamlit_server() as url:
+        page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+        open_playground(page, f"{url}/playground")
+        type_into(page, 0, 96, 52, "0.1")  # X row 1, x1: a number with no short binary form
+        type_into(page, 1, 60, 52, "-2.5e-3")  # W_q row x1, q1
+        link = sidebar_link(page)
+        assert link.startswith(f"{url}/playground?") and "dx=0.0.0.1" in link and "dwq=0.0.-2.5e-3" in link
+        page.wait_for_function("(want) => window.location.href === want", arg=link, timeout=10000)  # the address bar too
+        mine, my_files = step_texts(page), zip_download(page)
+
+        other = browser.new_context(viewport={"width": 1024, "height": 1600}).new_page()  # nothing shared
+        open_playground(other, link)
+        assert step_texts(other) == mine
+        assert zip_download(other) == my_files  # every table, to the last digit
+        x = np.array([[0.1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]])
+        assert other.locator("[data-testid='stException']").count() == 0
+        got = np.loadtxt(io.StringIO(my_files["x.csv"].decode()), delimiter=",", skiprows=1, usecols=(1, 2, 3, 4))
+        np.testing.assert_array_equal(got, x)
+
+
+def test_history_has_one_entry_per_page_and_reload_keeps_everything(browser):
+    with streamlit_server() as url:
+        page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+        open_playground(page, f"{url}/playground")
+        start = page.evaluate("history.length")
+        type_into(page, 0, 96, 52, "5")
+        page.get_by_text("简体中文", exact=True).click()  # language switches: no history entries
+        wait_until_idle(page)
+        page.get_by_text("English", exact=True).click()
+        wait_until_idle(page)
+        assert page.evaluate("history.length") == start, "edits and language switches add no history entry"
+        edited = step_texts(page)
+        link = page.url
+        assert "dx=0.0.5" in link
+
+        page.reload()  # F5 brings back exactly what was there
+        open_playground(page, page.url)
+        assert step_texts(page) == edited and page.url == link
+
+        page.locator("[data-testid='stSidebarNav'] a[href$='/heads']").click()  # a page change is one entry
+        page.wait_for_url("**/heads*", timeout=30000)
+        wait_until_idle(page)
+        assert page.evaluate("history.length") == start + 1
+        page.go_back()
+        page.wait_for_url("**/playground?*", timeout=30000)
+        open_playground(page, page.url)
+        assert step_texts(page) == edited and page.url == link
+        page.go_forward()
+        page.wait_for_url("**/heads*", timeout=30000)
+        wait_until_idle(page)
+        assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_the_largest_playground_with_every_cell_typed_opens_from_its_link(browser):
+    """32 tokens, d = 16, every cell a 17-digit float: the longest link the editors can make in practice."""
+    rng = np.random.default_rng(1)
+    mats = {"x": rng.standard_normal((32, 16)), "wq": rng.standard_normal((16, 16)),
+            "wk": rng.standard_normal((16, 16)), "wv": rng.standard_normal((16, 16))}
+    params = {"size": "32.16.16.16", "scale": "1",
+              **{k: share.encode_table([[repr(float(v)) for v in row] for row in m]) for k, m in mats.items()}}
+    query = urlencode(params)
+    assert 20_000 < len(query) <= share.MAX_LINK_CHARS, len(query)  # about 25,000 characters
+    want = self_attention(mats["x"], mats["wq"], mats["wk"], mats["wv"], scale=True).outputs[0]
+    with streamlit_server() as url:
+        page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+        open_playground(page, f"{url}/playground?{query}")
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert page.locator("[data-testid='stAlert']").filter(has_text="link").count() == 0
+        assert output_text(page).splitlines()[-1] == "= [" + ", ".join(f"{v:.6g}" for v in want) + "]"
+        assert dict(parse_qsl(sidebar_link(page).split("?", 1)[1])) == params
+
+
+def test_a_mangled_link_opens_with_a_plain_message(browser):
+    with streamlit_server() as url:
+        page = browser.new_context(viewport={"width": 1400, "height": 1200}).new_page()
+        page.goto(f"{url}/heads?seed=abc&n=99999&zzz=1&heads=3")
+        page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
+        wait_until_idle(page)
+        message = page.locator("[data-testid='stAlert']").first.inner_text()
+        assert "seed" in message and "zzz" in message and "n" in message
+        assert page.locator("[data-testid='stException']").count() == 0
+        pick(page, "Input", "A sentence's vectors")  # the page works on
+        assert page.locator("[data-testid='stException']").count() == 0
