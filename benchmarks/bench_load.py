@@ -521,7 +521,7 @@ class LocalServer(Target):
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                  "--server.port", str(self.port), "--server.address", "127.0.0.1",
-                 "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+                 "--browser.gatherUsageStats", "false"],  # the rest from the checkout's .streamlit/config.toml
                 cwd=self.app_dir, env={**os.environ, "SELFATTN_HOSTED": "1", "PYTHONUNBUFFERED": "1"},
                 stdout=log, stderr=subprocess.STDOUT)
         try:

@@ -187,12 +187,12 @@ tables["outputs"] = fit.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols
 
 # ── Export everything ───────────────────────────────────────────────────────────────────
 st.divider()
-inputs_tables = {"x": labelled(inputs.x, tokens, x_cols), "w_q": labelled(inputs.w_q, x_cols, q_cols),
-                 "w_k": labelled(inputs.w_k, x_cols, k_cols), "w_v": labelled(inputs.w_v, x_cols, v_cols)}
+inputs_tables = {"x": partial(labelled, inputs.x, tokens, x_cols), "w_q": partial(labelled, inputs.w_q, x_cols, q_cols),
+                 "w_k": partial(labelled, inputs.w_k, x_cols, k_cols), "w_v": partial(labelled, inputs.w_v, x_cols, v_cols)}
 if shown_bias:
-    inputs_tables.update({"b_q": labelled([inputs.b_q], ["b_q"], q_cols),
-                          "b_k": labelled([inputs.b_k], ["b_k"], k_cols),
-                          "b_v": labelled([inputs.b_v], ["b_v"], v_cols)})
+    inputs_tables.update({"b_q": partial(labelled, [inputs.b_q], ["b_q"], q_cols),
+                          "b_k": partial(labelled, [inputs.b_k], ["b_k"], k_cols),
+                          "b_v": partial(labelled, [inputs.b_v], ["b_v"], v_cols)})
 st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}),  # written when clicked
                    file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
                    on_click="ignore", icon=":material/folder_zip:", type="primary")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -52,10 +53,11 @@ def to_csv(frame: pd.DataFrame) -> str:
     return safe.to_csv(float_format="%.17g")
 
 
-def zip_tables(tables: dict[str, pd.DataFrame]) -> bytes:
-    """One zip file holding ``<name>.csv`` for each table."""
+def zip_tables(tables: dict[str, pd.DataFrame | Callable[[], pd.DataFrame]]) -> bytes:
+    """One zip file holding ``<name>.csv`` for each table (or for what each function returns:
+    a page offers tables it builds only when the zip is asked for)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, frame in tables.items():
-            archive.writestr(f"{name}.csv", to_csv(frame))
+            archive.writestr(f"{name}.csv", to_csv(frame() if callable(frame) else frame))
     return buffer.getvalue()

@@ -111,13 +111,16 @@ def choice(widget: Callable, label: str, options, key: str, default, names: dict
     return st.session_state[key]
 
 
-def csv_button(frame: pd.DataFrame, file_name: str, key: str, label: str | None = None) -> None:
+def csv_button(frame: pd.DataFrame | Callable[[], pd.DataFrame], file_name: str, key: str,
+               label: str | None = None) -> None:
     """A download button for one table as CSV (labels in the first column).
 
     The CSV text is written when the button is clicked, not on every rerun: a page offers
-    dozens of tables, and writing them all each time cost more than drawing the page.
+    dozens of tables, and writing them all each time cost more than drawing the page. For the
+    same reason ``frame`` may be a function that builds the table then.
     """
-    st.download_button(label or tr("common.download_csv"), lambda: to_csv(frame).encode("utf-8"),
+    st.download_button(label or tr("common.download_csv"),
+                       lambda: to_csv(frame() if callable(frame) else frame).encode("utf-8"),
                        file_name=f"{file_name}.csv", mime="text/csv", key=key, on_click="ignore",
                        icon=":material/download:")
 

@@ -10,8 +10,10 @@ narrow to hold them side by side. Used by every page.
 
 from __future__ import annotations
 
+import functools
 import math
 import unicodedata
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -259,7 +261,7 @@ def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, m
 
 
 def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: float, caption: str = "",
-             table: bool = False, **kwargs) -> pd.DataFrame:
+             table: bool = False, **kwargs) -> Callable[[], pd.DataFrame]:
     """One matrix: its name and shape, a heatmap that fits and a CSV download.
 
     Args:
@@ -271,20 +273,22 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: flo
         **kwargs: passed on to :func:`fit_heatmap` (scheme, domain, ...).
 
     Returns:
-        The labelled DataFrame that was offered for download.
+        A function that builds the labelled DataFrame offered for download (built only when a
+        download asks for it: building every table on every rerun cost more than drawing them).
     """
     values = np.asarray(matrix, dtype=float)
-    frame = labelled(values, row_labels, col_labels)
+    frame = functools.partial(labelled, values, list(row_labels), list(col_labels))
     st.markdown(f"**{title}** &nbsp; `{' × '.join(str(s) for s in values.shape)}`")
     if caption:
         st.caption(caption)
     if table:
         left, right = st.columns(2)
         with left:
+            shown = frame()
             if np.isneginf(values).any():  # masked scores: written −∞ as in the charts, not "-Infinity"
-                st.dataframe(frame.replace(-np.inf, np.nan), width="content", placeholder=MINUS_INFINITY)
+                st.dataframe(shown.replace(-np.inf, np.nan), width="content", placeholder=MINUS_INFINITY)
             else:
-                st.dataframe(frame, width="content")
+                st.dataframe(shown, width="content")
             csv_button(frame, key, key=f"dl_{key}")
         with right:
             vega(fit_heatmap(values, row_labels, col_labels, column_px([1, 1], width)[1], **kwargs))

@@ -16,6 +16,7 @@ tutorial's "Input i" tokens. A new editor is seeded from ``frames``, so no edit 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass
 
@@ -128,7 +129,7 @@ def state() -> dict:
     """
     if STATE not in st.session_state:
         example = preset("tutorial")
-        frames = _as_text(frames_from_example(example))
+        frames = dict(base_frames("tutorial", 0, Sizes(), current_lang()))  # shared, never changed in place
         st.session_state[STATE] = {"frames": frames, "seeds": dict(frames), "version": 0, "good": None,
                                    "notice": None, "undo": None, "lang": current_lang()}
         st.session_state["pg_scale"] = example.scale
@@ -277,6 +278,7 @@ def editor(name: str, *, height: int | str = "auto") -> pd.DataFrame:
     with st.container(key=f"pg_box_{name}"):
         edited = st.data_editor(base, key=key, num_rows="fixed", column_config=config, placeholder="",
                                 hide_index=name == "x", height=height, width="content")
+        edited = _same_as_before(name, base, st.session_state.get(key), edited)
         pg["frames"][name] = edited  # exactly what was typed, so leaving the page loses nothing
         if name == "x":
             long = [str(v) for v in edited[TOKEN_COL] if isinstance(v, str) and len(v.strip()) > MAX_LABEL_CHARS]
@@ -287,6 +289,20 @@ def editor(name: str, *, height: int | str = "auto") -> pd.DataFrame:
             st.error(error_text(problem), icon=":material/error:")
             st.html(f"<style>.st-key-pg_box_{name} [data-testid='stDataFrame']"
                     "{outline: 2px solid #d62728; outline-offset: 2px; border-radius: 4px}</style>")
+    return edited
+
+
+def _same_as_before(name: str, seed: pd.DataFrame, edits, edited: pd.DataFrame) -> pd.DataFrame:
+    """The table the editor returned on an earlier run when its seed and edits are unchanged.
+
+    The editor hands back a new copy on every run; keeping the earlier one lets everything
+    kept with a table (its parsed numbers, the link) be reused instead of worked out again.
+    """
+    signature = json.dumps(edits, sort_keys=True, default=str)
+    kept = state().setdefault("edited", {}).get(name)
+    if kept is not None and kept[0] is seed and kept[1] == signature:
+        return kept[2]
+    state()["edited"][name] = (seed, signature, edited)
     return edited
 
 
@@ -386,9 +402,8 @@ def _text(value) -> str:
 
 def _rows(frame: pd.DataFrame, name: str) -> list[list[str]]:
     """The cells of one table as text, row by row (X without its token column)."""
-    if name == "x":
-        frame = frame.drop(columns=[TOKEN_COL])
-    return [[_text(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+    cells = frame.to_numpy(dtype=object)  # (rows, cols), X with its token column first
+    return [[_text(v) for v in row] for row in (cells[:, 1:] if name == "x" else cells)]
 
 
 def natural_sizes(name: str, seed: int) -> Sizes:
@@ -396,7 +411,7 @@ def natural_sizes(name: str, seed: int) -> Sizes:
     return Sizes(n=example.x.shape[0], d_in=example.x.shape[1], d_k=example.w_q.shape[1], d_v=example.w_v.shape[1])
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=64)
 def base_frames(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, pd.DataFrame]:
     """The tables the preset ``name`` gives at ``sizes`` (random: drawn at those sizes), as text.
 
@@ -415,19 +430,38 @@ def _preset_and_seed() -> tuple[str, int]:
     return (name if name in PRESETS else "tutorial"), int(st.session_state.get("pg_seed", 0) or 0)
 
 
+@functools.lru_cache(maxsize=64)
+def _base_rows(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, list[list[str]]]:
+    base = base_frames(name, seed, sizes, lang)
+    return {"tok": [_text(v) for v in base["x"][TOKEN_COL]], **{m: _rows(base[m], m) for m in CELL_PARAMS}}
+
+
 def link_params() -> dict[str, str]:
-    """The link's parameters for the tables on screen: sizes, labels and cells that differ from the preset."""
+    """The link's parameters for the tables on screen: sizes, labels and cells that differ from the preset.
+
+    Kept with the tables and choices it was written for: most reruns change none of them.
+    """
+    pg = state()
+    frames, choices = list(pg["frames"].values()), (*_preset_and_seed(), current_lang())
+    kept = pg.get("link")
+    if kept is None or kept[1] != choices or len(kept[0]) != len(frames) or any(
+            a is not b for a, b in zip(kept[0], frames)):
+        kept = pg["link"] = (frames, choices, _link_params())
+    return dict(kept[2])
+
+
+def _link_params() -> dict[str, str]:
     frames, sizes = state()["frames"], current_sizes()
     name, seed = _preset_and_seed()
     params = {}
     if sizes != natural_sizes(name, seed):
         params["size"] = ".".join(str(v) for v in (sizes.n, sizes.d_in, sizes.d_k, sizes.d_v))
-    base = base_frames(name, seed, sizes, current_lang())
+    base = _base_rows(name, seed, sizes, current_lang())
     tokens = [_text(v) for v in frames["x"][TOKEN_COL]]
-    if tokens != [_text(v) for v in base["x"][TOKEN_COL]]:
+    if tokens != base["tok"]:
         params["tok"] = share.encode_table([tokens])
     for matrix, param in CELL_PARAMS.items():
-        written = share.encode_cells(_rows(base[matrix], matrix), _rows(frames[matrix], matrix))
+        written = share.encode_cells(base[matrix], _rows(frames[matrix], matrix))
         if written is not None:
             kind, text = written
             params[param if kind == "full" else f"d{param}"] = text
