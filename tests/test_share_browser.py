@@ -79,6 +79,7 @@ def test_history_has_one_entry_per_page_and_reload_keeps_everything(browser):
         page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
         open_playground(page, f"{url}/playground")
         start = page.evaluate("history.length")
+        assert start == 2, "the new tab's blank page and the Playground: opening it adds no second entry"
         type_into(page, 0, 96, 52, "5")
         page.get_by_text("简体中文", exact=True).click()  # language switches: no history entries
         wait_until_idle(page)
