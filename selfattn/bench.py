@@ -62,6 +62,7 @@ from selfattn.bench_results import (  # noqa: F401 (re-exported)
     write_results,
 )
 from selfattn.errors import InputError
+from selfattn.hosting import is_hosted  # noqa: F401 - part of this module's interface
 from selfattn.torch_attention import IMPLS, build_attention_modules, check_heads
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -96,11 +97,6 @@ class BenchConfig:
     memory_cap_bytes: int | None = None  # refuse runs estimated above this (None: free memory only)
     guard: bool = True  # refuse runs that would not fit; only CUDA may switch it off (OOM is then caught)
     seed: int = 0  # weights and inputs
-
-
-def is_hosted() -> bool:
-    """True when the app runs as a shared public service (environment ``SELFATTN_HOSTED=1``)."""
-    return os.environ.get("SELFATTN_HOSTED", "").strip() == "1"
 
 
 def limits_for(hosted: bool | None = None) -> dict[str, Any]:

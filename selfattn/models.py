@@ -41,6 +41,7 @@ import numpy as np
 from selfattn.attention import AttentionTrace, self_attention
 from selfattn.embedding_text import check_text
 from selfattn.errors import InputError
+from selfattn.hosting import HOSTED_ENV, is_hosted  # noqa: F401 - part of this module's interface
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_ALIASES = frozenset({"minilm", "all-minilm-l6-v2", MINILM.lower()})
@@ -50,7 +51,6 @@ HOSTED_ALLOWLIST = frozenset({
     "google-bert/bert-base-chinese",
     "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
 })
-HOSTED_ENV = "SELFATTN_HOSTED"
 MAX_TOKENS = 64  # tokens shown by default, not counting [CLS] and [SEP]
 
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?")
@@ -136,11 +136,6 @@ def display_name(name: str) -> str:
     """A model name fit for a caption: "all-MiniLM-L6-v2" for the bundled model (whatever alias
     was used), any other hub id or folder as given."""
     return MINILM.split("/")[-1] if str(name).strip().lower() in MINILM_ALIASES else str(name)
-
-
-def is_hosted() -> bool:
-    """True when ``SELFATTN_HOSTED`` is set to 1/true/yes: only allow-listed hub ids load."""
-    return os.environ.get(HOSTED_ENV, "").strip().lower() in {"1", "true", "yes"}
 
 
 def _exists(path: Path) -> bool:

@@ -322,3 +322,14 @@ def test_a_results_file_without_flops_gets_them_computed():
         "torch_version,num_threads,status\n"
         "fused,8,cuda,NVIDIA H100,bfloat16,4,1024,2048,1.5,0.01,100.0,1000,2.13.0,1,ok\n", "gpu.csv")
     assert records[0]["flops"] == flop_count(4, 1024, 2048)
+
+
+@pytest.mark.parametrize("value, hosted", [("1", True), ("true", True), ("TRUE", True), (" yes ", True), ("on", True),
+                                           ("0", False), ("false", False), ("", False), ("2", False)])
+def test_one_meaning_of_hosted_for_models_and_benchmark(monkeypatch, value, hosted):
+    """SELFATTN_HOSTED=true once restricted the models but left the benchmark at its local limits."""
+    from selfattn import bench, models
+
+    monkeypatch.setenv("SELFATTN_HOSTED", value)
+    assert models.is_hosted() is hosted
+    assert bench.limits_for() == bench.LIMITS["hosted" if hosted else "local"]
