@@ -95,8 +95,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                "{rows} × {cols}.",
                          "zh": "{matrix} 需要 {want_rows} 行、{want_cols} 列，而文件有 {rows} 行、{cols} 列。"},
     # ── Shareable links (ui/state.py) ──
-    "share.caption": {"en": "Link to exactly this view (copy it with the button):",
-                      "zh": "指向当前视图的链接（用按钮复制）："},
+    "share.caption": {"en": "Share exactly this view: copy the link below (its copy icon, or select it).",
+                      "zh": "分享当前视图：复制下面的链接（点击复制图标，或选中文本）。"},
     "share.ignored": {"en": "This link was opened, except for these settings, which were left as they were:",
                       "zh": "已按链接打开，但以下设置未被采用，保持原样："},
     "share.more": {"en": "and {n} more", "zh": "另有 {n} 项"},
