@@ -226,16 +226,20 @@ class Visitor:
         self.tally.opens.append(seconds)
         return seconds
 
-    async def edit(self, value: str) -> float:
-        """Type ``value`` into X's first cell of column x1; return the seconds until the run finished."""
+    async def send_edit(self, value: str) -> None:
+        """Send the rerun request of typing ``value`` into X's first cell of column x1 (no waiting)."""
         editor = next((wid for wid in self.drawn if X_EDITOR.search(wid)), None)
         if editor is None:
             raise VisitorError("no_editor", "no data editor with key ed_x_* on the page")
-        before = self.step_text()
         self.widgets[editor] = WidgetState(id=editor, string_value=editor_state({EDIT_ROW: {EDIT_COLUMN: value}}))
-        start = time.perf_counter()
         await self.ws.send(rerun_request(url=self.url, page_hash=self.page_hash, query_string=self.query_string,
                                          widgets=self.widgets.values(), cached_hashes=self.cache))
+
+    async def edit(self, value: str) -> float:
+        """Type ``value`` into X's first cell of column x1; return the seconds until the run finished."""
+        before = self.step_text()
+        start = time.perf_counter()
+        await self.send_edit(value)
         await self.finish_run()
         seconds = time.perf_counter() - start
         self.tally.edits.append(seconds)
