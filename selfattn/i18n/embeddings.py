@@ -198,6 +198,21 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{path} 不是本应用能载入的模型文件夹：需要一个包含 config.json 和 .safetensors 权重的文件夹"
               "（pickle 文件可能执行代码，从不载入）。"} for code in ("model_not_found", "not_a_folder", "no_config",
                                                         "no_safetensors")},
+    "err.download_incomplete": {"en": "The copy of “{name}” on this machine is incomplete: a download was cut off. "
+                                      "Download it again.",
+                                "zh": "本机上的“{name}”不完整：上次下载被中断了。请重新下载。"},
+    "err.downloads_off": {"en": "“{name}” is not on this machine, and downloading models is switched off here.",
+                          "zh": "本机没有“{name}”，而此处已关闭模型下载。"},
+    "err.hub_not_found": {"en": "“{name}” was not found on {endpoint} (or it is private or gated). Check the model id.",
+                          "zh": "在 {endpoint} 上找不到“{name}”（也可能是私有或受限的模型）。请检查模型 id。"},
+    "err.hub_no_safetensors": {"en": "“{name}” has no .safetensors weights; pickle weights (.bin) are never "
+                                     "downloaded, because loading them can run code.",
+                               "zh": "“{name}” 没有 .safetensors 权重；pickle 权重（.bin）载入时可能执行代码，因此从不下载。"},
+    "err.hub_missing_files": {"en": "“{name}” lacks {files}, so this app cannot load it.",
+                              "zh": "“{name}” 缺少 {files}，本应用无法加载。"},
+    "err.download_failed": {"en": "Downloading “{name}” from {endpoint} failed ({reason}). Nothing half-written "
+                                  "was kept; try again.",
+                            "zh": "从 {endpoint} 下载“{name}”失败（{reason}）。没有保留写了一半的文件，请重试。"},
     "err.model_load_failed": {"en": "“{name}” could not be loaded: its files do not form a model this app can "
                                     "read. A model folder needs config.json, the tokenizer's files (such as "
                                     "vocab.txt or tokenizer.json) and .safetensors weights.",
