@@ -12,6 +12,7 @@ from selfattn.errors import InputError
 from selfattn.export import column_names, labelled
 from ui import embeddings as cached
 from ui import fit
+from ui import readout as readout_ui
 from ui import state as settings
 from ui.common import choice, csv_button, require_frame, show_error, tr, vega
 from ui.embeddings import count, number_slider
@@ -250,32 +251,44 @@ if run.unknown:
 if run.truncated:
     st.info(tr("emb.truncated_model", tokens=count("tokens", n_words)), icon=":material/content_cut:")
 
+units, view = readout_ui.controls()
+shown = readout_ui.Units(run, labels, units == "words")
 c1, c2 = st.columns(2)
 layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers))
 head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads))
+suffix = "-words" if units == "words" else ""
 
 own = run.attentions[layer_i, head_i]
 trace = models.recompute_head_attention(bundle, run, layer_i, head_i)
 diff = float(np.max(np.abs(trace.weights - own)))
-map_px, side_px = fit.column_px([3, 2])  # the head's map in up to three fifths of the page, the check beside it
-head_map = fit.fit_heatmap(own, labels, labels, map_px, domain=(0.0, 1.0), scheme="greens")
+token_map, map_title = readout_ui.view_map(run, view, layer_i, head_i)
+view_map = shown(token_map)  # (m, m) in tokens or words
+map_px, side_px = fit.column_px([3, 2])  # the map in up to three fifths of the page, the check beside it
+head_map = fit.fit_heatmap(view_map, shown.labels, shown.labels, map_px, domain=(0.0, 1.0), scheme="greens")
 left, right = fit.row([head_map["usermeta"]["width_px"], side_px])
 with left:
-    st.markdown(f"**{tr('emb.head_map', layer=layer_i + 1, head=head_i + 1)}** &nbsp; `{own.shape[0]} × {own.shape[1]}`")
+    st.markdown(f"**{map_title}** &nbsp; `{view_map.shape[0]} × {view_map.shape[1]}`")
     vega(head_map)
-    csv_button(labelled(own, labels, labels), f"attention-L{layer_i + 1}-H{head_i + 1}", key="dl_head_map")
+    name = {"head": f"L{layer_i + 1}-H{head_i + 1}", "mean": f"L{layer_i + 1}-mean", "max": f"L{layer_i + 1}-max",
+            "rollout": "rollout"}[view]
+    csv_button(lambda: labelled(view_map, shown.labels, shown.labels), f"attention-{name}{suffix}", key="dl_head_map")
 with right:
     st.metric(tr("emb.recomputed"), f"{diff:.1e}", help=tr("emb.recomputed_help"))
     st.caption(tr("emb.recomputed_caption", d=bundle.head_dim))
 
 st.subheader(tr("emb.all_heads", layer=layer_i + 1))
-vega(fit.fit_grid(run.attentions[layer_i], labels, labels, [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)],
+layer_maps = shown(run.attentions[layer_i])  # (H, m, m)
+vega(fit.fit_grid(layer_maps, shown.labels, shown.labels, [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)],
                   fit.PAGE_PX))
 layer_table = pd.DataFrame(  # one row per (head, query), one column per key
-    run.attentions[layer_i].reshape(-1, len(labels)),  # (H * n, n)
-    index=pd.MultiIndex.from_product([[h + 1 for h in range(bundle.num_heads)], labels], names=["head", "query"]),
-    columns=labels)
-csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads", key="dl_layer_heads")
+    layer_maps.reshape(-1, len(shown.labels)),  # (H * m, m)
+    index=pd.MultiIndex.from_product([[h + 1 for h in range(bundle.num_heads)], shown.labels], names=["head", "query"]),
+    columns=shown.labels)
+csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads{suffix}", key="dl_layer_heads")
+
+readout_ui.pattern_overview(cached.head_patterns((use_spec, run.text), run), layer_i, head_i,
+                            f"head-patterns-{models.display_name(bundle.name)}")
+readout_ui.head_view(shown(own), shown.labels, layer_i, head_i)
 
 st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
 # Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.

@@ -257,3 +257,75 @@ def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str =
                  tip("gflops:Q", format=".4g"), tip("peak_mem_bytes:Q", format=",")],
     )
     return (base.mark_line() + base.mark_point(filled=True)).properties(height=320)
+
+
+PATTERN_COLOURS = {"previous": "#1f77b4", "next": "#17becf", "self": "#9467bd", "first": "#d62728",
+                   "last": "#ff7f0e", "broad": "#2ca02c", "mixed": "#bdbdbd"}  # one colour per head pattern
+
+
+def pattern_grid(patterns, kind_names: dict[str, str], *, layer_title: str = "layer",
+                 head_title: str = "head", kind_title: str = "pattern", mass_title: str = "mass",
+                 selected: tuple[int, int] | None = None) -> alt.Chart:
+    """Every (layer, head) of a model as one cell coloured by its pattern; clicking a cell selects it.
+
+    Args:
+        patterns: ``patterns[layer][head]`` from :func:`selfattn.readout.head_patterns`.
+        kind_names: the legend's word for each kind (e.g. translations).
+        selected: (layer, head), 0-based, drawn with a black frame.
+
+    Returns:
+        An Altair chart with a point selection named ``pick`` on the fields ``layer`` and ``head``
+        (1-based), for ``st.altair_chart(on_select=...)``.
+    """
+    rows = [{"layer": li + 1, "head": hi + 1, "kind": kind_names.get(p.kind, p.kind), "mass": round(p.mass, 3),
+             "chosen": selected == (li, hi)}
+            for li, layer in enumerate(patterns) for hi, p in enumerate(layer)]
+    kinds = [k for k in PATTERN_COLOURS if k in {p.kind for layer in patterns for p in layer}]
+    pick = alt.selection_point(name="pick", fields=["layer", "head"], on="click")
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        x=alt.X("head:O", title=head_title, axis=alt.Axis(labelAngle=0, orient="top")),
+        y=alt.Y("layer:O", title=layer_title))
+    cells = base.mark_rect(stroke="black", cursor="pointer").encode(
+        color=alt.Color("kind:N", title=kind_title,
+                        scale=alt.Scale(domain=[kind_names.get(k, k) for k in kinds],
+                                        range=[PATTERN_COLOURS[k] for k in kinds]),
+                        legend=alt.Legend(orient="bottom", columns=4)),
+        strokeWidth=alt.condition("datum.chosen", alt.value(3), alt.value(0)),
+        opacity=alt.Opacity("mass:Q", scale=alt.Scale(domain=[0, 1], range=[0.35, 1]), legend=None),
+        tooltip=[alt.Tooltip("layer:O", title=layer_title), alt.Tooltip("head:O", title=head_title),
+                 alt.Tooltip("kind:N", title=kind_title), alt.Tooltip("mass:Q", title=mass_title, format=".3f")],
+    ).add_params(pick)
+    return cells.properties(width=alt.Step(34), height=alt.Step(26))  # a fixed cell, whatever the model's size
+
+
+def head_view(weights, labels, picked: int | None = None, *, from_title: str = "from",
+              to_title: str = "to", weight_title: str = "weight") -> alt.Chart:
+    """bertviz's head view: the tokens twice, side by side, joined by lines whose opacity is the weight.
+
+    Args:
+        weights: (n, n) attention, rows (left, attending) to columns (right, attended to).
+        labels: n labels, shown on both sides.
+        picked: a row to show alone (its lines in full colour), or None for every line.
+
+    Returns:
+        An Altair layer chart (lines under the token names); rows below 0.01 are left out.
+    """
+    w = np.asarray(weights, dtype=float)  # (n, n)
+    n = w.shape[0]
+    rows = [{"i": i, "j": j, "w": float(w[i, j]), "from": labels[i], "to": labels[j], "x": 0, "x2": 1}
+            for i in range(n) for j in range(n) if (picked is None or i == picked) and w[i, j] >= 0.01]
+    x = alt.X("x:Q", axis=None, scale=alt.Scale(domain=[-0.75, 1.75]))  # the names sit in the margins
+    y = alt.Y("i:O", axis=None, scale=alt.Scale(domain=list(range(n))))
+    colour = "#d62728" if picked is not None else "#1f77b4"
+    lines = alt.Chart(alt.Data(values=rows)).mark_rule(color=colour, strokeWidth=2).encode(
+        x=x, x2="x2", y=y, y2="j:O",
+        opacity=alt.Opacity("w:Q", scale=alt.Scale(domain=[0, 1], range=[0, 1]), legend=None),
+        tooltip=[alt.Tooltip("from:N", title=from_title), alt.Tooltip("to:N", title=to_title),
+                 alt.Tooltip("w:Q", title=weight_title, format=".4f")])
+    names = [{"i": i, "label": label, "bold": picked == i, "x": side}
+             for side in (0, 1) for i, label in enumerate(labels)]
+    text = alt.Chart(alt.Data(values=names)).encode(
+        x=x, y=y, text="label:N", color=alt.condition("datum.bold", alt.value("#d62728"), alt.value("#262730")))
+    left = text.mark_text(align="right", dx=-6).transform_filter("datum.x == 0")
+    right = text.mark_text(align="left", dx=6).transform_filter("datum.x == 1")
+    return alt.layer(lines, left, right).properties(width=460, height=max(60, 18 * n))

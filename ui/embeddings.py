@@ -37,6 +37,14 @@ def model_run(spec: str, text: str) -> models.ModelRun:
     return models.run_model(model(spec), text)
 
 
+@st.cache_resource(show_spinner=False, max_entries=64)
+def head_patterns(key: tuple, _run: models.ModelRun) -> list:
+    """:func:`selfattn.readout.head_patterns` of a model run, once per (model, sentence) ``key``."""
+    from selfattn.readout import head_patterns as patterns
+
+    return patterns(_run.attentions, _run.special)
+
+
 def count(noun: str, n: int) -> str:
     """``n`` with its noun in the current language, singular or plural: "1 layer", "6 layers".
 

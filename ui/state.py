@@ -81,7 +81,10 @@ def _embeddings() -> tuple[Field, ...]:
             Field("emb_scale", "scale", Bool(), True),
             Field("emb_unit", "unit", Bool(), False),
             Field("emb_layer", "layer", Int(1, 64), 1),
-            Field("emb_head", "head", Int(1, 64), 1))
+            Field("emb_head", "head", Int(1, 64), 1),
+            Field("emb_units", "units", Choice(("tokens", "words")), "tokens"),
+            Field("emb_view", "map", Choice(("head", "mean", "max", "rollout")), "head"),
+            Field("emb_pick", "pick", Int(0, 600), 0))  # head view: 0 all tokens, i the i-th
 
 
 def _heads() -> tuple[Field, ...]:

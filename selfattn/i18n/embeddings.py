@@ -224,4 +224,59 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.not_one_char": {"en": "“{text}” is not a single character.", "zh": "“{text}” 不是单个汉字。"},
     "err.bad_k": {"en": "The number of neighbours must be at least 1, not {k}.", "zh": "近邻个数必须至少为 1，而不是 {k}。"},
     "err.char_not_in_table": {"en": "“{char}” has no character vector.", "zh": "“{char}” 没有汉字向量。"},
+    # ── Reading the heads (ui/readout.py) ──
+    "emb.units": {"en": "Show attention between", "zh": "注意力显示于"},
+    "emb.units_tokens": {"en": "Tokens", "zh": "词元"},
+    "emb.units_words": {"en": "Words", "zh": "词"},
+    "emb.units_help": {"en": "Words join WordPiece pieces (##…) and, for Chinese, characters into jieba's words. A "
+                             "word's row averages the rows of its pieces and its column sums theirs (Clark et al. "
+                             "2019), so every row still sums to 1.",
+                       "zh": "“词”把 WordPiece 片段（##…）合并，中文则按结巴分词把字合成词。一个词的行是其片段各行的平均，"
+                             "列是其片段各列之和（Clark 等，2019），所以每行仍然加起来等于 1。"},
+    "emb.view": {"en": "Map", "zh": "图"},
+    "emb.view_head": {"en": "One head", "zh": "单个头"},
+    "emb.view_mean": {"en": "Mean of the layer's heads", "zh": "该层各头的平均"},
+    "emb.view_max": {"en": "Max of the layer's heads", "zh": "该层各头的最大值"},
+    "emb.view_rollout": {"en": "Rollout over all layers", "zh": "跨所有层的 rollout"},
+    "emb.view_help": {"en": "Rollout (Abnar & Zuidema 2020) follows attention up through the layers: each layer's "
+                            "heads are averaged, the residual connection is added as 0.5·I, rows are made to sum to 1, "
+                            "and the layers are multiplied from the first up. The max of the heads is no distribution: "
+                            "its rows need not sum to 1.",
+                      "zh": "Rollout（Abnar 与 Zuidema，2020）沿层向上追踪注意力：每层先对各头取平均，再加上代表残差连接的 "
+                            "0.5·I，每行归一化为 1，然后从第一层起逐层相乘。各头的最大值不是概率分布，其行之和不一定为 1。"},
+    "emb.map_mean": {"en": "Layer {layer}: the mean of its {h} heads", "zh": "第 {layer} 层：{h} 个头的平均"},
+    "emb.map_max": {"en": "Layer {layer}: the max of its {h} heads", "zh": "第 {layer} 层：{h} 个头的最大值"},
+    "emb.map_rollout": {"en": "Attention rollout through all {L} layers", "zh": "贯穿全部 {L} 层的注意力 rollout"},
+    "emb.patterns_title": {"en": "What each head does", "zh": "每个头在做什么"},
+    "emb.patterns_help": {"en": "Each cell is one head, coloured by where its rows put most of their weight (averaged "
+                                "over the sentence's own tokens; paler = less). Click a cell to look at that head above "
+                                "and in the head view below.",
+                          "zh": "每个格子是一个头，颜色表示它的各行把大部分权重放在哪里（对句子自身的词元取平均；越浅越弱）。"
+                                "点击格子即可在上方和下方的头视图中查看该头。"},
+    "emb.pattern_legend": {"en": "Pattern", "zh": "模式"},
+    "emb.pattern_mass": {"en": "weight on it", "zh": "其上的权重"},
+    "emb.pattern_previous": {"en": "previous token", "zh": "前一个词元"},
+    "emb.pattern_next": {"en": "next token", "zh": "后一个词元"},
+    "emb.pattern_self": {"en": "itself", "zh": "自身"},
+    "emb.pattern_first": {"en": "[CLS]", "zh": "[CLS]"},
+    "emb.pattern_last": {"en": "[SEP]", "zh": "[SEP]"},
+    "emb.pattern_broad": {"en": "broad", "zh": "分散"},
+    "emb.pattern_mixed": {"en": "mixed", "zh": "混合"},
+    "emb.patterns_read": {
+        "en": "**What to look for.** *Previous / next token*: the head reads the neighbour; it tracks word order "
+              "(a diagonal just off the middle in its map). *Itself*: the diagonal. *[CLS] / [SEP]*: most weight "
+              "parked on a special token, which often means \"nothing to do here\" (Clark et al. 2019). *Broad*: "
+              "weight spread over the sentence, like an average (a bag-of-words view). *Mixed*: none of these "
+              "above half: look at its map and head view, where the interesting heads (it → animal) hide.",
+        "zh": "**看什么。** *前一个/后一个词元*：这个头读取邻居，记录词序（图中紧挨对角线的一条斜线）。*自身*：对角线。"
+              "*[CLS]/[SEP]*：大部分权重停在特殊词元上，常常表示“这里没事可做”（Clark 等，2019）。*分散*：权重铺满整句，"
+              "像是求平均（词袋式的视角）。*混合*：以上都不过半：去看它的图和头视图，有趣的头（it → animal）往往藏在这里。"},
+    "emb.headview_title": {"en": "Head view: layer {layer}, head {head}", "zh": "头视图：第 {layer} 层第 {head} 个头"},
+    "emb.headview_help": {"en": "Left: the tokens attending; right: the tokens attended to. A line's strength is the "
+                                "weight (lines under 0.01 are left out). Pick a token to see only its lines.",
+                          "zh": "左边是发出注意力的词元，右边是被注意的词元。线条越深权重越大（小于 0.01 的不画）。"
+                                "选择一个词元，只看它的连线。"},
+    "emb.headview_pick": {"en": "Token", "zh": "词元"},
+    "emb.headview_all": {"en": "all tokens", "zh": "全部词元"},
+    "emb.patterns_csv": {"en": "Download the patterns (CSV)", "zh": "下载各头的模式（CSV）"},
 }

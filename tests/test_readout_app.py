@@ -1,0 +1,131 @@
+"""Reading the heads on the Sentence embeddings page (AppTest): words, mean/max/rollout, patterns, head view.
+
+Every number is checked against the model's own ``output_attentions`` (``run_model``), merged or
+rolled out here by hand, independently of ``selfattn.readout``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from selfattn import load_model, run_model
+from tests.apptest import choice_widget, open_page, texts
+from ui import readout as readout_ui
+
+SENTENCE = "Tokenization is unbelievable fun"
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return load_model("minilm")
+
+
+def table(downloads, name: str) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(downloads[name].decode()), index_col=0)
+
+
+def by_hand_groups(tokens: list[str]) -> list[list[int]]:
+    """Pieces starting with ## join the piece before them."""
+    groups: list[list[int]] = []
+    for i, tok in enumerate(tokens):
+        if tok.startswith("##") and groups:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def by_hand_merge(weights: np.ndarray, groups) -> np.ndarray:
+    """Sum over the pieces attended to, mean over the pieces attending."""
+    return np.array([[weights[np.ix_(a, b)].sum(axis=1).mean() for b in groups] for a in groups])
+
+
+def by_hand_rollout(attentions: np.ndarray) -> np.ndarray:
+    n = attentions.shape[-1]
+    rolled = np.eye(n)
+    for layer in attentions:  # (H, n, n), first layer first
+        a = 0.5 * layer.mean(axis=0) + 0.5 * np.eye(n)
+        a = a / a.sum(axis=1, keepdims=True)
+        rolled = a @ rolled
+    return rolled
+
+
+def page_with(sentence: str, **choices) -> object:
+    at = open_page("embeddings")
+    at.text_input(key="emb_text").set_value(sentence).run()
+    for key, value in choices.items():
+        choice_widget(at.segmented_control, key).set_value(value).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return at
+
+
+def test_words_rollout_matches_the_formula_on_the_models_own_attention(minilm, downloads):
+    at = page_with(SENTENCE, emb_units="words", emb_view="rollout")
+    run = run_model(minilm, SENTENCE)
+    assert any(tok.startswith("##") for tok in run.tokens)  # the sentence really has pieces to join
+    groups = by_hand_groups(run.tokens)
+    want = by_hand_merge(by_hand_rollout(run.attentions.astype(float)), groups)
+    got = table(downloads, "attention-rollout-words.csv")
+    np.testing.assert_allclose(got.to_numpy(), want, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got.to_numpy().sum(axis=1), 1.0, atol=1e-12)  # rows are still distributions
+    assert "1·Tokenization" in list(got.index) and "Attention rollout through all 6 layers" in texts(at)
+
+
+@pytest.mark.parametrize("view, reduce", [("mean", np.mean), ("max", np.max)])
+def test_mean_and_max_of_a_layers_heads(minilm, downloads, view, reduce):
+    at = page_with(SENTENCE, emb_view=view)
+    at.slider(key="emb_layer").set_value(2).run()
+    run = run_model(minilm, SENTENCE)
+    got = table(downloads, f"attention-L2-{view}.csv")
+    np.testing.assert_allclose(got.to_numpy(), reduce(run.attentions[1], axis=0), rtol=0, atol=1e-12)
+
+
+def test_every_head_of_the_layer_in_words(minilm, downloads):
+    page_with(SENTENCE, emb_units="words")
+    run = run_model(minilm, SENTENCE)
+    groups = by_hand_groups(run.tokens)
+    got = table(downloads, "attention-L1-all-heads-words.csv")  # rows: (head, query)
+    for h in range(run.attentions.shape[1]):
+        np.testing.assert_allclose(got.iloc[h * len(groups):(h + 1) * len(groups), 1:].to_numpy(dtype=float),
+                                   by_hand_merge(run.attentions[0, h], groups), rtol=0, atol=1e-12)
+
+
+def test_pattern_overview_names_minilms_previous_token_head(downloads):
+    at = page_with("The animal didn't cross the street because it was too tired")
+    patterns = table(downloads, "head-patterns-all-MiniLM-L6-v2.csv")
+    row = patterns.loc[1][patterns.loc[1]["head"] == 3].iloc[0]  # layer 1, head 3
+    assert row["pattern"] == "previous" and row["mass"] > 0.99
+    assert (patterns["pattern"] == "first").sum() >= 20  # many heads park their weight on [CLS]
+    grid = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart") if '"pick"' in c.proto.spec]
+    assert len(grid) == 1  # a clickable grid (a point selection named pick)
+    assert "What to look for" in texts(at)
+
+
+def test_a_click_on_the_grid_selects_that_layer_and_head():
+    assert readout_ui.pick_head({"selection": {"pick": [{"layer": 4, "head": 7}]}}) == (4, 7)
+    assert readout_ui.pick_head({"selection": {"pick": []}}) is None  # a click beside the cells
+    assert readout_ui.pick_head(None) is None
+
+
+def test_head_view_shows_only_the_picked_tokens_lines(minilm):
+    at = page_with(SENTENCE)
+    choice_widget(at.selectbox, "emb_pick").set_value(3).run()
+    assert not at.exception
+    view = next(json.loads(c.proto.spec) for c in at.get("vega_lite_chart") if '"rule"' in c.proto.spec)
+    lines = view["layer"][0]["data"]["values"]
+    assert lines and {row["i"] for row in lines} == {2}  # the third token's lines only
+    run = run_model(minilm, SENTENCE)
+    for row in lines:
+        assert row["w"] == pytest.approx(float(run.attentions[0, 0][2, row["j"]]), abs=1e-12)
+
+
+def test_the_readout_choices_are_in_the_link():
+    at = page_with(SENTENCE, emb_units="words", emb_view="rollout")
+    choice_widget(at.selectbox, "emb_pick").set_value(2).run()
+    params = dict(at.query_params)
+    assert params["units"] == "words" and params["map"] == "rollout" and params["pick"] == "2"

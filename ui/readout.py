@@ -1,0 +1,117 @@
+"""Reading a real model's heads on the Sentence embeddings page: words, rollout, patterns, head view.
+
+The maths is :mod:`selfattn.readout`; the charts are :mod:`selfattn.charts`. This module draws
+them and keeps the choices (tokens or words, which map, which token) in session state through
+``ui.state``'s table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from selfattn import charts, readout
+from selfattn.models import ModelRun
+from ui import state as settings
+from ui.common import choice, csv_button, tr
+
+UNITS = ("tokens", "words")
+VIEWS = ("head", "mean", "max", "rollout")
+PATTERN_KEY = "emb_patterns"
+
+
+def controls() -> tuple[str, str]:
+    """The Tokens/Words switch and the choice of map; returns (units, view)."""
+    c1, c2 = st.columns([1, 2])
+    with c1:
+        units = choice(st.segmented_control, tr("emb.units"), UNITS, "emb_units", settings.default("emb_units"),
+                       {u: tr(f"emb.units_{u}") for u in UNITS}, help=tr("emb.units_help"))
+    with c2:
+        view = choice(st.segmented_control, tr("emb.view"), VIEWS, "emb_view", settings.default("emb_view"),
+                      {v: tr(f"emb.view_{v}") for v in VIEWS}, help=tr("emb.view_help"))
+    return units, view
+
+
+class Units:
+    """Tokens or words of one model run: labels, and a way to bring any (…, n, n) map to them."""
+
+    def __init__(self, run: ModelRun, token_labels: list[str], words: bool):
+        self.groups = readout.word_groups(run) if words else None
+        self.labels = readout.word_labels(run, self.groups) if words else list(token_labels)
+        if words:  # the same word twice (the … the) stays two rows: number them as the tokens are
+            self.labels = [label if run.special[g[0]] else f"{k}·{label}" for k, (label, g) in
+                           enumerate(zip(self.labels, self.groups))]
+
+    def __call__(self, weights: np.ndarray) -> np.ndarray:
+        return readout.merge_words(weights, self.groups) if self.groups is not None else weights
+
+
+def view_map(run: ModelRun, view: str, layer: int, head: int) -> tuple[np.ndarray, str]:
+    """The (n, n) token map a view shows, and its title.
+
+    Args:
+        layer, head: 0-based.
+    """
+    layer_maps = run.attentions[layer]  # (H, n, n)
+    if view == "mean":
+        return layer_maps.mean(axis=0), tr("emb.map_mean", layer=layer + 1, h=layer_maps.shape[0])
+    if view == "max":
+        return layer_maps.max(axis=0), tr("emb.map_max", layer=layer + 1, h=layer_maps.shape[0])
+    if view == "rollout":
+        return readout.rollout(run.attentions), tr("emb.map_rollout", L=run.attentions.shape[0])
+    return layer_maps[head], tr("emb.head_map", layer=layer + 1, head=head + 1)
+
+
+def pick_head(selection) -> tuple[int, int] | None:
+    """The (layer, head), 1-based, that a click on the pattern grid chose, or None."""
+    try:
+        points = selection["selection"]["pick"]
+        point = points[0]
+        return int(point["layer"]), int(point["head"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+
+
+def _on_pick() -> None:
+    """Callback of the pattern grid: the clicked head becomes the page's layer and head."""
+    picked = pick_head(st.session_state.get(PATTERN_KEY))
+    if picked is None:
+        return
+    for key, value in zip(("emb_layer", "emb_head"), picked):
+        st.session_state[key] = value
+        st.session_state[f"_keep_{key}"] = value
+
+
+def pattern_names() -> dict[str, str]:
+    return {kind: tr(f"emb.pattern_{kind}") for kind in readout.PATTERN_KINDS}
+
+
+def patterns_table(patterns) -> pd.DataFrame:
+    """One row per (layer, head), 1-based: its pattern and the weight on the pattern's target."""
+    return pd.DataFrame([{"layer": li + 1, "head": hi + 1, "pattern": p.kind, "mass": p.mass}
+                         for li, layer in enumerate(patterns) for hi, p in enumerate(layer)])
+
+
+def pattern_overview(patterns, layer: int, head: int, file_name: str) -> None:
+    """The layer × head grid coloured by pattern, with how to read it; a click selects a head."""
+    st.subheader(tr("emb.patterns_title"))
+    st.caption(tr("emb.patterns_help"))
+    chart = charts.pattern_grid(patterns, pattern_names(), layer_title=tr("emb.layer"), head_title=tr("emb.head"),
+                                kind_title=tr("emb.pattern_legend"), mass_title=tr("emb.pattern_mass"),
+                                selected=(layer, head))
+    st.altair_chart(chart, on_select=_on_pick, selection_mode="pick", key=PATTERN_KEY, width="content")
+    st.markdown(tr("emb.patterns_read"))
+    csv_button(lambda: patterns_table(patterns).set_index(["layer", "head"]), file_name, key="dl_patterns",
+               label=tr("emb.patterns_csv"))
+
+
+def head_view(weights: np.ndarray, labels: list[str], layer: int, head: int) -> None:
+    """bertviz's head view of one (n, n) map; picking a token shows only its lines."""
+    st.subheader(tr("emb.headview_title", layer=layer + 1, head=head + 1))
+    st.caption(tr("emb.headview_help"))
+    options = [0, *range(1, len(labels) + 1)]  # 0: every token; i: the i-th, counted from 1
+    picked = choice(st.selectbox, tr("emb.headview_pick"), options, "emb_pick", settings.default("emb_pick"),
+                    {0: tr("emb.headview_all"), **{i + 1: label for i, label in enumerate(labels)}})
+    st.altair_chart(charts.head_view(weights, labels, picked - 1 if picked else None, from_title=tr("chart.query"),
+                                     to_title=tr("chart.key"), weight_title=tr("chart.weight")), width="content")
