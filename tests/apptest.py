@@ -66,6 +66,8 @@ def heatmap_specs(at) -> list[dict]:
     specs = []
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
+        if "usermeta" not in spec:  # not a map of ui.fit (the pattern grid, the head view: Altair charts)
+            continue
         cells = pa.ipc.open_stream(chart.proto.data.data).read_pandas()
         spec["data"] = {"values": cells.to_dict("records")}
         specs.append(spec)

@@ -12,8 +12,9 @@ from ui import fit
 
 
 def chart_specs(at) -> list[dict]:
-    """The Vega-Lite spec of every chart on the page, in page order."""
-    return [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+    """The Vega-Lite spec of every heatmap on the page, in page order."""
+    specs = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+    return [spec for spec in specs if "usermeta" in spec]  # the maps of ui.fit, not the Altair charts
 
 
 def column_labels(spec: dict) -> list[str]:
