@@ -53,7 +53,8 @@ def test_opens_with_zaoshanghao_in_both_languages(lang, title):
 def test_raw_form_numbers_match_the_core(downloads):
     at = open_page("embeddings")
     emb = embed("早上好")
-    expected = raw_self_attention(emb.vectors, scale=True)
+    unit = emb.vectors / np.linalg.norm(emb.vectors, axis=1, keepdims=True)  # the page's defaults: unit length, no ÷√d
+    expected = raw_self_attention(unit, scale=False)
     import io
 
     import pandas as pd
@@ -63,6 +64,17 @@ def test_raw_form_numbers_match_the_core(downloads):
     out = pd.read_csv(io.StringIO(downloads["raw1-output.csv"].decode()), index_col=0).to_numpy()
     np.testing.assert_allclose(out, expected.outputs, rtol=1e-15)
     assert not at.exception
+
+
+def test_the_default_weights_are_not_one_hot_and_the_text_says_why():
+    """The character vectors are ~20 long: raw, Softmax(XXᵀ/√d) is one-hot; the page starts with unit length."""
+    at = open_page("embeddings")
+    assert at.toggle(key="emb_unit").value and not at.toggle(key="emb_scale").value
+    emb = embed("早上好")
+    unit = emb.vectors / np.linalg.norm(emb.vectors, axis=1, keepdims=True)
+    assert raw_self_attention(unit, scale=False).weights.max() < 0.5  # every token sees the others
+    assert raw_self_attention(emb.vectors, scale=True).weights.max() > 0.999  # what ÷√d alone would give
+    assert "÷√64 = ÷8" in texts(at)
 
 
 def test_english_preset_and_model_heads(minilm, downloads):
@@ -102,6 +114,27 @@ def test_pair_mode_shows_both_sentences():
     drawn = len(column_labels(x_charts(at)[0]))
     assert 16 < drawn < 64 and all(matrix_width(spec) <= half for spec in x_charts(at))
     assert f"X：词向量（64 维中的前 {drawn} 维）" in texts(at)  # the title says how many columns are drawn
+
+
+def test_text_typed_in_a_box_shown_only_some_of_the_time_survives_while_it_is_hidden():
+    """The pair's second sentence and the model name outlive a switch away and back (they once
+    fell back to their defaults on the second run without their box; found by the fuzz test)."""
+    at = open_page("embeddings")
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
+    at.text_input(key="emb_text_b").set_value("hello there").run()
+    choice_widget(at.segmented_control, "emb_mode").set_value("single").run()
+    at.run()
+    assert at.session_state["emb_text_b"] == "hello there"
+    assert dict(at.query_params)["text2"] == "hello there"  # the link keeps it too
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
+    assert at.text_input(key="emb_text_b").value == "hello there"
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
+    at.text_input(key="emb_model").set_value("minilm").run()
+    choice_widget(at.selectbox, "emb_source").set_value("auto").run()
+    at.run()
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
+    assert at.text_input(key="emb_model").value == "minilm"
+    assert not at.exception
 
 
 LONG_ZH = "今天早上我和朋友一起去公园散步，看见很多人在跑步、打太极拳，还有小朋友在放风筝，天气非常好，我们都很开心"

@@ -119,8 +119,8 @@ def test_embeddings_link_brings_back_sentence_source_toggles_and_the_head():
     choice_widget(at.selectbox, "emb_source").set_value("minilm").run()
     choice_widget(at.radio, "emb_kind").set_value("contextual").run()
     at.slider(key="emb_dims").set_value(8).run()
-    at.toggle(key="emb_unit").set_value(True).run()
-    at.toggle(key="emb_scale").set_value(False).run()
+    at.toggle(key="emb_unit").set_value(False).run()
+    at.toggle(key="emb_scale").set_value(True).run()
     at.slider(key="emb_layer").set_value(3).run()
     at.slider(key="emb_head").set_value(2).run()
     assert not at.exception

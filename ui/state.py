@@ -78,8 +78,8 @@ def _embeddings() -> tuple[Field, ...]:
             model,
             Field("emb_kind", "kind", Choice(("static", "contextual")), "static"),
             Field("emb_dims", "dims", Int(4, 64), 16),
-            Field("emb_scale", "scale", Bool(), True),
-            Field("emb_unit", "unit", Bool(), False),
+            Field("emb_scale", "scale", Bool(), False),  # with unit-length vectors ÷√d would flatten every row
+            Field("emb_unit", "unit", Bool(), True),  # the character vectors are ~20 long: raw, the softmax is one-hot
             Field("emb_layer", "layer", Int(1, 64), 1),
             Field("emb_head", "head", Int(1, 64), 1),
             Field("emb_units", "units", Choice(("tokens", "words")), "tokens"),

@@ -54,11 +54,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.raw_intro": {
         "en": "XXᵀ holds the dot product of every pair of token vectors: large when two vectors point "
               "the same way. The softmax turns each row into weights that add up to 1, and multiplying "
-              "by X replaces each token by a weighted mix of all tokens. Dividing by √d keeps the "
-              "softmax from becoming one-hot when d is large.",
+              "by X replaces each token by a weighted mix of all tokens. Dividing by √d tames scores that "
+              "grow with the dimension d, but only for vectors of modest length: the character vectors "
+              "here are about 20 long, so XXᵀ reaches several hundred and even ÷√64 = ÷8 leaves every "
+              "token attending only to itself. That is why the page starts with unit-length vectors "
+              "(XXᵀ is then the cosine similarity): switch “Unit length” off to see the one-hot weights.",
         "zh": "XXᵀ 保存了每两个词向量的点积：方向越接近，点积越大。softmax 把每一行变成和为 1 的权重，"
-              "再乘以 X，就把每个词替换成所有词的加权混合。除以 √d 是为了在维度 d 很大时 softmax 不至于"
-              "变成独热分布。",
+              "再乘以 X，就把每个词替换成所有词的加权混合。除以 √d 可以抑制随维度 d 增长的分数，但前提是"
+              "向量不太长：这里的汉字向量长度约为 20，XXᵀ 可达几百，即使除以 √64 = 8，每个词仍然只关注它自己。"
+              "所以本页默认使用单位长度的向量（此时 XXᵀ 就是余弦相似度）：关闭“单位长度”即可看到独热的权重。",
     },
     "emb.tokens": {"en": "Tokens", "zh": "词元数"},
     "emb.dim": {"en": "Dimension d", "zh": "维度 d"},
