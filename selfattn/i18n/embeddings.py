@@ -187,10 +187,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.bad_model_name": {"en": "“{name}” is not a valid model id or folder.", "zh": "“{name}” 不是有效的模型 id 或文件夹。"},
     "err.not_allowed_hosted": {"en": "{name} is not offered in this hosted demo. Choose one of: {allowed}.",
                                "zh": "此在线演示不提供 {name}。可选：{allowed}。"},
-    "err.offline": {"en": "The model “{name}” could not be found on this machine, and this app never downloads "
-                          "models. Check the model id for typos, or type the path of a local folder that holds "
+    "err.offline": {"en": "The model “{name}” is not on this machine yet. Download it below (once; it then works "
+                          "offline), check the model id for typos, or type the path of a local folder that holds "
                           "config.json and .safetensors weights.",
-                    "zh": "在本机找不到模型“{name}”，而本应用不会联网下载模型。请检查模型 id 是否拼写正确，"
+                    "zh": "本机还没有模型“{name}”。可在下方下载（只需一次，之后离线可用），或检查模型 id 是否拼写正确，"
                           "或填写一个包含 config.json 和 .safetensors 权重的本地文件夹路径。"},
     "err.offline_hosted": {"en": "The model “{name}” is not available on this server right now. Choose another model.",
                            "zh": "此服务器上暂时没有模型“{name}”，请选择其他模型。"},
@@ -283,4 +283,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.headview_pick": {"en": "Token", "zh": "词元"},
     "emb.headview_all": {"en": "all tokens", "zh": "全部词元"},
     "emb.patterns_csv": {"en": "Download the patterns (CSV)", "zh": "下载各头的模式（CSV）"},
+    "emb.download_offer": {"en": "“{name}” can be downloaded from {endpoint}: {files} files, {size} in all "
+                                 "(safetensors weights, no code). It is stored in the Hugging Face cache and works "
+                                 "offline afterwards.",
+                           "zh": "可以从 {endpoint} 下载“{name}”：共 {files} 个文件，{size}（safetensors 权重，不含代码）。"
+                                 "下载后存放在 Hugging Face 缓存中，之后离线可用。"},
+    "emb.download_button": {"en": "Download {name} ({size})", "zh": "下载 {name}（{size}）"},
+    "emb.downloading": {"en": "Downloading {name}: {done} of {total}", "zh": "正在下载 {name}：{done} / {total}"},
+    "emb.download_unavailable": {"en": "It cannot be downloaded here: {why}", "zh": "此处无法下载：{why}"},
 }
