@@ -223,7 +223,7 @@ def test_missing_hub_model_is_one_clear_message_and_the_page_stays(lang, failed,
     assert statuses(at)[0].error[0].value == at.error[0].value  # the reason sits in the red box
     if lang == "en":
         assert "is not on this machine yet" in at.error[0].value
-        assert "Check the model id" in at.error[0].value and "huggingface-cli" not in at.error[0].value
+        assert "check the model id" in at.error[0].value and "huggingface-cli" not in at.error[0].value
     shown = texts(at)
     assert previous in shown and "**foo/bar**" not in shown  # the heads are MiniLM's, and say so
     assert len(at.get("vega_lite_chart")) >= 5
