@@ -40,6 +40,12 @@ RUN bash deploy/install.sh deps
 COPY --chown=user . .
 RUN bash deploy/install.sh cache check
 
+# A real Chinese model for the Sentence embeddings page, downloaded now so that visitors get it
+# offline (safetensors only). Build with --build-arg PREFETCH= to leave it out (the page can still
+# download an allow-listed model when a visitor asks).
+ARG PREFETCH=bert-base-chinese
+RUN if [ -n "$PREFETCH" ]; then SELFATTN_PREFETCH="$PREFETCH" bash deploy/install.sh prefetch; fi
+
 EXPOSE $PORT
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/_stcore/health' % os.environ['PORT'], timeout=4)" || exit 1
