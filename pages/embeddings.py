@@ -163,13 +163,12 @@ with st.container(border=True):
         source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source", settings.default("emb_source"),
                         {s: tr(f"emb.source_{s}") for s in SOURCES}, help=tr("emb.source_help"))
     spec = None
+    settings.keep("emb_model")  # kept while its box is hidden too, so the link keeps it
     if source == "hf":
         if HOSTED:
             allowed = sorted(models.HOSTED_ALLOWLIST)
-            settings.keep("emb_model")
             spec = s2.selectbox(tr("emb.model"), allowed, key="emb_model", placeholder=tr("common.choose_one"))
         else:
-            settings.keep("emb_model")
             spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
                                  placeholder=tr("emb.model_placeholder")).strip()
     with s3:
@@ -286,7 +285,7 @@ layer_table = pd.DataFrame(  # one row per (head, query), one column per key
     columns=shown.labels)
 csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads{suffix}", key="dl_layer_heads")
 
-readout_ui.pattern_overview(cached.head_patterns((use_spec, run.text), run), layer_i, head_i,
+readout_ui.pattern_overview(cached.head_patterns((use_spec, run.text), run), (use_spec, run.text), layer_i, head_i,
                             f"head-patterns-{models.display_name(bundle.name)}")
 readout_ui.head_view(shown(own), shown.labels, layer_i, head_i)
 

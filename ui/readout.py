@@ -14,7 +14,7 @@ import streamlit as st
 from selfattn import charts, readout
 from selfattn.models import ModelRun
 from ui import state as settings
-from ui.common import choice, csv_button, tr
+from ui.common import choice, csv_button, current_lang, tr
 
 UNITS = ("tokens", "words")
 VIEWS = ("head", "mean", "max", "rollout")
@@ -93,14 +93,25 @@ def patterns_table(patterns) -> pd.DataFrame:
                          for li, layer in enumerate(patterns) for hi, p in enumerate(layer)])
 
 
-def pattern_overview(patterns, layer: int, head: int, file_name: str) -> None:
-    """The layer × head grid coloured by pattern, with how to read it; a click selects a head."""
-    st.subheader(tr("emb.patterns_title"))
-    st.caption(tr("emb.patterns_help"))
-    chart = charts.pattern_grid(patterns, pattern_names(), layer_title=tr("emb.layer"), head_title=tr("emb.head"),
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _grid_spec(key: tuple, lang: str, layer: int, head: int, _patterns) -> dict:
+    """The pattern grid's spec, once per (model and sentence ``key``, language, selected head)."""
+    chart = charts.pattern_grid(_patterns, pattern_names(), layer_title=tr("emb.layer"), head_title=tr("emb.head"),
                                 kind_title=tr("emb.pattern_legend"), mass_title=tr("emb.pattern_mass"),
                                 selected=(layer, head))
-    st.altair_chart(chart, on_select=_on_pick, selection_mode="pick", key=PATTERN_KEY, width="content")
+    return _spec(chart)
+
+
+def pattern_overview(patterns, key: tuple, layer: int, head: int, file_name: str) -> None:
+    """The layer × head grid coloured by pattern, with how to read it; a click selects a head.
+
+    Args:
+        key: (model, sentence) that ``patterns`` belong to, for the chart's cache.
+    """
+    st.subheader(tr("emb.patterns_title"))
+    st.caption(tr("emb.patterns_help"))
+    spec = _grid_spec(key, current_lang(), layer, head, patterns)
+    st.vega_lite_chart(spec, on_select=_on_pick, selection_mode="pick", key=PATTERN_KEY, width="content")
     st.markdown(tr("emb.patterns_read"))
     csv_button(lambda: patterns_table(patterns).set_index(["layer", "head"]), file_name, key="dl_patterns",
                label=tr("emb.patterns_csv"))
@@ -113,5 +124,12 @@ def head_view(weights: np.ndarray, labels: list[str], layer: int, head: int) -> 
     options = [0, *range(1, len(labels) + 1)]  # 0: every token; i: the i-th, counted from 1
     picked = choice(st.selectbox, tr("emb.headview_pick"), options, "emb_pick", settings.default("emb_pick"),
                     {0: tr("emb.headview_all"), **{i + 1: label for i, label in enumerate(labels)}})
-    st.altair_chart(charts.head_view(weights, labels, picked - 1 if picked else None, from_title=tr("chart.query"),
-                                     to_title=tr("chart.key"), weight_title=tr("chart.weight")), width="content")
+    st.vega_lite_chart(_spec(charts.head_view(weights, labels, picked - 1 if picked else None,
+                                              from_title=tr("chart.query"), to_title=tr("chart.key"),
+                                              weight_title=tr("chart.weight"))), width="content")
+
+
+def _spec(chart) -> dict:
+    """An Altair chart as its Vega-Lite dict, unvalidated: validating the schema cost more than the
+    rest of the page's run (the charts come from tested builders, so nothing is lost)."""
+    return chart.to_dict(validate=False)
