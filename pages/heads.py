@@ -26,15 +26,13 @@ with st.container(border=True):
     with c1:
         source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input", settings.default("hd_input"),
                         {"random": tr("hd.input_random"), "sentence": tr("hd.input_sentence")})
-    settings.keep("hd_seed")
+    for key in ("hd_seed", "hd_n", "hd_d", "hd_text", "hd_heads"):  # kept while their boxes are hidden too
+        settings.keep(key)
     seed = c2.number_input(tr("hd.seed"), 0, 2**31 - 1, key="hd_seed")
     if source == "random":
-        settings.keep("hd_n")
-        settings.keep("hd_d")
         n = c3.number_input(tr("hd.n"), 1, hd.MAX_N, key="hd_n")
         d_model = c4.selectbox(tr("hd.d_model"), hd.D_CHOICES, key="hd_d", placeholder=tr("common.choose_one"))
     else:
-        settings.keep("hd_text")
         c3.text_input(tr("hd.sentence"), key="hd_text", max_chars=200, placeholder=tr("hd.sentence_placeholder"))
         n = d_model = None
     settings.keep("hd_causal")
@@ -43,7 +41,7 @@ with st.container(border=True):
 try:
     x, tokens = hd.input_matrix(source, int(seed), n, d_model, st.session_state.get("hd_text", ""))
     divisors = hd.head_choices(x.shape[1])
-    if settings.keep("hd_heads") not in divisors:  # a new d_model, or a link's head count that does not divide it
+    if st.session_state["hd_heads"] not in divisors:  # a new d_model, or a link's head count that does not divide it
         st.session_state["hd_heads"] = max(h for h in divisors if h <= 4)
     num_heads = st.select_slider(tr("hd.heads"), divisors, key="hd_heads", help=tr("hd.heads_help"))
     weights = hd.random_weights(x.shape[1], int(seed))

@@ -87,7 +87,9 @@ with st.expander(tr("pg.import"), icon=":material/upload_file:"):
     st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key,
                  placeholder=tr("common.choose_one"))
     uploader_key = f"pg_upload_{state['version']}"
-    st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key, max_upload_size=1,
+    # No max_upload_size of its own: a file over 1 MB reaches grid.read_csv_matrix, which says so in
+    # words (the browser's own refusal is an English tooltip; see .streamlit/config.toml).
+    st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key,
                      on_change=pg.on_upload, args=(uploader_key, target_key),
                      help=tr("pg.import_file_help"))
     upload_notice = state.pop("upload_notice", None)

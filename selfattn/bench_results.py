@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from selfattn.errors import InputError
+from selfattn.export import csv_safe, from_csv_label
 from selfattn.torch_attention import IMPLS
 
 DTYPE_NAMES = ("float32", "bfloat16", "float16")  # the keys of selfattn.bench.DTYPES
@@ -43,12 +44,18 @@ def records_to_json(records: list[dict]) -> str:
 
 
 def records_to_csv(records: list[dict]) -> str:
-    """Serialise records as CSV with a RECORD_FIELDS header (missing numbers are empty cells)."""
+    """Serialise records as CSV with a RECORD_FIELDS header (missing numbers are empty cells).
+
+    Text cells are made safe for spreadsheets (:func:`selfattn.export.csv_safe`): a device name
+    or error from an uploaded file such as ``=HYPERLINK(...)`` is written ``'=HYPERLINK(...)``, and
+    :func:`load_results` takes the ``'`` off again. Numbers are written as they are. Lines end in
+    ``\r\n`` (RFC 4180), so a text holding a lone ``\r`` is quoted instead of breaking its row.
+    """
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=RECORD_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=RECORD_FIELDS, lineterminator="\r\n")
     writer.writeheader()
     for r in records:
-        writer.writerow({k: "" if r.get(k) is None else r.get(k) for k in RECORD_FIELDS})
+        writer.writerow({k: "" if r.get(k) is None else csv_safe(r.get(k)) for k in RECORD_FIELDS})
     return buf.getvalue()
 
 
@@ -121,6 +128,8 @@ def _check_row(raw: Any, row: int, from_csv: bool) -> dict:
             value = None
         if name in _TEXT:
             value = "" if value is None else value
+            if from_csv and isinstance(value, str):
+                value = from_csv_label(value)  # the ' that records_to_csv put before a formula-like text
             if not isinstance(value, str) or len(value) > _MAX_TEXT:
                 raise _bad(row, name, value, "not_text")
             if _TEXT[name] is not None and value not in _TEXT[name]:

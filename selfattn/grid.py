@@ -139,8 +139,9 @@ def read_csv_matrix(data: bytes, matrix: str, *, cols: int, rows: int | None = N
         InputError: too big, not UTF-8 text, not CSV, wrong shape or a bad cell.
     """
     if len(data) > MAX_UPLOAD_BYTES:
-        raise InputError("upload_too_big", f"The file is {len(data) // 1024} KB; the limit is "
-                         f"{MAX_UPLOAD_BYTES // 1024} KB.", size_kb=len(data) // 1024,
+        size_kb = -(-len(data) // 1024)  # rounded up: a file one byte over the limit is not "1024 KB" of 1024
+        raise InputError("upload_too_big", f"The file is {size_kb} KB; the limit is "
+                         f"{MAX_UPLOAD_BYTES // 1024} KB.", size_kb=size_kb,
                          limit_kb=MAX_UPLOAD_BYTES // 1024)
     try:
         text = data.decode("utf-8-sig")

@@ -235,6 +235,25 @@ def test_load_results_round_trips():
     assert load_results(json.dumps(records), "plain-list.json") == records
 
 
+@pytest.mark.parametrize("text", ['=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "-1+1", "@SUM(A1)",
+                                  "\t=1", "\r=1", "=1\r=2"])
+def test_results_csv_is_safe_in_a_spreadsheet_and_reads_back_exactly(text, good_record):
+    """Text from an uploaded file (device name, error, ...) never becomes a live formula in the CSV
+    download (OWASP: a leading '), and the file still reads back unchanged, numbers included."""
+    import csv
+    import io
+
+    record = load_results(json.dumps([{**good_record, "device_name": text, "error": text,
+                                       "torch_version": text}]).encode(), "r.json")[0]
+    written = records_to_csv([record])
+    row = next(csv.DictReader(io.StringIO(written, newline="")))
+    for name in ("device_name", "error", "torch_version"):
+        assert row[name] == "'" + text
+    for name in RECORD_FIELDS:  # no cell of the file starts like a formula
+        assert not row[name].startswith(("=", "+", "-", "@", "\t", "\r")), name
+    assert load_results(written.encode(), "r.csv") == [record]
+
+
 @pytest.fixture(scope="module")
 def good_record():
     return json.loads(records_to_json(run_benchmark(replace(TINY, heads=(1,), impls=("fused",)))))["records"][0]
@@ -270,7 +289,7 @@ def good_record():
         (lambda r: records_to_csv([r]).replace(",ok,", ",nan,", 1).encode(), "r.csv", "results_bad_value"),
         (lambda r: records_to_csv([{**r, "median_ms": "nan"}]).encode(), "r.csv", "results_not_finite"),
         (lambda r: (records_to_csv([r]) + "fused,1\n").encode(), "r.csv", "results_csv_cells"),
-        (lambda r: (records_to_csv([r]).rstrip("\n") + ",extra\n").encode(), "r.csv", "results_csv_cells"),
+        (lambda r: (records_to_csv([r]).rstrip("\r\n") + ",extra\r\n").encode(), "r.csv", "results_csv_cells"),
         (lambda r: b"impl\n\"unclosed\n", "r.csv", "results_bad_csv"),
         (lambda r: b"impl,heads\n", "r.csv", "results_empty"),
     ],

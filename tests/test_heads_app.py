@@ -91,6 +91,23 @@ def test_upload_results_and_bad_files():
     assert at.error and "JSON" in at.error[0].value
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier_one(lang):
+    """The browser lets a file over our 2 MB through (its own refusal is an English tooltip that
+    leaves the earlier file's message on screen); the page refuses it in the visitor's language, alone."""
+    from selfattn.i18n import t
+
+    at = open_page("heads", lang)
+    (uploader,) = at.get("file_uploader")
+    assert uploader.proto.max_upload_size_mb * 2**20 >= 2 * bench.RESULTS_MAX_BYTES
+    uploader.set_value(("bad.json", b"{not json", "application/json")).run()  # an earlier, unrelated error
+    assert len(at.error) == 1
+    size = bench.RESULTS_MAX_BYTES + 1
+    at.get("file_uploader")[0].set_value(("big.json", b" " * size, "application/json")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [t("err.results_too_big", lang, size=size, limit=bench.RESULTS_MAX_BYTES)]
+
+
 def test_bundled_results_can_be_shown():
     files = sorted(Path(__file__).parent.parent.joinpath("benchmarks", "results").glob("*.json"))
     at = open_page("heads")

@@ -151,6 +151,25 @@ def test_upload_replaces_a_weight_and_bad_files_change_nothing():
                                self_attention(x, w_q, w_k, w_v, scale=False).outputs, rtol=1e-12)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier_one(lang):
+    """The browser lets a file over our 1 MB through (its own refusal is an English tooltip that
+    leaves an earlier message on screen); the page refuses it in the visitor's language, alone."""
+    from selfattn.grid import MAX_UPLOAD_BYTES
+    from selfattn.i18n import t
+
+    at = open_page("playground", lang)
+    before = outputs_table(at).to_numpy().copy()
+    (uploader,) = at.get("file_uploader")
+    assert uploader.proto.max_upload_size_mb * 2**20 >= 4 * MAX_UPLOAD_BYTES
+    uploader.set_value(("bad.csv", b"1,2\n3,4\n", "text/csv")).run()  # an earlier, unrelated error
+    assert len(at.error) == 1
+    at.get("file_uploader")[0].set_value(("big.csv", b"1," * (MAX_UPLOAD_BYTES // 2 + 1), "text/csv")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [t("err.upload_too_big", lang, size_kb=1025, limit_kb=1024)]
+    np.testing.assert_array_equal(outputs_table(at).to_numpy(), before)
+
+
 def test_upload_of_x_may_change_the_number_of_tokens():
     at = open_page("playground")
     at.selectbox(key="pg_upload_target").set_value("x").run()

@@ -111,6 +111,35 @@ def test_the_largest_playground_opens_from_its_link_with_every_cell_typed():
     assert_same_page(at, open_link("playground", dict(at.query_params)))
 
 
+def test_an_uploaded_label_longer_than_a_link_takes_opens_with_the_same_tables():
+    """An upload may bring a 60-character label (the tables use its first 24): the link carries it as
+    the tables show it, instead of one the page refuses (found by tests/test_fuzz_playground.py)."""
+    at = open_page("playground")
+    at.selectbox(key="pg_upload_target").set_value("x").run()
+    at.get("file_uploader")[0].set_value(("x.csv", (",x1,x2,x3,x4\n" + "L" * 60 + ",1,0,0,1\n狗,0,1,1,0\n").encode(),
+                                          "text/csv")).run()
+    fresh = reopened(at, "playground")
+    assert not fresh.warning  # nothing in the link was ignored
+    assert shown(fresh)["tables"] == shown(at)["tables"] and shown(fresh)["charts"] == shown(at)["charts"]
+
+
+def test_a_setting_whose_box_is_hidden_stays_in_the_link():
+    """The Heads sentence while the input is random, the model name while another source is chosen:
+    still in the link runs later (they once dropped out after one run; found by the fuzz tests)."""
+    at = open_page("heads")
+    choice_widget(at.selectbox, "hd_input").set_value("sentence").run()
+    at.text_input(key="hd_text").set_value("猫坐在垫子上").run()
+    choice_widget(at.selectbox, "hd_input").set_value("random").run()
+    at.run()
+    assert dict(at.query_params)["text"] == "猫坐在垫子上"
+    at = open_page("embeddings")
+    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
+    at.text_input(key="emb_model").set_value("/tmp").run()
+    choice_widget(at.selectbox, "emb_source").set_value("auto").run()
+    at.run()
+    assert dict(at.query_params)["model"] == "/tmp"
+
+
 def test_embeddings_link_brings_back_sentence_source_toggles_and_the_head():
     at = open_page("embeddings")
     choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()

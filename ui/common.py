@@ -148,10 +148,17 @@ def persist(key: str, default):
 
     Streamlit forgets the state of widgets that were not drawn; a shadow copy under
     ``_keep_<key>`` brings it back. Call before drawing the widget with ``key=key``.
+
+    The value is also written back under ``key`` on every run: a widget drawn only some of the
+    time (the pair's second sentence, the model box) would otherwise, on its first run undrawn,
+    fall back to the value this function had set before the widget first showed (its default),
+    and the visitor's text would be lost (found by tests/test_fuzz_embeddings.py).
     """
     shadow = f"_keep_{key}"
     if key not in st.session_state:
         st.session_state[key] = st.session_state.get(shadow, default)
+    else:
+        st.session_state[key] = st.session_state[key]
     st.session_state[shadow] = st.session_state[key]
 
 

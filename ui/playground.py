@@ -391,6 +391,7 @@ def apply_upload(target: str, data: bytes) -> None:
 CELL_PARAMS = {"x": "x", "w_q": "wq", "w_k": "wk", "w_v": "wv", "b_q": "bq", "b_k": "bk", "b_v": "bv"}
 CELL_LINK_PARAMS = (*CELL_PARAMS.values(), *(f"d{p}" for p in CELL_PARAMS.values()))  # dropped from a link too long
 LINK_PARAMS = ("size", "tok", *CELL_LINK_PARAMS)
+LINK_LABEL_CHARS = 2 * MAX_LABEL_CHARS  # a label in a link; the tables use the first MAX_LABEL_CHARS only
 
 
 def _text(value) -> str:
@@ -458,8 +459,10 @@ def _link_params() -> dict[str, str]:
         params["size"] = ".".join(str(v) for v in (sizes.n, sizes.d_in, sizes.d_k, sizes.d_v))
     base = _base_rows(name, seed, sizes, current_lang())
     tokens = [_text(v) for v in frames["x"][TOKEN_COL]]
-    if tokens != base["tok"]:
-        params["tok"] = share.encode_table([tokens])
+    if tokens != base["tok"]:  # an uploaded label longer than a link takes goes as the tables show it
+        shown = parse_labels(tokens, len(tokens))
+        params["tok"] = share.encode_table([[label if len(label) <= LINK_LABEL_CHARS else shown[i]
+                                             for i, label in enumerate(tokens)]])
     for matrix, param in CELL_PARAMS.items():
         written = share.encode_cells(base[matrix], _rows(frames[matrix], matrix))
         if written is not None:
@@ -495,8 +498,8 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
     if "tok" in params:
         try:
             tokens = share.decode_table(params["tok"], (1, sizes.n), max_rows=1, max_cols=MAX_TOKENS)[0]
-            if any(len(label) > 2 * MAX_LABEL_CHARS for label in tokens):
-                raise share.BadValue("too_long", n=2 * MAX_LABEL_CHARS)
+            if any(len(label) > LINK_LABEL_CHARS for label in tokens):
+                raise share.BadValue("too_long", n=LINK_LABEL_CHARS)
             frames["x"] = frames["x"].assign(**{TOKEN_COL: tokens})
         except share.BadValue as exc:
             bad["tok"] = exc

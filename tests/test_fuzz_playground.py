@@ -1,0 +1,152 @@
+"""A seeded random walk over the Playground (issue 14): every widget, cells, labels, uploads, presets, undo.
+
+Besides :func:`tests.fuzz.check_page` after every action: a bad cell's text stays in the
+tables as typed; while a cell is bad (or the numbers overflow) the results keep the last good
+numbers; an upload leaves one message, about the file just chosen.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from selfattn.grid import MAX_DIM, MAX_TOKENS, MAX_UPLOAD_BYTES
+from selfattn.i18n import t
+from tests import fuzz
+from ui import playground as pg
+
+
+def _csv(rows) -> bytes:
+    return "\n".join(",".join(str(c) for c in row) for row in rows).encode()
+
+
+class PlaygroundWalk(fuzz.Walk):
+    page = name = "playground"
+    title_key = "pg.title"
+
+    def moves(self):
+        return [(3, self.toggle), (3, self.number), (3, self.choose), (1, self.click),
+                (14, self.edit_cell), (3, self.edit_label), (3, self.upload), (1, self.switch_language),
+                (0.5, self.rerun)]
+
+    def extra_options(self):
+        return list(pg.MATRICES)
+
+    def has_result(self, at) -> bool:
+        return at.session_state["pg"]["good"] is not None and bool(self.outputs(at))
+
+    @staticmethod
+    def outputs(at):
+        """Step 8's table (the last read-only table on the page), as numbers, or None."""
+        tables = [d for d in at.dataframe if d.editing_mode == "read_only"]
+        return tables[-1].value.to_numpy().tolist() if tables else None
+
+    def forget(self) -> None:
+        self.before = None
+
+    def remember(self) -> None:
+        self.before = self.outputs(self.at)
+
+    def check(self) -> None:
+        at, lang = self.at, fuzz.lang_of(self.at)
+        kept = [text for _, text in fuzz.alerts(at.main) if fuzz.kept_note(lang) in text]
+        if kept and self.before is not None:
+            assert self.outputs(at) == self.before, "the last good result changed while the input was bad"
+        box = next(e for e in at.main.expander if e.label == t("pg.import", lang))
+        assert len(fuzz.alerts(box)) <= 1, ("more than one upload message", fuzz.alerts(box))
+
+    # ── the data editors ──
+    def shown_editors(self) -> list[str]:
+        return list(pg.MATRICES) + (list(pg.BIASES) if self.at.session_state["pg_bias"] else [])
+
+    def type_cell(self, name: str, row: int, col: str, value) -> None:
+        """Type into one cell as the browser does (the editor keeps every edit as a diff)."""
+        at = self.at
+        key = f"ed_{name}_{at.session_state['pg']['version']}"
+        rows = dict(at.session_state[key]["edited_rows"]) if key in at.session_state else {}
+        rows[row] = {**rows.get(row, {}), col: value}
+        at.session_state[key] = {"edited_rows": rows, "added_rows": [], "deleted_rows": []}
+        if col != pg.TOKEN_COL and isinstance(value, str) and len(value) > 40:
+            self.exact = False  # past the editor's max_chars: a link refuses such a cell (and says so)
+        at.run()
+
+        def kept() -> None:  # the cell holds exactly what was typed
+            frame = at.session_state["pg"]["frames"][name]
+            got = frame.iloc[row][col]
+            same = got == value or (value is None and (got is None or (isinstance(got, float) and np.isnan(got))))
+            assert same, (name, row, col, value, got)
+
+        self.expect.append(kept)
+
+    def edit_cell(self) -> str:
+        name = self.rng.choice(self.shown_editors())
+        frame = self.at.session_state["pg"]["frames"][name]
+        row = self.rng.randrange(len(frame))
+        col = self.rng.choice([c for c in frame.columns if c != pg.TOKEN_COL])
+        r = self.rng.random()
+        value = (self.rng.choice(fuzz.BAD_CELLS) if r < 0.3 else self.rng.choice(fuzz.GOOD_CELLS) if r < 0.55
+                 else repr(round(self.rng.uniform(-3, 3), self.rng.randint(0, 4))))
+        self.type_cell(name, row, col, value)
+        return f"cell {name}[{row}, {col}] = {value!r}"
+
+    def edit_label(self) -> str:
+        frame = self.at.session_state["pg"]["frames"]["x"]
+        row = self.rng.randrange(len(frame))
+        value = self.rng.choice([*fuzz.HOSTILE_TEXT[:20], None, "早", "t1", "Input 1", "输入 2", "x" * 24, "y" * 30])
+        self.type_cell("x", row, pg.TOKEN_COL, value)
+        return f"label {row} = {value!r:.80}"
+
+    # ── uploads ──
+    def upload_file(self) -> tuple[str, bytes]:
+        at, rng = self.at, self.rng
+        frames = at.session_state["pg"]["frames"]
+        n, d_in = len(frames["x"]), frames["x"].shape[1] - 1
+        d_k, d_v = frames["w_q"].shape[1], frames["w_v"].shape[1]
+        target = at.session_state["pg_upload_target"] if "pg_upload_target" in at.session_state else "x"
+        cols = d_in if target == "x" else d_v if target == "w_v" else d_k
+        rows = rng.randint(1, MAX_TOKENS) if target == "x" else d_in
+        good = np.round(np.random.default_rng(rng.randrange(1000)).standard_normal((rows, cols)), 3)
+        kind = rng.choice(["good", "labelled", "header", "shape", "rows", "big", "binary", "utf16", "empty",
+                           "blank", "ragged", "quote", "cells", "digits", "nul", "cr", "wide", "json",
+                           "formula", "bom"])
+        data = {
+            "good": lambda: _csv(good),
+            "labelled": lambda: _csv([[rng.choice(["=1+1", "早", "'=x", "a,b", "t", "", "L" * 60, " " * 30 + "x",
+                                                   "\u200b", "🙂" * 30]), *r] for r in good]),
+            "header": lambda: _csv([[f"c{j}" for j in range(cols)], *good]),
+            "shape": lambda: _csv(np.ones((rows, cols + rng.choice([1, 2, 5])))),
+            "rows": lambda: _csv(np.ones((rng.choice([0, MAX_TOKENS + 1, 100]) or 1, cols))),
+            "big": lambda: b"1," * (MAX_UPLOAD_BYTES // 2 + rng.randint(1, 1000)),
+            "binary": lambda: bytes(rng.randrange(256) for _ in range(200)),
+            "utf16": lambda: _csv(good).decode().encode("utf-16"),
+            "empty": lambda: b"",
+            "blank": lambda: b"\n\n  \n",
+            "ragged": lambda: b"1,2,3\n4,5\n6\n",
+            "quote": lambda: b'"abc,1\n2,3\n',
+            "cells": lambda: _csv([[rng.choice(fuzz.BAD_CELLS[:12]) or "" for _ in range(cols)] for _ in range(rows)]),
+            "digits": lambda: _csv([["1" * 400] * cols] * rows),
+            "nul": lambda: _csv(good) + b"\x00,\x00",
+            "cr": lambda: _csv(good).replace(b"\n", b"\r"),
+            "wide": lambda: _csv([[1] * (MAX_DIM * 100)]),
+            "json": lambda: b'{"x": [[1, 2], [3, 4]]}',
+            "formula": lambda: _csv([["=HYPERLINK(\"x\")"] * cols] * rows),
+            "bom": lambda: b"\xef\xbb\xbf" + _csv(good),
+        }[kind]()
+        return kind, data
+
+    def upload(self) -> str:
+        uploader = self.at.get("file_uploader")[0]
+        if self.rng.random() < 0.1:
+            uploader.clear().run()
+            return "upload cleared"
+        kind, data = self.upload_file()
+        name = self.rng.choice(["m.csv", "矩阵.csv", "../../etc/passwd.csv", "a b.CSV", "x" * 200 + ".csv"])
+        uploader.set_value((name, data, "text/csv")).run()
+        box = next(e for e in self.at.main.expander if e.label == t("pg.import", fuzz.lang_of(self.at)))
+        assert len(fuzz.alerts(box)) == 1, ("one message about the file just chosen", fuzz.alerts(box))
+        return f"upload {kind} ({len(data)} bytes) as {name[:40]!r}"
+
+
+@pytest.mark.parametrize("seed", fuzz.seeds(1))
+def test_random_visitor_actions_never_crash_the_playground(seed):
+    PlaygroundWalk(seed).run()
