@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 
 def output_text(page) -> str:
     """The written-out sum of step 7, whose last line is the output of the focused input."""
-    return page.locator("[data-testid='stCode']").last.inner_text()
+    return page.locator("[data-testid='stMain'] [data-testid='stCode']").last.inner_text()
 
 
 def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path):
@@ -37,7 +37,7 @@ def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path):
         editor.fill("5")
         page.keyboard.press("Enter")
         page.wait_for_function(
-            "(old) => { const c = document.querySelectorAll('[data-testid=\"stCode\"]');"
+            "(old) => { const c = document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stCode\"]');"
             " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
         wait_until_idle(page)
         after = output_text(page)
@@ -108,7 +108,7 @@ def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path):
         page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stSelectbox\"] input')]"
                                ".some(e => e.value === '3: 猫')", timeout=30000)
         wait_until_idle(page)
-        assert "q3·k1 = 2×0 + 1×1 + 3×1 = 4" in page.locator("[data-testid='stCode']").first.inner_text()
+        assert "q3·k1 = 2×0 + 1×1 + 3×1 = 4" in page.locator("[data-testid='stMain'] [data-testid='stCode']").first.inner_text()
 
         page.locator("[data-testid='stSidebar']").get_by_text("简体中文").click()
         page.wait_for_function("() => document.body.innerText.includes('动手实验')", timeout=30000)
@@ -159,7 +159,7 @@ def type_into(page, grid_index: int, dx: float, dy: float, text: str) -> str:
     editor.fill(text)
     page.keyboard.press("Enter")
     page.wait_for_function(
-        "(old) => { const c = document.querySelectorAll('[data-testid=\"stCode\"]');"
+        "(old) => { const c = document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stCode\"]');"
         " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
     wait_until_idle(page)
     return output_text(page).splitlines()[-1]
