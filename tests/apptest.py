@@ -25,6 +25,16 @@ def open_page(page: str, lang: str = "en", timeout: float = 60) -> AppTest:
     return at
 
 
+def open_link(page: str, params: dict[str, str], timeout: float = 120) -> AppTest:
+    """A fresh session opening ``/<page>?<params>`` directly, as a new browser tab does (after the run)."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    return at
+
+
 def texts(at: AppTest) -> str:
     """All markdown, captions, code and messages on the page, as one string."""
     parts = [e.value for e in (*at.markdown, *at.caption, *at.code, *at.error, *at.warning, *at.info,

@@ -35,7 +35,7 @@ from urllib.parse import parse_qsl, urlencode
 from streamlit.testing.v1 import AppTest
 
 from selfattn.i18n import CATALOG, LANGS, t
-from tests.apptest import APP
+from tests.apptest import APP, open_link
 from ui import state as settings
 
 ACTIONS = int(os.environ.get("SELFATTN_FUZZ_ACTIONS", "300"))
@@ -199,14 +199,6 @@ def settings_in_link(at: AppTest) -> dict[str, str]:
     return {k: v for k, v in params.items() if k not in ("lang", "tok")}
 
 
-def open_link(page: str, params: dict[str, str]) -> AppTest:
-    """A fresh session opening ``/<page>?<params>``, as a new browser tab does."""
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(f"pages/{page}.py")
-    at.run()
-    return at
 
 
 def ignored_warning(at: AppTest) -> str | None:

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from selfattn import share
 from selfattn.heads import MISTAKES
+from tests import apptest
 from tests.apptest import APP, choice_widget, heatmap_specs, open_page
 from tests.test_playground_app import edit
 from ui import state as settings
@@ -25,11 +26,7 @@ from ui import state as settings
 
 def open_link(page: str, params: dict[str, str]) -> AppTest:
     """A new session that opens ``/<page>?<params>`` directly, as a new browser tab does."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(f"pages/{page}.py")
-    at.run()
+    at = apptest.open_link(page, params)
     assert not at.exception, [e.value for e in at.exception]
     return at
 
