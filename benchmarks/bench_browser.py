@@ -502,8 +502,8 @@ SERVER_FUNCTIONS = [  # (label, file ending, function): cumulative time per run,
     ("st.markdown / st.caption", "elements/markdown.py", "markdown"),
     ("st.code", "elements/code.py", "code"),
     ("message hashing (serialise + md5)", "runtime/forward_msg_cache.py", "populate_hash_if_needed"),
-    ("heatmap specs (charts.heatmap)", "selfattn/charts.py", "heatmap"),
-    ("self_attention", "selfattn/attention.py", "self_attention"),
+    ("heatmap specs (charts.heatmap)", "selfattn/display/charts.py", "heatmap"),
+    ("self_attention", "selfattn/core/attention.py", "self_attention"),
     ("parse_inputs", "ui/playground.py", "parse_inputs"),
 ]
 

@@ -8,7 +8,7 @@ What is timed (wall clock, ``time.perf_counter``):
 * cold MiniLM load: a fresh Python subprocess per run, timed inside it from just before
   ``import torch`` (with ``tokenizers`` and ``safetensors``) to a loaded model ("import +
   load") and from after the imports to a loaded model ("load only"). MiniLM runs on
-  ``selfattn.bert``; the script checks that transformers was never imported;
+  ``selfattn.text.bert``; the script checks that transformers was never imported;
 * char-vector build with no cache (in process), and loading the cached .npz, both in process
   (memory cache cleared) and in a fresh subprocess (dictionary hash + file read);
 * ``embed()`` per source on short sentences (<= 32 tokens), after one warm-up call each.
@@ -48,10 +48,10 @@ import json, time
 t0 = time.perf_counter()
 import torch, tokenizers, safetensors.torch
 t1 = time.perf_counter()
-from selfattn.models import load_model
+from selfattn.text.models import load_model
 bundle = load_model("minilm")
 t2 = time.perf_counter()
-assert type(bundle.model).__name__ == "BertEncoder", type(bundle.model)  # selfattn.bert, not transformers
+assert type(bundle.model).__name__ == "BertEncoder", type(bundle.model)  # selfattn.text.bert, not transformers
 assert "transformers" not in __import__("sys").modules
 print(json.dumps({"import": t1 - t0, "load": t2 - t1, "total": t2 - t0}))
 """
@@ -59,7 +59,7 @@ print(json.dumps({"import": t1 - t0, "load": t2 - t1, "total": t2 - t0}))
 COLD_CHARVEC = """
 import json, time
 t0 = time.perf_counter()
-from selfattn.charvec import load_char_vectors
+from selfattn.text.charvec import load_char_vectors
 t1 = time.perf_counter()
 table = load_char_vectors()
 t2 = time.perf_counter()
@@ -87,7 +87,7 @@ def bench_cold_model(runs: int, cache_dir: str) -> dict:
 
 
 def bench_charvec(runs: int, cache_dir: str) -> dict:
-    from selfattn import charvec
+    from selfattn.text import charvec
 
     builds = []
     for _ in range(runs):
@@ -108,7 +108,7 @@ def bench_charvec(runs: int, cache_dir: str) -> dict:
 
 
 def bench_embed(repeats: int) -> dict:
-    from selfattn.embeddings import embed
+    from selfattn.text.embeddings import embed
 
     cases = {
         "minilm static": (SENTENCES_EN, {"source": "minilm"}),

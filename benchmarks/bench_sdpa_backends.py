@@ -24,7 +24,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from selfattn.bench import flop_count  # noqa: E402
-from selfattn.torch_attention import build_attention_modules  # noqa: E402
+from selfattn.core.torch_attention import build_attention_modules  # noqa: E402
 
 BACKENDS = {"default": None, "flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
             "efficient": SDPBackend.EFFICIENT_ATTENTION}

@@ -13,7 +13,7 @@
 #   check  imports the app's packages and prints the versions.
 #   prefetch  (optional, not a default step) downloads the hub models in $SELFATTN_PREFETCH
 #          (default: bert-base-chinese) into the Hugging Face cache ($HF_HOME, $HF_HUB_CACHE) with
-#          `python -m selfattn.prefetch`, so that visitors get them offline. It needs the hub, or
+#          `python -m selfattn.text.prefetch`, so that visitors get them offline. It needs the hub, or
 #          a mirror in $HF_ENDPOINT; the Dockerfile can add it as `RUN bash deploy/install.sh prefetch`
 #          after the other steps (and may then set HF_HUB_OFFLINE=1 to switch downloads off).
 #
@@ -46,7 +46,7 @@ step_deps() {
 step_cache() {
   say "building the Chinese character vectors"
   "$PYTHON" -c '
-from selfattn import charvec
+from selfattn.text import charvec
 table = charvec.load_char_vectors()
 path = charvec.cache_file(charvec.cache_key(charvec.jieba_dict_path(), charvec.CharVecParams()))
 assert path.is_file(), f"the table was not cached at {path}"
@@ -58,7 +58,8 @@ step_check() {
   say "checking imports"
   "$PYTHON" -c '
 import selfattn, streamlit, torch, transformers
-from selfattn import charvec, models
+from selfattn.text import charvec
+from selfattn.text import models
 build = "CUDA " + torch.version.cuda + " build" if torch.version.cuda else "CPU build"
 print(f"install.sh: streamlit {streamlit.__version__}, torch {torch.__version__} ({build}),"
       f" transformers {transformers.__version__}: ok")
@@ -69,7 +70,7 @@ step_prefetch() {
   local -a ids
   read -r -a ids <<< "${SELFATTN_PREFETCH:-bert-base-chinese}"
   say "downloading ${ids[*]} into the Hugging Face cache${HF_ENDPOINT:+ from $HF_ENDPOINT}"
-  "$PYTHON" -m selfattn.prefetch "${ids[@]}"
+  "$PYTHON" -m selfattn.text.prefetch "${ids[@]}"
 }
 
 steps=("$@")

@@ -4,12 +4,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn import models
-from selfattn.attention import cosine_similarity, raw_self_attention
-from selfattn.embedding_text import MAX_CHARS, has_cjk
-from selfattn.embeddings import TokenEmbeddings
+from selfattn.text import models
+from selfattn.core.attention import cosine_similarity, raw_self_attention
+from selfattn.text.embedding_text import MAX_CHARS, has_cjk
+from selfattn.text.embeddings import TokenEmbeddings
 from selfattn.errors import InputError
-from selfattn.export import column_names, labelled
+from selfattn.display.export import column_names, labelled
 from ui import embeddings as cached
 from ui import fit
 from ui import readout as readout_ui

@@ -7,9 +7,9 @@ import streamlit as st
 
 from selfattn import self_attention
 from selfattn.errors import InputError
-from selfattn.export import column_names, labelled, zip_tables
-from selfattn.charts import MINUS_INFINITY
-from selfattn.presets import PRESETS
+from selfattn.display.export import column_names, labelled, zip_tables
+from selfattn.display.charts import MINUS_INFINITY
+from selfattn.core.presets import PRESETS
 from ui import playground as pg
 from ui import fit
 from ui import state as settings

@@ -3,13 +3,13 @@
 Heavy libraries (torch, transformers, jieba) are imported only when first used.
 """
 
-from selfattn.attention import (AttentionConfig, AttentionTrace, causal_mask, cosine_similarity,
+from selfattn.core.attention import (AttentionConfig, AttentionTrace, causal_mask, cosine_similarity,
                                 raw_self_attention, self_attention, stable_softmax)
-from selfattn.charvec import load_char_vectors, nearest, segment
-from selfattn.embeddings import TokenEmbeddings, embed
-from selfattn.heads import (MISTAKES, MultiHeadTrace, merge_heads, multi_head_attention,
+from selfattn.text.charvec import load_char_vectors, nearest, segment
+from selfattn.text.embeddings import TokenEmbeddings, embed
+from selfattn.core.heads import (MISTAKES, MultiHeadTrace, merge_heads, multi_head_attention,
                             multi_head_attention_with_mistake, split_heads)
-from selfattn.models import ModelBundle, ModelRun, head_qkv, load_model, recompute_head_attention, run_model
+from selfattn.text.models import ModelBundle, ModelRun, head_qkv, load_model, recompute_head_attention, run_model
 
 __all__ = [
     "MISTAKES", "AttentionConfig", "AttentionTrace", "ModelBundle", "ModelRun", "MultiHeadTrace", "TokenEmbeddings",

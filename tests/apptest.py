@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from selfattn.charts import to_altair
+from selfattn.display.charts import to_altair
 from ui import fit
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

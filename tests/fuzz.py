@@ -133,7 +133,7 @@ CHINESE_ONLY = _fragments("zh", "en")
 def _codes() -> re.Pattern:
     """Internal names a message must never show (error codes and their reasons), but not words the
     catalog itself uses (field names such as d_model)."""
-    from selfattn import bench_results
+    from selfattn.bench import results as bench_results
 
     names = set(bench_results._REASONS)
     for key in CATALOG:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from selfattn import self_attention
 from selfattn.errors import InputError
-from selfattn.presets import preset, raw_example, tutorial_example
+from selfattn.core.presets import preset, raw_example, tutorial_example
 
 
 def run_example(example, **kw):

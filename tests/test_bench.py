@@ -30,8 +30,8 @@ from selfattn.bench import (
     validate_config,
 )
 from selfattn.errors import InputError
-from selfattn.heads import multi_head_attention
-from selfattn.torch_attention import (
+from selfattn.core.heads import multi_head_attention
+from selfattn.core.torch_attention import (
     IMPLS,
     build_attention,
     build_attention_modules,
@@ -347,7 +347,8 @@ def test_a_results_file_without_flops_gets_them_computed():
                                            ("0", False), ("false", False), ("", False), ("2", False)])
 def test_one_meaning_of_hosted_for_models_and_benchmark(monkeypatch, value, hosted):
     """SELFATTN_HOSTED=true once restricted the models but left the benchmark at its local limits."""
-    from selfattn import bench, models
+    from selfattn import bench
+    from selfattn.text import models
 
     monkeypatch.setenv("SELFATTN_HOSTED", value)
     assert models.is_hosted() is hosted

@@ -1,6 +1,6 @@
-"""selfattn.bert against transformers: same tokens, same attention maps, same hidden states.
+"""selfattn.text.bert against transformers: same tokens, same attention maps, same hidden states.
 
-The app runs plain BERT folders (the bundled MiniLM among them) on selfattn.bert because it
+The app runs plain BERT folders (the bundled MiniLM among them) on selfattn.text.bert because it
 loads in a fraction of transformers' import time; transformers' own ``BertModel`` with
 ``output_attentions=True`` is the reference it must reproduce.
 """
@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from selfattn import bert, models
+from selfattn.text import bert
+from selfattn.text import models
 from tests.test_models import make_tiny_bert
 
 SENTENCES = [

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from selfattn.charts import heatmap, to_altair
+from selfattn.display.charts import heatmap, to_altair
 
 
 def test_heatmap_spec_is_valid_and_exact():
@@ -29,7 +29,7 @@ def test_repeated_labels_keep_their_cells_apart():
 def test_masked_scores_are_grey_and_written_as_minus_infinity():
     import numpy as np
 
-    from selfattn.charts import MASKED_GREY, MINUS_INFINITY, heatmap
+    from selfattn.display.charts import MASKED_GREY, MINUS_INFINITY, heatmap
 
     spec = heatmap(np.array([[1.0, -np.inf], [0.5, 2.0]]), ["a", "b"], ["a", "b"])
     cells = spec["data"]["values"]
@@ -44,7 +44,7 @@ def test_head_grid_is_one_view_with_panels_apart_and_exact_tooltips():
     """The head grid is a plain layered view (a facet could not be narrowed to fit a column): each
     cell has its own place inside the chart, panels keep their spacing, and the tooltip still names
     the head, query, key and exact weight."""
-    from selfattn.charts import GRID_TITLE_PX, heatmap_grid
+    from selfattn.display.charts import GRID_TITLE_PX, heatmap_grid
 
     stack = np.random.default_rng(0).dirichlet(np.ones(3), size=(5, 3))  # (heads, queries, keys)
     spec = heatmap_grid(stack, ["a", "b", "c"], ["a", "b", "c"], [f"head {p + 1}" for p in range(5)],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfattn import charvec
+from selfattn.text import charvec
 from selfattn.errors import InputError
 
 
@@ -138,7 +138,7 @@ def test_jieba_stays_quiet(tmp_path):
     from pathlib import Path
 
     root = str(Path(__file__).resolve().parents[1])
-    code = "from selfattn.charvec import segment; print(segment('早上好，今天天气很好'))"
+    code = "from selfattn.text.charvec import segment; print(segment('早上好，今天天气很好'))"
     path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
     done = subprocess.run([sys.executable, "-X", f"pycache_prefix={tmp_path}", "-W", "always", "-c", code],
                           capture_output=True, text=True, check=True, cwd=root, env=dict(os.environ, PYTHONPATH=path))

@@ -15,7 +15,7 @@ import torch
 
 from selfattn.bench import BenchConfig, check_memory, run_benchmark
 from selfattn.errors import InputError
-from selfattn.torch_attention import build_attention_modules
+from selfattn.core.torch_attention import build_attention_modules
 
 pytestmark = [
     pytest.mark.cuda,

@@ -490,7 +490,7 @@ def test_dockerignore_keeps_what_the_app_reads():
     patterns = [p.strip().rstrip("/") for p in (ROOT / ".dockerignore").read_text().splitlines()
                 if p.strip() and not p.startswith("#")]
     needed = ["app.py", "requirements.txt", "deploy/install.sh", "deploy/serve.sh", "deploy/nginx.conf.template",
-              "selfattn/charvec.py", "ui/common.py", "pages/home.py", ".streamlit/config.toml",
+              "selfattn/text/charvec.py", "ui/common.py", "pages/home.py", ".streamlit/config.toml",
               "benchmarks/results/cpu-amd-epyc-2core.csv"]
     for path in needed:
         assert (ROOT / path).exists(), path

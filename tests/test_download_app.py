@@ -9,7 +9,7 @@ from __future__ import annotations
 from tests.apptest import choice_widget, open_page, texts
 from tests.test_hub_download import REPO, cache, hub, loopback_only, tiny_files  # noqa: F401 - fixtures
 
-from selfattn import models
+from selfattn.text import models
 
 
 def choose_model(at, spec: str):

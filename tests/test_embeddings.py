@@ -7,8 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from selfattn import charvec, models
-from selfattn.embeddings import MAX_CHARS, embed, pick_source
+from selfattn.text import charvec
+from selfattn.text import models
+from selfattn.text.embeddings import MAX_CHARS, embed, pick_source
 from selfattn.errors import InputError
 
 

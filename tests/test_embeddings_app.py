@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from selfattn import embed, load_model, run_model
-from selfattn.attention import raw_self_attention
+from selfattn.core.attention import raw_self_attention
 from tests.apptest import assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_page, texts
 from ui import fit
 
@@ -276,7 +276,7 @@ def test_local_folder_with_a_tiny_bert(tmp_path):
 
 
 def test_hosted_mode_offers_only_the_allow_list(monkeypatch):
-    from selfattn.models import HOSTED_ALLOWLIST
+    from selfattn.text.models import HOSTED_ALLOWLIST
 
     monkeypatch.setenv("SELFATTN_HOSTED", "1")
     at = open_page("embeddings")

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from selfattn import bench
-from selfattn.heads import MISTAKES
+from selfattn.core.heads import MISTAKES
 from selfattn.i18n import t
 from tests import fuzz
 from ui import heads as hd

@@ -14,8 +14,8 @@ import random
 
 import pytest
 
-from selfattn import share
-from selfattn.grid import MAX_DIM, MAX_TOKENS
+from selfattn.display import share
+from selfattn.display.grid import MAX_DIM, MAX_TOKENS
 from selfattn.i18n import LANGS, t
 from tests import fuzz
 from ui import playground as pg

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfattn.grid import MAX_DIM, MAX_TOKENS, MAX_UPLOAD_BYTES
+from selfattn.display.grid import MAX_DIM, MAX_TOKENS, MAX_UPLOAD_BYTES
 from selfattn.i18n import t
 from tests import fuzz
 from ui import playground as pg

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from selfattn.errors import InputError
-from selfattn.export import labelled, to_csv, zip_tables
-from selfattn.grid import (MAX_UPLOAD_BYTES, Sizes, check_sizes, frame_to_matrix, parse_cell, parse_labels,
+from selfattn.display.export import labelled, to_csv, zip_tables
+from selfattn.display.grid import (MAX_UPLOAD_BYTES, Sizes, check_sizes, frame_to_matrix, parse_cell, parse_labels,
                            read_csv_matrix, resize)
 
 
@@ -118,8 +118,8 @@ def test_a_label_that_looks_like_a_formula_is_not_one_in_the_csv_and_reads_back(
     import csv
     import io
 
-    from selfattn.export import labelled, to_csv
-    from selfattn.grid import read_csv_matrix
+    from selfattn.display.export import labelled, to_csv
+    from selfattn.display.grid import read_csv_matrix
 
     values = np.array([[-1.5, 2.0], [0.1, -3e-300]])
     text = to_csv(labelled(values, [label, "ok"], [label, "c2"]))

@@ -8,9 +8,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from selfattn.attention import self_attention
+from selfattn.core.attention import self_attention
 from selfattn.errors import InputError
-from selfattn.heads import (
+from selfattn.core.heads import (
     MISTAKES,
     merge_heads,
     merge_heads_bare_reshape,
@@ -19,7 +19,7 @@ from selfattn.heads import (
     split_heads,
     split_heads_bare_reshape,
 )
-from selfattn.torch_attention import TorchMHAAttention, causal_attn_mask, set_projection_weights
+from selfattn.core.torch_attention import TorchMHAAttention, causal_attn_mask, set_projection_weights
 
 
 def random_case(n: int = 5, d_model: int = 8, seed: int = 0):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from selfattn.heads import MISTAKES
+from selfattn.core.heads import MISTAKES
 
 from tests.browser import assert_rendered, chromium_page, streamlit_server, wait_until_idle
 

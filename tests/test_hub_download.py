@@ -26,7 +26,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from selfattn import models, prefetch, readout
+from selfattn.text import models
+from selfattn.text import prefetch
+from selfattn.text import readout
 from selfattn.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -386,14 +388,14 @@ def test_prefetch_command(hub, cache, tmp_path):
     env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_CACHE": str(cache),
            "PYTHONPATH": str(ROOT)}
     env.pop(models.HOSTED_ENV, None)
-    done = subprocess.run([sys.executable, "-m", "selfattn.prefetch", REPO], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "selfattn.text.prefetch", REPO], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert re.fullmatch(rf"{REPO}: \d+\.\d kB in 4 files from {re.escape(hub.url)}", lines[0]), lines
     assert "  0%" in lines[1] and "100%" in lines[-2] and lines[-1].startswith(f"{REPO}: ready in {cache}")
     assert done.stderr == ""
-    again = subprocess.run([sys.executable, "-m", "selfattn.prefetch", REPO, PICKLE_REPO], cwd=ROOT, env=env,
+    again = subprocess.run([sys.executable, "-m", "selfattn.text.prefetch", REPO, PICKLE_REPO], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 1 and again.stdout.startswith(f"{REPO}: already in the cache")
     assert again.stderr.startswith(f"prefetch: {PICKLE_REPO} has no .safetensors weights")

@@ -50,7 +50,7 @@ def test_every_input_error_has_a_translated_message_with_its_parameters():
     import ast
 
     seen = 0
-    for path in (ROOT / "selfattn").glob("*.py"):
+    for path in (ROOT / "selfattn").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError"):
                 continue
@@ -73,7 +73,7 @@ def raised_params() -> dict[str, set[str]]:
     import ast
 
     codes: dict[str, set[str]] = {}
-    for path in (ROOT / "selfattn").glob("*.py"):
+    for path in (ROOT / "selfattn").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError" and node.args
                     and isinstance(node.args[0], ast.Constant)):
@@ -96,7 +96,8 @@ def test_message_variants_belong_to_a_raised_code_and_use_its_parameters():
 
 def test_no_internal_name_reaches_a_visitor():
     """Reasons and field names that are codes get their own words; rows and bytes count from 1."""
-    from selfattn import bench, bench_results
+    from selfattn import bench
+    from selfattn.bench import results as bench_results
     from ui.common import error_key
 
     for reason in bench_results._REASONS:

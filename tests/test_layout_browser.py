@@ -10,7 +10,7 @@ resolution.
 
 import pytest
 
-from selfattn.heads import MISTAKES
+from selfattn.core.heads import MISTAKES
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_until_idle
 

@@ -1,4 +1,4 @@
-"""selfattn.models against real models: the bundled MiniLM and a tiny random BERT saved to disk.
+"""selfattn.text.models against real models: the bundled MiniLM and a tiny random BERT saved to disk.
 
 The central check: one head's attention, recomputed with ``selfattn.self_attention`` from the
 layer input and that head's slice of the query/key/value weights, equals the model's own
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import torch
 
-from selfattn import models
-from selfattn.embeddings import embed
+from selfattn.text import models
+from selfattn.text.embeddings import embed
 from selfattn.errors import InputError
-from selfattn.heads import merge_heads, split_heads
+from selfattn.core.heads import merge_heads, split_heads
 
 SENTENCE = "The cat sat on the mat because it was warm."
 TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "good",
@@ -118,7 +118,7 @@ def test_head_qkv_matches_trace(minilm, minilm_run):
 
 
 def test_head_slices_agree_with_split_heads(minilm, minilm_run):
-    """Column slicing per head is the same split as selfattn.heads.split_heads of the full projection."""
+    """Column slicing per head is the same split as selfattn.core.heads.split_heads of the full projection."""
     layer = 4
     query = minilm.model.encoder.layer[layer].attention.self.query
     full = minilm_run.hidden_states[layer] @ query.weight.double().numpy().T + query.bias.double().numpy()  # (n, d)
@@ -303,7 +303,7 @@ def test_the_page_says_the_same_for_every_path_that_is_not_a_model_folder(tmp_pa
     """A missing path, a file, a folder without config.json and one without safetensors read
     alike on the page: the model box reveals nothing about which server paths exist."""
     from selfattn.i18n import t
-    from selfattn.models import check_model_folder
+    from selfattn.text.models import check_model_folder
 
     (tmp_path / "file.txt").write_text("x")
     bare = tmp_path / "bare"

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from selfattn import self_attention
-from selfattn.grid import read_csv_matrix
+from selfattn.display.grid import read_csv_matrix
 from tests.apptest import assert_fits, choice_widget, heatmap_specs, open_page, texts
 
 
@@ -155,7 +155,7 @@ def test_upload_replaces_a_weight_and_bad_files_change_nothing():
 def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier_one(lang):
     """The browser lets a file over our 1 MB through (its own refusal is an English tooltip that
     leaves an earlier message on screen); the page refuses it in the visitor's language, alone."""
-    from selfattn.grid import MAX_UPLOAD_BYTES
+    from selfattn.display.grid import MAX_UPLOAD_BYTES
     from selfattn.i18n import t
 
     at = open_page("playground", lang)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from selfattn import self_attention
-from selfattn.presets import tutorial_example
+from selfattn.core.presets import tutorial_example
 from tests.browser import assert_rendered, charts_fit, chromium_page, pick, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser

@@ -1,4 +1,4 @@
-"""selfattn.readout: word groups, word-to-word attention, rollout and head patterns.
+"""selfattn.text.readout: word groups, word-to-word attention, rollout and head patterns.
 
 References: merge_words against sums and means written out by hand, rollout against the
 product of the layers' matrices computed directly, word groups against jieba's segmentation,
@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from selfattn import models, readout
-from selfattn.charvec import segment
+from selfattn.text import models
+from selfattn.text import readout
+from selfattn.text.charvec import segment
 from tests.test_hub_download import make_tiny_chinese_bert
 
 SENTENCE = "The animal didn't cross the street because it was too tired"

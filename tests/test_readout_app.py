@@ -1,7 +1,7 @@
 """Reading the heads on the Sentence embeddings page (AppTest): words, mean/max/rollout, patterns, head view.
 
 Every number is checked against the model's own ``output_attentions`` (``run_model``), merged or
-rolled out here by hand, independently of ``selfattn.readout``.
+rolled out here by hand, independently of ``selfattn.text.readout``.
 """
 
 from __future__ import annotations

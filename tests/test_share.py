@@ -1,4 +1,4 @@
-"""The link codecs (selfattn/share.py): every value the pages keep goes into a URL and comes back exactly."""
+"""The link codecs (selfattn/display/share.py): every value the pages keep goes into a URL and comes back exactly."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from selfattn import share
-from selfattn.share import BadValue, Bool, Choice, Choices, Field, Int, Text
+from selfattn.display import share
+from selfattn.display.share import BadValue, Bool, Choice, Choices, Field, Int, Text
 from ui.playground import cell_text
 
 # Text a visitor may type into a cell or a label: any printable text, the separators included.
@@ -126,7 +126,7 @@ def test_every_reason_is_said_in_both_languages():
     from selfattn.i18n import CATALOG
 
     root = Path(__file__).resolve().parents[1]
-    reasons = {m for path in (root / "selfattn" / "share.py", *(root / "ui").glob("*.py"))
+    reasons = {m for path in (root / "selfattn" / "display" / "share.py", *(root / "ui").glob("*.py"))
                for m in re.findall(r'BadValue\("(\w+)"', path.read_text(encoding="utf-8"))}
     assert len(reasons) >= 12
     for reason in reasons:

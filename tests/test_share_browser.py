@@ -10,7 +10,8 @@ from urllib.parse import parse_qsl, urlencode
 import numpy as np
 import pytest
 
-from selfattn import self_attention, share
+from selfattn import self_attention
+from selfattn.display import share
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, pick, streamlit_server, wait_until_idle
 from tests.test_playground_browser import output_text, type_into
 

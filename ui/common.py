@@ -9,9 +9,9 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from selfattn.charts import WORDS
+from selfattn.display.charts import WORDS
 from selfattn.errors import InputError
-from selfattn.export import to_csv
+from selfattn.display.export import to_csv
 from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, t
 
 LANG_KEY = "lang"
@@ -126,7 +126,7 @@ def csv_button(frame: pd.DataFrame | Callable[[], pd.DataFrame], file_name: str,
 
 
 def vega(spec: dict) -> None:
-    """Draw a Vega-Lite spec from :mod:`selfattn.charts` at its own size, or narrower in a narrow column.
+    """Draw a Vega-Lite spec from :mod:`selfattn.display.charts` at its own size, or narrower in a narrow column.
 
     A spec from :mod:`ui.fit` carries its natural width in ``usermeta.width_px``: Streamlit
     draws a chart given a width in pixels no wider than its column, and the spec's

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from selfattn import models
-from selfattn.embeddings import TokenEmbeddings, embed
+from selfattn.text import models
+from selfattn.text.embeddings import TokenEmbeddings, embed
 from selfattn.errors import InputError
 from ui import warmup
 from ui.common import error_text, persist, show_error, tr
@@ -39,8 +39,8 @@ def model_run(spec: str, text: str) -> models.ModelRun:
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def head_patterns(key: tuple, _run: models.ModelRun) -> list:
-    """:func:`selfattn.readout.head_patterns` of a model run, once per (model, sentence) ``key``."""
-    from selfattn.readout import head_patterns as patterns
+    """:func:`selfattn.text.readout.head_patterns` of a model run, once per (model, sentence) ``key``."""
+    from selfattn.text.readout import head_patterns as patterns
 
     return patterns(_run.attentions, _run.special)
 
@@ -96,7 +96,7 @@ def load_with_status(spec: str, *, kept: bool) -> models.ModelBundle:
 def _plan(spec: str):
     """(what downloading ``spec`` fetches, None) or (None, why not): one request to the hub, and
     its answer kept 10 minutes, a refusal too (an unreachable hub is not asked again on every rerun)."""
-    from selfattn.prefetch import plan_download
+    from selfattn.text.prefetch import plan_download
 
     try:
         return plan_download(spec), None
@@ -117,7 +117,7 @@ def offer_download(spec: str) -> None:
     The files go into the Hugging Face cache (safetensors only, from ``HF_ENDPOINT`` when set);
     afterwards the model loads offline. In hosted mode only allow-listed ids get this far.
     """
-    from selfattn.prefetch import download_model, format_bytes
+    from selfattn.text.prefetch import download_model, format_bytes
 
     plan, why_not = _plan(spec)
     if why_not is not None:  # unreachable hub, no such model, pickle weights only: say so, offer nothing

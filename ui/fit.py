@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.charts import MASKED_GREY, MINUS_INFINITY, heatmap, heatmap_grid
-from selfattn.export import labelled
+from selfattn.display.charts import MASKED_GREY, MINUS_INFINITY, heatmap, heatmap_grid
+from selfattn.display.export import labelled
 from ui.common import chart_words, csv_button, vega
 
 PAGE_PX = 800  # widest chart: the main column of a 1280 px window with the sidebar open (820 px measured)
@@ -108,7 +108,7 @@ def _legend_below(space: float, title: str) -> dict:
 
 def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float = 46, value_title: str = "",
                 annotate: bool = True, **kwargs) -> dict:
-    """A :func:`selfattn.charts.heatmap` that fits ``width`` pixels, legend underneath.
+    """A :func:`selfattn.display.charts.heatmap` that fits ``width`` pixels, legend underneath.
 
     Cells shrink with the number of columns; values are printed in the cells only while they
     fit; axis labels stand upright when they are wider than a cell and are thinned to every
@@ -185,7 +185,7 @@ def grid_layout(panels: int, size: int, titles, width: float, *, max_cell: float
 
 
 def fit_grid(stack, row_labels, col_labels, titles, width: float, *, max_cell: float = 18) -> dict:
-    """A :func:`selfattn.charts.heatmap_grid` of attention maps that fits ``width`` pixels.
+    """A :func:`selfattn.display.charts.heatmap_grid` of attention maps that fits ``width`` pixels.
 
     Args:
         stack: (panels, n, n) attention weights, one map per head.

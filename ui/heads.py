@@ -10,8 +10,8 @@ import streamlit as st
 
 from selfattn import bench
 from selfattn.errors import InputError
-from selfattn.heads import MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake
-from selfattn.presets import xavier
+from selfattn.core.heads import MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake
+from selfattn.core.presets import xavier
 from ui.common import tr
 
 MAX_N = 64  # tokens in the single-vs-multi comparison
@@ -67,7 +67,7 @@ def torch_checks(x, weights, num_heads: int) -> dict[str, float]:
     """Max |ours − torch.nn.MultiheadAttention| (float64, same weights), without and with a causal mask."""
     import torch
 
-    from selfattn.torch_attention import build_attention, set_projection_weights
+    from selfattn.core.torch_attention import build_attention, set_projection_weights
 
     d_model = x.shape[1]
     module = build_attention("torch_mha", d_model, num_heads, bias=False, dtype=torch.float64)
@@ -212,7 +212,7 @@ def column_title(field: str) -> str:
 
 
 def chart_field_titles() -> dict[str, str]:
-    """Tooltip titles of :func:`selfattn.charts.benchmark_chart`, in the current language."""
+    """Tooltip titles of :func:`selfattn.display.charts.benchmark_chart`, in the current language."""
     fields = ("source", "series", "device_name", "dtype", "batch", "d_model", "seq_len", "median_ms", "gflops",
               "peak_mem_bytes")
     return {field: column_title(field) for field in fields}

@@ -24,12 +24,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn import share
+from selfattn.display import share
 from selfattn.errors import InputError
-from selfattn.export import column_names
-from selfattn.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels, read_csv_matrix
+from selfattn.display.export import column_names
+from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels, read_csv_matrix
 from selfattn.i18n import LANGS, t
-from selfattn.presets import PRESETS, Example, preset
+from selfattn.core.presets import PRESETS, Example, preset
 from ui.common import current_lang, error_text, tr
 
 STATE = "pg"
@@ -387,7 +387,7 @@ def apply_upload(target: str, data: bytes) -> None:
 
 # ── The shareable link (ui/state.py): sizes, labels and cells as typed ──────────────────
 # Cells are written against the preset they came from (at the current sizes and seed): only the
-# cells that differ, or every cell when that is shorter (see selfattn.share).
+# cells that differ, or every cell when that is shorter (see selfattn.display.share).
 CELL_PARAMS = {"x": "x", "w_q": "wq", "w_k": "wk", "w_v": "wv", "b_q": "bq", "b_k": "bk", "b_v": "bv"}
 CELL_LINK_PARAMS = (*CELL_PARAMS.values(), *(f"d{p}" for p in CELL_PARAMS.values()))  # dropped from a link too long
 LINK_PARAMS = ("size", "tok", *CELL_LINK_PARAMS)

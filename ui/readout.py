@@ -1,6 +1,6 @@
 """Reading a real model's heads on the Sentence embeddings page: words, rollout, patterns, head view.
 
-The maths is :mod:`selfattn.readout`; the charts are :mod:`selfattn.charts`. This module draws
+The maths is :mod:`selfattn.text.readout`; the charts are :mod:`selfattn.display.charts`. This module draws
 them and keeps the choices (tokens or words, which map, which token) in session state through
 ``ui.state``'s table.
 """
@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn import charts, readout
-from selfattn.models import ModelRun
+from selfattn.display import charts
+from selfattn.text import readout
+from selfattn.text.models import ModelRun
 from ui import state as settings
 from ui.common import choice, csv_button, current_lang, tr
 

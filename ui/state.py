@@ -24,9 +24,9 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from selfattn import share
+from selfattn.display import share
 from selfattn.i18n import LANGS
-from selfattn.share import Bool, Choice, Choices, Field, Int, Text
+from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 from ui.common import LANG_KEY, current_lang, persist, tr
 
 MAX_SEED = 2**31 - 1
@@ -52,8 +52,8 @@ HISTORY_SCRIPT = """<script>
 # ── The tables ───────────────────────────────────────────────────────────────────────────
 
 def _playground() -> tuple[Field, ...]:
-    from selfattn.grid import MAX_TOKENS
-    from selfattn.presets import PRESETS
+    from selfattn.display.grid import MAX_TOKENS
+    from selfattn.core.presets import PRESETS
 
     return (Field("pg_preset", "preset", Choice(PRESETS), "tutorial"),
             Field("pg_seed", "seed", Int(0, MAX_SEED), 0),
@@ -64,8 +64,8 @@ def _playground() -> tuple[Field, ...]:
 
 
 def _embeddings() -> tuple[Field, ...]:
-    from selfattn import models
-    from selfattn.embedding_text import MAX_CHARS
+    from selfattn.text import models
+    from selfattn.text.embedding_text import MAX_CHARS
     if models.is_hosted():
         allowed = tuple(sorted(models.HOSTED_ALLOWLIST))
         model = Field("emb_model", "model", Choice(allowed), allowed[0])
@@ -89,7 +89,7 @@ def _embeddings() -> tuple[Field, ...]:
 
 def _heads() -> tuple[Field, ...]:
     from selfattn import bench
-    from selfattn.heads import MISTAKES
+    from selfattn.core.heads import MISTAKES
     from ui import heads as hd
 
     offer = hd.bench_choices(bench.limits_for())
@@ -118,7 +118,7 @@ TABLES: dict[str, Callable[[], tuple[Field, ...]]] = {
 
 def fields(page: str) -> tuple[Field, ...]:
     """The settings ``page`` keeps (every page's link also carries the language)."""
-    from selfattn.models import is_hosted
+    from selfattn.text.models import is_hosted
 
     return _fields(page, is_hosted())  # hosted mode offers fewer models and smaller benchmarks
 

@@ -15,7 +15,7 @@ import streamlit as st
 
 
 def _load() -> None:
-    from selfattn import models
+    from selfattn.text import models
 
     try:
         models.load_model("minilm")

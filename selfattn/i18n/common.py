@@ -39,7 +39,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "common.download_csv": {"en": "CSV", "zh": "CSV"},
     # Placeholders Streamlit would otherwise show in English.
     "common.choose_one": {"en": "Choose an option", "zh": "请选择"},
-    # Legends and tooltips of every heatmap (selfattn.charts.WORDS).
+    # Legends and tooltips of every heatmap (selfattn.display.charts.WORDS).
     "chart.row": {"en": "row", "zh": "行"},
     "chart.column": {"en": "column", "zh": "列"},
     "chart.value": {"en": "value", "zh": "数值"},

@@ -160,7 +160,7 @@ STRINGS: dict[str, dict[str, str]] = {
                 "zh": "第 {layer} 层第 {head} 个头的查询、键和值"},
     "emb.first_columns": {"en": "first {k} columns shown; the CSV has all {d}",
                           "zh": "只画出前 {k} 列；CSV 中包含全部 {d} 列"},
-    # Errors of the embedding sources and model loading (selfattn.embeddings / models / charvec).
+    # Errors of the embedding sources and model loading (selfattn.text.embeddings / models / charvec).
     "err.not_text": {"en": "The text must be a string.", "zh": "文本必须是字符串。"},
     "err.empty_text": {"en": "The sentence is empty. Type a few words.", "zh": "句子是空的，请输入几个字。"},
     "err.only_punctuation": {"en": "The sentence has no letters, digits or characters, only punctuation or symbols.",

@@ -170,7 +170,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.mistake_same": {"en": "With one head (or one token) the bare reshape happens to give the right answer; "
                               "choose more heads to see it fail.",
                         "zh": "只有一个头（或一个词）时，直接 reshape 恰好得到正确结果；选择更多的头就能看到它出错。"},
-    # Errors of selfattn.heads, selfattn.torch_attention and selfattn.bench.
+    # Errors of selfattn.core.heads, selfattn.core.torch_attention and selfattn.bench.
     "err.heads_not_positive": {"en": "The number of heads must be a positive whole number, not {num_heads}.",
                                "zh": "头数必须是正整数，而不是 {num_heads}。"},
     "err.heads_not_divisible": {"en": "{num_heads} heads do not divide d_model = {d_model}; every head needs the "

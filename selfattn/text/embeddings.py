@@ -9,7 +9,7 @@ Sources (``embed(text, source=...)``):
   position embeddings and LayerNorm). Chinese characters outside its vocabulary become [UNK]
   and are listed in ``unknown``.
 * ``"charvec"``: static 64-d Chinese character vectors built from jieba's dictionary
-  (see ``selfattn.charvec``). Tokens are characters; a run of Latin letters or digits is one
+  (see ``selfattn.text.charvec``). Tokens are characters; a run of Latin letters or digits is one
   token. Anything without a vector (punctuation, emoji, Latin, rare characters) gets a zero
   vector and is listed in ``unknown``.
 * ``"hf"``: any BERT-family model by hub id (local Hugging Face cache only) or local folder,
@@ -19,7 +19,7 @@ Sources (``embed(text, source=...)``):
 Special tokens: models always run with [CLS] and [SEP] (they were trained that way), but
 ``embed`` drops those rows by default because they are not words of the sentence; pass
 ``special_tokens=True`` to keep them (``TokenEmbeddings.special`` then lists their indices).
-For attention maps with the special tokens use ``selfattn.models.run_model``.
+For attention maps with the special tokens use ``selfattn.text.models.run_model``.
 
 Text rules: empty or whitespace-only text and text without any letter or digit (only
 punctuation, symbols, emoji) raise InputError; text over ``MAX_CHARS`` characters or more
@@ -32,8 +32,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from selfattn import charvec, models
-from selfattn.embedding_text import MAX_CHARS, check_text, has_cjk
+from selfattn.text import charvec
+from selfattn.text import models
+from selfattn.text.embedding_text import MAX_CHARS, check_text, has_cjk
 from selfattn.errors import InputError
 
 SOURCES = ("auto", "minilm", "charvec", "hf")

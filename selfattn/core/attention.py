@@ -222,9 +222,13 @@ def raw_self_attention(x: Any, *, scale: bool = True) -> AttentionTrace:
     return self_attention(x, eye, eye, eye, scale=scale)
 
 
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """``x`` with every non-zero row scaled to length 1; all-zero rows stay zero."""
+    norms = np.linalg.norm(x, axis=1, keepdims=True)  # (n, 1)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
 def cosine_similarity(x: Any) -> np.ndarray:
     """(n, n) cosine of the angle between every pair of rows; 0 where a row is all zeros."""
-    x = as_matrix(x, "X")
-    norms = np.linalg.norm(x, axis=1)  # (n,)
-    unit = np.divide(x, norms[:, None], out=np.zeros_like(x), where=norms[:, None] > 0)
+    unit = unit_rows(as_matrix(x, "X"))
     return unit @ unit.T

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from selfattn.embedding_text import CJK_RANGES, is_cjk, is_wordlike
+from selfattn.text.embedding_text import CJK_RANGES, is_cjk, is_wordlike
 from selfattn.errors import InputError
 
 if TYPE_CHECKING:

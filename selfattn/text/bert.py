@@ -12,7 +12,7 @@ silent mismatch. ``tests/test_bert.py`` checks the attention maps and hidden sta
 transformers' own ``BertModel(..., output_attentions=True)``.
 
 The tokenizer is the folder's ``tokenizer.json`` read by the Rust ``tokenizers`` library, the
-same engine transformers' fast tokenizers wrap, behind the few methods ``selfattn.models`` uses.
+same engine transformers' fast tokenizers wrap, behind the few methods ``selfattn.text.models`` uses.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def load_encoder(folder: Path, cfg: dict) -> BertEncoder:
 
 class WordPieceTokenizer:
     """The folder's tokenizer.json behind the methods of a transformers tokenizer that
-    ``selfattn.models`` calls (``__call__``, ``convert_ids_to_tokens``, ...)."""
+    ``selfattn.text.models`` calls (``__call__``, ``convert_ids_to_tokens``, ...)."""
 
     def __init__(self, folder: Path):
         from tokenizers import Tokenizer

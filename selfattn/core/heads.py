@@ -1,6 +1,6 @@
 """Multi-head self-attention in numpy, with every intermediate, plus the two classic mistakes.
 
-Conventions match :mod:`selfattn.attention`: rows of ``x`` are tokens and weights multiply
+Conventions match :mod:`selfattn.core.attention`: rows of ``x`` are tokens and weights multiply
 from the right, so ``x`` is (n, d_model) and every weight is (d_model, d_model). Head ``i``
 owns columns ``[i * head_dim, (i + 1) * head_dim)`` of the projected queries, keys and values,
 where ``head_dim = d_model // num_heads``; its scores are divided by ``sqrt(head_dim)``.
@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from selfattn.attention import Mask, as_matrix, resolve_mask, stable_softmax
+from selfattn.core.attention import Mask, as_matrix, resolve_mask, stable_softmax
 from selfattn.errors import InputError
 
 MISTAKES = ("bare_reshape", "scale_after_softmax")
@@ -211,7 +211,7 @@ def multi_head_attention(
 ) -> MultiHeadTrace:
     """Multi-head scaled dot-product self-attention, returning every intermediate.
 
-    With ``num_heads=1`` this is :func:`selfattn.attention.self_attention` followed by ``@ w_o``.
+    With ``num_heads=1`` this is :func:`selfattn.core.attention.self_attention` followed by ``@ w_o``.
 
     Args:
         x: (n, d_model) inputs, one row per token.

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from selfattn.errors import InputError
-from selfattn.export import csv_safe, from_csv_label
-from selfattn.torch_attention import IMPLS
+from selfattn.display.export import csv_safe, from_csv_label
+from selfattn.core.torch_attention import IMPLS
 
 DTYPE_NAMES = ("float32", "bfloat16", "float16")  # the keys of selfattn.bench.DTYPES
 DEVICES = ("cpu", "cuda")
@@ -46,7 +46,7 @@ def records_to_json(records: list[dict]) -> str:
 def records_to_csv(records: list[dict]) -> str:
     """Serialise records as CSV with a RECORD_FIELDS header (missing numbers are empty cells).
 
-    Text cells are made safe for spreadsheets (:func:`selfattn.export.csv_safe`): a device name
+    Text cells are made safe for spreadsheets (:func:`selfattn.display.export.csv_safe`): a device name
     or error from an uploaded file such as ``=HYPERLINK(...)`` is written ``'=HYPERLINK(...)``, and
     :func:`load_results` takes the ``'`` off again. Numbers are written as they are. Lines end in
     ``\r\n`` (RFC 4180), so a text holding a lone ``\r`` is quoted instead of breaking its row.

@@ -1,6 +1,6 @@
 """Reading a real model's attention: words instead of pieces, rollout across layers, head patterns.
 
-Everything here is plain numpy on a :class:`selfattn.models.ModelRun` (or its arrays), so a page,
+Everything here is plain numpy on a :class:`selfattn.text.models.ModelRun` (or its arrays), so a page,
 a notebook or a test calls the same functions:
 
 * ``word_groups(run)`` / ``word_labels(run, groups)``: which tokens make one word. WordPiece
@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from selfattn.embedding_text import is_cjk
+from selfattn.text.embedding_text import is_cjk
 
 # ---- thresholds (one place; the page's legend quotes them) -------------------------------------
 # A head is named after a target (previous token, next token, itself, [CLS], [SEP]) when its word
@@ -108,7 +108,7 @@ def token_spans(run: Any) -> list[tuple[int, int] | None]:
 
 def _jieba_word_ids(text: str) -> np.ndarray:
     """(len(text),) index of the jieba word each character belongs to (jieba's default dictionary, HMM on)."""
-    from selfattn.charvec import _jieba  # jieba, imported quietly and initialised once
+    from selfattn.text.charvec import _jieba  # jieba, imported quietly and initialised once
 
     word_of_char = np.zeros(len(text), dtype=np.int64)  # (len(text),)
     for index, (_, start, end) in enumerate(_jieba().tokenize(text)):

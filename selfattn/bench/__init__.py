@@ -46,7 +46,7 @@ from typing import Any
 import torch
 from torch.utils.benchmark import Timer
 
-from selfattn.bench_results import (  # noqa: F401 (re-exported)
+from selfattn.bench.results import (  # noqa: F401 (re-exported)
     DEVICES,
     DTYPE_NAMES,
     RECORD_FIELDS,
@@ -63,7 +63,7 @@ from selfattn.bench_results import (  # noqa: F401 (re-exported)
 )
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted  # noqa: F401 - part of this module's interface
-from selfattn.torch_attention import IMPLS, build_attention_modules, check_heads
+from selfattn.core.torch_attention import IMPLS, build_attention_modules, check_heads
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 assert tuple(DTYPES) == DTYPE_NAMES
@@ -445,6 +445,3 @@ def main(argv: list[str] | None = None) -> int:
     statuses = {r["status"] for r in records}
     return 2 if "refused" in statuses else 3 if statuses - {"ok"} else 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -269,7 +269,7 @@ def pattern_grid(patterns, kind_names: dict[str, str], *, layer_title: str = "la
     """Every (layer, head) of a model as one cell coloured by its pattern; clicking a cell selects it.
 
     Args:
-        patterns: ``patterns[layer][head]`` from :func:`selfattn.readout.head_patterns`.
+        patterns: ``patterns[layer][head]`` from :func:`selfattn.text.readout.head_patterns`.
         kind_names: the legend's word for each kind (e.g. translations).
         selected: (layer, head), 0-based, drawn with a black frame.
 

