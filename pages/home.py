@@ -4,6 +4,7 @@ import streamlit as st
 
 from ui import state as settings
 from ui.common import require_frame, tr
+from ui.pages import HOME, PAGES
 
 require_frame()
 settings.open_page("home")
@@ -11,10 +12,11 @@ settings.show_problems("home")
 
 st.title(tr("home.title"))
 st.markdown(tr("home.intro"))
-for page, name in (("pages/playground.py", "playground"), ("pages/embeddings.py", "embeddings"),
-                   ("pages/heads.py", "heads")):
+for page in PAGES:
+    if page is HOME:
+        continue
     with st.container(border=True):
-        st.page_link(page, label=tr(f"nav.{name}"), icon=":material/arrow_forward:")
-        st.markdown(tr(f"home.{name}"))
+        st.page_link(page.script, label=tr(f"nav.{page.name}"), icon=":material/arrow_forward:")
+        st.markdown(tr(f"home.{page.name}"))
 st.caption(tr("home.footer"))
 settings.publish("home", "")

@@ -1,16 +1,23 @@
 """The one catalog of UI strings, English and Simplified Chinese.
 
 Each page keeps its entries in a module of this package (``common``, ``playground``, ...), as
-``STRINGS = {"key": {"en": "...", "zh": "..."}}``; they are merged here into ``CATALOG`` and a
-duplicate key is an error at import time.
+``STRINGS = {"key": {"en": "...", "zh": "..."}}``. Every module here is found and merged into
+``CATALOG`` (a new page's strings need only a new module); a duplicate key is an error at import time.
 """
 
 from __future__ import annotations
 
-from selfattn.i18n import common, embeddings, heads, playground
+import importlib
+import pkgutil
 
 LANGS = {"en": "English", "zh": "简体中文"}
 DEFAULT_LANG = "en"
+
+
+def _modules() -> list:
+    """Every module of this package, in name order."""
+    return [importlib.import_module(f"{__name__}.{info.name}") for info in sorted(pkgutil.iter_modules(__path__),
+                                                                            key=lambda info: info.name)]
 
 
 def _merge(*modules) -> dict[str, dict[str, str]]:
@@ -23,7 +30,7 @@ def _merge(*modules) -> dict[str, dict[str, str]]:
     return merged
 
 
-CATALOG = _merge(common, playground, embeddings, heads)
+CATALOG = _merge(*_modules())
 
 
 def t(key: str, lang: str = DEFAULT_LANG, **fmt) -> str:

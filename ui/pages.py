@@ -1,0 +1,28 @@
+"""The app's pages, in one list: the frame's navigation and the home page's cards both read it.
+
+A page is named once here; its title is ``nav.<name>`` in the catalog, the home page's card text
+``home.<name>``, and its settings table ``ui.state.TABLES[<name>]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app."""
+
+    name: str  # "playground": catalog keys nav.<name> and home.<name>, settings table <name>
+    script: str  # the page's file, relative to the app's folder
+    icon: str  # a Material icon, ":material/<name>:"
+    url_path: str  # the page's path in the address bar ("" for the home page)
+
+
+HOME = Page("home", "pages/home.py", ":material/home:", "")
+PAGES = (
+    HOME,
+    Page("playground", "pages/playground.py", ":material/grid_on:", "playground"),
+    Page("embeddings", "pages/embeddings.py", ":material/translate:", "embeddings"),
+    Page("heads", "pages/heads.py", ":material/speed:", "heads"),
+)
