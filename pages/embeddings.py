@@ -5,9 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from selfattn.text import models
-from selfattn.core.attention import cosine_similarity, raw_self_attention
+from selfattn.core.attention import cosine_similarity, raw_self_attention, unit_rows
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
-from selfattn.text.embeddings import TokenEmbeddings
+from selfattn.text.embeddings import SOURCES, TokenEmbeddings, get_source
 from selfattn.errors import InputError
 from selfattn.display.export import column_names, labelled
 from ui import embeddings as cached
@@ -24,7 +24,6 @@ SENTENCES = ["早上好", "我爱自然语言处理", "早上好，今天天气�
              "The animal didn't cross the street because it was too tired", "Good morning"]
 PAIRS = [("早上好", "Good morning"), ("我爱自然语言处理", "I love natural language processing"),
          ("今天天气很好", "The weather is very good today"), ("猫坐在垫子上", "The cat sat on the mat")]
-SOURCES = ("auto", "charvec", "minilm", "hf")
 HOSTED = models.is_hosted()
 MAX_DIMS_SHOWN = 64
 MAX_WORDS_SHOWN = 20  # jieba words in the caption
@@ -47,10 +46,14 @@ def run_labels(run: models.ModelRun) -> list[str]:
 
 
 def compute(text: str, source: str, kind: str, spec: str | None):
-    """Embeddings for ``text``, or the InputError explaining why not."""
+    """Embeddings for ``text``, or the InputError explaining why not.
+
+    Args:
+        spec: the visitor's model, None unless the source asks for one.
+    """
     try:
         with st.spinner(tr("emb.computing")):  # the first Chinese sentence builds the character table (~1 s)
-            return cached.embeddings(text, source, kind, None, spec if source == "hf" else None), None
+            return cached.embeddings(text, source, kind, None, spec), None
     except InputError as exc:
         return None, exc
 
@@ -85,10 +88,7 @@ def unknown_warning(unknown_text: list[str], n: int, model_name: str | None) -> 
 def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, width: float) -> None:
     """X, XXᵀ, cosine similarity, Softmax(XXᵀ/√d) and the output, as heatmaps with CSVs."""
     labels = unit_labels(emb)
-    x = emb.vectors
-    if unit:
-        norms = np.linalg.norm(x, axis=1, keepdims=True)  # (n, 1)
-        x = np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+    x = unit_rows(emb.vectors) if unit else emb.vectors
     d = x.shape[1]
     trace = raw_self_attention(x, scale=scale)
     shown = fit.columns_that_fit(labels, min(dims, d), width)  # a half-page column holds fewer columns of X
@@ -97,11 +97,11 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
     c1.metric(tr("emb.tokens"), len(emb.tokens))
     c2.metric(tr("emb.dim"), d)
     c3.metric(tr("emb.coverage"), f"{emb.coverage:.0%}", help=tr("emb.coverage_help"))
-    is_charvec = emb.source == "charvec"
-    name = tr("emb.charvec_name") if is_charvec else models.display_name(emb.model)
+    origin = get_source(emb.source)
+    name = tr(origin.vectors_label) if origin.vectors_label else models.display_name(emb.model)
     st.caption(tr("emb.vectors_caption", model=name))
     if emb.unknown:
-        unknown_warning(emb.unknown_text, len(emb.tokens), None if is_charvec else name)
+        unknown_warning(emb.unknown_text, len(emb.tokens), name if origin.unk else None)
     if emb.truncated:
         st.info(tr("emb.truncated", tokens=count("tokens", len(emb.tokens))), icon=":material/content_cut:")
     if emb.words:
@@ -161,10 +161,11 @@ with st.container(border=True):
     s1, s2, s3 = st.columns([2, 2, 2])
     with s1:
         source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source", settings.default("emb_source"),
-                        {s: tr(f"emb.source_{s}") for s in SOURCES}, help=tr("emb.source_help"))
+                        {s: tr(get_source(s).label) for s in SOURCES}, help=tr("emb.source_help"))
+    src = get_source(source)
     spec = None
     settings.keep("emb_model")  # kept while its box is hidden too, so the link keeps it
-    if source == "hf":
+    if src.asks_model:
         if HOSTED:
             allowed = sorted(models.HOSTED_ALLOWLIST)
             spec = s2.selectbox(tr("emb.model"), allowed, key="emb_model", placeholder=tr("common.choose_one"))
@@ -174,7 +175,7 @@ with st.container(border=True):
     with s3:
         kind = choice(st.radio, tr("emb.kind"), ["static", "contextual"], "emb_kind", settings.default("emb_kind"),
                       {"static": tr("emb.kind_static"), "contextual": tr("emb.kind_contextual")},
-                      horizontal=True, help=tr("emb.kind_help"), disabled=source == "charvec")
+                      horizontal=True, help=tr("emb.kind_help"), disabled=len(src.kinds) == 1)
     d1, d2, d3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     settings.keep("emb_dims")
     dims = d1.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
@@ -183,13 +184,13 @@ with st.container(border=True):
     raw_scale = d2.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
     raw_unit = d3.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
 
-if source == "charvec":
-    kind = "static"  # character vectors have no context
+if kind not in src.kinds:
+    kind = src.kinds[0]  # character vectors are static only: they have no context
 
 # ── The model: part 2 always needs one, part 1 for MiniLM or Hugging Face vectors ─────
 good = st.session_state.setdefault("emb_good", {})
 kept_model = st.session_state.get("emb_model_good")  # (spec, bundle, run) of the last heads shown
-model_spec = spec if source == "hf" else "minilm"
+model_spec = src.model_spec(spec) if src.loads_model else "minilm"  # the source's model, else MiniLM
 model_error = None
 try:
     cached.load_with_status(model_spec, kept=bool(good) or kept_model is not None)
@@ -204,7 +205,7 @@ first_error = None
 for idx, (col, text) in enumerate(zip(columns, texts)):
     with col:
         slot = f"{mode}{idx}"
-        if source == "hf" and model_error is not None:
+        if src.asks_model and model_error is not None:
             emb, error = None, None  # explained above
         else:
             emb, error = compute(text, source, kind, spec)

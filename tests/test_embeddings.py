@@ -7,10 +7,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from selfattn.core.attention import unit_rows
+from selfattn.errors import InputError
+from selfattn.i18n import CATALOG, LANGS
 from selfattn.text import charvec
 from selfattn.text import models
-from selfattn.text.embeddings import MAX_CHARS, embed, pick_source
-from selfattn.errors import InputError
+from selfattn.text import sources
+from selfattn.text.embedding_text import check_text
+from selfattn.text.embeddings import MAX_CHARS, REGISTRY, SOURCES, TokenEmbeddings, embed, get_source, pick_source
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -164,6 +168,76 @@ def test_normalize():
     norms = np.linalg.norm(emb.vectors, axis=1)
     np.testing.assert_allclose(norms[emb.known], 1.0)
     assert not norms[~emb.known].any()
+    np.testing.assert_array_equal(emb.vectors, unit_rows(embed("早上好，世界").vectors))  # the page's unit rows, bit for bit
+
+
+@pytest.mark.parametrize("value", [0, -3, True, 2.5, "3", None])
+def test_bad_max_tokens_names_the_value(value):
+    with pytest.raises(InputError) as err:
+        embed("Good morning", max_tokens=value)
+    assert err.value.code == "bad_max_tokens" and err.value.params == {"value": str(value)}
+
+
+# ── The registry of sources ────────────────────────────────────────────────────────────
+
+def test_sources_are_one_registry_in_the_pages_order():
+    assert SOURCES == tuple(REGISTRY) == ("auto", "charvec", "minilm", "hf")
+    for name in SOURCES:
+        source = get_source(name)
+        assert source.name == name and set(source.kinds) <= {"static", "contextual"} and source.kinds
+        for key in filter(None, (source.label, source.vectors_label)):
+            assert set(CATALOG[key]) == set(LANGS), key
+
+
+@pytest.mark.parametrize("name", ["word2vec", "", "AUTO", None, 3, ["hf"]])
+def test_an_unknown_source_names_the_choices_in_the_pages_order(name):
+    with pytest.raises(InputError) as err:
+        embed("Good morning", source=name)
+    assert err.value.code == "bad_source"
+    assert err.value.params == {"source": str(name), "choices": "auto, charvec, minilm, hf"}
+
+
+def test_what_each_source_asks_for():
+    auto, chars, minilm, hf = (REGISTRY[name] for name in ("auto", "charvec", "minilm", "hf"))
+    assert [s.asks_model for s in (auto, chars, minilm, hf)] == [False, False, False, True]
+    assert [s.model_spec("my/bert") for s in (auto, chars, minilm, hf)] == [None, None, "minilm", "my/bert"]
+    assert [s.loads_model for s in (auto, chars, minilm, hf)] == [False, False, True, True]
+    assert chars.kinds == ("static",) and minilm.kinds == hf.kinds == ("static", "contextual")
+    assert not chars.unk and minilm.unk and hf.unk  # no vector (a zero row) versus the [UNK] token's vector
+    assert chars.vectors_label == "emb.charvec_name" and minilm.vectors_label is hf.vectors_label is None
+    assert auto.resolve("hello 世界") is chars and auto.resolve("hello") is minilm
+    assert all(REGISTRY[name].resolve("hello 世界") is REGISTRY[name] for name in ("charvec", "minilm", "hf"))
+
+
+def test_auto_embeds_as_the_source_it_resolves_to():
+    for text in ("早上好", "Good morning"):
+        direct = REGISTRY["auto"].embed(text, "static", None, None, False, 64)
+        assert direct.source == pick_source(text)
+        np.testing.assert_array_equal(direct.vectors, embed(text, pick_source(text)).vectors)
+
+
+class Hashed(sources.Source):
+    """A made-up source for the test below: every character gets a pseudo-random 8-d vector, digits none."""
+
+    def embed(self, text, kind, layer, model, special_tokens, max_tokens):
+        text, truncated = check_text(text)
+        tokens = [char for char in text if not char.isspace()][:max_tokens]
+        vectors = np.stack([np.random.default_rng(ord(c)).standard_normal(8) * (not c.isdigit()) for c in tokens])
+        unknown = [i for i, c in enumerate(tokens) if c.isdigit()]
+        return TokenEmbeddings(tokens, vectors, self.name, unknown, truncated, kind, "hashed", text=text,
+                               originals=list(tokens))
+
+
+def test_a_new_source_is_its_object_in_the_registry(monkeypatch):
+    """embed reads everything from the object: no list of names to extend anywhere else."""
+    monkeypatch.setitem(REGISTRY, "hashed", Hashed("hashed", "emb.source_auto", kinds=("static",), unk=False))
+    emb = embed("早上好 42", source="hashed", normalize=True)
+    assert emb.source == "hashed" and emb.tokens == list("早上好42") and emb.unknown == [3, 4]
+    assert emb.words == ["早上好", "42"] and emb.unknown_text == ["4", "2"]
+    np.testing.assert_allclose(np.linalg.norm(emb.vectors[:3], axis=1), 1.0)
+    with pytest.raises(InputError) as err:
+        embed("早上好", source="hashed", kind="contextual")
+    assert (err.value.code, err.value.params) == ("static_only", {"source": "hashed"})
 
 
 def test_mean_vector_skips_unknown_and_special():

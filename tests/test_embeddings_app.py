@@ -7,6 +7,8 @@ import pytest
 
 from selfattn import embed, load_model, run_model
 from selfattn.core.attention import raw_self_attention
+from selfattn.i18n import t
+from selfattn.text.embeddings import REGISTRY, SOURCES
 from tests.apptest import assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_page, texts
 from ui import fit
 
@@ -135,6 +137,29 @@ def test_text_typed_in_a_box_shown_only_some_of_the_time_survives_while_it_is_hi
     choice_widget(at.selectbox, "emb_source").set_value("hf").run()
     assert at.text_input(key="emb_model").value == "minilm"
     assert not at.exception
+
+
+def test_the_source_picker_and_what_it_shows_come_from_the_registry(monkeypatch):
+    """Every registered source is offered by its label, in order; its object decides the model box,
+    the kinds offered and the part 1 caption."""
+    from tests.fuzz import NO_HUB
+
+    monkeypatch.setenv("HF_ENDPOINT", NO_HUB)  # the default model id, not on this machine, is looked up nowhere
+    at = open_page("embeddings", "zh")
+    assert choice_widget(at.selectbox, "emb_source").options == [t(REGISTRY[name].label, "zh") for name in SOURCES]
+    at.text_input(key="emb_text").set_value("早上好 good").run()
+    for name in SOURCES:
+        source = REGISTRY[name]
+        choice_widget(at.selectbox, "emb_source").set_value(name).run()
+        assert not at.exception, name
+        assert any(w.key == "emb_model" for w in at.text_input) == source.asks_model, name
+        assert choice_widget(at.radio, "emb_kind").proto.disabled == (len(source.kinds) == 1), name
+        if source.vectors_label:  # part 1 names the source's vectors (no model box failing above it)
+            assert f"向量：{t(source.vectors_label, 'zh')}" in texts(at), name
+    choice_widget(at.selectbox, "emb_source").set_value("minilm").run()
+    choice_widget(at.radio, "emb_kind").set_value("contextual").run()
+    choice_widget(at.selectbox, "emb_source").set_value("charvec").run()  # static only: the page asks for static
+    assert not at.exception and not at.error and at.metric[0].value == "4"  # 早 上 好 good
 
 
 LONG_ZH = "今天早上我和朋友一起去公园散步，看见很多人在跑步、打太极拳，还有小朋友在放风筝，天气非常好，我们都很开心"

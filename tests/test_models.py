@@ -188,6 +188,25 @@ def test_unknown_text_without_offsets(minilm):
     assert tok.originals == ["", "[UNK]", "上", "[UNK]", ""] and tok.unknown_text == ["[UNK]", "[UNK]"]
 
 
+def test_originals_of_falls_back_to_the_token():
+    tokens, originals = ["[CLS]", "[UNK]", "上", "[UNK]", "[SEP]"], ["", "早", "上", "", ""]
+    assert models.originals_of(tokens, originals, [1, 3]) == ["早", "[UNK]"]  # no text behind the second one
+    assert models.originals_of(tokens, [], [1, 2]) == ["[UNK]", "上"]  # nothing known: the tokens themselves
+    assert models.originals_of(tokens, originals, []) == []
+
+
+@pytest.mark.parametrize("value", [0, -1, True, 1.5, "8", None])
+def test_tokenize_and_embed_refuse_the_same_token_limits(minilm, value):
+    """One check for max_tokens, the same answer from the model layer and from embed."""
+    errors = []
+    for call in (lambda: models.tokenize(minilm, "Good morning", value),
+                 lambda: embed("Good morning", source="minilm", max_tokens=value)):
+        with pytest.raises(InputError) as err:
+            call()
+        errors.append((err.value.code, err.value.params, str(err.value)))
+    assert errors[0] == errors[1] and errors[0][:2] == ("bad_max_tokens", {"value": str(value)})
+
+
 def test_display_name():
     assert models.display_name("minilm") == models.display_name(models.MINILM) == "all-MiniLM-L6-v2"
     assert models.display_name("bert-base-chinese") == "bert-base-chinese"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from selfattn.text import models
-from selfattn.text.embeddings import TokenEmbeddings, embed
+from selfattn.text.embeddings import TokenEmbeddings, embed, get_source
 from selfattn.errors import InputError
 from ui import warmup
 from ui.common import error_text, persist, show_error, tr
@@ -26,8 +26,9 @@ def model(spec: str) -> models.ModelBundle:
 @st.cache_resource(show_spinner=False, max_entries=128)
 def embeddings(text: str, source: str, kind: str, layer: int | None, spec: str | None) -> TokenEmbeddings:
     """``embed`` with its result cached by its arguments."""
-    if source in ("minilm", "hf") or (source == "auto" and spec):
-        model(spec or "minilm")  # load (and cache) the model first, under its own spinner
+    wanted = get_source(source).model_spec(spec)
+    if wanted:
+        model(wanted)  # load (and cache) the model first, under its own spinner
     return embed(text, source, kind=kind, layer=layer, model=spec)
 
 

@@ -66,6 +66,7 @@ def _playground() -> tuple[Field, ...]:
 def _embeddings() -> tuple[Field, ...]:
     from selfattn.text import models
     from selfattn.text.embedding_text import MAX_CHARS
+    from selfattn.text.embeddings import SOURCES
     if models.is_hosted():
         allowed = tuple(sorted(models.HOSTED_ALLOWLIST))
         model = Field("emb_model", "model", Choice(allowed), allowed[0])
@@ -74,7 +75,7 @@ def _embeddings() -> tuple[Field, ...]:
     return (Field("emb_mode", "mode", Choice(("single", "pair")), "single"),
             Field("emb_text", "text", Text(MAX_CHARS), "早上好"),
             Field("emb_text_b", "text2", Text(MAX_CHARS), "Good morning"),
-            Field("emb_source", "source", Choice(("auto", "charvec", "minilm", "hf")), "auto"),
+            Field("emb_source", "source", Choice(SOURCES), "auto"),
             model,
             Field("emb_kind", "kind", Choice(("static", "contextual")), "static"),
             Field("emb_dims", "dims", Int(4, 64), 16),

@@ -26,6 +26,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Automatic: Chinese text uses the character vectors, other text the bundled MiniLM model.",
         "zh": "自动：含中文的文本使用汉字向量，其他文本使用内置的 MiniLM 模型。",
     },
+    # One label per source of selfattn.text.sources.REGISTRY (its ``label``; ``vectors_label`` names its vectors).
     "emb.source_auto": {"en": "Automatic (by script)", "zh": "自动（按文字）"},
     "emb.source_charvec": {"en": "Chinese character vectors (jieba)", "zh": "汉字向量（jieba 词典）"},
     "emb.source_minilm": {"en": "MiniLM (English, bundled)", "zh": "MiniLM（英文，内置）"},
@@ -160,7 +161,7 @@ STRINGS: dict[str, dict[str, str]] = {
                 "zh": "第 {layer} 层第 {head} 个头的查询、键和值"},
     "emb.first_columns": {"en": "first {k} columns shown; the CSV has all {d}",
                           "zh": "只画出前 {k} 列；CSV 中包含全部 {d} 列"},
-    # Errors of the embedding sources and model loading (selfattn.text.embeddings / models / charvec).
+    # Errors of the embedding sources and model loading (selfattn.text.embeddings / sources / models / charvec).
     "err.not_text": {"en": "The text must be a string.", "zh": "文本必须是字符串。"},
     "err.empty_text": {"en": "The sentence is empty. Type a few words.", "zh": "句子是空的，请输入几个字。"},
     "err.only_punctuation": {"en": "The sentence has no letters, digits or characters, only punctuation or symbols.",

@@ -102,7 +102,7 @@ class Tokenized:
     @property
     def unknown_text(self) -> list[str]:
         """What the [UNK] tokens stood for in the text, e.g. ["早", "好"] for MiniLM on 早上好."""
-        return _unknown_text(self.tokens, self.originals, self.unknown)
+        return originals_of(self.tokens, self.originals, self.unknown)
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,12 +123,25 @@ class ModelRun:
     @property
     def unknown_text(self) -> list[str]:
         """What the [UNK] tokens stood for in the text (see ``Tokenized.unknown_text``)."""
-        return _unknown_text(self.tokens, self.originals, self.unknown)
+        return originals_of(self.tokens, self.originals, self.unknown)
 
 
-def _unknown_text(tokens: list[str], originals: list[str], unknown: list[int]) -> list[str]:
-    """The original text of each unknown token, or the token itself where the text is not known."""
-    return [(originals[i] if i < len(originals) else "") or tokens[i] for i in unknown]
+def originals_of(tokens: list[str], originals: list[str], indices: list[int]) -> list[str]:
+    """The text each of the tokens at ``indices`` came from, or the token itself where that is not known.
+
+    Args:
+        tokens: (n,) token strings.
+        originals: (n,) the text behind each token, "" where unknown; may be empty (nothing known).
+        indices: positions into ``tokens``, e.g. the [UNK] tokens.
+    """
+    return [(originals[i] if i < len(originals) else "") or tokens[i] for i in indices]
+
+
+def check_max_tokens(max_tokens: object) -> None:
+    """Raise InputError ``bad_max_tokens`` unless ``max_tokens`` is a whole number (not a bool) of at least 1."""
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise InputError("bad_max_tokens", f"max_tokens must be a whole number of at least 1, got {max_tokens!r}.",
+                         value=str(max_tokens))
 
 
 @dataclass(frozen=True)
@@ -396,9 +409,7 @@ def tokenize(bundle: ModelBundle, text: str, max_tokens: int = MAX_TOKENS) -> To
         InputError: from ``check_text``; ``bad_max_tokens``; ``no_tokens`` when the
             tokenizer drops everything.
     """
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise InputError("bad_max_tokens", f"max_tokens must be a whole number of at least 1, got {max_tokens!r}.",
-                         value=str(max_tokens))
+    check_max_tokens(max_tokens)
     text, truncated = check_text(text)
     tokenizer = bundle.tokenizer
     plain = tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
