@@ -6,6 +6,21 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
+from selfattn.hosting import HOSTED_ENV
+from selfattn.text import models
+
+
+@pytest.fixture(scope="session")
+def minilm() -> models.ModelBundle:
+    """The bundled all-MiniLM-L6-v2, loaded once for the whole run."""
+    return models.load_model("minilm")
+
+
+@pytest.fixture
+def not_hosted(monkeypatch) -> None:
+    """Local mode, whatever the environment says (hosted mode refuses local model folders)."""
+    monkeypatch.delenv(HOSTED_ENV, raising=False)
+
 
 @pytest.fixture
 def downloads(monkeypatch) -> dict[str, bytes]:

@@ -27,11 +27,6 @@ SENTENCES = [
 
 
 @pytest.fixture(scope="module")
-def minilm():
-    return models.load_model("minilm")
-
-
-@pytest.fixture(scope="module")
 def reference(minilm):
     """transformers' own BertModel and fast tokenizer on the same folder."""
     from transformers import AutoModel, AutoTokenizer

@@ -38,11 +38,6 @@ def statuses(at) -> list:
     return list(at.get("status"))
 
 
-@pytest.fixture(scope="module")
-def minilm():
-    return load_model("minilm")
-
-
 @pytest.mark.parametrize("lang, title", [("en", "Sentence embeddings"), ("zh", "句子嵌入")])
 def test_opens_with_zaoshanghao_in_both_languages(lang, title):
     at = open_page("embeddings", lang)

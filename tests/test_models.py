@@ -23,14 +23,7 @@ TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat",
               "morning", ".", "早", "上", "好"]
 
 
-@pytest.fixture(autouse=True)
-def _not_hosted(monkeypatch):
-    monkeypatch.delenv(models.HOSTED_ENV, raising=False)
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    return models.load_model("minilm")
+pytestmark = pytest.mark.usefixtures("not_hosted")
 
 
 @pytest.fixture(scope="module")

@@ -20,14 +20,7 @@ from tests.test_hub_download import make_tiny_chinese_bert
 SENTENCE = "The animal didn't cross the street because it was too tired"
 
 
-@pytest.fixture(autouse=True)
-def _not_hosted(monkeypatch):
-    monkeypatch.delenv(models.HOSTED_ENV, raising=False)
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    return models.load_model("minilm")
+pytestmark = pytest.mark.usefixtures("not_hosted")
 
 
 @pytest.fixture(scope="module")

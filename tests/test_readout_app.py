@@ -20,11 +20,6 @@ from ui import readout as readout_ui
 SENTENCE = "Tokenization is unbelievable fun"
 
 
-@pytest.fixture(scope="module")
-def minilm():
-    return load_model("minilm")
-
-
 def table(downloads, name: str) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(downloads[name].decode()), index_col=0)
 
