@@ -1,7 +1,9 @@
-"""Single-head scaled dot-product self-attention that returns every intermediate step.
+"""Scaled dot-product attention in numpy: the kernel :func:`attend`, and single-head self-attention
+that returns every intermediate step.
 
 Conventions follow the tutorials: rows of ``x`` are tokens and weights multiply from the
 right (``queries = x @ w_q``), so ``x`` is (n, d_in) and ``w_q`` is (d_in, d_k).
+Checking what callers pass lives in :mod:`selfattn.core.checks`; the maths here trusts it.
 """
 
 from __future__ import annotations
@@ -11,18 +13,24 @@ from typing import Any
 
 import numpy as np
 
-from selfattn.errors import InputError
+from selfattn.core.checks import (Mask, as_bias, as_matrix, causal_mask, check_overflow, check_projections,
+                                  resolve_mask)
 
-Mask = None | str | np.ndarray
+# Mask, as_matrix, causal_mask and resolve_mask are imported from here by other modules too.
+__all__ = [
+    "Attended", "AttentionTrace", "Mask", "as_matrix", "attend", "causal_mask", "cosine_similarity",
+    "raw_self_attention", "resolve_mask", "score_scale", "self_attention", "stable_softmax", "unit_rows",
+]
 
 
 @dataclass(frozen=True)
-class AttentionConfig:
-    """Options of one self-attention call, passed whole from the UI to the core."""
+class Attended:
+    """What :func:`attend` computed, for n_q queries and n_k keys (leading dims broadcast)."""
 
-    scale: bool = True  # divide scores by sqrt(d_k)
-    causal: bool = False  # token i may attend only to tokens 0..i
-    use_bias: bool = False  # add b_q, b_k, b_v after the projections
+    scores: np.ndarray  # (..., n_q, n_k) raw q_i . k_j
+    scaled_scores: np.ndarray  # (..., n_q, n_k) scores / scale, -inf where masked
+    weights: np.ndarray  # (..., n_q, n_k) row-wise softmax of scaled_scores
+    outputs: np.ndarray  # (..., n_q, d_v) weights @ v
 
 
 @dataclass(frozen=True)
@@ -42,37 +50,6 @@ class AttentionTrace:
     allowed: np.ndarray  # (n, n) bool, True where token i may attend to token j
 
 
-def as_matrix(value: Any, name: str, ndim: int = 2) -> np.ndarray:
-    """Convert a list, numpy array or torch tensor to a finite float64 array of ``ndim`` dims.
-
-    Raises:
-        ValueError: naming ``name`` when the value is not numeric, has the wrong number of
-            dimensions, is empty, or holds NaN or infinity.
-    """
-    if hasattr(value, "detach"):  # torch tensor, possibly on a GPU or requiring grad
-        value = value.detach().cpu().double().numpy()
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError("not_numeric", f"{name} must contain only numbers ({exc}).", name=name) from None
-    if array.ndim != ndim:
-        raise InputError(
-            "wrong_ndim", f"{name} must have {ndim} dimension(s), got shape {array.shape}.",
-            name=name, ndim=ndim, shape=str(array.shape),
-        )
-    if array.size == 0:
-        raise InputError("empty", f"{name} is empty; it needs at least one row and one column.", name=name)
-    bad = np.argwhere(~np.isfinite(array))
-    if len(bad):
-        where = ", ".join(str(int(i) + 1) for i in bad[0])
-        value = array[tuple(bad[0])]
-        raise InputError(
-            "not_finite", f"{name} holds {value} at position ({where}); only finite numbers are allowed.",
-            name=name, value=str(value), where=where,
-        )
-    return array
-
-
 def stable_softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     """Softmax that subtracts the row maximum first, so large scores (1e4) stay finite.
 
@@ -83,37 +60,34 @@ def stable_softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     return exp / np.sum(exp, axis=axis, keepdims=True)
 
 
-def causal_mask(n: int) -> np.ndarray:
-    """(n, n) boolean mask, True on and below the diagonal: token i sees tokens 0..i."""
-    return np.tril(np.ones((n, n), dtype=bool))
+def score_scale(d_k: int, scale: bool = True) -> float:
+    """What scaled dot-product attention divides scores by: sqrt(d_k), or 1.0 when unscaled."""
+    return float(np.sqrt(d_k)) if scale else 1.0
 
 
-def resolve_mask(mask: Mask, n: int) -> np.ndarray:
-    """Turn ``None``, ``"causal"`` or a boolean (n, n) array into a boolean (n, n) array."""
-    if mask is None:
-        return np.ones((n, n), dtype=bool)
-    if isinstance(mask, str):
-        if mask != "causal":
-            raise InputError("mask_kind", f'mask must be None, "causal" or a boolean array, got "{mask}".')
-        return causal_mask(n)
-    if hasattr(mask, "detach"):
-        mask = mask.detach().cpu().numpy()
-    allowed = np.asarray(mask)
-    if allowed.shape != (n, n):
-        raise InputError(
-            "mask_shape", f"mask must have shape ({n}, {n}) for {n} tokens, got {allowed.shape}.",
-            n=n, shape=str(allowed.shape),
-        )
-    if allowed.dtype != bool:
-        raise InputError("mask_kind", "mask must be boolean (True = may attend).")
-    empty = np.flatnonzero(~allowed.any(axis=1))
-    if len(empty):
-        raise InputError(
-            "mask_empty_row",
-            f"mask leaves token {int(empty[0]) + 1} with nothing to attend to; every row needs at least one True.",
-            row=int(empty[0]) + 1,
-        )
-    return allowed
+def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float = 1.0,
+           mask: np.ndarray | None = None) -> Attended:
+    """softmax(q @ kᵀ / scale) @ v, keeping every step; queries and keys may differ in number.
+
+    Nothing is checked here (see :mod:`selfattn.core.checks`).
+
+    Args:
+        q: (..., n_q, d_k) queries.
+        k: (..., n_k, d_k) keys.
+        v: (..., n_k, d_v) values.
+        scale: what the scores are divided by, e.g. :func:`score_scale` (d_k).
+        mask: (n_q, n_k) bool, True where query i may attend to key j, the same for every
+            leading index; every row needs a True. None: every query sees every key.
+
+    Returns:
+        Attended with scores, scaled_scores and weights (..., n_q, n_k), outputs (..., n_q, d_v).
+    """
+    scores = q @ k.swapaxes(-1, -2)  # (..., n_q, n_k)
+    scaled = scores / scale
+    if mask is not None:
+        scaled = np.where(mask, scaled, -np.inf)  # a masked key gets weight exactly 0
+    weights = stable_softmax(scaled)  # (..., n_q, n_k), rows sum to 1
+    return Attended(scores=scores, scaled_scores=scaled, weights=weights, outputs=weights @ v)
 
 
 def self_attention(
@@ -144,64 +118,32 @@ def self_attention(
         scaled_scores (n, n), weights (n, n), weighted_values (n, n, d_v), outputs (n, d_v).
 
     Raises:
-        ValueError: on non-numeric or non-finite input, mismatched shapes, or a mask that
-            leaves a token with nothing to attend to.
+        InputError: on non-numeric or non-finite input, mismatched shapes, a bad mask, or
+            scores that overflow.
     """
-    x = as_matrix(x, "X")
-    w_q, w_k, w_v = as_matrix(w_q, "W_q"), as_matrix(w_k, "W_k"), as_matrix(w_v, "W_v")
-    n, d_in = x.shape
-    for name, w in (("W_q", w_q), ("W_k", w_k), ("W_v", w_v)):
-        if w.shape[0] != d_in:
-            raise InputError(
-                "rows_mismatch", f"{name} has {w.shape[0]} rows but X has {d_in} columns; they must match (x @ W).",
-                name=name, rows=w.shape[0], d_in=d_in,
-            )
-    if w_q.shape[1] != w_k.shape[1]:
-        raise InputError(
-            "dk_mismatch", f"W_q has {w_q.shape[1]} columns but W_k has {w_k.shape[1]}; queries and keys need the same d_k.",
-            q=w_q.shape[1], k=w_k.shape[1],
-        )
+    x, w_q, w_k, w_v = check_projections(x, w_q, w_k, w_v)
     d_k, d_v = w_q.shape[1], w_v.shape[1]
+    b_q, b_k, b_v = as_bias(b_q, "b_q", d_k), as_bias(b_k, "b_k", d_k), as_bias(b_v, "b_v", d_v)
+    allowed = resolve_mask(mask, len(x))  # (n, n)
+    scale_factor = score_scale(d_k, scale)
 
-    with np.errstate(over="ignore", invalid="ignore"):
-        queries = x @ w_q  # (n, d_k)
-        keys = x @ w_k  # (n, d_k)
-        values = x @ w_v  # (n, d_v)
-    for name, bias, width in (("b_q", b_q, d_k), ("b_k", b_k, d_k), ("b_v", b_v, d_v)):
-        if bias is None:
-            continue
-        vec = as_matrix(bias, name, ndim=1)
-        if vec.shape != (width,):
-            raise InputError(
-                "bias_len", f"{name} must have {width} entries, got {vec.shape[0]}.", name=name, width=width, got=vec.shape[0]
-            )
-        if name == "b_q":
-            queries = queries + vec
-        elif name == "b_k":
-            keys = keys + vec
-        else:
-            values = values + vec
-
-    allowed = resolve_mask(mask, n)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported just below
-        scores = queries @ keys.T  # (n, n)
-    scale_factor = float(np.sqrt(d_k)) if scale else 1.0
-    scaled = np.where(allowed, scores / scale_factor, -np.inf)  # (n, n)
-    if not (np.all(np.isfinite(scores)) and np.all(np.isfinite(values))):
-        raise InputError("overflow", "Scores overflowed to infinity; the numbers in X or W are too large.")
-    weights = stable_softmax(scaled)  # (n, n)
-    weighted_values = weights[:, :, None] * values[None, :, :]  # (n, n, d_v)
-    outputs = weighted_values.sum(axis=1)  # (n, d_v)
+        q, k, v = x @ w_q + b_q, x @ w_k + b_k, x @ w_v + b_v  # (n, d_k), (n, d_k), (n, d_v)
+        att = attend(q, k, v, scale=scale_factor, mask=allowed)
+    check_overflow(att.scores, v)
+    weighted_values = att.weights[:, :, None] * v[None, :, :]  # (n, n, d_v)
     return AttentionTrace(
         x=x,
-        queries=queries,
-        keys=keys,
-        values=values,
-        scores=scores,
-        scaled_scores=scaled,
-        weights=weights,
+        queries=q,
+        keys=k,
+        values=v,
+        scores=att.scores,
+        scaled_scores=att.scaled_scores,
+        weights=att.weights,
         weighted_values=weighted_values,
-        outputs=outputs,
+        # The Playground's last step sums its weighted values; att.outputs (weights @ v) is the
+        # same sum in another order and can differ in the last bit.
+        outputs=weighted_values.sum(axis=1),  # (n, d_v)
         scale_factor=scale_factor,
         allowed=allowed,
     )

@@ -15,20 +15,21 @@ The mistakes are the two bugs readers found in a popular tutorial's PyTorch code
 * ``"scale_after_softmax"``: multiplying the attention weights by ``1/sqrt(head_dim)`` after
   the softmax instead of dividing the scores before it. Rows no longer sum to 1 and the
   softmax stays as peaked as without scaling. With ``scale=False`` it changes nothing.
+
+Each mistake is a step of its own (a split and merge pair, an attention kernel) that
+:data:`MISTAKE_STEPS` swaps into the right answer; the right answer has no mistake flags.
 """
 
 from __future__ import annotations
 
-import operator
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, replace
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from selfattn.core.attention import Mask, as_matrix, resolve_mask, stable_softmax
+from selfattn.core.attention import Attended, attend, score_scale
+from selfattn.core.checks import Mask, as_matrix, check_heads, check_overflow, check_square_weights, resolve_mask
 from selfattn.errors import InputError
-
-MISTAKES = ("bare_reshape", "scale_after_softmax")
 
 
 @dataclass(frozen=True)
@@ -52,29 +53,7 @@ class MultiHeadTrace:
     mistake: str | None = None  # None for the right answer, else one of MISTAKES
 
 
-def _check_num_heads(num_heads: Any, d_model: int) -> int:
-    """Return ``num_heads`` as an int, or raise InputError if it cannot split ``d_model``."""
-    try:
-        if isinstance(num_heads, bool):
-            raise TypeError
-        heads = operator.index(num_heads)
-    except TypeError:
-        raise InputError(
-            "heads_not_positive", f"num_heads must be a positive whole number, got {num_heads!r}.",
-            num_heads=str(num_heads),
-        ) from None
-    if heads < 1:
-        raise InputError(
-            "heads_not_positive", f"num_heads must be a positive whole number, got {heads}.", num_heads=str(heads)
-        )
-    if d_model % heads:
-        raise InputError(
-            "heads_not_divisible",
-            f"d_model = {d_model} cannot be split evenly into {heads} heads; pick a number of heads that divides it.",
-            d_model=d_model, num_heads=heads,
-        )
-    return heads
-
+# ── The right way ───────────────────────────────────────────────────────────────────
 
 def split_heads(x: Any, num_heads: int) -> np.ndarray:
     """Split the columns of ``x`` into ``num_heads`` heads: reshape, then transpose.
@@ -87,7 +66,7 @@ def split_heads(x: Any, num_heads: int) -> np.ndarray:
         (h, n, head_dim) array; head i holds columns [i * head_dim, (i + 1) * head_dim) of x.
     """
     x = as_matrix(x, "X")
-    return _split(x, _check_num_heads(num_heads, x.shape[1]))
+    return _split(x, check_heads(x.shape[1], num_heads))
 
 
 def _split(x: np.ndarray, h: int) -> np.ndarray:
@@ -113,6 +92,8 @@ def _merge(x: np.ndarray) -> np.ndarray:
     return x.transpose(1, 0, 2).reshape(n, h * head_dim)  # (n, h, head_dim) -> (n, d_model)
 
 
+# ── The two mistakes ────────────────────────────────────────────────────────────────
+
 def split_heads_bare_reshape(x: Any, num_heads: int) -> np.ndarray:
     """The classic mistake: reshape (n, d_model) straight to (h, n, head_dim), no transpose.
 
@@ -125,7 +106,7 @@ def split_heads_bare_reshape(x: Any, num_heads: int) -> np.ndarray:
         pieces of different tokens whenever h > 1 and n > 1.
     """
     x = as_matrix(x, "X")
-    return _bare_split(x, _check_num_heads(num_heads, x.shape[1]))
+    return _bare_split(x, check_heads(x.shape[1], num_heads))
 
 
 def _bare_split(x: np.ndarray, h: int) -> np.ndarray:
@@ -150,58 +131,62 @@ def _bare_merge(x: np.ndarray) -> np.ndarray:
     return x.reshape(n, h * head_dim)  # (n, d_model)
 
 
-def _check_weights(d_model: int, **weights: Any) -> list[np.ndarray]:
-    """Convert each weight to float64 and check it is (d_model, d_model)."""
-    checked = []
-    for name, w in weights.items():
-        w = as_matrix(w, name)
-        if w.shape != (d_model, d_model):
-            raise InputError(
-                "weight_shape",
-                f"{name} must be ({d_model}, {d_model}) to match X's {d_model} columns, got {w.shape}.",
-                name=name, expected=f"({d_model}, {d_model})", got=str(w.shape),
-            )
-        checked.append(w)
-    return checked
+def attend_scaling_after_softmax(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float = 1.0,
+                                 mask: np.ndarray | None = None) -> Attended:
+    """The other mistake: softmax of the unscaled scores, then the weights multiplied by 1/scale.
 
+    Takes and returns what :func:`selfattn.core.attention.attend` does; the weights' rows now
+    sum to 1/scale instead of 1.
+    """
+    unscaled = attend(q, k, v, mask=mask)  # the mistake: no division before the softmax
+    weights = unscaled.weights / scale  # (..., n_q, n_k)
+    return replace(unscaled, weights=weights, outputs=weights @ v)
+
+
+class HeadSteps(NamedTuple):
+    """The three steps in which a version of multi-head attention can go right or wrong."""
+
+    split: Callable[[np.ndarray, int], np.ndarray]  # (n, d_model), h -> (h, n, head_dim)
+    attend: Callable[..., Attended]  # q, k, v, *, scale, mask, as selfattn.core.attention.attend
+    merge: Callable[[np.ndarray], np.ndarray]  # (h, n, head_dim) -> (n, d_model)
+
+
+RIGHT_STEPS = HeadSteps(_split, attend, _merge)
+MISTAKE_STEPS = {  # each mistake swaps its own steps into the right answer
+    "bare_reshape": HeadSteps(_bare_split, attend, _bare_merge),
+    "scale_after_softmax": HeadSteps(_split, attend_scaling_after_softmax, _merge),
+}
+MISTAKES = tuple(MISTAKE_STEPS)  # ("bare_reshape", "scale_after_softmax")
+
+
+# ── Multi-head attention ────────────────────────────────────────────────────────────
 
 def _multi_head(
     x: Any, w_q: Any, w_k: Any, w_v: Any, w_o: Any, num_heads: int, *,
     scale: bool, mask: Mask, mistake: str | None,
 ) -> MultiHeadTrace:
-    """Shared body of the right answer and the mistakes."""
+    """Validate, project, split, attend per head, merge, project: with the steps of ``mistake``."""
     x = as_matrix(x, "X")
     n, d_model = x.shape
-    w_q, w_k, w_v, w_o = _check_weights(d_model, W_q=w_q, W_k=w_k, W_v=w_v, W_o=w_o)
-    h = _check_num_heads(num_heads, d_model)
+    w_q, w_k, w_v, w_o = check_square_weights(d_model, W_q=w_q, W_k=w_k, W_v=w_v, W_o=w_o)
+    h = check_heads(d_model, num_heads)
+    allowed = resolve_mask(mask, n)  # (n, n), the same for every head
     head_dim = d_model // h
-    split: Callable[[np.ndarray, int], np.ndarray] = _bare_split if mistake == "bare_reshape" else _split
-    merge: Callable[[np.ndarray], np.ndarray] = _bare_merge if mistake == "bare_reshape" else _merge
+    scale_factor = score_scale(head_dim, scale)
+    split, attend_heads, merge = RIGHT_STEPS if mistake is None else MISTAKE_STEPS[mistake]
 
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported just below
-        queries = split(x @ w_q, h)  # (h, n, head_dim)
-        keys = split(x @ w_k, h)  # (h, n, head_dim)
-        values = split(x @ w_v, h)  # (h, n, head_dim)
-        scores = queries @ keys.transpose(0, 2, 1)  # (h, n, n)
-    if not (np.all(np.isfinite(scores)) and np.all(np.isfinite(values))):
-        raise InputError("overflow", "Scores overflowed to infinity; the numbers in X or W are too large.")
-    allowed = resolve_mask(mask, n)  # (n, n)
-    scale_factor = float(np.sqrt(head_dim)) if scale else 1.0
-    before = 1.0 if mistake == "scale_after_softmax" else scale_factor
-    scaled = np.where(allowed, scores / before, -np.inf)  # (h, n, n)
-    weights = stable_softmax(scaled)  # (h, n, n)
-    if mistake == "scale_after_softmax":
-        weights = weights / scale_factor  # rows now sum to 1 / sqrt(head_dim)
-    head_outputs = weights @ values  # (h, n, head_dim)
-    concat = merge(head_outputs)  # (n, d_model)
+        q, k, v = split(x @ w_q, h), split(x @ w_k, h), split(x @ w_v, h)  # (h, n, head_dim) each
+        att = attend_heads(q, k, v, scale=scale_factor, mask=allowed)  # batched over the head axis
+    check_overflow(att.scores, v)
+    concat = merge(att.outputs)  # (n, d_model)
     with np.errstate(over="ignore", invalid="ignore"):
         outputs = concat @ w_o  # (n, d_model)
-    if not np.all(np.isfinite(outputs)):
-        raise InputError("overflow", "Scores overflowed to infinity; the numbers in X or W are too large.")
+    check_overflow(outputs)
     return MultiHeadTrace(
-        x=x, queries=queries, keys=keys, values=values,
-        head_scores=scores, head_scaled_scores=scaled, head_weights=weights, head_outputs=head_outputs,
-        concat=concat, outputs=outputs,
+        x=x, queries=q, keys=k, values=v,
+        head_scores=att.scores, head_scaled_scores=att.scaled_scores, head_weights=att.weights,
+        head_outputs=att.outputs, concat=concat, outputs=outputs,
         num_heads=h, head_dim=head_dim, scale_factor=scale_factor, allowed=allowed, mistake=mistake,
     )
 

@@ -25,20 +25,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from selfattn.core.checks import check_heads  # also imported from here by selfattn.bench
 from selfattn.errors import InputError
 
 IMPLS = ("naive", "fused", "torch_mha")
-
-
-def check_heads(d_model: int, num_heads: int) -> None:
-    """Raise InputError ``heads_not_divisible`` (params d_model, num_heads) unless num_heads divides d_model."""
-    if num_heads < 1 or d_model < 1 or d_model % num_heads:
-        raise InputError(
-            "heads_not_divisible",
-            f"d_model = {d_model} cannot be split evenly into {num_heads} heads; "
-            "pick a number of heads that divides it.",
-            d_model=d_model, num_heads=num_heads,
-        )
 
 
 def causal_attn_mask(n: int, device: Any = None) -> torch.Tensor:
