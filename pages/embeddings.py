@@ -1,5 +1,7 @@
 """Sentence embeddings: a sentence as vectors, Softmax(XXᵀ/√d)X, and a real model's heads."""
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -30,10 +32,6 @@ MAX_WORDS_SHOWN = 20  # jieba words in the caption
 MAX_LISTED = 20  # unknown tokens named in a warning
 
 
-def set_text(key: str, value: str) -> None:
-    st.session_state[key] = value
-
-
 def unit_labels(emb: TokenEmbeddings) -> list[str]:
     """Token labels made unique by position, so repeated characters (天天) stay apart."""
     return [f"{i + 1}·{tok}" for i, tok in enumerate(emb.tokens)]
@@ -45,17 +43,14 @@ def run_labels(run: models.ModelRun) -> list[str]:
     return [tok if special else f"{i}·{tok}" for tok, special, i in zip(run.tokens, run.special, numbers)]
 
 
-def compute(text: str, source: str, kind: str, spec: str | None):
-    """Embeddings for ``text``, or the InputError explaining why not.
+def compute(text: str, source: str, kind: str, spec: str | None) -> TokenEmbeddings:
+    """Embeddings for ``text`` (InputError explains why not).
 
     Args:
         spec: the visitor's model, None unless the source asks for one.
     """
-    try:
-        with st.spinner(tr("emb.computing")):  # the first Chinese sentence builds the character table (~1 s)
-            return cached.embeddings(text, source, kind, None, spec), None
-    except InputError as exc:
-        return None, exc
+    with st.spinner(tr("emb.computing")):  # the first Chinese sentence builds the character table (~1 s)
+        return cached.embeddings(text, source, kind, None, spec)
 
 
 def same_error(a: InputError | None, b: InputError | None) -> bool:
@@ -132,7 +127,7 @@ st.caption(tr("emb.intro"))
 settings.show_problems("embeddings")
 
 # ── Sentence(s) ───────────────────────────────────────────────────────────────────────
-mode = choice(st.segmented_control, tr("emb.mode"), ["single", "pair"], "emb_mode", settings.default("emb_mode"),
+mode = choice(st.segmented_control, tr("emb.mode"), ["single", "pair"], "emb_mode",
               {"single": tr("emb.mode_single"), "pair": tr("emb.mode_pair")})
 settings.keep("emb_text")
 settings.keep("emb_text_b")
@@ -140,7 +135,7 @@ if mode == "pair":
     st.caption(tr("emb.pairs"))
     cols = st.columns(len(PAIRS))
     for col, (a, b) in zip(cols, PAIRS):
-        col.button(f"{a} / {b}", on_click=lambda a=a, b=b: (set_text("emb_text", a), set_text("emb_text_b", b)),
+        col.button(f"{a} / {b}", on_click=lambda a=a, b=b: (settings.put("emb_text", a), settings.put("emb_text_b", b)),
                    width="stretch", key=f"pair_{a}")
     left, right = st.columns(2)
     left.text_input(tr("emb.text_a"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
@@ -151,7 +146,7 @@ else:
     cols = st.columns(len(SENTENCES))
     for col, sentence in zip(cols, SENTENCES):
         col.button(sentence if len(sentence) < 24 else sentence[:22] + "…", help=sentence, width="stretch",
-                   on_click=set_text, args=("emb_text", sentence), key=f"preset_{sentence}")
+                   on_click=settings.put, args=("emb_text", sentence), key=f"preset_{sentence}")
     st.text_input(tr("emb.text"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"),
                   help=tr("emb.text_help", chars=MAX_CHARS, tokens=models.MAX_TOKENS))
     texts = [st.session_state["emb_text"]]
@@ -160,7 +155,7 @@ else:
 with st.container(border=True):
     s1, s2, s3 = st.columns([2, 2, 2])
     with s1:
-        source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source", settings.default("emb_source"),
+        source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source",
                         {s: tr(get_source(s).label) for s in SOURCES}, help=tr("emb.source_help"))
     src = get_source(source)
     spec = None
@@ -173,7 +168,7 @@ with st.container(border=True):
             spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
                                  placeholder=tr("emb.model_placeholder")).strip()
     with s3:
-        kind = choice(st.radio, tr("emb.kind"), ["static", "contextual"], "emb_kind", settings.default("emb_kind"),
+        kind = choice(st.radio, tr("emb.kind"), ["static", "contextual"], "emb_kind",
                       {"static": tr("emb.kind_static"), "contextual": tr("emb.kind_contextual")},
                       horizontal=True, help=tr("emb.kind_help"), disabled=len(src.kinds) == 1)
     d1, d2, d3 = st.columns([3, 1, 1], vertical_alignment="bottom")
@@ -188,12 +183,11 @@ if kind not in src.kinds:
     kind = src.kinds[0]  # character vectors are static only: they have no context
 
 # ── The model: part 2 always needs one, part 1 for MiniLM or Hugging Face vectors ─────
-good = st.session_state.setdefault("emb_good", {})
-kept_model = st.session_state.get("emb_model_good")  # (spec, bundle, run) of the last heads shown
+kept_model = settings.kept("emb_model_good")  # (spec, bundle, run) of the last heads shown
 model_spec = src.model_spec(spec) if src.loads_model else "minilm"  # the source's model, else MiniLM
 model_error = None
 try:
-    cached.load_with_status(model_spec, kept=bool(good) or kept_model is not None)
+    cached.load_with_status(model_spec, kept=bool(settings.kept("emb_good")) or kept_model is not None)
 except InputError as exc:  # explained in the loading box, which has turned red
     model_error = exc
 
@@ -206,16 +200,13 @@ for idx, (col, text) in enumerate(zip(columns, texts)):
     with col:
         slot = f"{mode}{idx}"
         if src.asks_model and model_error is not None:
-            emb, error = None, None  # explained above
+            emb, error = settings.kept("emb_good", slot), None  # explained above
         else:
-            emb, error = compute(text, source, kind, spec)
+            emb, error = settings.last_good("emb_good", partial(compute, text, source, kind, spec), slot)
         if error is not None:
-            show_error(error, kept=slot in good)
+            show_error(error, kept=emb is not None)
             first_error = error if idx == 0 else first_error
-        if emb is not None:
-            good[slot] = emb
-        emb = good.get(slot)  # this result, or the last good one
-        if emb is not None:
+        if emb is not None:  # this result, or the last good one
             raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit, fit.column_px([1] * len(texts))[idx])
 
 # ── Part 2: what a real model's heads do ──────────────────────────────────────────────
@@ -225,18 +216,14 @@ sentence = texts[0]
 use_spec = model_spec if model_error is None else (kept_model[0] if kept_model else None)
 if use_spec is None:  # the model failed and none was shown before: the error above says it all
     settings.stop("embeddings", "embeddings")
-try:
-    bundle = cached.model(use_spec)
-    run = cached.model_run(use_spec, sentence)
-    st.session_state["emb_model_good"] = (use_spec, bundle, run)
-    fresh = True
-except InputError as exc:
-    if not same_error(exc, first_error):  # a bad sentence was explained in part 1 already
-        show_error(exc, kept=kept_model is not None)
-    if kept_model is None:
-        settings.stop("embeddings", "embeddings")
-    _, bundle, run = kept_model
-    fresh = False
+shown_model, run_error = settings.last_good(
+    "emb_model_good", lambda: (use_spec, cached.model(use_spec), cached.model_run(use_spec, sentence)))
+if run_error is not None and not same_error(run_error, first_error):  # a bad sentence was explained in part 1 already
+    show_error(run_error, kept=shown_model is not None)
+if shown_model is None:
+    settings.stop("embeddings", "embeddings")
+_, bundle, run = shown_model
+fresh = run_error is None
 model_name = models.display_name(bundle.name)
 if model_error is not None:
     st.markdown(tr("emb.model_previous", name=model_name, failed=models.display_name(model_spec)))

@@ -1,11 +1,12 @@
 """Heads & devices: one head vs many, checked against PyTorch, and timed on CPU and GPU."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
 from selfattn import bench
 from selfattn.display.charts import benchmark_chart
-from selfattn.errors import InputError
 from selfattn.display.export import column_names
 from selfattn.core.heads import MISTAKES
 from ui import fit
@@ -24,7 +25,7 @@ st.header(tr("hd.compare_header"))
 with st.container(border=True):
     c1, c2, c3, c4, c5 = st.columns(5, vertical_alignment="bottom")
     with c1:
-        source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input", settings.default("hd_input"),
+        source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input",
                         {"random": tr("hd.input_random"), "sentence": tr("hd.input_sentence")})
     for key in ("hd_seed", "hd_n", "hd_d", "hd_text", "hd_heads"):  # kept while their boxes are hidden too
         settings.keep(key)
@@ -38,20 +39,24 @@ with st.container(border=True):
     settings.keep("hd_causal")
     causal = c5.toggle(tr("hd.causal"), key="hd_causal")
 
-try:
-    x, tokens = hd.input_matrix(source, int(seed), n, d_model, st.session_state.get("hd_text", ""))
+
+def comparison(source: str, seed: int, n: int | None, d_model: int | None, causal: bool) -> tuple:
+    """(x, tokens, weights, single, multi) for the input chosen, with the head-count slider drawn."""
+    x, tokens = hd.input_matrix(source, seed, n, d_model, st.session_state["hd_text"])
     divisors = hd.head_choices(x.shape[1])
-    if st.session_state["hd_heads"] not in divisors:  # a new d_model, or a link's head count that does not divide it
-        st.session_state["hd_heads"] = max(h for h in divisors if h <= 4)
+    # A new d_model, or a link's head count that does not divide it: the most heads up to 4.
+    settings.keep("hd_heads", divisors, fallback=max(h for h in divisors if h <= 4))
     num_heads = st.select_slider(tr("hd.heads"), divisors, key="hd_heads", help=tr("hd.heads_help"))
-    weights = hd.random_weights(x.shape[1], int(seed))
-    single, multi = hd.compare(x, weights, num_heads, causal)
-    st.session_state["hd_good"] = (x, tokens, weights, single, multi)
-except InputError as exc:
-    show_error(exc, kept="hd_good" in st.session_state)
-if "hd_good" not in st.session_state:
+    weights = hd.random_weights(x.shape[1], seed)
+    return (x, tokens, weights, *hd.compare(x, weights, num_heads, causal))
+
+
+good, error = settings.last_good("hd_good", partial(comparison, source, int(seed), n, d_model, causal))
+if error is not None:
+    show_error(error, kept=good is not None)
+if good is None:
     settings.stop("heads", "heads")
-x, tokens, weights, single, multi = st.session_state["hd_good"]
+x, tokens, weights, single, multi = good
 n_tok, d = x.shape
 h, hdim = multi.num_heads, multi.head_dim
 
@@ -91,7 +96,7 @@ if max(checks.values()) > 1e-10:
 
 def note_open() -> None:
     """Callback of the mistake panels: keep which are open (for the link, and across pages)."""
-    st.session_state["hd_open"] = [m for m in MISTAKES if st.session_state.get(f"hd_open_{m}")]
+    settings.put("hd_open", [m for m in MISTAKES if st.session_state.get(f"hd_open_{m}")])
 
 
 opened = settings.keep("hd_open")
@@ -133,14 +138,14 @@ submitted = st.session_state.pop("hd_run_requested", False)
 
 if submitted:
     bar = st.progress(0.0, text=tr("hd.bench_starting"))
-    try:
-        records = hd.run_benchmark(config, lambda done, total, label: bar.progress(
-            done / max(total, 1), text=hd.progress_text(done, total, label)))
-        st.session_state["hd_bench"] = records
-        bar.empty()
-    except InputError as exc:
-        bar.empty()
-        show_error(exc, kept="hd_bench" in st.session_state)
+
+    def progress(done: int, total: int, label: str) -> None:
+        bar.progress(done / max(total, 1), text=hd.progress_text(done, total, label))
+
+    records, error = settings.last_good("hd_bench", partial(hd.run_benchmark, config, progress))
+    bar.empty()
+    if error is not None:
+        show_error(error, kept=records is not None)
 
 with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
     st.caption(tr("hd.upload_help"))
@@ -150,19 +155,19 @@ with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
     upload = st.file_uploader(tr("hd.upload_file"), type=["json", "csv"], key="hd_upload",
                               help=tr("hd.upload_file_help", mb=bench.RESULTS_MAX_BYTES // 2**20))
     if upload is not None:
-        try:
-            st.session_state["hd_uploaded"] = (upload.name, bench.load_results(upload.getvalue(), upload.name))
-            st.success(tr("hd.upload_ok", name=upload.name, n=len(st.session_state["hd_uploaded"][1])))
-        except InputError as exc:
-            show_error(exc, kept="hd_uploaded" in st.session_state)
+        uploaded, error = settings.last_good("hd_uploaded", lambda: (
+            upload.name, bench.load_results(upload.getvalue(), upload.name)))
+        if error is None:
+            st.success(tr("hd.upload_ok", name=upload.name, n=len(uploaded[1])))
+        else:
+            show_error(error, kept=uploaded is not None)
 
-shown = []
-if "hd_bench" in st.session_state:
-    shown += [{**r, "source": tr("hd.this_run")} for r in st.session_state["hd_bench"]]
-for name in st.session_state.get("hd_bundled", []):
+shown = [{**r, "source": tr("hd.this_run")} for r in settings.kept("hd_bench") or []]
+for name in st.session_state["hd_bundled"]:
     shown += [{**r, "source": name} for r in bundled[name]]
-if "hd_uploaded" in st.session_state:
-    name, records = st.session_state["hd_uploaded"]
+uploaded = settings.kept("hd_uploaded")
+if uploaded is not None:
+    name, records = uploaded
     shown += [{**r, "source": name} for r in records]
 
 if shown:

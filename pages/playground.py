@@ -5,7 +5,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from selfattn import self_attention
+from selfattn import AttentionTrace, self_attention
 from selfattn.errors import InputError
 from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.display.charts import MINUS_INFINITY
@@ -42,8 +42,8 @@ settings.show_problems("playground")
 with st.container(border=True):
     c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     with c1:  # choosing a preset loads it; the undo below brings back what it replaced
-        choice(st.selectbox, tr("pg.preset"), PRESETS, "pg_preset", settings.default("pg_preset"),
-               {p: tr(f"pg.preset_{p}") for p in PRESETS}, on_pick=pg.load_chosen_preset)
+        choice(st.selectbox, tr("pg.preset"), PRESETS, "pg_preset", {p: tr(f"pg.preset_{p}") for p in PRESETS},
+               on_pick=pg.load_chosen_preset)
     settings.keep("pg_seed")
     c2.number_input(tr("pg.seed"), min_value=0, max_value=2**31 - 1, step=1, key="pg_seed",
                     help=tr("pg.seed_help"), on_change=pg.on_seed)
@@ -51,7 +51,7 @@ with st.container(border=True):
               icon=":material/restart_alt:", width="stretch")
     st.caption(tr(f"pg.preset_{st.session_state['pg_preset']}_help"))
     o1, o2, o3 = st.columns(3)
-    for key in ("pg_scale", "pg_causal", "pg_bias"):
+    for key in pg.TOGGLES:
         settings.keep(key)
     scale = o1.toggle(tr("pg.opt_scale"), key="pg_scale", help=tr("pg.opt_scale_help"))
     causal = o2.toggle(tr("pg.opt_causal"), key="pg_causal", help=tr("pg.opt_causal_help"))
@@ -100,24 +100,27 @@ with st.expander(tr("pg.import"), icon=":material/upload_file:"):
             st.success(tr("pg.upload_ok", name=upload_notice), icon=":material/check_circle:")
 
 # ── Compute, or keep the last good result ───────────────────────────────────────────────
-try:
+def compute(use_bias: bool, scale: bool, causal: bool) -> tuple[pg.Inputs, AttentionTrace, bool]:
+    """The edited tables as numbers, their trace, and whether the biases were used."""
     inputs = pg.parse_inputs(use_bias)
     biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
     trace = self_attention(inputs.x, inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
                            mask="causal" if causal else None, **biases)
-    state["good"] = (inputs, trace, use_bias)
-except InputError as exc:
-    if exc.code.startswith("cell_"):  # named in full under its editor, which is marked red
-        message = tr("pg.bad_cell_above", matrix=exc.params["matrix"])
-        if state["good"] is not None:
-            message += "\n\n" + tr("common.kept_last_good")
-        st.error(message, icon=":material/error:")
-    else:
-        show_error(exc, kept=state["good"] is not None)
+    return inputs, trace, use_bias
+
+
+good, error = settings.last_good("pg_good", partial(compute, use_bias, scale, causal))
+if error is not None and error.code.startswith("cell_"):  # named in full under its editor, which is marked red
+    message = tr("pg.bad_cell_above", matrix=error.params["matrix"])
+    if good is not None:
+        message += "\n\n" + tr("common.kept_last_good")
+    st.error(message, icon=":material/error:")
+elif error is not None:
+    show_error(error, kept=good is not None)
 LINK = {"page": "playground", "url_path": "playground", "bulky": pg.CELL_LINK_PARAMS}
-if state["good"] is None:
+if good is None:
     settings.stop(extra=pg.link_params(), **LINK)
-inputs, trace, shown_bias = state["good"]
+inputs, trace, shown_bias = good
 
 tokens = inputs.tokens
 n, d_in = trace.x.shape
@@ -154,8 +157,7 @@ tables["weights"] = fit.show_map(tr("pg.weights"), trace.weights, tokens, tokens
 
 # ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
 st.subheader(tr("pg.focus_title"))
-i = choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", settings.default("pg_focus"),
-           {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})
+i = choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})
 q_i = trace.queries[i]
 with st.container(border=True):
     st.markdown(tr("pg.focus_step4", token=tokens[i], q=vec(q_i)))

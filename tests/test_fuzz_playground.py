@@ -33,7 +33,7 @@ class PlaygroundWalk(fuzz.Walk):
         return list(pg.MATRICES)
 
     def has_result(self, at) -> bool:
-        return at.session_state["pg"]["good"] is not None and bool(self.outputs(at))
+        return "pg_good" in at.session_state and bool(self.outputs(at))
 
     @staticmethod
     def outputs(at):

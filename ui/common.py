@@ -68,36 +68,36 @@ def chart_words() -> dict:
     return {word: tr(f"chart.{word}") for word in WORDS}
 
 
-def choice(widget: Callable, label: str, options, key: str, default, names: dict | None = None, *,
+def choice(widget: Callable, label: str, options, key: str, names: dict | None = None, *,
            on_pick: Callable[[], None] | None = None, **kwargs):
     """A selectbox, radio or segmented control whose choice survives its option names changing.
 
     Streamlit maps the browser's answer back to an option through the name it displayed, so
     when the names change between runs (another language, a renamed token) the answer no
     longer maps and Streamlit hands back the bare name. The chosen option is therefore kept
-    under ``key`` as plain session state (which also survives leaving the page); the widget's
-    own key carries a fingerprint of the names, so new names make a fresh widget that starts
-    at the kept option.
+    under ``key`` as a setting of ``ui.state`` (which also survives leaving the page); the
+    widget's own key carries a fingerprint of the names, so new names make a fresh widget that
+    starts at the kept option.
 
     Args:
+        key: a setting of a page's table in ``ui.state`` (its default is the table's).
         on_pick: called after the visitor picks an option (the new choice is already under ``key``).
 
     Returns:
         The chosen option (always one of ``options``).
     """
+    from ui import state as settings  # ui.state reads this module's language helpers
+
     options = list(options)
     names = names if names is not None else {o: str(o) for o in options}
-    current = st.session_state.get(key, default)
-    if current not in options:
-        current = default if default in options else options[0]
-    st.session_state[key] = current
+    current = settings.keep(key, options)
     fingerprint = zlib.crc32("\x1f".join(names[o] for o in options).encode("utf-8"))
     widget_key = f"{key}__{fingerprint:08x}"
 
-    def keep() -> None:
+    def picked() -> None:
         value = st.session_state.get(widget_key)
         if value in options:
-            st.session_state[key] = value
+            settings.put(key, value)
             if on_pick is not None:
                 on_pick()
 
@@ -107,7 +107,7 @@ def choice(widget: Callable, label: str, options, key: str, default, names: dict
         kwargs.update(index=options.index(current))
     if widget is st.selectbox or getattr(widget, "__name__", "") == "selectbox":
         kwargs.setdefault("placeholder", tr("common.choose_one"))  # shown while the visitor types to filter
-    widget(label, options, format_func=names.__getitem__, key=widget_key, on_change=keep, **kwargs)
+    widget(label, options, format_func=names.__getitem__, key=widget_key, on_change=picked, **kwargs)
     return st.session_state[key]
 
 
@@ -141,25 +141,6 @@ def vega(spec: dict) -> None:
     if len(values) > CANVAS_MIN_CELLS:  # one canvas draws faster than thousands of SVG nodes
         spec["usermeta"] = {**spec.get("usermeta", {}), "embedOptions": {"renderer": "canvas"}}
     st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None)
-
-
-def persist(key: str, default):
-    """Keep a widget's value when the visitor moves to another page and back.
-
-    Streamlit forgets the state of widgets that were not drawn; a shadow copy under
-    ``_keep_<key>`` brings it back. Call before drawing the widget with ``key=key``.
-
-    The value is also written back under ``key`` on every run: a widget drawn only some of the
-    time (the pair's second sentence, the model box) would otherwise, on its first run undrawn,
-    fall back to the value this function had set before the widget first showed (its default),
-    and the visitor's text would be lost (found by tests/test_fuzz_embeddings.py).
-    """
-    shadow = f"_keep_{key}"
-    if key not in st.session_state:
-        st.session_state[key] = st.session_state.get(shadow, default)
-    else:
-        st.session_state[key] = st.session_state[key]
-    st.session_state[shadow] = st.session_state[key]
 
 
 def require_frame() -> None:

@@ -12,8 +12,9 @@ import streamlit as st
 from selfattn.text import models
 from selfattn.text.embeddings import TokenEmbeddings, embed, get_source
 from selfattn.errors import InputError
+from ui import state as settings
 from ui import warmup
-from ui.common import error_text, persist, show_error, tr
+from ui.common import error_text, show_error, tr
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -156,8 +157,7 @@ def number_slider(container, label: str, total: int, key: str, help: str) -> int
     Returns:
         The 0-based index (the slider's value minus 1).
     """
-    persist(key, 1)
-    st.session_state[key] = min(max(int(st.session_state[key]), 1), total)  # a smaller model than before
+    settings.keep(key, range(1, total + 1))  # a smaller model than before: its last layer or head
     if total == 1:  # a slider needs two ends
         container.caption(tr("emb.only_one", label=label))
         return 0

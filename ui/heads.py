@@ -12,6 +12,7 @@ from selfattn import bench
 from selfattn.errors import InputError
 from selfattn.core.heads import MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake
 from selfattn.core.presets import xavier
+from ui import state as settings
 from ui.common import tr
 
 MAX_N = 64  # tokens in the single-vs-multi comparison
@@ -93,18 +94,6 @@ def device_label(device: str) -> str:
     return f"{device.upper()} · {bench.device_name(device)}"
 
 
-def _keep(key: str, options: list, *, multi: bool = False) -> None:
-    """:func:`ui.state.keep` for a choice, dropping kept values the options no longer offer."""
-    from ui.state import default, keep
-
-    keep(key)
-    value = st.session_state[key]
-    if multi and any(v not in options for v in value):
-        st.session_state[key] = [v for v in value if v in options]
-    elif not multi and value not in options:
-        st.session_state[key] = default(key) if default(key) in options else options[0]
-
-
 def bench_choices(limits: dict) -> dict:
     """What the benchmark's widgets offer under ``limits`` (the caption states the same numbers).
 
@@ -149,27 +138,26 @@ def bench_settings(limits: dict) -> bench.BenchConfig:
     one, some = tr("common.choose_one"), tr("hd.bench_placeholder")  # Streamlit's own are English
     f1, f2, f3, f4 = st.columns(4)
     choices = devices()
-    _keep("hd_device", choices)
+    settings.keep("hd_device", choices)
     device = f1.selectbox(tr("hd.device"), choices, format_func=device_label, key="hd_device", placeholder=one)
-    _keep("hd_dtype", list(bench.DTYPES))
+    settings.keep("hd_dtype", list(bench.DTYPES))
     dtype = f2.selectbox(tr("hd.dtype"), list(bench.DTYPES), key="hd_dtype", help=tr("hd.dtype_help"),
                          placeholder=one)
     max_batch = offer["batch"]
-    _keep("hd_batch", list(range(1, max_batch + 1)))
-    st.session_state["hd_batch"] = min(max(int(st.session_state["hd_batch"]), 1), max_batch)
+    settings.keep("hd_batch", range(1, max_batch + 1))
     batch = f3.number_input(tr("hd.batch"), 1, max_batch, key="hd_batch")
     d_choices = offer["d_model"]
-    _keep("hd_bench_d", d_choices)
+    settings.keep("hd_bench_d", d_choices)
     d_model = f4.selectbox(tr("hd.bench_d_model"), d_choices, key="hd_bench_d", placeholder=one)
     # wrap=True: chips that do not fit go onto a second line instead of scrolling out of sight.
     g1, g2, g3 = st.columns([2, 3, 4])
     head_choices_ = offer["heads"]
-    _keep("hd_bench_heads", head_choices_, multi=True)
+    settings.keep("hd_bench_heads", head_choices_)
     heads = g1.multiselect(tr("hd.bench_heads"), head_choices_, key="hd_bench_heads", wrap=True, placeholder=some)
     len_choices = offer["seq_len"]
-    _keep("hd_bench_lens", len_choices, multi=True)
+    settings.keep("hd_bench_lens", len_choices)
     lens = g2.multiselect(tr("hd.bench_lens"), len_choices, key="hd_bench_lens", wrap=True, placeholder=some)
-    _keep("hd_bench_impls", offer["impls"], multi=True)
+    settings.keep("hd_bench_impls", offer["impls"])
     impls = g3.multiselect(tr("hd.bench_impls"), offer["impls"], key="hd_bench_impls", wrap=True, placeholder=some)
     return bench.BenchConfig(device=device, dtype=dtype, batch=int(batch), seq_lens=tuple(sorted(lens)),
                              d_model=int(d_model), heads=tuple(sorted(heads)), impls=tuple(impls),

@@ -30,6 +30,7 @@ from selfattn.display.export import column_names
 from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels, read_csv_matrix
 from selfattn.i18n import LANGS, t
 from selfattn.core.presets import PRESETS, Example, preset
+from ui import state as settings
 from ui.common import current_lang, error_text, tr
 
 STATE = "pg"
@@ -130,9 +131,9 @@ def state() -> dict:
     if STATE not in st.session_state:
         example = preset("tutorial")
         frames = dict(base_frames("tutorial", 0, Sizes(), current_lang()))  # shared, never changed in place
-        st.session_state[STATE] = {"frames": frames, "seeds": dict(frames), "version": 0, "good": None,
-                                   "notice": None, "undo": None, "lang": current_lang()}
-        st.session_state["pg_scale"] = example.scale
+        st.session_state[STATE] = {"frames": frames, "seeds": dict(frames), "version": 0, "notice": None,
+                                   "undo": None, "lang": current_lang()}
+        settings.put("pg_scale", example.scale)
     pg = st.session_state[STATE]
     if pg["lang"] != current_lang():
         pg["lang"] = current_lang()
@@ -174,7 +175,8 @@ def undo() -> None:
     if not saved:
         return
     replace_frames(saved["frames"])
-    st.session_state.update(saved["toggles"])
+    for key, value in saved["toggles"].items():
+        settings.put(key, value)
     sync_size_widgets()
     pg["notice"] = ("success", "pg.undone", {})
 
@@ -190,9 +192,9 @@ def load_preset(name: str, seed: int) -> None:
     sizes = current_sizes()
     example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
     replace_frames(frames_from_example(example), undo="preset")
-    st.session_state["pg_scale"] = example.scale
-    st.session_state["pg_causal"] = False
-    st.session_state["pg_bias"] = False
+    settings.put("pg_scale", example.scale)
+    settings.put("pg_causal", False)
+    settings.put("pg_bias", False)
     sync_size_widgets()
     state()["notice"] = ("success", "pg.preset_loaded", {"name": tr(f"pg.preset_{name}")})
 
@@ -527,6 +529,6 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
     sync_size_widgets()
     focus = st.session_state.get("pg_focus", 0)
     if not 0 <= focus < sizes.n:
-        st.session_state["pg_focus"] = 0
+        settings.put("pg_focus", 0)
         bad["focus"] = share.BadValue("out_of_range", lo=1, hi=sizes.n)
     return bad

@@ -26,10 +26,10 @@ def controls() -> tuple[str, str]:
     """The Tokens/Words switch and the choice of map; returns (units, view)."""
     c1, c2 = st.columns([1, 2])
     with c1:
-        units = choice(st.segmented_control, tr("emb.units"), UNITS, "emb_units", settings.default("emb_units"),
+        units = choice(st.segmented_control, tr("emb.units"), UNITS, "emb_units",
                        {u: tr(f"emb.units_{u}") for u in UNITS}, help=tr("emb.units_help"))
     with c2:
-        view = choice(st.segmented_control, tr("emb.view"), VIEWS, "emb_view", settings.default("emb_view"),
+        view = choice(st.segmented_control, tr("emb.view"), VIEWS, "emb_view",
                       {v: tr(f"emb.view_{v}") for v in VIEWS}, help=tr("emb.view_help"))
     return units, view
 
@@ -80,8 +80,7 @@ def _on_pick() -> None:
     if picked is None:
         return
     for key, value in zip(("emb_layer", "emb_head"), picked):
-        st.session_state[key] = value
-        st.session_state[f"_keep_{key}"] = value
+        settings.put(key, value)
 
 
 def pattern_names() -> dict[str, str]:
@@ -123,7 +122,7 @@ def head_view(weights: np.ndarray, labels: list[str], layer: int, head: int) -> 
     st.subheader(tr("emb.headview_title", layer=layer + 1, head=head + 1))
     st.caption(tr("emb.headview_help"))
     options = [0, *range(1, len(labels) + 1)]  # 0: every token; i: the i-th, counted from 1
-    picked = choice(st.selectbox, tr("emb.headview_pick"), options, "emb_pick", settings.default("emb_pick"),
+    picked = choice(st.selectbox, tr("emb.headview_pick"), options, "emb_pick",
                     {0: tr("emb.headview_all"), **{i + 1: label for i, label in enumerate(labels)}})
     st.vega_lite_chart(_spec(charts.head_view(weights, labels, picked - 1 if picked else None,
                                               from_title=tr("chart.query"), to_title=tr("chart.key"),

@@ -1,12 +1,18 @@
-"""Every page's settings in one table each, and the shareable link built on them.
+"""Every key the app keeps in session state, in one place, and the shareable link built on them.
 
 A page's table (:func:`fields`) says for every setting it keeps: the session-state key, the
 URL parameter, its codec with its limits, and its default. The same table
 
 - fills session state from a link the first time a page opens in a session (:func:`open_page`),
-- gives the pages their defaults (:func:`keep`, :func:`default`),
+- keeps each widget's value across pages and hidden runs, with its default (:func:`keep`),
 - writes the link as the visitor works (:func:`publish`), shown in the sidebar with a copy button,
 - and drives the fuzz tests.
+
+Everything else the pages keep (last good results, the Playground's tables, the link's own
+bookkeeping) is declared in :data:`KEPT`; :func:`last_good` keeps a result and falls back to it
+on bad input. :func:`keep` and :func:`put` refuse a key no table has, :func:`kept` and
+:func:`last_good` one that KEPT does not name (``KeyError``), and tests/test_state.py checks
+every key the code names.
 
 History: Streamlit turns every change of ``st.query_params`` into a new browser history entry,
 so each keystroke, and each language switch, would be a step that Back has to undo. A small
@@ -19,7 +25,7 @@ duplicate entry; the link as opened stays until the first change.
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Callable, Sequence, TypeVar
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -27,8 +33,10 @@ import streamlit as st
 from selfattn.display import share
 from selfattn.i18n import LANGS
 from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
-from ui.common import LANG_KEY, current_lang, persist, tr
+from selfattn.errors import InputError
+from ui.common import LANG_KEY, current_lang, tr
 
+T = TypeVar("T")
 MAX_SEED = 2**31 - 1
 OPENED = "_link_opened"  # pages whose link has been read in this session
 WRITTEN = "_link_written"  # set once the first run of the session is over
@@ -144,10 +152,144 @@ def default(key: str):
     return list(value) if isinstance(value, list) else value
 
 
-def keep(key: str):
-    """Keep a widget's value across pages (``ui.common.persist``) with its default from the table."""
-    persist(key, default(key))
-    return st.session_state[key]
+# ── Everything else in session state ─────────────────────────────────────────────────────
+# What the pages keep beyond the settings in the tables (and the language, LANG), and what it
+# holds. A name ending in "*" is a family: one key per page, matrix, panel or editor. Widgets
+# whose value no code reads back from session state (buttons, downloads) are not listed, nor
+# the keys derived from a listed one (``choice``'s widget keys, ``key__<names' checksum>``).
+KEPT: dict[str, str] = {
+    OPENED: "the pages whose link has been read in this session",
+    WRITTEN: "set once the first run of the session is over",
+    "_link_bad_*": "per page: the link's parameters that were not used, with why, until the page says so",
+    "_keep_*": "a setting's value while its widget is not drawn (shadow)",
+    "pg": "the Playground's tables, editors, undo and notices (ui/playground.py)",
+    "pg_good": "last_good: the Playground's (inputs, trace, biases shown)",
+    "pg_n": "the Playground's number of tokens (its size box)",
+    "pg_d_in": "the Playground's d_in (its size box)",
+    "pg_d_k": "the Playground's d_k (its size box)",
+    "pg_d_v": "the Playground's d_v (its size box)",
+    "pg_upload_*": "the Playground's CSV uploader (one per editor version) and which matrix it fills",
+    "ed_*": "the Playground's data editors, one per matrix and version",
+    "emb_good": "last_good: each sentence slot's embeddings ({mode}{index} -> TokenEmbeddings)",
+    "emb_model_good": "last_good: (spec, bundle, run) of the model's heads last shown",
+    "emb_download": "the model whose download button was clicked, until the download runs",
+    "emb_patterns": "the pattern grid's selection (a click picks a layer and head)",
+    "hd_good": "last_good: (x, tokens, weights, single, multi) of the head comparison",
+    "hd_bench": "last_good: the records of this session's benchmark run",
+    "hd_uploaded": "last_good: (file name, records) of the uploaded results",
+    "hd_run_requested": "set by the Run button, until the benchmark runs",
+    "hd_open_*": "each mistake panel's expander",
+}
+
+
+def declared(key: str) -> bool:
+    """True when ``key`` is a setting of a table, the language, or named in :data:`KEPT`."""
+    if key == LANG.key or key in KEPT:
+        return True
+    if any(name.endswith("*") and key.startswith(name[:-1]) for name in KEPT):
+        return True
+    try:
+        field(key)
+    except KeyError:
+        return False
+    return True
+
+
+# ── Keeping settings and results ─────────────────────────────────────────────────────────
+
+def shadow(key: str) -> str:
+    """Where a setting's value waits while its widget is not drawn (Streamlit drops the widget's own)."""
+    return f"_keep_{key}"
+
+
+def keep(key: str, options: Sequence | None = None, *, fallback=None):
+    """A setting's value, kept across pages and runs where its widget is not drawn.
+
+    Call before drawing the widget with ``key=key``. Streamlit forgets the state of widgets
+    that were not drawn; a shadow copy (:func:`shadow`) brings it back, else the table's
+    default. The value is also written back under ``key`` on every run: a widget drawn only
+    some of the time (the pair's second sentence, the model box) would otherwise, on its first
+    run undrawn, fall back to its default, and the visitor's text would be lost (found by
+    tests/test_fuzz_embeddings.py).
+
+    Args:
+        options: what the widget offers now, when that can change (a smaller model, another
+            device): a number outside a ``range`` goes to its nearest end; a list setting keeps
+            only the values offered; another value no longer offered becomes ``fallback``.
+        fallback: what a value no longer offered becomes; by default the table's default when
+            offered, else the first option.
+
+    Returns:
+        The value, also under ``st.session_state[key]``.
+
+    Raises:
+        KeyError: no table has ``key``.
+    """
+    start = default(key)  # KeyError for a key no table has
+    state = st.session_state
+    value = state[key] if key in state else state.get(shadow(key), start)
+    if options is not None:
+        value = _offered(value, options, start if fallback is None else fallback)
+    put(key, value)
+    return value
+
+
+def _offered(value, options: Sequence, fallback):
+    """``value`` brought within ``options`` (see :func:`keep`)."""
+    if isinstance(options, range):
+        return min(max(int(value), options.start), options.stop - 1)
+    if isinstance(value, list):
+        return value if all(v in options for v in value) else [v for v in value if v in options]
+    if value in options:
+        return value
+    return fallback if fallback in options else options[0]
+
+
+def put(key: str, value) -> None:
+    """Set a setting (and its shadow), from a callback or a link, as if the visitor had chosen it.
+
+    Raises:
+        KeyError: no table has ``key``.
+    """
+    field(key)
+    st.session_state[key] = value
+    st.session_state[shadow(key)] = value
+
+
+def _result_key(key: str) -> str:
+    if key not in KEPT:
+        raise KeyError(f"{key!r} is not declared in ui/state.py's KEPT")
+    return key
+
+
+def kept(key: str, slot: str | None = None):
+    """The result :func:`last_good` keeps under ``key`` (one ``slot`` of it, or every slot), or None."""
+    value = st.session_state.get(_result_key(key))
+    return value if slot is None or value is None else value.get(slot)
+
+
+def last_good(key: str, compute: Callable[[], T], slot: str | None = None) -> tuple[T | None, InputError | None]:
+    """Compute a result and keep it; on bad input, fall back to the one kept last time.
+
+    Args:
+        key: a key of :data:`KEPT`.
+        compute: makes the result, or raises InputError saying why not.
+        slot: one of several results kept under ``key`` (a dict), such as a pair's second sentence.
+
+    Returns:
+        (the new result, None), or (the last good result, or None when there is none, the error).
+        Other exceptions are not caught.
+    """
+    _result_key(key)
+    try:
+        value = compute()
+    except InputError as exc:
+        return kept(key, slot), exc
+    if slot is None:
+        st.session_state[key] = value
+    else:
+        st.session_state.setdefault(key, {})[slot] = value
+    return value, None
 
 
 # ── Reading a link ───────────────────────────────────────────────────────────────────────
@@ -175,8 +317,7 @@ def open_page(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadVa
     own = fields(page)
     values, bad = share.decode_fields(own, params)
     for key, value in values.items():
-        st.session_state[key] = value
-        st.session_state[f"_keep_{key}"] = value  # persist() reads the shadow when the key is not set
+        put(key, value)
     if extra is not None:
         bad.update(extra(params))
     if "lang" in params and params["lang"] not in LANGS:
@@ -186,12 +327,16 @@ def open_page(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadVa
         if name not in known:
             bad[name] = share.BadValue("unknown")
     if bad:
-        st.session_state[f"_link_bad_{page}"] = bad
+        st.session_state[_bad_key(page)] = bad
+
+
+def _bad_key(page: str) -> str:
+    return f"_link_bad_{page}"
 
 
 def show_problems(page: str) -> None:
     """Say which settings of the opened link were not used, and why (once, right after opening)."""
-    bad = st.session_state.pop(f"_link_bad_{page}", None)
+    bad = st.session_state.pop(_bad_key(page), None)
     if not bad:
         return
     unknown = [name for name, exc in bad.items() if exc.reason == "unknown"]
