@@ -16,11 +16,10 @@ from ui import embeddings as cached
 from ui import fit
 from ui import readout as readout_ui
 from ui import state as settings
-from ui.common import choice, csv_button, require_frame, show_error, tr, vega
+from ui.common import choice, csv_button, show_error, tr, vega
 from ui.embeddings import count, number_slider
 
-require_frame()
-settings.open_page("embeddings")
+settings.start("embeddings")
 
 SENTENCES = ["早上好", "我爱自然语言处理", "早上好，今天天气很好",
              "The animal didn't cross the street because it was too tired", "Good morning"]
@@ -215,13 +214,13 @@ st.markdown(tr("emb.model_intro"))
 sentence = texts[0]
 use_spec = model_spec if model_error is None else (kept_model[0] if kept_model else None)
 if use_spec is None:  # the model failed and none was shown before: the error above says it all
-    settings.stop("embeddings", "embeddings")
+    settings.stop("embeddings")
 shown_model, run_error = settings.last_good(
     "emb_model_good", lambda: (use_spec, cached.model(use_spec), cached.model_run(use_spec, sentence)))
 if run_error is not None and not same_error(run_error, first_error):  # a bad sentence was explained in part 1 already
     show_error(run_error, kept=shown_model is not None)
 if shown_model is None:
-    settings.stop("embeddings", "embeddings")
+    settings.stop("embeddings")
 _, bundle, run = shown_model
 fresh = run_error is None
 model_name = models.display_name(bundle.name)
@@ -293,4 +292,4 @@ for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), 
                              scheme="blues"))
         csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",
                    key=f"dl_head_{name}")
-settings.publish("embeddings", "embeddings")
+settings.publish("embeddings")

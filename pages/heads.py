@@ -12,10 +12,9 @@ from selfattn.core.heads import MISTAKES
 from ui import fit
 from ui import heads as hd
 from ui import state as settings
-from ui.common import choice, require_frame, show_error, tr, vega
+from ui.common import choice, show_error, tr, vega
 
-require_frame()
-settings.open_page("heads")
+settings.start("heads")
 st.title(tr("hd.title"))
 st.caption(tr("hd.intro"))
 settings.show_problems("heads")
@@ -55,7 +54,7 @@ good, error = settings.last_good("hd_good", partial(comparison, source, int(seed
 if error is not None:
     show_error(error, kept=good is not None)
 if good is None:
-    settings.stop("heads", "heads")
+    settings.stop("heads")
 x, tokens, weights, single, multi = good
 n_tok, d = x.shape
 h, hdim = multi.num_heads, multi.head_dim
@@ -202,4 +201,4 @@ if shown:
                        "application/json", key="dl_bench_json", on_click="ignore", icon=":material/download:")
 else:
     st.info(tr("hd.bench_empty"))
-settings.publish("heads", "heads")
+settings.publish("heads")

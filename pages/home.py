@@ -3,11 +3,10 @@
 import streamlit as st
 
 from ui import state as settings
-from ui.common import require_frame, tr
+from ui.common import tr
 from ui.pages import HOME, PAGES
 
-require_frame()
-settings.open_page("home")
+settings.start("home")
 settings.show_problems("home")
 
 st.title(tr("home.title"))
@@ -19,4 +18,4 @@ for page in PAGES:
         st.page_link(page.script, label=tr(f"nav.{page.name}"), icon=":material/arrow_forward:")
         st.markdown(tr(f"home.{page.name}"))
 st.caption(tr("home.footer"))
-settings.publish("home", "")
+settings.publish("home")

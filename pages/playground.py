@@ -13,7 +13,7 @@ from selfattn.core.presets import PRESETS
 from ui import playground as pg
 from ui import fit
 from ui import state as settings
-from ui.common import choice, require_frame, show_error, tr
+from ui.common import choice, show_error, tr
 
 
 def fmt(value: float) -> str:
@@ -31,9 +31,8 @@ def vec(values) -> str:
     return "[" + ", ".join(fmt(v) for v in values) + "]"
 
 
-require_frame()
+settings.start("playground", extra=pg.open_link, extra_params=pg.LINK_PARAMS, setup=pg.state)
 state = pg.state()
-settings.open_page("playground", extra=pg.open_link, extra_params=pg.LINK_PARAMS)
 st.title(tr("pg.title"))
 st.caption(tr("pg.intro"))
 settings.show_problems("playground")
@@ -117,7 +116,7 @@ if error is not None and error.code.startswith("cell_"):  # named in full under 
     st.error(message, icon=":material/error:")
 elif error is not None:
     show_error(error, kept=good is not None)
-LINK = {"page": "playground", "url_path": "playground", "bulky": pg.CELL_LINK_PARAMS}
+LINK = {"page": "playground", "bulky": pg.CELL_LINK_PARAMS}
 if good is None:
     settings.stop(extra=pg.link_params(), **LINK)
 inputs, trace, shown_bias = good

@@ -26,3 +26,4 @@ PAGES = (
     Page("embeddings", "pages/embeddings.py", ":material/translate:", "embeddings"),
     Page("heads", "pages/heads.py", ":material/speed:", "heads"),
 )
+PAGE_NAMED = {page.name: page for page in PAGES}

@@ -34,7 +34,8 @@ from selfattn.display import share
 from selfattn.i18n import LANGS
 from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 from selfattn.errors import InputError
-from ui.common import LANG_KEY, current_lang, tr
+from ui.common import LANG_KEY, current_lang, require_frame, tr
+from ui.pages import PAGE_NAMED
 
 T = TypeVar("T")
 MAX_SEED = 2**31 - 1
@@ -294,6 +295,19 @@ def last_good(key: str, compute: Callable[[], T], slot: str | None = None) -> tu
 
 # ── Reading a link ───────────────────────────────────────────────────────────────────────
 
+def start(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]] | None = None,
+          extra_params: tuple[str, ...] = (), setup: Callable[[], object] | None = None) -> None:
+    """Every page's first call: run inside app.py's frame, then read the link (see :func:`open_page`).
+
+    Args:
+        setup: makes the page's own state before the link is read (the Playground's tables).
+    """
+    require_frame()
+    if setup is not None:
+        setup()
+    open_page(page, extra, extra_params)
+
+
 def open_page(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]] | None = None,
               extra_params: tuple[str, ...] = ()) -> None:
     """The first time ``page`` opens in this session, take its settings from the link.
@@ -368,11 +382,13 @@ def params_for(page: str, extra: dict[str, str] | None = None) -> dict[str, str]
     return params
 
 
-def publish(page: str, url_path: str, extra: dict[str, str] | None = None, bulky: tuple[str, ...] = ()) -> None:
+def publish(page: str, extra: dict[str, str] | None = None, bulky: tuple[str, ...] = ()) -> None:
     """Write the page's settings into the URL and show the link, with a copy button, in the sidebar.
 
+    Every page ends with this (or :func:`stop`), as it starts with :func:`start`.
+
     Args:
-        url_path: the page's path ("playground"; "" for home), for the link shown in tests.
+        page: the page's name in :data:`ui.pages.PAGES`.
         extra: the page's own parameters beyond its table.
         bulky: parameters dropped, with a word to the visitor, when the link would be too long.
     """
@@ -385,7 +401,7 @@ def publish(page: str, url_path: str, extra: dict[str, str] | None = None, bulky
     if st.session_state.get(WRITTEN) and st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
     st.session_state[WRITTEN] = True
-    base = st.context.url or f"/{url_path}"
+    base = st.context.url or f"/{PAGE_NAMED[page].url_path}"  # AppTest has no URL
     link = base.split("?")[0] + (f"?{query}" if query else "")
     with st.sidebar:
         st.html(HISTORY_SCRIPT, unsafe_allow_javascript=True)
@@ -395,7 +411,7 @@ def publish(page: str, url_path: str, extra: dict[str, str] | None = None, bulky
             st.warning(tr("share.too_long", n=share.MAX_LINK_CHARS), icon=":material/link_off:")
 
 
-def stop(page: str, url_path: str, **kwargs) -> None:
+def stop(page: str, **kwargs) -> None:
     """``st.stop()``, after writing the link (a page that stops early still shares its settings)."""
-    publish(page, url_path, **kwargs)
+    publish(page, **kwargs)
     st.stop()
