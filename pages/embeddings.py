@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from selfattn.hosting import is_hosted
 from selfattn.text import models
 from selfattn.core.attention import cosine_similarity, raw_self_attention, unit_rows
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
@@ -25,7 +26,7 @@ SENTENCES = ["早上好", "我爱自然语言处理", "早上好，今天天气�
              "The animal didn't cross the street because it was too tired", "Good morning"]
 PAIRS = [("早上好", "Good morning"), ("我爱自然语言处理", "I love natural language processing"),
          ("今天天气很好", "The weather is very good today"), ("猫坐在垫子上", "The cat sat on the mat")]
-HOSTED = models.is_hosted()
+HOSTED = is_hosted()
 MAX_DIMS_SHOWN = 64
 MAX_WORDS_SHOWN = 20  # jieba words in the caption
 MAX_LISTED = 20  # unknown tokens named in a warning

@@ -34,6 +34,7 @@ from selfattn.display import share
 from selfattn.i18n import LANGS
 from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 from selfattn.errors import InputError
+from selfattn.hosting import is_hosted
 from ui.common import LANG_KEY, current_lang, require_frame, tr
 from ui.pages import PAGE_NAMED
 
@@ -76,7 +77,7 @@ def _embeddings() -> tuple[Field, ...]:
     from selfattn.text import models
     from selfattn.text.embedding_text import MAX_CHARS
     from selfattn.text.embeddings import SOURCES
-    if models.is_hosted():
+    if is_hosted():
         allowed = tuple(sorted(models.HOSTED_ALLOWLIST))
         model = Field("emb_model", "model", Choice(allowed), allowed[0])
     else:
@@ -128,8 +129,6 @@ TABLES: dict[str, Callable[[], tuple[Field, ...]]] = {
 
 def fields(page: str) -> tuple[Field, ...]:
     """The settings ``page`` keeps (every page's link also carries the language)."""
-    from selfattn.text.models import is_hosted
-
     return _fields(page, is_hosted())  # hosted mode offers fewer models and smaller benchmarks
 
 
