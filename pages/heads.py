@@ -63,11 +63,11 @@ one_map = fit.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain
 head_grid = fit.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)], grid_px)
 left, right = fit.row([one_map["usermeta"]["width_px"], head_grid["usermeta"]["width_px"]])
 with left:
-    st.markdown(f"**{tr('hd.single_map')}** &nbsp; `{n_tok} × {n_tok}`")
+    fit.map_header(tr("hd.single_map"), (n_tok, n_tok))
     st.caption(tr("hd.single_caption", d=d))
     vega(one_map)
 with right:
-    st.markdown(f"**{tr('hd.multi_maps', h=h)}** &nbsp; `{h} × {n_tok} × {n_tok}`")
+    fit.map_header(tr("hd.multi_maps", h=h), (h, n_tok, n_tok))
     st.caption(tr("hd.multi_caption", hd=hdim))
     vega(head_grid)
 cols, third_px = fit.side_by_side(3, d, [*tokens, *column_names("c", d)])

@@ -258,6 +258,11 @@ def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, m
     return row([block] * count), width
 
 
+def map_header(title: str, shape, note: str = "") -> None:
+    """A map's name in bold and its shape, e.g. **Weights** `3 × 3`, then ``note`` after a dot if any."""
+    st.markdown(f"**{title}** &nbsp; `{' × '.join(str(s) for s in shape)}`" + (f" · {note}" if note else ""))
+
+
 def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: float, caption: str = "",
              table: bool = False, **kwargs) -> Callable[[], pd.DataFrame]:
     """One matrix: its name and shape, a heatmap that fits and a CSV download.
@@ -276,7 +281,7 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: flo
     """
     values = np.asarray(matrix, dtype=float)
     frame = functools.partial(labelled, values, list(row_labels), list(col_labels))
-    st.markdown(f"**{title}** &nbsp; `{' × '.join(str(s) for s in values.shape)}`")
+    map_header(title, values.shape)
     if caption:
         st.caption(caption)
     if table:
