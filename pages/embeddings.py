@@ -106,18 +106,18 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
         st.caption(tr("emb.words", words=words))
 
     blocks = [
-        ("X", tr("emb.x_title", k=shown, d=d), x[:, :shown], x_cols[:shown], labelled(x, labels, x_cols), None, "blues"),
-        ("xxt", tr("emb.xxt_title"), trace.scores, labels, labelled(trace.scores, labels, labels), None, "blues"),
-        ("cosine", tr("emb.cos_title"), cosine_similarity(x), labels, None, (-1.0, 1.0), "redblue"),
+        ("X", tr("emb.x_title", k=shown, d=d), x[:, :shown], x_cols[:shown], labelled(x, labels, x_cols), None, "values"),
+        ("xxt", tr("emb.xxt_title"), trace.scores, labels, labelled(trace.scores, labels, labels), None, "values"),
+        ("cosine", tr("emb.cos_title"), cosine_similarity(x), labels, None, (-1.0, 1.0), "signed"),
         ("weights", tr("emb.weights_title", s=f"{trace.scale_factor:.4g}"), trace.weights, labels, None,
-         (0.0, 1.0), "greens"),
+         (0.0, 1.0), "weights"),
         ("output", tr("emb.out_title", k=shown), trace.outputs[:, :shown], x_cols[:shown],
-         labelled(trace.outputs, labels, x_cols), None, "purples"),
+         labelled(trace.outputs, labels, x_cols), None, "outputs"),
     ]
-    for name, title, matrix, cols, full, domain, scheme in blocks:
+    for name, title, matrix, cols, full, domain, role in blocks:
         frame = full if full is not None else labelled(matrix, labels, cols)
-        st.markdown(f"**{title}** &nbsp; `{' × '.join(map(str, frame.shape))}`")
-        vega(fit.fit_heatmap(matrix, labels, cols, width, domain=domain, scheme=scheme,
+        fit.map_header(title, frame.shape)
+        vega(fit.fit_heatmap(matrix, labels, cols, width, domain=domain, role=role,
                              annotate=name not in ("X", "output")))
         csv_button(frame, f"{key}-{name}", key=f"dl_{key}_{name}")
 
@@ -251,10 +251,10 @@ diff = float(np.max(np.abs(trace.weights - own)))
 token_map, map_title = readout_ui.view_map(run, view, layer_i, head_i)
 view_map = shown(token_map)  # (m, m) in tokens or words
 map_px, side_px = fit.column_px([3, 2])  # the map in up to three fifths of the page, the check beside it
-head_map = fit.fit_heatmap(view_map, shown.labels, shown.labels, map_px, domain=(0.0, 1.0), scheme="greens")
+head_map = fit.fit_heatmap(view_map, shown.labels, shown.labels, map_px, domain=(0.0, 1.0), role="weights")
 left, right = fit.row([head_map["usermeta"]["width_px"], side_px])
 with left:
-    st.markdown(f"**{map_title}** &nbsp; `{view_map.shape[0]} × {view_map.shape[1]}`")
+    fit.map_header(map_title, view_map.shape)
     vega(head_map)
     name = {"head": f"L{layer_i + 1}-H{head_i + 1}", "mean": f"L{layer_i + 1}-mean", "max": f"L{layer_i + 1}-max",
             "rollout": "rollout"}[view]
@@ -285,12 +285,10 @@ qkv_dims = fit.columns_that_fit(labels, qkv_dims, qkv_px)
 for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):
     with col:
         dcols = column_names(name.lower(), matrix.shape[1])
-        shape = f"`{matrix.shape[0]} × {matrix.shape[1]}`"
-        if qkv_dims < matrix.shape[1]:  # say that the map is cut, as part 1 does for X
-            shape += " · " + tr("emb.first_columns", k=qkv_dims, d=matrix.shape[1])
-        st.markdown(f"**{name}** &nbsp; {shape}")
+        cut = qkv_dims < matrix.shape[1]  # say that the map is cut, as part 1 does for X
+        fit.map_header(name, matrix.shape, tr("emb.first_columns", k=qkv_dims, d=matrix.shape[1]) if cut else "")
         vega(fit.fit_heatmap(matrix[:, :qkv_dims], labels, dcols[:qkv_dims], qkv_px, max_cell=18, annotate=False,
-                             scheme="blues"))
+                             role="values"))
         csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",
                    key=f"dl_head_{name}")
 settings.publish("embeddings")

@@ -62,16 +62,16 @@ h, hdim = multi.num_heads, multi.head_dim
 st.markdown(tr("hd.shapes", n=n_tok, d=d, h=h, hd=hdim))
 # Side by side while the window holds both (and the one-head map keeps readable cells), else one above the other.
 map_px, grid_px = fit.compare_layout(tokens)
-one_map = fit.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0), scheme="greens",
+one_map = fit.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0), role="weights",
                           value_title=tr("chart.weight"))
 head_grid = fit.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)], grid_px)
 left, right = fit.row([one_map["usermeta"]["width_px"], head_grid["usermeta"]["width_px"]])
 with left:
-    st.markdown(f"**{tr('hd.single_map')}** &nbsp; `{n_tok} × {n_tok}`")
+    fit.map_header(tr("hd.single_map"), (n_tok, n_tok))
     st.caption(tr("hd.single_caption", d=d))
     vega(one_map)
 with right:
-    st.markdown(f"**{tr('hd.multi_maps', h=h)}** &nbsp; `{h} × {n_tok} × {n_tok}`")
+    fit.map_header(tr("hd.multi_maps", h=h), (h, n_tok, n_tok))
     st.caption(tr("hd.multi_caption", hd=hdim))
     vega(head_grid)
 cols, third_px = fit.side_by_side(3, d, [*tokens, *column_names("c", d)])
@@ -121,7 +121,7 @@ for mistake in MISTAKES:  # a panel's maps are computed only while it is open
                          width=third_px)
         with c:
             fit.show_map(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
-                         width=third_px, scheme="redblue", domain=(-spread, spread))
+                         width=third_px, role="signed", domain=(-spread, spread))
 
 # ── 3. Benchmark ──────────────────────────────────────────────────────────────────────
 st.header(tr("hd.bench_header"))

@@ -152,7 +152,7 @@ if scale or causal:
 st.subheader(tr("pg.step5"))
 st.caption(tr("pg.step5_help"))
 tables["weights"] = fit.show_map(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
-                                 domain=(0.0, 1.0), scheme="greens", table=True, width=fit.PAGE_PX)
+                                 domain=(0.0, 1.0), role="weights", table=True, width=fit.PAGE_PX)
 
 # ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
 st.subheader(tr("pg.focus_title"))

@@ -62,3 +62,43 @@ def test_head_grid_is_one_view_with_panels_apart_and_exact_tooltips():
         assert c["y"] == (c["p"] // 2) * 60 + GRID_TITLE_PX + c["r"] * 10  # panel row under its title, then query
     tooltip = [t["field"] for t in spec["layer"][0]["encoding"]["tooltip"]]
     assert tooltip == ["panel", "row", "col", "exact"]
+
+
+def test_a_heatmap_draws_its_layout_as_given():
+    """Pixels and labels are decided by the caller (ui.fit) and drawn exactly, nothing patched afterwards."""
+    from selfattn.display.charts import MASKED_GREY, Axis, Layout
+
+    layout = Layout(cell=5, x=Axis(limit=60, angle=-90, values=(0, 3), overlap="greedy"),
+                    y=Axis(limit=40, overlap="greedy", room=47, values=(0, 3)), fit_x=True, own_outline=True,
+                    font_size="min(11, bandwidth('x'))")
+    spec = heatmap(np.zeros((5, 5)), "abcde", "abcde", annotate=True, layout=layout, legend={"orient": "bottom"},
+                   usermeta={"width_px": 72})
+    to_altair(spec).to_dict()
+    assert spec["width"] == spec["height"] == {"step": 5}  # smaller than a notebook heatmap's 8 px least
+    x_axis, y_axis = ({k: v for k, v in spec["encoding"][c]["axis"].items() if k != "labelExpr"} for c in "xy")
+    assert x_axis == {"orient": "top", "labelAngle": -90, "labelLimit": 60, "labelOverlap": "greedy", "values": [0, 3]}
+    assert y_axis == {"labelLimit": 40, "labelOverlap": "greedy", "minExtent": 47, "maxExtent": 47, "values": [0, 3]}
+    assert spec["layer"][0]["mark"]["stroke"] == {"expr": f"datum.masked ? '{MASKED_GREY}' : scale('color', datum.v)"}
+    assert spec["layer"][1]["mark"]["fontSize"] == {"expr": "min(11, bandwidth('x'))"}
+    assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
+    assert spec["config"] == {"legend": {"orient": "bottom"}} and spec["usermeta"] == {"width_px": 72}
+
+
+def test_a_notebook_heatmap_has_its_own_layout():
+    flat = heatmap(np.ones((2, 2)), "ab", ["k1", "k2"])
+    slanted = heatmap(np.ones((2, 30)), "ab", range(30), max_width=120)
+    assert flat["encoding"]["x"]["axis"]["labelAngle"] == 0 and flat["width"] == {"step": 46}
+    assert slanted["encoding"]["x"]["axis"]["labelAngle"] == -40 and slanted["width"] == {"step": 8}
+    assert slanted["layer"][0]["mark"]["stroke"] == "white"
+    assert not {"autosize", "config", "usermeta"} & set(flat)  # Vega-Lite's own legend and size
+
+
+def test_grid_extent_is_the_grids_size():
+    from selfattn.display.charts import grid_extent, heatmap_grid
+
+    stack = np.full((5, 3, 3), 1 / 3)
+    spec = heatmap_grid(stack, "abc", "abc", list("12345"), columns=2, cell=10, spacing=12.5,
+                        legend={"orient": "bottom"}, usermeta={"fit_px": 300})
+    assert grid_extent(5, 3, 3, columns=2, cell=10, spacing=12.5) == (2, spec["width"], spec["height"])
+    assert spec["config"] == {"view": {"stroke": None}, "legend": {"orient": "bottom"}}
+    assert spec["usermeta"] == {"grid": {"columns": 2, "cell": 10, "spacing": 12.5}, "fit_px": 300}

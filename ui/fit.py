@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.display.charts import MASKED_GREY, MINUS_INFINITY, heatmap, heatmap_grid
+from selfattn.display.charts import (LABEL_LIMIT_X, MINUS_INFINITY, VALUE_FONT_PX, Axis, Layout, grid_extent,
+                                     heatmap, heatmap_grid)
 from selfattn.display.export import labelled
 from ui.common import chart_words, csv_button, vega
 
@@ -93,7 +94,7 @@ def heatmap_px(row_labels, cols: int, width: float, max_cell: float = 46) -> int
 
 
 def _legend_below(space: float, title: str) -> dict:
-    """Vega-Lite config: a horizontal legend under the chart, no wider than its ``space`` px of cells.
+    """Vega-Lite legend config: horizontal, under the chart, no wider than its ``space`` px of cells.
 
     The title stands left of the colour bar, or above it under a chart too narrow for both. The
     bar is as long as the cells are wide (up to 180 px) as drawn, so that it shortens with them
@@ -102,8 +103,29 @@ def _legend_below(space: float, title: str) -> dict:
     title_px = text_px(title, 11) + 24
     beside = space - title_px >= LEGEND_MIN_PX
     reserve = title_px if beside else 16
-    return {"legend": {"orient": "bottom", "direction": "horizontal", "titleOrient": "left" if beside else "top",
-                       "gradientLength": {"expr": f"clamp(width - {reserve:.0f}, 30, 180)"}, "titleLimit": 100}}
+    return {"orient": "bottom", "direction": "horizontal", "titleOrient": "left" if beside else "top",
+            "gradientLength": {"expr": f"clamp(width - {reserve:.0f}, 30, 180)"}, "titleLimit": 100}
+
+
+def heatmap_layout(rows: int, cols: int, row_labels, col_labels, cell: int) -> Layout:
+    """How a :func:`fit_heatmap` of (rows, cols) cells of ``cell`` px is drawn and labelled.
+
+    Column labels stand upright when they are wider than a cell and are thinned to every k-th
+    once they would overlap (the tooltips still name every cell); the row labels' room is fixed
+    at what :func:`heatmap_px` counts (Streamlit draws no padding left and right), so the cells
+    come out square at the natural width, and a label wider than that room ends in "…". Narrowed
+    in a narrow column (``autosize: fit-x``), labels that would touch drop out (``labelOverlap``)
+    and the printed values get smaller.
+    """
+    widest = max((text_px(label) for label in col_labels), default=0.0)
+    if widest + 6 <= cell:
+        x = Axis(limit=LABEL_LIMIT_X, angle=0, overlap="greedy")
+    else:  # upright: nothing sticks out past the right edge, as slanted labels would
+        x = Axis(limit=X_LABEL_PX, angle=-90, overlap="greedy", values=_thinned(cols, cell))
+    room = label_room(row_labels)
+    y = Axis(limit=room - TICK_PX, overlap="greedy", room=room, values=_thinned(rows, cell))
+    return Layout(cell=cell, x=x, y=y, fit_x=True, own_outline=cell < STROKE_MIN_CELL,
+                  font_size=f"min({VALUE_FONT_PX}, bandwidth('x') * {VALUE_FONT_PX / ANNOTATE_MIN_CELL:.4f})")
 
 
 def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float = 46, value_title: str = "",
@@ -111,17 +133,15 @@ def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float
     """A :func:`selfattn.display.charts.heatmap` that fits ``width`` pixels, legend underneath.
 
     Cells shrink with the number of columns; values are printed in the cells only while they
-    fit; axis labels stand upright when they are wider than a cell and are thinned to every
-    k-th once they would overlap (the tooltips still name every cell). In a column narrower
-    than the chart's natural width the browser narrows the cells (``autosize: fit-x``), thins
-    the column labels further (``labelOverlap``) and prints the values smaller.
+    fit; labels as :func:`heatmap_layout` sets them. In a column narrower than the chart's
+    natural width the browser narrows the cells.
 
     Args:
         matrix: (rows, cols) numbers.
         width: the widest the chart may be, in pixels, in a desktop window (see :func:`column_px`).
         max_cell: the largest cell size in pixels.
         annotate: False never prints values in the cells (True: where they fit).
-        **kwargs: passed on to ``heatmap`` (scheme, domain, ...).
+        **kwargs: passed on to ``heatmap`` (role, domain, ...).
 
     Returns:
         The Vega-Lite spec; ``usermeta.width_px`` is its natural width, which :func:`ui.common.vega`
@@ -130,39 +150,18 @@ def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float
     words = chart_words()
     value_title = value_title or words["value"]
     rows, cols = np.shape(matrix)
-    space = cell_space(width, row_labels)
-    cell = _cell(space, cols, max_cell)
-    spec = heatmap(matrix, row_labels, col_labels, cell=cell, max_width=cell * cols,
-                   annotate=None if annotate and cell >= ANNOTATE_MIN_CELL else False, value_title=value_title,
-                   words=words, **kwargs)
-    spec["width"] = spec["height"] = {"step": cell}  # heatmap() keeps cells of at least 8 px
-    spec["autosize"] = {"type": "fit-x", "contains": "padding"}  # the cells narrow in a narrow column
-    x_axis, y_axis = spec["encoding"]["x"]["axis"], spec["encoding"]["y"]["axis"]
-    x_axis["labelOverlap"] = y_axis["labelOverlap"] = "greedy"  # narrowed: labels that would touch drop out
-    widest = max((text_px(label) for label in col_labels), default=0.0)
-    if widest + 6 <= cell:
-        x_axis["labelAngle"] = 0
-    else:  # upright: nothing sticks out past the right edge, as slanted labels would
-        x_axis.update(labelAngle=-90, labelLimit=X_LABEL_PX)
-        _thin(x_axis, cols, cell)
-    # The labels' room is fixed at what heatmap_px counted (Streamlit draws no padding left and right), so
-    # the cells come out square at the natural width; a label wider than that room ends in "…".
-    room = label_room(row_labels)
-    y_axis.update(labelLimit=room - TICK_PX, minExtent=room, maxExtent=room)
-    _thin(y_axis, rows, cell)
-    if cell < STROKE_MIN_CELL:  # outlined in their own colour: narrowed cells leave no light seams between them
-        spec["layer"][0]["mark"]["stroke"] = {"expr": f"datum.masked ? '{MASKED_GREY}' : scale('color', datum.v)"}
-    if len(spec["layer"]) > 1:  # printed values: smaller once the cells are narrowed
-        spec["layer"][1]["mark"]["fontSize"] = {"expr": f"min(11, bandwidth('x') * {11 / ANNOTATE_MIN_CELL:.4f})"}
-    spec["config"] = _legend_below(cell * cols, value_title)
-    spec["usermeta"] = {"fit_px": width, "width_px": room + cell * cols}  # as heatmap_px counts it
-    return spec
+    cell = _cell(cell_space(width, row_labels), cols, max_cell)
+    return heatmap(matrix, row_labels, col_labels, value_title=value_title, words=words,
+                   annotate=None if annotate and cell >= ANNOTATE_MIN_CELL else False,
+                   layout=heatmap_layout(rows, cols, row_labels, col_labels, cell),
+                   legend=_legend_below(cell * cols, value_title),
+                   usermeta={"fit_px": width, "width_px": heatmap_px(row_labels, cols, width, max_cell)}, **kwargs)
 
 
-def _thin(axis: dict, count: int, cell: int) -> None:
+def _thinned(count: int, cell: int) -> tuple[int, ...] | None:
+    """The cells to label so that labels keep LABEL_GAP_PX apart, or None for every one."""
     stride = label_stride(cell)
-    if stride > 1:
-        axis["values"] = list(range(0, count, stride))
+    return tuple(range(0, count, stride)) if stride > 1 else None
 
 
 def grid_layout(panels: int, size: int, titles, width: float, *, max_cell: float = 18,
@@ -198,14 +197,13 @@ def fit_grid(stack, row_labels, col_labels, titles, width: float, *, max_cell: f
     """
     panels, size, _ = np.shape(stack)
     columns, cell, spacing = grid_layout(panels, size, titles, width, max_cell=max_cell)
-    words = chart_words()
-    spec = heatmap_grid(stack, row_labels, col_labels, titles, columns=columns, cell=cell, spacing=spacing,
-                        words=words)
+    _, extent, _ = grid_extent(panels, size, size, columns=columns, cell=cell, spacing=spacing)
     header = max((text_px(title, 12) for title in titles), default=0.0)
     overhang = max(0.0, header - size * cell)  # the last panel's title, past its right edge
-    spec["config"] = {**spec["config"], **_legend_below(spec["width"], words["weight"])}
-    spec["usermeta"].update(fit_px=width, width_px=math.ceil(spec["width"] + overhang))
-    return spec
+    words = chart_words()
+    return heatmap_grid(stack, row_labels, col_labels, titles, columns=columns, cell=cell, spacing=spacing,
+                        words=words, legend=_legend_below(extent, words["weight"]),
+                        usermeta={"fit_px": width, "width_px": math.ceil(extent + overhang)})
 
 
 def compare_layout(tokens) -> tuple[float, float]:
@@ -260,6 +258,11 @@ def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, m
     return row([block] * count), width
 
 
+def map_header(title: str, shape, note: str = "") -> None:
+    """A map's name in bold and its shape, e.g. **Weights** `3 × 3`, then ``note`` after a dot if any."""
+    st.markdown(f"**{title}** &nbsp; `{' × '.join(str(s) for s in shape)}`" + (f" · {note}" if note else ""))
+
+
 def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: float, caption: str = "",
              table: bool = False, **kwargs) -> Callable[[], pd.DataFrame]:
     """One matrix: its name and shape, a heatmap that fits and a CSV download.
@@ -270,7 +273,7 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: flo
             of it and the heatmap the right half.
         caption: a line under the title.
         table: show the numbers as a table beside the heatmap.
-        **kwargs: passed on to :func:`fit_heatmap` (scheme, domain, ...).
+        **kwargs: passed on to :func:`fit_heatmap` (role, domain, ...).
 
     Returns:
         A function that builds the labelled DataFrame offered for download (built only when a
@@ -278,7 +281,7 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: flo
     """
     values = np.asarray(matrix, dtype=float)
     frame = functools.partial(labelled, values, list(row_labels), list(col_labels))
-    st.markdown(f"**{title}** &nbsp; `{' × '.join(str(s) for s in values.shape)}`")
+    map_header(title, values.shape)
     if caption:
         st.caption(caption)
     if table:

@@ -9,24 +9,62 @@ notebooks, and the tests validate every spec against Altair's schema that way.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import altair as alt
 import numpy as np
 
+from selfattn.display import colours
+from selfattn.display.colours import DIVERGING, MASKED_GREY, PATTERN_COLOURS  # noqa: F401  (importable here too)
+
 ANNOTATE_MAX_CELLS = 144  # print values in the cells up to 12 x 12
 MINUS_INFINITY = "−∞"  # a masked score, written the same way in charts, tables and the step-by-step text
-MASKED_GREY = "#d9d9d9"  # the colour of a masked (−∞) cell
 GRID_TITLE_PX = 18  # above each panel of a head grid, for its title
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 # Words in legends and tooltips; pages pass their translations through ``words=``.
 WORDS = {"row": "row", "column": "column", "value": "value", "head": "head", "query": "query", "key": "key",
          "weight": "weight"}
+VALUE_FONT_PX = 11  # values printed in the cells
+LABEL_LIMIT_X = 90  # longest column label of a notebook heatmap, in pixels
+LABEL_LIMIT_Y = 120  # the same for row labels
+
+
+@dataclass(frozen=True)
+class Axis:
+    """How one axis of a heatmap labels its cells."""
+
+    limit: int  # longest label in pixels; a longer one ends in "…" (the tooltip has it whole)
+    angle: int | None = None  # of the labels, in degrees (None: Vega-Lite's own)
+    values: tuple[int, ...] | None = None  # label only these cells, by position (None: every one)
+    overlap: str | None = None  # Vega-Lite's labelOverlap: "greedy" drops labels that would touch
+    room: int | None = None  # pixels the labels take, fixed (else as wide as the widest)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The pixels of a heatmap and how it is labelled; :func:`heatmap` draws exactly this."""
+
+    cell: int  # width and height of a cell
+    x: Axis  # column labels, above the cells
+    y: Axis  # row labels, left of the cells
+    fit_x: bool = False  # narrowed to a column narrower than its natural width (autosize fit-x)
+    own_outline: bool = False  # cells outlined in their own colour, not white (small cells stay unwashed)
+    font_size: float | str = VALUE_FONT_PX  # of the printed values: pixels, or a Vega expression
+
+
+def default_layout(cols: int, col_labels, *, cell: int = 46, max_width: int = 640) -> Layout:
+    """The layout of a notebook heatmap: cells of ``cell`` px, shrunk (to 8 px at least) so that
+    ``cols`` columns fit ``max_width``; column labels flat while short and few, else slanted."""
+    flat = cols <= 8 and max(map(len, map(str, col_labels))) <= 4
+    return Layout(cell=max(8, min(cell, max_width // max(cols, 1))),
+                  x=Axis(limit=LABEL_LIMIT_X, angle=0 if flat else -40), y=Axis(limit=LABEL_LIMIT_Y))
 
 
 def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool | None = None,
-            cell: int = 46, scheme: str = "blues", max_width: int = 640, value_title: str = "",
+            role: str = "values", cell: int = 46, max_width: int = 640, value_title: str = "",
             row_title: str = "", col_title: str = "", domain: tuple[float, float] | None = None,
-            words: dict | None = None) -> dict:
+            words: dict | None = None, layout: Layout | None = None, legend: dict | None = None,
+            usermeta: dict | None = None) -> dict:
     """A Vega-Lite heatmap of a (rows, cols) matrix with exact values in the tooltip.
 
     Args:
@@ -34,9 +72,15 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
         row_labels, col_labels: axis labels in order; repeats are fine (cells are placed
             by position and labelled through ``labelExpr``).
         annotate: print values in the cells; by default only for matrices up to 12 x 12.
-        cell: cell size in pixels, shrunk so that wide matrices fit ``max_width``.
+        role: what the matrix holds, which sets its colours (a key of
+            :data:`selfattn.display.colours.SCHEMES`: "weights", "values", "signed", "outputs").
+        cell, max_width: the cell size in pixels, shrunk so that wide matrices fit ``max_width``
+            (see :func:`default_layout`); not used with ``layout``.
         domain: fixed (low, high) of the colour scale, e.g. (0, 1) for attention weights.
         words: translations of :data:`WORDS` for the legend and tooltips.
+        layout: pixels and labels, drawn as given (default: :func:`default_layout`).
+        legend: Vega-Lite legend config (default: Vega-Lite's, a colour bar on the right).
+        usermeta: kept in the spec as ``usermeta``, for whoever draws it.
 
     Returns:
         A Vega-Lite spec (dict) for ``st.vega_lite_chart`` or :func:`to_altair`.
@@ -46,6 +90,9 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
     values = np.asarray(matrix, dtype=float)
     rows, cols = values.shape
     rows_text, cols_text = [str(r) for r in row_labels], [str(c) for c in col_labels]
+    if layout is None:
+        layout = default_layout(cols, cols_text, cell=cell, max_width=max_width)
+    scheme, diverging = colours.scheme(role), colours.is_diverging(role)
     finite = values[np.isfinite(values)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
     low, high = domain if domain else (lo, hi)
@@ -58,23 +105,24 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
             cell_data = {"r": i, "c": j, "row": rows_text[i], "col": cols_text[j],
                          "v": v if ok else None, "exact": repr(v) if ok else MINUS_INFINITY, "masked": not ok}
             if annotate:  # the printed value and its colour, only where values are printed
-                cell_data.update(shown=_short(v), dark=ok and _is_dark(v, low, high, scheme))
+                cell_data.update(shown=_short(v), dark=ok and _is_dark(v, low, high, diverging))
             data.append(cell_data)
-    size = max(8, min(cell, max_width // max(cols, 1)))
     scale = {"scheme": scheme}
     if domain:
         scale["domain"] = list(domain)
     encoding = {
         "x": {"field": "c", "type": "ordinal", "title": col_title or None, "sort": None,
-              "axis": {"labelExpr": f"{_js_list(cols_text)}[datum.value]", "orient": "top",
-                       "labelAngle": 0 if cols <= 8 and max(map(len, cols_text)) <= 4 else -40, "labelLimit": 90}},
+              "axis": _axis(cols_text, layout.x, orient="top")},
         "y": {"field": "r", "type": "ordinal", "title": row_title or None, "sort": None,
-              "axis": {"labelExpr": f"{_js_list(rows_text)}[datum.value]", "labelLimit": 120}},
+              "axis": _axis(rows_text, layout.y)},
     }
+    # Outlined in their own colour, small cells narrowed to fractional pixels leave no light seams.
+    outline = ({"expr": f"datum.masked ? '{MASKED_GREY}' : scale('color', datum.v)"}
+               if layout.own_outline else "white")
     rect = {
         # invalid: None keeps the cells without a value (a masked −∞) that Vega-Lite would leave
         # out (a white gap), and the condition paints them grey.
-        "mark": {"type": "rect", "stroke": "white", "strokeWidth": 0.5, "invalid": None},
+        "mark": {"type": "rect", "stroke": outline, "strokeWidth": 0.5, "invalid": None},
         "encoding": {
             "color": {"condition": {"test": "datum.masked", "value": MASKED_GREY},
                       "field": "v", "type": "quantitative", "title": value_title, "scale": scale},
@@ -85,41 +133,75 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
     }
     layers = [rect]
     if annotate:
+        font_size = {"expr": layout.font_size} if isinstance(layout.font_size, str) else layout.font_size
         layers.append({
-            "mark": {"type": "text", "fontSize": 11},
+            "mark": {"type": "text", "fontSize": font_size},
             "encoding": {"text": {"field": "shown", "type": "nominal"},
                          "color": {"condition": {"test": "datum.dark", "value": "white"}, "value": "black"}},
         })
-    return {
+    spec = {
         "$schema": VEGA_LITE_SCHEMA,
         "title": title or "",
         "data": {"values": data},
-        "width": {"step": size},  # one step per column: the chart grows with the matrix
-        "height": {"step": size},
+        "width": {"step": layout.cell},  # one step per column: the chart grows with the matrix
+        "height": {"step": layout.cell},
         "encoding": encoding,
         "layer": layers,
     }
+    if layout.fit_x:
+        spec["autosize"] = {"type": "fit-x", "contains": "padding"}
+    if legend is not None:
+        spec["config"] = {"legend": legend}
+    if usermeta is not None:
+        spec["usermeta"] = usermeta
+    return spec
 
 
-DIVERGING = {"redblue", "blueorange", "purpleorange", "redyellowblue", "spectral", "pinkyellowgreen"}
+def _axis(labels: list[str], axis: Axis, **fixed) -> dict:
+    """The Vega-Lite axis of a heatmap whose cells are numbered and labelled ``labels``."""
+    spec = {"labelExpr": f"{_js_list(labels)}[datum.value]", **fixed}
+    if axis.angle is not None:
+        spec["labelAngle"] = axis.angle
+    spec["labelLimit"] = axis.limit
+    if axis.overlap is not None:
+        spec["labelOverlap"] = axis.overlap
+    if axis.room is not None:
+        spec.update(minExtent=axis.room, maxExtent=axis.room)
+    if axis.values is not None:
+        spec["values"] = list(axis.values)
+    return spec
 
 
-def _is_dark(v: float, low: float, high: float, scheme: str) -> bool:
+def _is_dark(v: float, low: float, high: float, diverging: bool) -> bool:
     """Whether the cell colour of ``v`` is dark enough to need white text.
 
     Sequential schemes darken towards ``high``; diverging ones darken towards both ends.
     """
     if high <= low:
         return False
-    if scheme in DIVERGING:
+    if diverging:
         mid = (low + high) / 2
         return abs(v - mid) > 0.6 * (high - low) / 2
     return (v - low) / (high - low) > 0.55
 
 
+def grid_extent(panels: int, rows: int, cols: int, *, columns: int, cell: int, spacing: float
+                ) -> tuple[int, float, float]:
+    """Panels per row, width and height in pixels of a :func:`heatmap_grid` of ``panels`` (rows, cols) maps."""
+    per_row = max(1, min(columns, panels))
+    pitch_x, pitch_y = _grid_pitch(rows, cols, cell, spacing)
+    return per_row, per_row * pitch_x - spacing, math.ceil(panels / per_row) * pitch_y - spacing
+
+
+def _grid_pitch(rows: int, cols: int, cell: int, spacing: float) -> tuple[float, float]:
+    """Pixels from one panel's left (top) edge to the next one's, the title above it included."""
+    return cols * cell + spacing, GRID_TITLE_PX + rows * cell + spacing
+
+
 def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, cell: int = 14,
-                 spacing: int = 12, domain: tuple[float, float] | None = (0.0, 1.0), scheme: str = "greens",
-                 value_title: str = "", words: dict | None = None) -> dict:
+                 spacing: float = 12, domain: tuple[float, float] | None = (0.0, 1.0), role: str = "weights",
+                 value_title: str = "", words: dict | None = None, legend: dict | None = None,
+                 usermeta: dict | None = None) -> dict:
     """Small multiples: one small heatmap per matrix in a wrapped grid (one chart, one legend).
 
     The panels are laid out here, in pixels, and drawn as one plain view (rects between
@@ -134,19 +216,21 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
         columns: panels per row.
         cell: cell size in pixels.
         spacing: pixels between neighbouring panels.
+        role: what the matrices hold, which sets their colours (see :func:`heatmap`).
         words: translations of :data:`WORDS` for the legend and tooltips.
+        legend: Vega-Lite legend config (default: Vega-Lite's).
+        usermeta: more entries for the spec's ``usermeta``.
 
     Returns:
-        A Vega-Lite spec whose ``width`` and ``height`` are the panels' extent in pixels;
-        ``usermeta.grid`` holds ``columns``, ``cell`` and ``spacing``.
+        A Vega-Lite spec whose ``width`` and ``height`` are the panels' extent in pixels (see
+        :func:`grid_extent`); ``usermeta.grid`` holds ``columns``, ``cell`` and ``spacing``.
     """
     words = {**WORDS, **(words or {})}
     value_title = value_title or words["weight"]
     stack = np.asarray(matrices, dtype=float)
     m, rows, cols = stack.shape
-    per_row = max(1, min(columns, m))
-    pitch_x = cols * cell + spacing  # from one panel's left edge to the next one's
-    pitch_y = GRID_TITLE_PX + rows * cell + spacing
+    per_row, width, height = grid_extent(m, rows, cols, columns=columns, cell=cell, spacing=spacing)
+    pitch_x, pitch_y = _grid_pitch(rows, cols, cell, spacing)
     data = []
     for p in range(m):
         left, top = (p % per_row) * pitch_x, (p // per_row) * pitch_y + GRID_TITLE_PX
@@ -157,9 +241,7 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
                              "col": str(col_labels[j]), "v": v if math.isfinite(v) else None,
                              "exact": repr(v), "x": left + j * cell, "x2": left + (j + 1) * cell,
                              "y": top + i * cell, "y2": top + (i + 1) * cell})
-    width = per_row * pitch_x - spacing
-    height = math.ceil(m / per_row) * pitch_y - spacing
-    scale = {"scheme": scheme}
+    scale = {"scheme": colours.scheme(role)}
     if domain:
         scale["domain"] = list(domain)
 
@@ -183,6 +265,9 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
                  "limit": {"expr": f"width * {(pitch_x - 4) / width:.6f}"}},
         "encoding": {"x": x, "y": y, "text": {"field": "panel", "type": "nominal"}},
     }
+    config = {"view": {"stroke": None}}  # no frame around the whole grid
+    if legend is not None:
+        config["legend"] = legend
     return {
         "$schema": VEGA_LITE_SCHEMA,
         "data": {"values": data},
@@ -190,8 +275,8 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
         "height": height,
         "autosize": {"type": "fit-x", "contains": "padding"},  # narrower than ``width`` in a narrow column
         "layer": [rect, title],
-        "config": {"view": {"stroke": None}},  # no frame around the whole grid
-        "usermeta": {"grid": {"columns": per_row, "cell": cell, "spacing": spacing}},
+        "config": config,
+        "usermeta": {"grid": {"columns": per_row, "cell": cell, "spacing": spacing}, **(usermeta or {})},
     }
 
 
@@ -259,10 +344,6 @@ def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str =
     return (base.mark_line() + base.mark_point(filled=True)).properties(height=320)
 
 
-PATTERN_COLOURS = {"previous": "#1f77b4", "next": "#17becf", "self": "#9467bd", "first": "#d62728",
-                   "last": "#ff7f0e", "broad": "#2ca02c", "mixed": "#bdbdbd"}  # one colour per head pattern
-
-
 def pattern_grid(patterns, kind_names: dict[str, str], *, layer_title: str = "layer",
                  head_title: str = "head", kind_title: str = "pattern", mass_title: str = "mass",
                  selected: tuple[int, int] | None = None) -> alt.Chart:
@@ -316,7 +397,7 @@ def head_view(weights, labels, picked: int | None = None, *, from_title: str = "
             for i in range(n) for j in range(n) if (picked is None or i == picked) and w[i, j] >= 0.01]
     x = alt.X("x:Q", axis=None, scale=alt.Scale(domain=[-0.75, 1.75]))  # the names sit in the margins
     y = alt.Y("i:O", axis=None, scale=alt.Scale(domain=list(range(n))))
-    colour = "#d62728" if picked is not None else "#1f77b4"
+    colour = colours.PICKED if picked is not None else colours.LINE
     lines = alt.Chart(alt.Data(values=rows)).mark_rule(color=colour, strokeWidth=2).encode(
         x=x, x2="x2", y=y, y2="j:O",
         opacity=alt.Opacity("w:Q", scale=alt.Scale(domain=[0, 1], range=[0, 1]), legend=None),
@@ -325,7 +406,7 @@ def head_view(weights, labels, picked: int | None = None, *, from_title: str = "
     names = [{"i": i, "label": label, "bold": picked == i, "x": side}
              for side in (0, 1) for i, label in enumerate(labels)]
     text = alt.Chart(alt.Data(values=names)).encode(
-        x=x, y=y, text="label:N", color=alt.condition("datum.bold", alt.value("#d62728"), alt.value("#262730")))
+        x=x, y=y, text="label:N", color=alt.condition("datum.bold", alt.value(colours.PICKED), alt.value(colours.TEXT)))
     left = text.mark_text(align="right", dx=-6).transform_filter("datum.x == 0")
     right = text.mark_text(align="left", dx=6).transform_filter("datum.x == 1")
     return alt.layer(lines, left, right).properties(width=460, height=max(60, 18 * n))

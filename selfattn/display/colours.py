@@ -1,0 +1,41 @@
+"""Colours of the charts, by role: what a map shows decides its colour, here and nowhere else.
+
+Chart builders and pages name a role (``role="weights"``), never a Vega scheme, so attention
+weights are the same green on every page and changing a role's colour app-wide is one line in
+:data:`SCHEMES`. Scheme names are Vega's (https://vega.github.io/vega/docs/schemes/).
+"""
+
+from __future__ import annotations
+
+SCHEMES = {  # role -> Vega colour scheme of a heatmap
+    "weights": "greens",  # attention weights, 0..1 (rows sum to 1)
+    "values": "blues",  # any real numbers: X, Q/K/V, scores, a weight matrix such as W_o
+    "signed": "redblue",  # around 0, e.g. cosine similarity or a difference (diverging)
+    "outputs": "purples",  # outputs of attention, told apart from the inputs
+}
+# Schemes that run from one colour through a light middle to another: dark at both ends.
+DIVERGING = frozenset({"redblue", "blueorange", "purpleorange", "redyellowblue", "spectral", "pinkyellowgreen"})
+
+MASKED_GREY = "#d9d9d9"  # a masked (−∞) cell
+PATTERN_COLOURS = {"previous": "#1f77b4", "next": "#17becf", "self": "#9467bd", "first": "#d62728",
+                   "last": "#ff7f0e", "broad": "#2ca02c", "mixed": "#bdbdbd"}  # one colour per head pattern
+LINE = "#1f77b4"  # the head view's lines, every token's
+PICKED = "#d62728"  # the head view's picked token and its lines
+TEXT = "#262730"  # token names, as Streamlit's body text
+
+
+def scheme(role: str) -> str:
+    """The Vega scheme of ``role`` (a key of :data:`SCHEMES`).
+
+    Raises:
+        ValueError: ``role`` is not one of :data:`SCHEMES`.
+    """
+    try:
+        return SCHEMES[role]
+    except KeyError:
+        raise ValueError(f"Colour role {role!r} is not one of {', '.join(SCHEMES)}") from None
+
+
+def is_diverging(role: str) -> bool:
+    """Whether the scheme of ``role`` is dark at both ends (values far from the middle, either way)."""
+    return scheme(role) in DIVERGING

@@ -1,0 +1,145 @@
+"""Colours by role: one table (``selfattn.display.colours``) of Vega's own scheme names, read by
+every chart, and every page colouring attention weights, signed maps and the rest by their role."""
+
+import ast
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from altair.vegalite.v6.schema.core import load_schema
+
+from selfattn.core.heads import MISTAKES
+from selfattn.display import charts, colours
+from tests.apptest import heatmap_specs, open_page
+
+ROOT = Path(__file__).resolve().parents[1]
+VEGA = load_schema()["definitions"]  # Vega-Lite's own lists of colour scheme names, by kind
+VEGA_DIVERGING = set(VEGA["Diverging"]["enum"])
+VEGA_SCHEMES = {name for ref in VEGA["ColorScheme"]["anyOf"] for name in VEGA[ref["$ref"].split("/")[-1]]["enum"]}
+
+
+def scale(spec: dict) -> dict:
+    """The colour scale of a heatmap or head grid spec."""
+    return spec["layer"][0]["encoding"]["color"]["scale"]
+
+
+def test_every_role_is_a_vega_scheme_and_signed_maps_diverge():
+    assert set(colours.SCHEMES.values()) <= VEGA_SCHEMES, set(colours.SCHEMES.values()) - VEGA_SCHEMES
+    assert colours.DIVERGING <= VEGA_DIVERGING, colours.DIVERGING - VEGA_DIVERGING
+    assert colours.SCHEMES["signed"] in VEGA_DIVERGING and colours.is_diverging("signed")
+    for role in ("weights", "values", "outputs"):  # one hue, darker for more
+        assert colours.SCHEMES[role] in VEGA["SequentialSingleHue"]["enum"] and not colours.is_diverging(role)
+    assert len(set(colours.SCHEMES.values())) == len(colours.SCHEMES)  # roles told apart
+
+
+def test_an_unknown_role_is_named_with_the_known_ones():
+    with pytest.raises(ValueError, match="'weight' is not one of weights, values, signed, outputs"):
+        charts.heatmap(np.eye(2), "ab", "ab", role="weight")
+
+
+def test_printed_values_are_white_on_the_dark_ends_of_the_scheme():
+    row = np.array([[-1.0, 0.0, 1.0]])
+    dark = {role: [c["dark"] for c in charts.heatmap(row, ["a"], "xyz", role=role, domain=(-1, 1))["data"]["values"]]
+            for role in colours.SCHEMES}
+    assert dark["signed"] == [True, False, True]  # diverging: dark at both ends
+    assert dark["values"] == dark["weights"] == dark["outputs"] == [False, False, True]
+
+
+def test_changing_a_roles_scheme_in_the_table_recolours_every_chart_of_that_role(monkeypatch):
+    """The change test: the colour of attention weights is one entry of colours.SCHEMES."""
+    from ui import fit
+
+    monkeypatch.setitem(colours.SCHEMES, "weights", "oranges")
+    monkeypatch.setattr(fit, "chart_words", lambda: dict(charts.WORDS))  # no Streamlit session here
+    w = np.full((2, 3, 3), 1 / 3)  # (heads, n, n)
+    built = [charts.heatmap(w[0], "abc", "abc", role="weights"), charts.heatmap_grid(w, "abc", "abc", ["1", "2"]),
+             fit.fit_heatmap(w[0], "abc", "abc", 400, role="weights"), fit.fit_grid(w, "abc", "abc", ["1", "2"], 400)]
+    assert [scale(spec)["scheme"] for spec in built] == ["oranges"] * 4
+    assert scale(charts.heatmap(w[0], "abc", "abc"))["scheme"] == colours.SCHEMES["values"]  # the default role
+
+
+def python_files():
+    return sorted([*(ROOT / "selfattn").rglob("*.py"), *(ROOT / "ui").rglob("*.py"), *(ROOT / "pages").rglob("*.py"),
+                   ROOT / "app.py"])
+
+
+def test_no_scheme_or_colour_is_written_outside_the_table():
+    """Pages and helpers name a role; only colours.py names Vega schemes and the charts' colours."""
+    table = ROOT / "selfattn" / "display" / "colours.py"
+    assert table in python_files()
+    found = []
+    for path in python_files():
+        if path == table:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value.lower() in VEGA_SCHEMES:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+                if path.parent.name == "display" and re.search(r"#[0-9a-fA-F]{6}\b", node.value):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+            elif isinstance(node, ast.keyword) and node.arg == "scheme":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: scheme=")
+    assert not found, found
+
+
+# ── The pages ────────────────────────────────────────────────────────────────────────────
+
+def is_attention(spec: dict) -> bool:
+    """Whether every row of every map in the spec is a distribution (the masked cells left out)."""
+    rows: dict[tuple, float] = {}
+    for cell in spec["data"]["values"]:
+        v = cell["v"]
+        if v is None or not math.isfinite(v):
+            continue
+        if v < 0:
+            return False
+        key = (cell.get("p", 0), cell["r"])
+        rows[key] = rows.get(key, 0.0) + v
+    return bool(rows) and all(abs(total - 1) < 1e-6 for total in rows.values())
+
+
+def is_signed(spec: dict) -> bool:
+    """Whether the colour scale is fixed symmetric around 0, as for a cosine or a difference."""
+    domain = scale(spec).get("domain")
+    return domain is not None and domain[0] == -domain[1] != 0
+
+
+def assert_coloured_by_role(specs: list[dict]) -> tuple[int, int]:
+    """Attention weights in the weights scheme (0..1), signed maps diverging, the rest neither.
+
+    Returns:
+        (attention maps, signed maps) among ``specs``.
+    """
+    for spec in specs:
+        scheme, domain = scale(spec)["scheme"], scale(spec).get("domain")
+        if is_attention(spec):
+            assert scheme == colours.SCHEMES["weights"] and domain == [0.0, 1.0], (scheme, domain)
+        elif is_signed(spec):
+            assert scheme in colours.DIVERGING, scheme
+        else:
+            assert scheme not in colours.DIVERGING, scheme
+        if scheme == colours.SCHEMES["weights"]:  # green means weights: 0..1 (a max over heads too)
+            assert domain == [0.0, 1.0] and all(0 <= c["v"] <= 1 for c in spec["data"]["values"]
+                                                if c["v"] is not None and math.isfinite(c["v"]))
+    return sum(map(is_attention, specs)), sum(map(is_signed, specs))
+
+
+def test_playground_colours_by_role():
+    at = open_page("playground")
+    assert assert_coloured_by_role(heatmap_specs(at)) == (1, 0)  # the weights
+
+
+def test_heads_page_colours_by_role():
+    at = open_page("heads")
+    for mistake in MISTAKES:  # a closed panel computes nothing: open them all
+        at.session_state[f"hd_open_{mistake}"] = True
+    at.run()
+    assert not at.exception
+    assert assert_coloured_by_role(heatmap_specs(at)) == (2, len(MISTAKES))  # one head, the grid; differences
+
+
+def test_embeddings_page_colours_by_role():
+    at = open_page("embeddings")
+    assert assert_coloured_by_role(heatmap_specs(at)) == (3, 1)  # raw weights, the head's map, the grid; cosine
