@@ -71,7 +71,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, stop_process  # noqa: E402
 
 CHART = "[data-testid='stVegaLiteChart']"
 GRID = "[data-testid='stDataFrame']"
@@ -324,12 +324,8 @@ class Server:
             time.sleep(0.3)
 
     def __exit__(self, *exc) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        if self.proc:
+            stop_process(self.proc)
 
     def runs(self, kind: str = "run") -> list[dict]:
         """Every script run so far (wall-clock start, ms, profile file or None), or with ``kind="gc"``

@@ -96,8 +96,12 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.typing import Origin, Subprotocol
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-PAGES = {"home": "", "playground": "playground", "embeddings": "embeddings", "heads": "heads"}  # name -> url path
+from tests.browser import stop_process  # noqa: E402
+from ui.pages import PAGES as APP_PAGES  # noqa: E402
+
+PAGES = {page.name: page.url_path for page in APP_PAGES}  # name -> url path
 DEFAULT_VISITORS = {"open": 40, "edit": 10, "soak": 300}
 SCENARIOS = ("open", "edit", "soak")
 X_EDITOR = re.compile(r"-ed_x_\d+$")  # the Playground's X editor: its key is ed_x_<version> (ui/playground.py)
@@ -534,13 +538,8 @@ class LocalServer(Target):
             raise RuntimeError(f"{exc}; its log: {self.log.read_text(errors='replace')[-2000:]}") from exc
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        if self.proc:
+            stop_process(self.proc, 15)
 
 
 class Replicas(Target):

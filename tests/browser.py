@@ -53,11 +53,19 @@ def streamlit_server(timeout: float = 60.0):
             time.sleep(0.3)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
+
+
+def stop_process(proc: subprocess.Popen, wait: float = 10) -> None:
+    """Ask a server to stop (SIGTERM), and kill it if it has not within ``wait`` seconds."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
 
 
 @contextlib.contextmanager

@@ -10,9 +10,9 @@ from selfattn.hosting import HOSTED_ENV
 from selfattn.text import models
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def minilm() -> models.ModelBundle:
-    """The bundled all-MiniLM-L6-v2, loaded once for the whole run."""
+    """The bundled all-MiniLM-L6-v2, loaded once per test module (some tests empty the model cache)."""
     return models.load_model("minilm")
 
 

@@ -369,18 +369,22 @@ class Walk:
         found = self.widgets(kind, skip)
         return self.rng.choice(found) if found else None
 
-    def toggle(self) -> str:
-        w = self.pick("toggle")
+    def set_one(self, kind: str, value_for) -> str:
+        """Give one enabled widget of ``kind`` the value ``value_for(widget)`` (a rerun if there is none)."""
+        w = self.pick(kind)
         if w is None:
             return self.rerun()
-        value = not w.value
+        value = value_for(w)
         w.set_value(value).run()
-        return f"toggle {w.key} -> {value}"
+        return f"{kind} {w.key} = {value!r}"
+
+    def toggle(self) -> str:
+        return self.set_one("toggle", lambda w: not w.value)
 
     def number(self) -> str:
-        w = self.pick("number_input")
-        if w is None:
-            return self.rerun()
+        return self.set_one("number_input", self.number_for)
+
+    def number_for(self, w):
         lo, hi = w.min, w.max
         pool = [0, 1, -1, 2, 7, 33, 2**31, 2**53, -(2**31), None]
         if lo is not None:
@@ -389,9 +393,7 @@ class Walk:
             pool += [hi, hi, hi + 1]
         if lo is not None and hi is not None:
             pool += [self.rng.randint(int(lo), int(min(hi, lo + 100)))] * 3
-        value = self.rng.choice(pool)
-        w.set_value(value).run()
-        return f"number {w.key} = {value!r}"
+        return self.rng.choice(pool)
 
     def raw_options(self, w) -> list:
         """The options of a chooser as the script gave them (the widget holds only their names)."""
@@ -429,24 +431,17 @@ class Walk:
         return f"{kind} {w.key} = {value!r}"
 
     def multichoose(self) -> str:
-        w = self.pick("multiselect")
-        if w is None:
-            return self.rerun()
+        return self.set_one("multiselect", self.some_options)
+
+    def some_options(self, w) -> list:
         options = self.raw_options(w)
         r = self.rng.random()
         some = self.rng.sample(options, self.rng.randint(1, len(options)))
-        value = [] if r < 0.15 else list(options) if r < 0.3 else some
-        w.set_value(value).run()
-        return f"multiselect {w.key} = {value!r}"
+        return [] if r < 0.15 else list(options) if r < 0.3 else some
 
     def slide(self) -> str:
-        w = self.pick("slider")
-        if w is None:
-            return self.rerun()
-        lo, hi = w.min, w.max
-        value = self.rng.choice([lo, hi, self.rng.randint(int(lo), int(hi))])
-        w.set_value(value).run()
-        return f"slider {w.key} = {value!r}"
+        return self.set_one("slider", lambda w: self.rng.choice([w.min, w.max,
+                                                                 self.rng.randint(int(w.min), int(w.max))]))
 
     def type_text(self) -> str:
         w = self.pick("text_input")

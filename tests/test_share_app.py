@@ -120,21 +120,19 @@ def test_an_uploaded_label_longer_than_a_link_takes_opens_with_the_same_tables()
     assert shown(fresh)["tables"] == shown(at)["tables"] and shown(fresh)["charts"] == shown(at)["charts"]
 
 
-def test_a_setting_whose_box_is_hidden_stays_in_the_link():
+@pytest.mark.parametrize("page, chooser, shown, hidden, box, typed, param", [
+    ("heads", "hd_input", "sentence", "random", "hd_text", "猫坐在垫子上", "text"),
+    ("embeddings", "emb_source", "hf", "auto", "emb_model", "/tmp", "model"),
+])
+def test_a_setting_whose_box_is_hidden_stays_in_the_link(page, chooser, shown, hidden, box, typed, param):
     """The Heads sentence while the input is random, the model name while another source is chosen:
     still in the link runs later (they once dropped out after one run; found by the fuzz tests)."""
-    at = open_page("heads")
-    choice_widget(at.selectbox, "hd_input").set_value("sentence").run()
-    at.text_input(key="hd_text").set_value("猫坐在垫子上").run()
-    choice_widget(at.selectbox, "hd_input").set_value("random").run()
+    at = open_page(page)
+    choice_widget(at.selectbox, chooser).set_value(shown).run()
+    at.text_input(key=box).set_value(typed).run()
+    choice_widget(at.selectbox, chooser).set_value(hidden).run()
     at.run()
-    assert dict(at.query_params)["text"] == "猫坐在垫子上"
-    at = open_page("embeddings")
-    choice_widget(at.selectbox, "emb_source").set_value("hf").run()
-    at.text_input(key="emb_model").set_value("/tmp").run()
-    choice_widget(at.selectbox, "emb_source").set_value("auto").run()
-    at.run()
-    assert dict(at.query_params)["model"] == "/tmp"
+    assert dict(at.query_params)[param] == typed
 
 
 def test_embeddings_link_brings_back_sentence_source_toggles_and_the_head():
