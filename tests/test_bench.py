@@ -350,6 +350,15 @@ def test_one_meaning_of_hosted_for_models_and_benchmark(monkeypatch, value, host
     from selfattn import bench
     from selfattn.text import models
 
+    from selfattn.display.share import Choice
+    from ui import state
+
     monkeypatch.setenv("SELFATTN_HOSTED", value)
     assert models.is_hosted() is hosted
-    assert bench.limits_for() == bench.LIMITS["hosted" if hosted else "local"]
+    limits = bench.LIMITS["hosted" if hosted else "local"]
+    assert bench.limits_for() == limits
+    # The pages' settings (and so their links) follow the same switch: allow-listed models, small sweeps.
+    table = {f.key: f for page in ("embeddings", "heads") for f in state.fields(page)}
+    assert isinstance(table["emb_model"].codec, Choice) is hosted
+    assert table["hd_batch"].codec.hi == limits["max_batch"]
+    assert max(table["hd_bench_lens"].codec.options) <= limits["max_seq_len"]

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from selfattn import embed, load_model, run_model
+from selfattn import embed, run_model
 from selfattn.core.attention import raw_self_attention
 from selfattn.i18n import t
 from selfattn.text.embeddings import REGISTRY, SOURCES

@@ -100,7 +100,7 @@ class PlaygroundWalk(fuzz.Walk):
     def upload_file(self) -> tuple[str, bytes]:
         at, rng = self.at, self.rng
         frames = at.session_state["pg"]["frames"]
-        n, d_in = len(frames["x"]), frames["x"].shape[1] - 1
+        d_in = frames["x"].shape[1] - 1
         d_k, d_v = frames["w_q"].shape[1], frames["w_v"].shape[1]
         target = at.session_state["pg_upload_target"] if "pg_upload_target" in at.session_state else "x"
         cols = d_in if target == "x" else d_v if target == "w_v" else d_k

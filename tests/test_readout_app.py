@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from selfattn import load_model, run_model
+from selfattn import run_model
 from tests.apptest import choice_widget, open_page, texts
 from ui import readout as readout_ui
 

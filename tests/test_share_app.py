@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from selfattn.display import share
 from selfattn.core.heads import MISTAKES
 from tests import apptest
-from tests.apptest import APP, choice_widget, heatmap_specs, open_page
+from tests.apptest import choice_widget, heatmap_specs, open_page
 from tests.test_playground_app import edit
 from ui import state as settings
 
