@@ -10,7 +10,7 @@ from selfattn.hosting import is_hosted
 from selfattn.text import models
 from selfattn.core.attention import cosine_similarity, raw_self_attention, unit_rows
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
-from selfattn.text.embeddings import SOURCES, TokenEmbeddings, get_source
+from selfattn.text.embeddings import KINDS, SOURCES, TokenEmbeddings, get_source
 from selfattn.errors import InputError
 from selfattn.display.export import column_names, labelled
 from ui import embeddings as cached
@@ -168,8 +168,7 @@ with st.container(border=True):
             spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
                                  placeholder=tr("emb.model_placeholder")).strip()
     with s3:
-        kind = choice(st.radio, tr("emb.kind"), ["static", "contextual"], "emb_kind",
-                      {"static": tr("emb.kind_static"), "contextual": tr("emb.kind_contextual")},
+        kind = choice(st.radio, tr("emb.kind"), KINDS, "emb_kind", {k: tr(f"emb.kind_{k}") for k in KINDS},
                       horizontal=True, help=tr("emb.kind_help"), disabled=len(src.kinds) == 1)
     d1, d2, d3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     settings.keep("emb_dims")

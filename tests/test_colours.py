@@ -77,7 +77,7 @@ def test_no_scheme_or_colour_is_written_outside_the_table():
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if node.value.lower() in VEGA_SCHEMES:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
-                if path.parent.name == "display" and re.search(r"#[0-9a-fA-F]{6}\b", node.value):
+                if re.search(r"#[0-9a-fA-F]{6}\b", node.value) or node.value in ("white", "black"):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
             elif isinstance(node, ast.keyword) and node.arg == "scheme":
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: scheme=")

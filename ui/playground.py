@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.display import share
+from selfattn.display import colours, share
 from selfattn.errors import InputError
 from selfattn.display.export import column_names
 from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels, read_csv_matrix
@@ -290,7 +290,7 @@ def editor(name: str, *, height: int | str = "auto") -> pd.DataFrame:
         if problem is not None:
             st.error(error_text(problem), icon=":material/error:")
             st.html(f"<style>.st-key-pg_box_{name} [data-testid='stDataFrame']"
-                    "{outline: 2px solid #d62728; outline-offset: 2px; border-radius: 4px}</style>")
+                    f"{{outline: 2px solid {colours.BAD_INPUT}; outline-offset: 2px; border-radius: 4px}}</style>")
     return edited
 
 

@@ -76,7 +76,7 @@ def _playground() -> tuple[Field, ...]:
 def _embeddings() -> tuple[Field, ...]:
     from selfattn.text import models
     from selfattn.text.embedding_text import MAX_CHARS
-    from selfattn.text.embeddings import SOURCES
+    from selfattn.text.embeddings import KINDS, SOURCES
     if is_hosted():
         allowed = tuple(sorted(models.HOSTED_ALLOWLIST))
         model = Field("emb_model", "model", Choice(allowed), allowed[0])
@@ -87,7 +87,7 @@ def _embeddings() -> tuple[Field, ...]:
             Field("emb_text_b", "text2", Text(MAX_CHARS), "Good morning"),
             Field("emb_source", "source", Choice(SOURCES), "auto"),
             model,
-            Field("emb_kind", "kind", Choice(("static", "contextual")), "static"),
+            Field("emb_kind", "kind", Choice(KINDS), "static"),
             Field("emb_dims", "dims", Int(4, 64), 16),
             Field("emb_scale", "scale", Bool(), False),  # with unit-length vectors ÷√d would flatten every row
             Field("emb_unit", "unit", Bool(), True),  # the character vectors are ~20 long: raw, the softmax is one-hot

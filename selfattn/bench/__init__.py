@@ -62,8 +62,9 @@ from selfattn.bench.results import (  # noqa: F401 (re-exported)
     write_results,
 )
 from selfattn.errors import InputError
-from selfattn.hosting import is_hosted  # noqa: F401 - part of this module's interface
-from selfattn.core.torch_attention import IMPLS, build_attention_modules, check_heads
+from selfattn.hosting import is_hosted
+from selfattn.core.checks import check_heads
+from selfattn.core.torch_attention import IMPLS, build_attention_modules
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 assert tuple(DTYPES) == DTYPE_NAMES
@@ -444,4 +445,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {write_results(records, out)}")
     statuses = {r["status"] for r in records}
     return 2 if "refused" in statuses else 3 if statuses - {"ok"} else 0
-

@@ -16,7 +16,7 @@ import numpy as np
 from selfattn.core.checks import (Mask, as_bias, as_matrix, causal_mask, check_overflow, check_projections,
                                   resolve_mask)
 
-# Mask, as_matrix, causal_mask and resolve_mask are imported from here by other modules too.
+# Mask, as_matrix, causal_mask and resolve_mask were this module's before checks.py, and stay importable here.
 __all__ = [
     "Attended", "AttentionTrace", "Mask", "as_matrix", "attend", "causal_mask", "cosine_similarity",
     "raw_self_attention", "resolve_mask", "score_scale", "self_attention", "stable_softmax", "unit_rows",

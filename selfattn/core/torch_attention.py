@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from selfattn.core.checks import check_heads  # also imported from here by selfattn.bench
+from selfattn.core.checks import check_heads
 from selfattn.errors import InputError
 
 IMPLS = ("naive", "fused", "torch_mha")

@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 
 from selfattn.display import colours
-from selfattn.display.colours import DIVERGING, MASKED_GREY, PATTERN_COLOURS  # noqa: F401  (importable here too)
+from selfattn.display.colours import MASKED_GREY, PATTERN_COLOURS
 
 ANNOTATE_MAX_CELLS = 144  # print values in the cells up to 12 x 12
 MINUS_INFINITY = "−∞"  # a masked score, written the same way in charts, tables and the step-by-step text
@@ -118,7 +118,7 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
     }
     # Outlined in their own colour, small cells narrowed to fractional pixels leave no light seams.
     outline = ({"expr": f"datum.masked ? '{MASKED_GREY}' : scale('color', datum.v)"}
-               if layout.own_outline else "white")
+               if layout.own_outline else colours.CELL_EDGE)
     rect = {
         # invalid: None keeps the cells without a value (a masked −∞) that Vega-Lite would leave
         # out (a white gap), and the condition paints them grey.
@@ -137,7 +137,8 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
         layers.append({
             "mark": {"type": "text", "fontSize": font_size},
             "encoding": {"text": {"field": "shown", "type": "nominal"},
-                         "color": {"condition": {"test": "datum.dark", "value": "white"}, "value": "black"}},
+                         "color": {"condition": {"test": "datum.dark", "value": colours.INK_ON_DARK},
+                                   "value": colours.INK}},
         })
     spec = {
         "$schema": VEGA_LITE_SCHEMA,
@@ -366,7 +367,7 @@ def pattern_grid(patterns, kind_names: dict[str, str], *, layer_title: str = "la
     base = alt.Chart(alt.Data(values=rows)).encode(
         x=alt.X("head:O", title=head_title, axis=alt.Axis(labelAngle=0, orient="top")),
         y=alt.Y("layer:O", title=layer_title))
-    cells = base.mark_rect(stroke="black", cursor="pointer").encode(
+    cells = base.mark_rect(stroke=colours.INK, cursor="pointer").encode(
         color=alt.Color("kind:N", title=kind_title,
                         scale=alt.Scale(domain=[kind_names.get(k, k) for k in kinds],
                                         range=[PATTERN_COLOURS[k] for k in kinds]),

@@ -22,6 +22,9 @@ PATTERN_COLOURS = {"previous": "#1f77b4", "next": "#17becf", "self": "#9467bd", 
 LINE = "#1f77b4"  # the head view's lines, every token's
 PICKED = "#d62728"  # the head view's picked token and its lines
 TEXT = "#262730"  # token names, as Streamlit's body text
+BAD_INPUT = "#d62728"  # the outline of a Playground table with a bad cell
+CELL_EDGE = "white"  # the thin outline between heatmap cells
+INK_ON_DARK, INK = "white", "black"  # values printed in a dark cell, and in any other
 
 
 def scheme(role: str) -> str:
