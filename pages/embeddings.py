@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from selfattn.core.attention import cosine_similarity, raw_self_attention, unit_rows
+from selfattn.display.export import column_names, labelled
+from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.text import models
-from selfattn.core.attention import cosine_similarity, raw_self_attention, unit_rows
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
 from selfattn.text.embeddings import KINDS, SOURCES, TokenEmbeddings, get_source
-from selfattn.errors import InputError
-from selfattn.display.export import column_names, labelled
 from ui import embeddings as cached
 from ui import fit
 from ui import readout as readout_ui

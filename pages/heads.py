@@ -6,9 +6,9 @@ import numpy as np
 import streamlit as st
 
 from selfattn import bench
+from selfattn.core.heads import MISTAKES
 from selfattn.display.charts import benchmark_chart
 from selfattn.display.export import column_names
-from selfattn.core.heads import MISTAKES
 from ui import fit
 from ui import heads as hd
 from ui import state as settings

@@ -6,12 +6,12 @@ import numpy as np
 import streamlit as st
 
 from selfattn import AttentionTrace, self_attention
-from selfattn.errors import InputError
-from selfattn.display.export import column_names, labelled, zip_tables
-from selfattn.display.charts import MINUS_INFINITY
 from selfattn.core.presets import PRESETS
-from ui import playground as pg
+from selfattn.display.charts import MINUS_INFINITY
+from selfattn.display.export import column_names, labelled, zip_tables
+from selfattn.errors import InputError
 from ui import fit
+from ui import playground as pg
 from ui import state as settings
 from ui.common import choice, show_error, tr
 

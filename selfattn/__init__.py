@@ -5,10 +5,10 @@ Heavy libraries (torch, transformers, jieba) are imported only when first used.
 
 from selfattn.core.attention import (AttentionTrace, attend, causal_mask, cosine_similarity, raw_self_attention,
                                      self_attention, stable_softmax)
-from selfattn.text.charvec import load_char_vectors, nearest, segment
-from selfattn.text.embeddings import TokenEmbeddings, embed
 from selfattn.core.heads import (MISTAKES, MultiHeadTrace, merge_heads, multi_head_attention,
                                  multi_head_attention_with_mistake, split_heads)
+from selfattn.text.charvec import load_char_vectors, nearest, segment
+from selfattn.text.embeddings import TokenEmbeddings, embed
 from selfattn.text.models import ModelBundle, ModelRun, head_qkv, load_model, recompute_head_attention, run_model
 
 __all__ = [

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from selfattn import self_attention
-from selfattn.errors import InputError
 from selfattn.core.presets import preset, raw_example, tutorial_example
+from selfattn.errors import InputError
 
 
 def run_example(example, **kw):

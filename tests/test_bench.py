@@ -12,31 +12,12 @@ import numpy as np
 import pytest
 import torch
 
-from selfattn.bench import (
-    NOISY_IQR_SHARE,
-    RECORD_FIELDS,
-    RESULTS_MAX_BYTES,
-    RESULTS_MAX_ROWS,
-    BenchConfig,
-    check_memory,
-    estimate_memory_bytes,
-    flop_count,
-    is_noisy,
-    load_results,
-    records_to_csv,
-    records_to_json,
-    run_benchmark,
-    speed_ratios,
-    validate_config,
-)
-from selfattn.errors import InputError
+from selfattn.bench import (NOISY_IQR_SHARE, RECORD_FIELDS, RESULTS_MAX_BYTES, RESULTS_MAX_ROWS, BenchConfig,
+                            check_memory, estimate_memory_bytes, flop_count, is_noisy, load_results, records_to_csv,
+                            records_to_json, run_benchmark, speed_ratios, validate_config)
 from selfattn.core.heads import multi_head_attention
-from selfattn.core.torch_attention import (
-    IMPLS,
-    build_attention,
-    build_attention_modules,
-    set_projection_weights,
-)
+from selfattn.core.torch_attention import IMPLS, build_attention, build_attention_modules, set_projection_weights
+from selfattn.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = BenchConfig(batch=1, seq_lens=(16,), d_model=16, heads=(1, 2), warmup=1, min_run_time=0.01)
@@ -348,9 +329,8 @@ def test_a_results_file_without_flops_gets_them_computed():
 def test_one_meaning_of_hosted_for_models_and_benchmark(monkeypatch, value, hosted):
     """SELFATTN_HOSTED=true once restricted the models but left the benchmark at its local limits."""
     from selfattn import bench
-    from selfattn.text import models
-
     from selfattn.display.share import Choice
+    from selfattn.text import models
     from ui import state
 
     monkeypatch.setenv("SELFATTN_HOSTED", value)

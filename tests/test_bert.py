@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from selfattn.text import bert
-from selfattn.text import models
+from selfattn.text import bert, models
 from tests.test_models import make_tiny_bert
 
 SENTENCES = [

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfattn.text import charvec
 from selfattn.errors import InputError
+from selfattn.text import charvec
 
 
 @pytest.fixture(scope="module")

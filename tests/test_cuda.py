@@ -14,8 +14,8 @@ import pytest
 import torch
 
 from selfattn.bench import BenchConfig, check_memory, run_benchmark
-from selfattn.errors import InputError
 from selfattn.core.torch_attention import build_attention_modules
+from selfattn.errors import InputError
 
 pytestmark = [
     pytest.mark.cuda,

@@ -6,10 +6,9 @@ the hub's URL layout) reached through ``HF_ENDPOINT``; nothing leaves 127.0.0.1.
 
 from __future__ import annotations
 
+from selfattn.text import models
 from tests.apptest import choice_widget, open_page, texts
 from tests.test_hub_download import REPO, cache, hub, loopback_only, tiny_files  # noqa: F401 - fixtures
-
-from selfattn.text import models
 
 
 def choose_model(at, spec: str):

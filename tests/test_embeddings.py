@@ -10,9 +10,7 @@ from hypothesis import strategies as st
 from selfattn.core.attention import unit_rows
 from selfattn.errors import InputError
 from selfattn.i18n import CATALOG, LANGS
-from selfattn.text import charvec
-from selfattn.text import models
-from selfattn.text import sources
+from selfattn.text import charvec, models, sources
 from selfattn.text.embedding_text import check_text
 from selfattn.text.embeddings import MAX_CHARS, REGISTRY, SOURCES, TokenEmbeddings, embed, get_source, pick_source
 

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from selfattn.errors import InputError
 from selfattn.display.export import labelled, to_csv, zip_tables
 from selfattn.display.grid import (MAX_UPLOAD_BYTES, Sizes, check_sizes, frame_to_matrix, parse_cell, parse_labels,
-                           read_csv_matrix, resize)
+                                   read_csv_matrix, resize)
+from selfattn.errors import InputError
 
 
 def test_parse_cell_accepts_numbers_and_numeric_text():

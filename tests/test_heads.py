@@ -9,17 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from selfattn.core.attention import self_attention
-from selfattn.errors import InputError
-from selfattn.core.heads import (
-    MISTAKES,
-    merge_heads,
-    merge_heads_bare_reshape,
-    multi_head_attention,
-    multi_head_attention_with_mistake,
-    split_heads,
-    split_heads_bare_reshape,
-)
+from selfattn.core.heads import (MISTAKES, merge_heads, merge_heads_bare_reshape, multi_head_attention,
+                                 multi_head_attention_with_mistake, split_heads, split_heads_bare_reshape)
 from selfattn.core.torch_attention import TorchMHAAttention, causal_attn_mask, set_projection_weights
+from selfattn.errors import InputError
 
 
 def random_case(n: int = 5, d_model: int = 8, seed: int = 0):

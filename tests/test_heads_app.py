@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from selfattn import bench
-from selfattn.display.charts import WORDS
 from selfattn.core.heads import MISTAKES
+from selfattn.display.charts import WORDS
 from selfattn.i18n import CATALOG
 from tests.apptest import assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_page
 from ui import fit

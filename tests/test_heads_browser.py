@@ -3,7 +3,6 @@
 import pytest
 
 from selfattn.core.heads import MISTAKES
-
 from tests.browser import assert_rendered, chromium_page, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser

@@ -26,10 +26,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from selfattn.text import models
-from selfattn.text import prefetch
-from selfattn.text import readout
 from selfattn.errors import InputError
+from selfattn.text import models, prefetch, readout
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "selfattn-tests/tiny-zh"

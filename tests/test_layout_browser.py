@@ -11,7 +11,6 @@ resolution.
 import pytest
 
 from selfattn.core.heads import MISTAKES
-
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import torch
 
+from selfattn.core.heads import merge_heads, split_heads
+from selfattn.errors import InputError
 from selfattn.text import models
 from selfattn.text.embeddings import embed
-from selfattn.errors import InputError
-from selfattn.core.heads import merge_heads, split_heads
 
 SENTENCE = "The cat sat on the mat because it was warm."
 TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "good",

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from selfattn.text import models
-from selfattn.text import readout
+from selfattn.text import models, readout
 from selfattn.text.charvec import segment
 from tests.test_hub_download import make_tiny_chinese_bert
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from selfattn.display import share
 from selfattn.core.heads import MISTAKES
+from selfattn.display import share
 from tests import apptest
 from tests.apptest import choice_widget, heatmap_specs, open_page
 from tests.test_playground_app import edit

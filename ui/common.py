@@ -10,8 +10,8 @@ import pyarrow as pa
 import streamlit as st
 
 from selfattn.display.charts import WORDS
-from selfattn.errors import InputError
 from selfattn.display.export import to_csv
+from selfattn.errors import InputError
 from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, t
 
 LANG_KEY = "lang"

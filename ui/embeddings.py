@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from selfattn.errors import InputError
 from selfattn.text import models
 from selfattn.text.embeddings import TokenEmbeddings, embed, get_source
-from selfattn.errors import InputError
 from ui import state as settings
 from ui import warmup
 from ui.common import error_text, show_error, tr

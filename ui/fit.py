@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.display.charts import (LABEL_LIMIT_X, MINUS_INFINITY, VALUE_FONT_PX, Axis, Layout, grid_extent,
-                                     heatmap, heatmap_grid)
+from selfattn.display.charts import (LABEL_LIMIT_X, MINUS_INFINITY, VALUE_FONT_PX, Axis, Layout, grid_extent, heatmap,
+                                     heatmap_grid)
 from selfattn.display.export import labelled
 from ui.common import chart_words, csv_button, vega
 

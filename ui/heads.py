@@ -9,9 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from selfattn import bench
-from selfattn.errors import InputError
 from selfattn.core.heads import MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake
 from selfattn.core.presets import xavier
+from selfattn.errors import InputError
 from ui import state as settings
 from ui.common import tr
 

@@ -24,12 +24,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.display import colours, share
-from selfattn.errors import InputError
-from selfattn.display.export import column_names
-from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels, read_csv_matrix
-from selfattn.i18n import LANGS, t
 from selfattn.core.presets import PRESETS, Example, preset
+from selfattn.display import colours, share
+from selfattn.display.export import column_names
+from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
+                                   read_csv_matrix)
+from selfattn.errors import InputError
+from selfattn.i18n import LANGS, t
 from ui import state as settings
 from ui.common import current_lang, error_text, tr
 

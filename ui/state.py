@@ -31,10 +31,10 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from selfattn.display import share
-from selfattn.i18n import LANGS
 from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
+from selfattn.i18n import LANGS
 from ui.common import LANG_KEY, current_lang, require_frame, tr
 from ui.pages import PAGE_NAMED
 
@@ -62,8 +62,8 @@ HISTORY_SCRIPT = """<script>
 # ── The tables ───────────────────────────────────────────────────────────────────────────
 
 def _playground() -> tuple[Field, ...]:
-    from selfattn.display.grid import MAX_TOKENS
     from selfattn.core.presets import PRESETS
+    from selfattn.display.grid import MAX_TOKENS
 
     return (Field("pg_preset", "preset", Choice(PRESETS), "tutorial"),
             Field("pg_seed", "seed", Int(0, MAX_SEED), 0),

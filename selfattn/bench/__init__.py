@@ -46,25 +46,13 @@ from typing import Any
 import torch
 from torch.utils.benchmark import Timer
 
-from selfattn.bench.results import (  # noqa: F401 (re-exported)
-    DEVICES,
-    DTYPE_NAMES,
-    RECORD_FIELDS,
-    REQUIRED_FIELDS,
-    RESULTS_MAX_BYTES,
-    RESULTS_MAX_ROWS,
-    SCHEMA,
-    STATUSES,
-    flop_count,
-    load_results,
-    records_to_csv,
-    records_to_json,
-    write_results,
-)
-from selfattn.errors import InputError
-from selfattn.hosting import is_hosted
+from selfattn.bench.results import (DEVICES, DTYPE_NAMES, RECORD_FIELDS, REQUIRED_FIELDS,  # noqa: F401 (re-exported)
+                                    RESULTS_MAX_BYTES, RESULTS_MAX_ROWS, SCHEMA, STATUSES, flop_count, load_results,
+                                    records_to_csv, records_to_json, write_results)
 from selfattn.core.checks import check_heads
 from selfattn.core.torch_attention import IMPLS, build_attention_modules
+from selfattn.errors import InputError
+from selfattn.hosting import is_hosted
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 assert tuple(DTYPES) == DTYPE_NAMES

@@ -15,9 +15,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from selfattn.errors import InputError
-from selfattn.display.export import csv_safe, from_csv_label
 from selfattn.core.torch_attention import IMPLS
+from selfattn.display.export import csv_safe, from_csv_label
+from selfattn.errors import InputError
 
 DTYPE_NAMES = ("float32", "bfloat16", "float16")  # the keys of selfattn.bench.DTYPES
 DEVICES = ("cpu", "cuda")

@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from selfattn.core.checks import (Mask, as_bias, as_matrix, causal_mask, check_overflow, check_projections,
-                                  resolve_mask)
+from selfattn.core.checks import Mask, as_bias, as_matrix, causal_mask, check_overflow, check_projections, resolve_mask
 
 # Mask, as_matrix, causal_mask and resolve_mask were this module's before checks.py, and stay importable here.
 __all__ = [

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from selfattn.errors import InputError
 from selfattn.display.export import from_csv_label
+from selfattn.errors import InputError
 
 MAX_TOKENS = 32  # rows of X
 MAX_DIM = 16  # d_in, d_k, d_v

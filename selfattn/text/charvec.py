@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from selfattn.text.embedding_text import CJK_RANGES, is_cjk, is_wordlike
 from selfattn.errors import InputError
+from selfattn.text.embedding_text import CJK_RANGES, is_cjk, is_wordlike
 
 if TYPE_CHECKING:
     import scipy.sparse as sp

@@ -43,9 +43,9 @@ from typing import Any, Callable
 import numpy as np
 
 from selfattn.core.attention import AttentionTrace, self_attention
-from selfattn.text.embedding_text import check_text
 from selfattn.errors import InputError
 from selfattn.hosting import HOSTED_ENV, is_hosted  # noqa: F401 - part of this module's interface
+from selfattn.text.embedding_text import check_text
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_ALIASES = frozenset({"minilm", "all-minilm-l6-v2", MINILM.lower()})

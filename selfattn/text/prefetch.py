@@ -43,8 +43,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from selfattn.text import models
 from selfattn.errors import InputError
+from selfattn.text import models
 
 Progress = Callable[[int, int], None]  # progress(bytes_done, bytes_total)
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt")  # one of them is needed to tokenize
