@@ -17,7 +17,7 @@ from selfattn.core.checks import Mask, as_bias, as_matrix, causal_mask, check_ov
 
 # Mask, as_matrix, causal_mask and resolve_mask were this module's before checks.py, and stay importable here.
 __all__ = [
-    "Attended", "AttentionTrace", "Mask", "as_matrix", "attend", "causal_mask", "cosine_similarity",
+    "Attended", "AttentionTrace", "Mask", "Projections", "as_matrix", "attend", "causal_mask", "cosine_similarity",
     "raw_self_attention", "resolve_mask", "score_scale", "self_attention", "stable_softmax", "unit_rows",
 ]
 
@@ -30,6 +30,18 @@ class Attended:
     scaled_scores: np.ndarray  # (..., n_q, n_k) scores / scale, -inf where masked
     weights: np.ndarray  # (..., n_q, n_k) row-wise softmax of scaled_scores
     outputs: np.ndarray  # (..., n_q, d_v) weights @ v
+
+
+@dataclass(frozen=True)
+class Projections:
+    """One head's weights and biases, x @ W convention: queries = x @ w_q + b_q, and so on."""
+
+    w_q: np.ndarray  # (d_in, d_k)
+    w_k: np.ndarray  # (d_in, d_k)
+    w_v: np.ndarray  # (d_in, d_v)
+    b_q: np.ndarray  # (d_k,)
+    b_k: np.ndarray  # (d_k,)
+    b_v: np.ndarray  # (d_v,)
 
 
 @dataclass(frozen=True)

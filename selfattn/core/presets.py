@@ -9,21 +9,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from selfattn.core.attention import Projections
+
 PRESETS = ("tutorial", "raw", "random")
 
 
 @dataclass(frozen=True)
-class Example:
-    """All numbers a Playground session edits."""
+class Example(Projections):
+    """All numbers a Playground session edits: the inputs and one head's weights and biases."""
 
     tokens: tuple[str, ...]  # one label per row of x
     x: np.ndarray  # (n, d_in)
-    w_q: np.ndarray  # (d_in, d_k)
-    w_k: np.ndarray  # (d_in, d_k)
-    w_v: np.ndarray  # (d_in, d_v)
-    b_q: np.ndarray  # (d_k,)
-    b_k: np.ndarray  # (d_k,)
-    b_v: np.ndarray  # (d_v,)
     scale: bool  # the preset's natural choice of scaling
 
 

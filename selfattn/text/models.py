@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from selfattn.core.attention import AttentionTrace, self_attention
+from selfattn.core.attention import AttentionTrace, Projections, self_attention
 from selfattn.errors import InputError
 from selfattn.hosting import HOSTED_ENV, is_hosted  # noqa: F401 - part of this module's interface
 from selfattn.text.embedding_text import check_text
@@ -144,16 +144,7 @@ def check_max_tokens(max_tokens: object) -> None:
                          value=str(max_tokens))
 
 
-@dataclass(frozen=True)
-class HeadWeights:
-    """One head's projections in the x @ W convention."""
-
-    w_q: np.ndarray  # (d, head_dim)
-    w_k: np.ndarray  # (d, head_dim)
-    w_v: np.ndarray  # (d, head_dim)
-    b_q: np.ndarray  # (head_dim,)
-    b_k: np.ndarray  # (head_dim,)
-    b_v: np.ndarray  # (head_dim,)
+HeadWeights = Projections  # a model head's: w_* (d, head_dim), b_* (head_dim,)
 
 
 def display_name(name: str) -> str:
