@@ -8,7 +8,9 @@
 # so it works without root) listens on --bind:--port and sends each visitor to one replica for the
 # whole visit (deploy/nginx.conf.template says how). A replica that dies is started again. Prints
 # "ready: ..." on stdout once every replica answers /_stcore/health and the proxy does too.
-# SIGTERM, SIGINT (Ctrl-C) or SIGHUP stops nginx and every replica, then exits.
+# SIGTERM, SIGINT (Ctrl-C) or SIGHUP stops nginx and every replica, then exits. Every response
+# carries nosniff, a referrer policy and a framing policy (--frame-ancestors); /_stcore/metrics is
+# not served.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,17 +20,21 @@ NGINX="${NGINX:-nginx}"
 usage() {
   cat <<EOF
 Usage: deploy/serve.sh [--replicas N] [--port P] [--bind ADDR] [--log-dir DIR]
-                       [--ready-timeout SECONDS] [-- STREAMLIT_ARGS...]
+                       [--frame-ancestors SOURCES] [--ready-timeout SECONDS] [-- STREAMLIT_ARGS...]
 
   --replicas N         Streamlit processes to run, 1-64 (default 2; one per core is a good start)
   --port P             public port nginx listens on (default \$PORT, else 8501)
   --bind ADDR          address nginx listens on (default 0.0.0.0; 127.0.0.1 for local only)
   --log-dir DIR        keep the replicas' logs (replica-<i>.log) in DIR (default: a temporary
                        folder removed on exit)
+  --frame-ancestors S  the sites that may show the app in a frame, as CSP frame-ancestors
+                       sources (default \$SELFATTN_FRAME_ANCESTORS, else 'self': only the app
+                       itself). For a Hugging Face Space: "'self' https://huggingface.co"
   --ready-timeout S    give up when not every replica is healthy after S seconds (default 180)
   -- ARGS...           extra options for every \`streamlit run\`, e.g. -- --server.maxUploadSize 5
 
-Environment: PYTHON (default python3) runs \`-m streamlit\`; NGINX (default nginx) the proxy.
+Environment: PYTHON (default python3) runs \`-m streamlit\`; NGINX (default nginx) the proxy;
+SELFATTN_FRAME_ANCESTORS the default of --frame-ancestors.
 EOF
 }
 
@@ -43,22 +49,24 @@ PORT_PUBLIC="${PORT:-8501}"
 BIND=0.0.0.0
 LOG_DIR=""
 READY_TIMEOUT=180
+FRAME_ANCESTORS="${SELFATTN_FRAME_ANCESTORS:-'self'}"
 EXTRA_ARGS=()
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
-    --replicas|--port|--bind|--log-dir|--ready-timeout)
+    --replicas|--port|--bind|--log-dir|--frame-ancestors|--ready-timeout)
       [[ $# -ge 2 && -n $2 ]] || bad "$1 needs a value"
       case "$1" in
         --replicas) REPLICAS=$2 ;;
         --port) PORT_PUBLIC=$2 ;;
         --bind) BIND=$2 ;;
         --log-dir) LOG_DIR=$2 ;;
+        --frame-ancestors) FRAME_ANCESTORS=$2 ;;
         --ready-timeout) READY_TIMEOUT=$2 ;;
       esac
       shift 2 ;;
-    --replicas=*|--port=*|--bind=*|--log-dir=*|--ready-timeout=*)
+    --replicas=*|--port=*|--bind=*|--log-dir=*|--frame-ancestors=*|--ready-timeout=*)
       set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;
     --) shift; EXTRA_ARGS=("$@"); break ;;
     *) bad "unknown argument: $1" ;;
@@ -70,6 +78,9 @@ in_range "$REPLICAS" 1 64 || bad "--replicas must be a whole number from 1 to 64
 in_range "$PORT_PUBLIC" 1 65535 || bad "--port must be a port number from 1 to 65535, not '$PORT_PUBLIC'"
 in_range "$READY_TIMEOUT" 1 86400 || bad "--ready-timeout must be a whole number of seconds, not '$READY_TIMEOUT'"
 [[ $BIND =~ ^[0-9A-Za-z.:_-]+$ ]] || bad "--bind must be an address such as 0.0.0.0 or 127.0.0.1, not '$BIND'"
+# CSP sources: keywords in single quotes, hosts, schemes, wildcards; nothing nginx would interpret.
+[[ $FRAME_ANCESTORS =~ ^[][0-9A-Za-z\'\ .:/*_-]+$ && $FRAME_ANCESTORS =~ [^\ ] ]] \
+  || bad "--frame-ancestors must be CSP sources such as \"'self' https://huggingface.co\", not \"$FRAME_ANCESTORS\""
 REPLICAS=$((10#$REPLICAS)); PORT_PUBLIC=$((10#$PORT_PUBLIC)); READY_TIMEOUT=$((10#$READY_TIMEOUT))
 
 # Debian puts nginx in /usr/sbin, which is not on every user's PATH.
@@ -264,6 +275,7 @@ conf="${conf//@POOL_MAP@/${pool_map%$'\n'}}"
 conf="${conf//@SERVED_MAP@/${served_map%$'\n'}}"
 conf="${conf//@UPSTREAMS@/${upstreams%$'\n'}}"
 conf="${conf//@LISTEN@/$listen}"
+conf="${conf//@FRAME_ANCESTORS@/$FRAME_ANCESTORS}"
 printf '%s\n' "$conf" >"$RUN_DIR/nginx.conf"
 
 nginx_cmd=("$NGINX_BIN" -p "$RUN_DIR" -e stderr -c "$RUN_DIR/nginx.conf")

@@ -113,15 +113,16 @@ def rss_mb(pid: int) -> float:
 class Served:
     """deploy/serve.sh running in the background, its stdout collected line by line."""
 
-    def __init__(self, tmp: Path, replicas: int = 2):
+    def __init__(self, tmp: Path, replicas: int = 2, args: tuple[str, ...] = (), env: dict[str, str] | None = None):
         self.port = free_port()
         self.log_dir = tmp / f"serve-{self.port}"
         self.stderr = open(tmp / f"serve-{self.port}.stderr", "w+")  # noqa: SIM115 - closed in stop()
         started = time.monotonic()
         self.proc = subprocess.Popen(
             ["bash", str(SERVE), "--replicas", str(replicas), "--port", str(self.port), "--bind", "127.0.0.1",
-             "--log-dir", str(self.log_dir)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.stderr, text=True, start_new_session=True)
+             "--log-dir", str(self.log_dir), *args],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.stderr, text=True, start_new_session=True,
+            env={**os.environ, **(env or {})})
         self.lines: list[str] = []
         self._changed = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
@@ -153,6 +154,11 @@ class Served:
                     raise AssertionError(f"no line matching {pattern!r} from serve.sh (exit {self.proc.poll()}):\n"
                                          + "\n".join(self.lines) + "\n" + self.stderr.read()[-3000:])
                 self._changed.wait(min(left, 0.5))
+
+    def replica_ports(self) -> dict[int, int]:
+        """The loopback port of each replica, from the 'replica <i>: pid <pid> on 127.0.0.1:<port>' lines."""
+        found = (re.match(r"replica (\d+): pid \d+ on 127\.0\.0\.1:(\d+)", line) for line in self.lines)
+        return {int(m[1]): int(m[2]) for m in found if m}
 
     def replica_pids(self) -> dict[int, int]:
         """The newest pid of each replica, from the 'replica <i>: pid <pid> ...' lines."""
@@ -233,6 +239,8 @@ def test_scripts_parse():
     (["--port"], "--port needs a value"),
     (["--bind", "1.2.3.4; rm"], "--bind must be an address"),
     (["--colour"], "unknown argument: --colour"),
+    (["--frame-ancestors", "'self'; add_header X y"], "--frame-ancestors must be CSP sources"),
+    (["--frame-ancestors", "$host"], "--frame-ancestors must be CSP sources"),
 ])
 def test_serve_rejects_bad_arguments_with_usage(args, message):
     done = subprocess.run(["bash", str(SERVE), *args], capture_output=True, text=True, timeout=30)
@@ -255,6 +263,76 @@ def test_health_through_the_proxy(served):
     assert headers[REPLICA_HEADER] in {"r0", "r1"}
     status, _, body = request(served.port, "/")
     assert status == 200 and b"<html" in body.lower()
+
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "Content-Security-Policy": "frame-ancestors 'self'",
+}
+
+
+def assert_security_headers(headers: http.client.HTTPMessage, what: str, frame_ancestors: str = "'self'") -> None:
+    expected = {**SECURITY_HEADERS, "Content-Security-Policy": f"frame-ancestors {frame_ancestors}"}
+    for name, value in expected.items():
+        assert headers.get_all(name) == [value], (what, name, headers.get_all(name))
+
+
+def test_every_response_carries_the_security_headers(served):
+    """The page, a static file of Streamlit's front end, the upstream's own 404 and nginx's 404
+    (the blocked metrics) each carry nosniff, the referrer policy and frame-ancestors 'self', once."""
+    status, headers, body = request(served.port, "/playground")
+    assert status == 200
+    assert_security_headers(headers, "page")
+    script = re.search(rb'src="\.?/?(static/js/[^"]+\.js)"', body)
+    assert script, body[:2000]
+    status, headers, _ = request(served.port, "/" + script[1].decode())
+    assert status == 200 and "javascript" in headers["Content-Type"], (status, headers["Content-Type"])
+    assert_security_headers(headers, "static file")
+    status, headers, _ = request(served.port, "/favicon.png")
+    assert status == 200
+    assert_security_headers(headers, "favicon")
+    status, headers, _ = request(served.port, "/media/0123456789abcdef.csv")  # Streamlit's 404
+    assert status == 404 and headers[REPLICA_HEADER] in {"r0", "r1"}
+    assert_security_headers(headers, "upstream 404")
+    status, headers, _ = request(served.port, "/_stcore/metrics")  # nginx's own 404
+    assert status == 404 and not headers[REPLICA_HEADER]
+    assert_security_headers(headers, "nginx 404")
+
+
+@pytest.mark.parametrize("path", [
+    "/_stcore/metrics", "/_stcore/metrics?families=session_events", "/_stcore/metrics/", "/_stcore//metrics",
+    "//_stcore/metrics", "/_stcore%2Fmetrics", "/_stcore/%6detrics", "/x/../_stcore/metrics",
+])
+def test_streamlit_metrics_are_not_served_through_the_proxy(served, path):
+    """/_stcore/metrics lists sessions and cache hits by function name: a replica answers it, the
+    proxy does not, however the path is spelled."""
+    replica_port = served.replica_ports()[0]
+    status, _, body = request(replica_port, "/_stcore/metrics")
+    assert status == 200 and b"session_events" in body  # what a stranger would have read
+    for method in ("GET", "OPTIONS", "HEAD"):
+        status, headers, body = request(served.port, path, method=method)
+        assert status == 404, (method, path, status)
+        assert b"session" not in body and not headers[REPLICA_HEADER]
+
+
+def test_frame_ancestors_can_allow_an_embedding_site(nginx, tmp_path):
+    """--frame-ancestors (or SELFATTN_FRAME_ANCESTORS) lets a site such as a Hugging Face Space frame the app."""
+    sources = "'self' https://huggingface.co"
+    server = Served(tmp_path, replicas=1, args=("--frame-ancestors", sources),
+                    env={"SELFATTN_FRAME_ANCESTORS": "'none'"})  # the option wins over the variable
+    try:
+        for path in ("/", "/_stcore/metrics"):
+            _, headers, _ = request(server.port, path)
+            assert_security_headers(headers, path, frame_ancestors=sources)
+    finally:
+        server.stop()
+    server = Served(tmp_path, replicas=1, env={"SELFATTN_FRAME_ANCESTORS": "'none'"})
+    try:
+        _, headers, _ = request(server.port, "/")
+        assert_security_headers(headers, "/", frame_ancestors="'none'")
+    finally:
+        server.stop()
 
 
 def test_a_long_shared_link_passes_the_proxy(served):
