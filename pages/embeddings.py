@@ -13,6 +13,7 @@ from selfattn.hosting import is_hosted
 from selfattn.text import models
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
 from selfattn.text.embeddings import KINDS, SOURCES, TokenEmbeddings, get_source
+from selfattn.text.prefetch import visitors_may_download
 from ui import embeddings as cached
 from ui import fit
 from ui import readout as readout_ui
@@ -163,7 +164,10 @@ with st.container(border=True):
     if src.asks_model:
         if HOSTED:
             allowed = sorted(models.HOSTED_ALLOWLIST)
-            spec = s2.selectbox(tr("emb.model"), allowed, key="emb_model", placeholder=tr("common.choose_one"))
+            settings.put("emb_model", models.canonical_id(st.session_state["emb_model"]))  # a link's old id
+            help_key = "emb.model_help_hosted_download" if visitors_may_download() else "emb.model_help_hosted"
+            spec = s2.selectbox(tr("emb.model"), allowed, key="emb_model", placeholder=tr("common.choose_one"),
+                                help=tr(help_key))
         else:
             spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
                                  placeholder=tr("emb.model_placeholder")).strip()

@@ -1,14 +1,30 @@
-"""The Sentence embeddings page downloads a model that is not on the machine, when the visitor asks.
+"""The Sentence embeddings page downloads a model that is not on the machine only when the visitor clicks.
 
 The hub is a loopback server (tests/test_hub_download.py's FakeHub, a tiny random Chinese BERT in
-the hub's URL layout) reached through ``HF_ENDPOINT``; nothing leaves 127.0.0.1.
+the hub's URL layout) reached through ``HF_ENDPOINT``, counting every request; nothing leaves
+127.0.0.1. A page open, a rerun, a language switch make no request at all; a click does.
 """
 
 from __future__ import annotations
 
-from selfattn.text import models
-from tests.apptest import choice_widget, open_page, texts
+import pytest
+
+from selfattn.text import models, prefetch
+from tests.apptest import choice_widget, open_link, open_page, texts
 from tests.test_hub_download import REPO, cache, hub, loopback_only, tiny_files  # noqa: F401 - fixtures
+
+WANTED = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"]
+CHINESE = "google-bert/bert-base-chinese"
+
+
+@pytest.fixture(autouse=True)
+def nothing_loaded():
+    """Each test starts as a fresh server would: no model kept in memory from another test's cache."""
+    from ui import embeddings as cached
+
+    for cache_of in (cached.model, cached.embeddings, cached.model_run, cached._loaded):
+        cache_of.clear()
+    models._load_folder.cache_clear()
 
 
 def choose_model(at, spec: str):
@@ -17,28 +33,88 @@ def choose_model(at, spec: str):
     return at
 
 
-def test_a_model_not_on_the_machine_says_its_size_and_downloads_on_request(hub, cache):
+def download_button(at, spec: str):
+    return next(b for b in at.button if str(b.key) == f"download_{spec}")
+
+
+def test_a_model_not_on_the_machine_is_offered_and_downloads_on_a_click(hub, cache):
     at = choose_model(open_page("embeddings"), REPO)
     assert not at.exception
-    offer = next(i.value for i in at.info if REPO in i.value and "safetensors" in i.value)
-    assert "kB" in offer or "MB" in offer  # the size, before anything is fetched
-    assert hub.fetched() == []
-    button = next(b for b in at.button if str(b.key) == f"download_{REPO}")
-    button.click().run()
+    assert any(REPO in i.value and "Nothing is fetched until you click" in i.value for i in at.info)
+    at.run()
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert hub.requests == []  # an offer, two reruns and a language switch: not one request
+    download_button(at, REPO).click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert sorted(hub.fetched()) == ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"]
+    assert sorted(hub.fetched()) == WANTED
     assert not at.error, [e.value for e in at.error]
-    assert "Layer 1, head 1" in texts(at)  # the downloaded model's heads are on the page
+    assert "第 1 层第 1 个头" in texts(at)  # the downloaded model's heads are on the page
     hub.stop()  # and it works offline from now on
     fresh = choose_model(open_page("embeddings"), REPO)
     assert not fresh.exception and not fresh.error and "Layer 1, head 1" in texts(fresh)
     assert models.load_model(REPO).num_layers == 2
 
 
-def test_a_pickle_only_model_is_refused_without_a_download_button(hub, cache):
+def test_a_link_to_a_model_not_installed_makes_no_request(hub, cache):
+    for model in ("bert-base-chinese", CHINESE):
+        at = open_link("embeddings", {"source": "hf", "model": model})
+        assert not at.exception
+        assert CHINESE in at.error[0].value  # one model, whichever id the link says
+        assert [str(b.key) for b in at.button if str(b.key).startswith("download_")] == [f"download_{CHINESE}"]
+    assert hub.requests == []
+
+
+def test_old_and_new_ids_download_one_copy(hub, cache, tiny_files):
+    hub.add(CHINESE, tiny_files)
+    at = choose_model(open_page("embeddings"), "bert-base-chinese")
+    download_button(at, CHINESE).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert sorted(hub.fetched()) == WANTED
+    hub.requests.clear()
+    at.text_input(key="emb_model").set_value(CHINESE).run()
+    assert not at.error and hub.requests == [] and f"**{CHINESE}**" in texts(at)
+    assert [p.name for p in cache.iterdir() if p.name.startswith("models--")] == ["models--google-bert--bert-base-chinese"]
+
+
+def test_an_unreachable_hub_is_said_in_plain_words(hub, cache):
+    at = choose_model(open_page("embeddings"), REPO)
+    hub.stop()
+    download_button(at, REPO).click().run()
+    assert not at.exception
+    message = at.error[-1].value
+    assert message == "The model could not be downloaded: this server cannot reach the model hub."
+    assert hub.url not in texts(at) and "Errno" not in texts(at)
+
+
+@pytest.mark.parametrize("opt_in", [False, True])
+def test_hosted_demo_downloads_only_when_the_host_opts_in(hub, cache, monkeypatch, tiny_files, opt_in):
+    monkeypatch.setenv(models.HOSTED_ENV, "1")
+    if opt_in:
+        monkeypatch.setenv(prefetch.ALLOW_DOWNLOADS_ENV, "1")
+    else:
+        monkeypatch.delenv(prefetch.ALLOW_DOWNLOADS_ENV, raising=False)
+    hub.add(CHINESE, tiny_files)
+    at = open_link("embeddings", {"source": "hf", "model": "bert-base-chinese", "lang": "zh"})
+    assert not at.exception
+    assert at.selectbox(key="emb_model").value == CHINESE  # the old id in the link picks the new one
+    buttons = [str(b.key) for b in at.button if str(b.key).startswith("download_")]
+    if not opt_in:
+        assert at.error[0].value.startswith(f"此演示只提供本服务器上已安装的模型，“{CHINESE}”不在其中。")
+        assert buttons == [] and "不会下载任何东西" in at.selectbox(key="emb_model").help
+        assert hub.requests == []
+        return
+    assert buttons == [f"download_{CHINESE}"] and hub.requests == []
+    download_button(at, CHINESE).click().run()
+    assert not at.exception and not at.error and sorted(hub.fetched()) == WANTED
+
+
+def test_a_pickle_only_model_is_refused_on_the_click_before_anything_is_fetched(hub, cache):
     from tests.test_hub_download import PICKLE_REPO
 
     at = choose_model(open_page("embeddings"), PICKLE_REPO)
+    assert not at.exception and hub.requests == []
+    download_button(at, PICKLE_REPO).click().run()
     assert not at.exception
-    assert not [b for b in at.button if str(b.key).startswith("download_")]
-    assert any("safetensors" in i.value for i in at.info)  # why it cannot be downloaded, under the one error
+    assert any("safetensors" in e.value for e in at.error)  # why it cannot be downloaded
+    assert hub.fetched() == []

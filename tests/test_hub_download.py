@@ -299,8 +299,76 @@ def test_unknown_repo_and_unreachable_hub(hub, cache, monkeypatch):
     hub.stop()
     with pytest.raises(InputError) as err:
         prefetch.plan_download(REPO)
-    assert err.value.code == "download_failed" and err.value.params["endpoint"] == hub.url
-    assert err.value.params["reason"]
+    assert err.value.code == "hub_unreachable" and err.value.params == {"name": REPO}
+    assert hub.url in str(err.value)  # the host's command line says where it tried; the page does not (below)
+    monkeypatch.setenv("HF_ENDPOINT", "http://no-such-host.invalid")  # a name that does not resolve (no lookup
+    with pytest.raises(InputError) as err:                              # leaves the machine: .invalid is reserved)
+        prefetch.plan_download(REPO)
+    assert err.value.code == "hub_unreachable"
+
+
+def test_a_visitor_reads_plain_words_never_an_endpoint_or_errno(hub, cache):
+    """What the page shows for each download error, in both languages: the model and what happened, no URL, no errno."""
+    from selfattn.i18n import LANGS, t
+
+    hub.stop()
+    failures = []
+    for call in (lambda: prefetch.plan_download(REPO), lambda: prefetch.download_model("selfattn-tests/none")):
+        with pytest.raises(InputError) as err:
+            call()
+        failures.append(err.value)
+    failures += [prefetch._as_input_error(OSError(-2, "Name or service not known"), REPO, hub.url),
+                 InputError("hub_not_found", "", name=REPO, endpoint=hub.url),
+                 InputError("download_failed", "", name=REPO, endpoint=hub.url, reason="[Errno 104] reset")]
+    for exc in failures:
+        for lang in LANGS:
+            text = t(f"err.{exc.code}", lang, **exc.params)
+            assert "http" not in text and "127.0.0.1" not in text and "Errno" not in text, text
+            assert "[" not in text and not any(ch.isdigit() for ch in text), text
+    assert t("err.hub_unreachable", "en") == ("The model could not be downloaded: this server cannot reach the "
+                                              "model hub.")
+
+
+def test_old_ids_are_one_model_stored_once(hub, cache, tiny_files):
+    """bert-base-chinese moved to google-bert/bert-base-chinese on the hub: either id downloads and loads one copy."""
+    hub.add("google-bert/bert-base-chinese", tiny_files)
+    folder = prefetch.download_model("bert-base-chinese")
+    assert prefetch.plan_download("Bert-Base-Chinese").cached  # any case, no request
+    assert [p.name for p in cache.iterdir() if p.name.startswith("models--")] == \
+        ["models--google-bert--bert-base-chinese"]
+    assert hub.requests and all("/google-bert/bert-base-chinese/" in path for _, path in hub.requests)
+    requests = len(hub.requests)
+    for spec in ("bert-base-chinese", "google-bert/bert-base-chinese"):
+        bundle = models.load_model(spec)
+        assert bundle.name == "google-bert/bert-base-chinese" and Path(bundle.folder) == folder
+    assert prefetch.download_model("google-bert/bert-base-chinese") == folder and len(hub.requests) == requests
+
+
+def test_a_copy_cached_under_the_old_id_still_loads(hub, cache, tiny_files):
+    """A server whose host prefetched bert-base-chinese before the ids were merged keeps using that copy."""
+    hub.add("bert-base-chinese", tiny_files)
+    from huggingface_hub import snapshot_download
+
+    old = snapshot_download("bert-base-chinese", allow_patterns=list(models.DOWNLOAD_PATTERNS), endpoint=hub.url)
+    hub.stop()
+    bundle = models.load_model("google-bert/bert-base-chinese")
+    assert bundle.name == "google-bert/bert-base-chinese" and Path(bundle.folder) == Path(old).resolve()
+
+
+def test_visitors_of_a_hosted_demo_download_only_when_the_host_opts_in(hub, cache, monkeypatch):
+    monkeypatch.delenv(prefetch.ALLOW_DOWNLOADS_ENV, raising=False)
+    assert prefetch.visitors_may_download()  # on one's own machine, a click downloads
+    monkeypatch.setenv(models.HOSTED_ENV, "1")
+    assert not prefetch.visitors_may_download()
+    with pytest.raises(InputError) as err:
+        prefetch.check_visitor_download("google-bert/bert-base-chinese")
+    assert err.value.code == "only_installed" and err.value.params == {"name": "google-bert/bert-base-chinese"}
+    monkeypatch.setenv(prefetch.ALLOW_DOWNLOADS_ENV, "1")
+    assert prefetch.visitors_may_download()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the host's own offline switch wins
+    monkeypatch.delenv(models.OFFLINE_MARK, raising=False)
+    assert not prefetch.visitors_may_download()
+    assert hub.requests == []
 
 
 def test_hosted_mode_refuses_other_ids_without_contacting_the_server(hub, cache, monkeypatch, tiny_files):
@@ -311,11 +379,12 @@ def test_hosted_mode_refuses_other_ids_without_contacting_the_server(hub, cache,
             call(REPO)
         assert err.value.code == "not_allowed_hosted"
     assert hub.requests == [] and not cache.exists()
-    # an allow-listed id does download in hosted mode (here the tiny model, served as bert-base-chinese)
-    hub.add("bert-base-chinese", tiny_files)
-    assert "bert-base-chinese" in models.HOSTED_ALLOWLIST
+    # the host's own call downloads an allow-listed id in hosted mode (here the tiny model, served under
+    # bert-base-chinese's new id), with or without SELFATTN_ALLOW_DOWNLOADS, which is about visitors
+    hub.add("google-bert/bert-base-chinese", tiny_files)
+    assert "google-bert/bert-base-chinese" in models.HOSTED_ALLOWLIST
     bundle = models.load_model("bert-base-chinese", allow_download=True)
-    assert bundle.origin == "hub" and bundle.name == "bert-base-chinese"
+    assert bundle.origin == "hub" and bundle.name == "google-bert/bert-base-chinese"
 
 
 def test_download_lifts_our_offline_switch_only_while_it_runs(hub, cache, monkeypatch):

