@@ -4,7 +4,7 @@ import streamlit as st
 
 from selfattn.i18n import LANGS
 from ui import warmup
-from ui.common import LANG_KEY, tr
+from ui.common import LANG_KEY, tr, tr_plain
 from ui.pages import HOME, PAGES
 
 st.set_page_config(page_icon="🔍", layout="wide")  # the tab's title is set below, once the page is known
@@ -21,5 +21,5 @@ st.sidebar.radio("Language / 语言", list(LANGS), format_func=LANGS.get, key=LA
 pages = [st.Page(p.script, title=tr(f"nav.{p.name}"), icon=p.icon, default=p is HOME, url_path=p.url_path or None)
          for p in PAGES]
 page = st.navigation(pages)
-st.set_page_config(page_title=tr("nav.tab_title", page=page.title))  # "Playground · selfattn", "动手实验 · selfattn"
+st.set_page_config(page_title=tr_plain("nav.tab_title", page=page.title))  # "Playground · selfattn", "动手实验 · selfattn"
 page.run()

@@ -31,7 +31,7 @@ def vec(values) -> str:
     return "[" + ", ".join(fmt(v) for v in values) + "]"
 
 
-settings.start("playground", extra=pg.open_link, extra_params=pg.LINK_PARAMS, setup=pg.state)
+settings.start("playground", extra=pg.open_link, extra_params=pg.LINK_PARAMS, setup=pg.setup)
 state = pg.state()
 st.title(tr("pg.title"))
 st.caption(tr("pg.intro"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -35,11 +36,16 @@ def open_link(page: str, params: dict[str, str], timeout: float = 120) -> AppTes
     return at
 
 
+def shown(markdown: str) -> str:
+    """What a reader sees of ``markdown`` as far as escapes go: ``W\\_q`` is shown W_q (see selfattn.i18n)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+
+
 def texts(at: AppTest) -> str:
-    """All markdown, captions, code and messages on the page, as one string."""
-    parts = [e.value for e in (*at.markdown, *at.caption, *at.code, *at.error, *at.warning, *at.info,
+    """All markdown, captions, code and messages on the page, as one string, escapes read as shown."""
+    parts = [e.value for e in (*at.markdown, *at.caption, *at.error, *at.warning, *at.info,
                                *at.success, *at.title, *at.subheader)]
-    return "\n".join(str(p) for p in parts)
+    return "\n".join([*(shown(str(p)) for p in parts), *(str(e.value) for e in at.code)])
 
 
 def placeholders(at: AppTest) -> dict[str, str]:

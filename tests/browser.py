@@ -29,10 +29,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(timeout: float = 60.0):
-    """Run the app on a free local port; yield its base URL; stop it afterwards."""
+def streamlit_server(timeout: float = 60.0, *, hosted: bool = False):
+    """Run the app on a free local port (as the public demo with ``hosted``); yield its base URL; stop it afterwards."""
     port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **({"SELFATTN_HOSTED": "1"} if hosted else {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",

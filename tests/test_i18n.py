@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from selfattn.i18n import CATALOG, LANGS, t
+from selfattn.i18n import CATALOG, LANGS, t, t_plain
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY_CALL = re.compile(r"""\btr?\(\s*f?["']([a-z_]+\.[A-Za-z0-9_.{}\[\]'"]+)["']""")
@@ -41,8 +41,36 @@ def test_every_key_used_by_the_code_exists():
 
 
 def test_t_formats_and_falls_back():
-    assert t("pg.upload_ok", "zh", name="a.csv") == "已载入 a.csv。"
+    assert t_plain("pg.upload_ok", "zh", name="a.csv") == "已载入 a.csv。"
     assert t("nav.home", "xx") == "Home"
+
+
+def test_visitor_text_in_a_message_is_text_never_markdown():
+    """Every str parameter is escaped (a link, an image, emphasis, maths, a Streamlit directive stay
+    characters); messages and escaped values nest without being escaped twice; numbers keep formats."""
+    from markdown_it import MarkdownIt
+
+    from selfattn.i18n import Markdown, escape_markdown
+
+    render = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render  # Streamlit's GFM, less autolinks
+    payloads = ["[Log in again](https://evil.example)", "![](http://127.0.0.1:9/pixel.gif)",
+                "https://evil.example/login", "www.evil.example", "<img src=x onerror=alert(1)>", "**bold** _it_",
+                "# heading", "$x^2$", ":red[alarm] :material/warning:", "a\u2028b\nc", "`code`", "| a | b |", "- item", "1. item",
+                "a@b.example", "&amp; &#x41;", "~~gone~~"]
+    for payload in payloads:
+        message = t("pg.upload_ok", "en", name=payload)
+        html = render(message)
+        assert "<a " not in html and "<img" not in html and "<strong>" not in html and "<em>" not in html, html
+        assert "<h1>" not in html and "<code>" not in html and "<table>" not in html, html
+        assert "<li>" not in html and "<s>" not in html and "<del>" not in html, html
+        shown = re.sub(r"<[^>]+>", "", html).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
+        shown = shown.replace("&amp;", "&").strip()
+        expected = t_plain("pg.upload_ok", "en", name=payload.replace("\u2028", " ").replace("\n", " "))
+        assert shown == expected, (shown, expected)
+    inner = t("pg.upload_ok", "en", name="a.csv")
+    assert isinstance(inner, Markdown) and escape_markdown(inner) is inner  # a message is not escaped twice
+    assert t("hd.upload_ok", "en", name=Markdown("**x**"), n=3) == t_plain("hd.upload_ok", "en", name="**x**", n=3)
+    assert t("share.why_out_of_range", "en", lo=1, hi=32) == "outside 1 to 32"
 
 
 def test_every_input_error_has_a_translated_message_with_its_parameters():

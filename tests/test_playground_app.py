@@ -9,7 +9,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display.grid import read_csv_matrix
-from tests.apptest import assert_fits, choice_widget, heatmap_specs, open_page, texts
+from tests.apptest import assert_fits, choice_widget, heatmap_specs, open_page, shown, texts
 
 
 def outputs_table(at) -> pd.DataFrame:
@@ -58,8 +58,8 @@ def test_a_bad_cell_shows_the_error_and_keeps_the_last_result():
     good = outputs_table(at).to_numpy().copy()
     edit(at, "w_k", 2, "k3", None)
     assert len(at.error) == 2  # the cell, named under its editor; the results' note that they are kept
-    assert "W_k" in at.error[0].value and "x3" in at.error[0].value and "k3" in at.error[0].value
-    assert "W_k" in at.error[1].value and "last good result" in at.error[1].value
+    assert "W_k" in shown(at.error[0].value) and "x3" in at.error[0].value and "k3" in at.error[0].value
+    assert "W_k" in shown(at.error[1].value) and "last good result" in at.error[1].value
     np.testing.assert_array_equal(outputs_table(at).to_numpy(), good)
     edit(at, "w_k", 2, "k3", 0.0)  # fixing the cell clears the error
     assert not at.error
@@ -138,7 +138,7 @@ def test_upload_replaces_a_weight_and_bad_files_change_nothing():
     at.selectbox(key="pg_upload_target").set_value("w_q").run()
     at.get("file_uploader")[0].upload("bad.csv", b"1,2\n3,4\n", "text/csv").run()
     assert not at.exception
-    assert "W_q" in at.error[0].value and "4" in at.error[0].value  # needs 4 rows and 3 columns
+    assert "W_q" in shown(at.error[0].value) and "4" in at.error[0].value  # needs 4 rows and 3 columns
     np.testing.assert_array_equal(outputs_table(at).to_numpy(), before)
     w_q = np.arange(12.0).reshape(4, 3) / 10
     csv = "\n".join(",".join(str(v) for v in row) for row in w_q).encode()
@@ -298,7 +298,7 @@ def test_a_size_beyond_its_limit_is_set_to_the_limit_and_said():
 def test_a_bad_cell_is_named_under_its_own_editor():
     at = open_page("playground")
     edit(at, "w_v", 3, "v2", "abc")
-    assert "W_v" in at.error[0].value and "“abc”" in at.error[0].value
+    assert "W_v" in shown(at.error[0].value) and "“abc”" in at.error[0].value
     assert at.session_state["pg"]["frames"]["w_v"].iloc[3, 1] == "abc"  # what was typed stays
     assert any("pg_box_w_v" in h.proto.body for h in at.html)  # the red frame around W_v's editor
 
@@ -317,8 +317,9 @@ def test_masked_scores_read_minus_infinity_in_the_table_the_chart_and_the_text()
 
 def test_a_label_longer_than_24_characters_is_said_to_be_cut():
     at = open_page("playground")
-    long = "a-very-long-token-label-from-an-upload"
-    edit(at, "x", 0, "token", long)
+    long = "a-very-long-token-label-from-an-upload"  # longer than the editor lets one type
+    at.selectbox(key="pg_upload_target").set_value("x").run()
+    at.get("file_uploader")[0].upload("x.csv", f"{long},1,0,1,0\nb,0,2,0,2\nc,1,1,1,1\n".encode(), "text/csv").run()
     assert any("cut to 24 characters" in i.value and long in i.value for i in at.info)
     assert list(outputs_table(at).index)[0] == long[:24]
 

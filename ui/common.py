@@ -12,7 +12,7 @@ import streamlit as st
 from selfattn.display.charts import WORDS
 from selfattn.display.export import to_csv
 from selfattn.errors import InputError
-from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, t
+from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, Markdown, escape_markdown, t, t_plain
 
 LANG_KEY = "lang"
 CANVAS_MIN_CELLS = 256  # charts with more cells are drawn on a canvas (docs/benchmarks.md, felt speed)
@@ -24,9 +24,14 @@ def current_lang() -> str:
     return lang if lang in LANGS else DEFAULT_LANG
 
 
-def tr(key: str, **fmt) -> str:
-    """The UI string ``key`` in the current language."""
+def tr(key: str, **fmt) -> Markdown:
+    """The UI string ``key`` in the current language, as safe markdown (``str`` parameters escaped)."""
     return t(key, current_lang(), **fmt)
+
+
+def tr_plain(key: str, **fmt) -> str:
+    """The UI string ``key`` in the current language, unescaped: for places that are not markdown."""
+    return t_plain(key, current_lang(), **fmt)
 
 
 def error_key(exc: InputError) -> str | None:
@@ -44,15 +49,15 @@ def error_key(exc: InputError) -> str | None:
     return f"err.{exc.code}" if f"err.{exc.code}" in CATALOG else None
 
 
-def error_text(exc: Exception) -> str:
-    """A bad-input error in the current language, from the catalog (see :func:`error_key`)."""
+def error_text(exc: Exception) -> Markdown:
+    """A bad-input error in the current language, from the catalog (see :func:`error_key`), as safe markdown."""
     key = error_key(exc) if isinstance(exc, InputError) else None
     if key is not None:
         try:
             return tr(key, **exc.params)
         except (KeyError, IndexError, ValueError):  # a message missing a parameter: fall back
-            return str(exc)
-    return str(exc)
+            pass
+    return escape_markdown(str(exc))  # the English message quotes what was typed
 
 
 def show_error(exc: Exception, *, kept: bool = True) -> None:

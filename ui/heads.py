@@ -13,7 +13,7 @@ from selfattn.core.heads import MultiHeadTrace, multi_head_attention, multi_head
 from selfattn.core.presets import xavier
 from selfattn.errors import InputError
 from ui import state as settings
-from ui.common import tr
+from ui.common import tr, tr_plain
 
 MAX_N = 64  # tokens in the single-vs-multi comparison
 D_CHOICES = (8, 16, 32, 64, 128)
@@ -237,8 +237,8 @@ def ratio_table(records: list[dict]) -> pd.DataFrame:
             m_naive, m_fused = mem.get(("naive", h, n)), mem.get(("fused", h, n))
             rows.append({
                 column_title("source"): source, column_title("heads"): h, column_title("seq_len"): n,
-                tr("hd.col_time_ratio", a="naive", b="fused"): naive[key]["ratio"] if key in naive else None,
-                tr("hd.col_time_ratio", a="fused", b="torch_mha"): mha[key]["ratio"] if key in mha else None,
+                tr_plain("hd.col_time_ratio", a="naive", b="fused"): naive[key]["ratio"] if key in naive else None,
+                tr_plain("hd.col_time_ratio", a="fused", b="torch_mha"): mha[key]["ratio"] if key in mha else None,
                 tr("hd.col_mem_ratio"): (m_naive / m_fused) if m_naive and m_fused else None,
             })
     return pd.DataFrame(rows)

@@ -30,7 +30,8 @@ from selfattn.display.export import column_names
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
                                    read_csv_matrix)
 from selfattn.errors import InputError
-from selfattn.i18n import LANGS, t
+from selfattn.i18n import LANGS, t_plain
+from ui import guard
 from ui import state as settings
 from ui.common import current_lang, error_text, tr
 
@@ -92,7 +93,7 @@ PREFIX = {"w_q": "q", "w_k": "k", "w_v": "v", "b_q": "q", "b_k": "k", "b_v": "v"
 @functools.cache
 def _input_label_patterns() -> list[re.Pattern]:
     """ "Input 3", "输入 3": the tutorial's label in every language, as patterns catching i."""
-    return [re.compile("^" + re.escape(t("pg.input_label", lang, i="\x00")).replace("\x00", r"(\d{1,2})") + "$")
+    return [re.compile("^" + re.escape(t_plain("pg.input_label", lang, i="\x00")).replace("\x00", r"(\d{1,2})") + "$")
             for lang in LANGS]
 
 
@@ -148,6 +149,32 @@ def state() -> dict:
 
 def editor_key(name: str) -> str:
     return f"ed_{name}_{state()['version']}"
+
+
+CELL_CHARS = 40  # the most characters a number's cell takes (the editors' max_chars)
+
+
+def setup() -> dict:
+    """The Playground's state, with every editor's edits checked before anything reads them.
+
+    An edit no visitor could have made in these fixed tables (rows added or removed, an unknown
+    column, a cell longer than its column takes: ``ui.guard``) is dropped before Streamlit applies
+    it, which for 10,000 added rows took minutes of a core; the editors start again from the
+    tables as they were, and the page says what was refused.
+    """
+    pg = state()
+    for name in (*MATRICES, *BIASES):
+        seed = pg["seeds"].get(name)
+        if seed is None:
+            continue
+        limits = {c: MAX_LABEL_CHARS if c == TOKEN_COL else CELL_CHARS for c in seed.columns}
+        why = guard.refuse_editor(editor_key(name), len(seed), limits)
+        if why is not None:
+            pg["version"] += 1
+            reason = tr(f"guard.editor_why.{why}", n=CELL_CHARS, labels=MAX_LABEL_CHARS)
+            pg["notice"] = ("warning", "guard.editor", {"matrix": NAMES[name], "why": reason})
+            break  # the new version re-creates every editor from its table
+    return pg
 
 
 def snapshot() -> dict:
@@ -274,10 +301,10 @@ def editor(name: str, *, height: int | str = "auto") -> pd.DataFrame:
     if key not in st.session_state:  # a new editor (first draw, back from another page, a reset)
         pg["seeds"][name] = pg["frames"][name]
     base = pg["seeds"][name]
-    config = {c: st.column_config.TextColumn(c, alignment="right", max_chars=40) for c in base.columns
+    config = {c: st.column_config.TextColumn(c, alignment="right", max_chars=CELL_CHARS) for c in base.columns
               if c != TOKEN_COL}
     if name == "x":
-        config[TOKEN_COL] = st.column_config.TextColumn(tr("pg.token_col"), max_chars=24, width="small")
+        config[TOKEN_COL] = st.column_config.TextColumn(tr("pg.token_col"), max_chars=MAX_LABEL_CHARS, width="small")
     with st.container(key=f"pg_box_{name}"):
         edited = st.data_editor(base, key=key, num_rows="fixed", column_config=config, placeholder="",
                                 hide_index=name == "x", height=height, width="content")
@@ -517,8 +544,8 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
                 rows = share.apply_diff(_rows(frame, matrix), params[param])
             else:
                 continue
-            if any(len(cell) > 40 for row in rows for cell in row):  # the editors' own limit
-                raise share.BadValue("too_long", n=40)
+            if any(len(cell) > CELL_CHARS for row in rows for cell in row):  # the editors' own limit
+                raise share.BadValue("too_long", n=CELL_CHARS)
         except share.BadValue as exc:
             bad[param] = exc
             continue

@@ -34,7 +34,8 @@ from selfattn.display import share
 from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
-from selfattn.i18n import LANGS
+from selfattn.i18n import LANGS, Markdown
+from ui import guard
 from ui.common import LANG_KEY, current_lang, require_frame, tr
 from ui.pages import PAGE_NAMED
 
@@ -163,6 +164,7 @@ KEPT: dict[str, str] = {
     WRITTEN: "set once the first run of the session is over",
     "_link_bad_*": "per page: the link's parameters that were not used, with why, until the page says so",
     "_keep_*": "a setting's value while its widget is not drawn (shadow)",
+    guard.REFUSED: "the settings whose values from the browser were refused in this run (ui/guard.py)",
     "pg": "the Playground's tables, editors, undo and notices (ui/playground.py)",
     "pg_good": "last_good: the Playground's (inputs, trace, biases shown)",
     "pg_n": "the Playground's number of tokens (its size box)",
@@ -303,6 +305,7 @@ def start(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]
         setup: makes the page's own state before the link is read (the Playground's tables).
     """
     require_frame()
+    guard.refuse_unfit_settings(fields(page))  # before anything reads a setting
     if setup is not None:
         setup()
     open_page(page, extra, extra_params)
@@ -349,7 +352,12 @@ def _bad_key(page: str) -> str:
 
 
 def show_problems(page: str) -> None:
-    """Say which settings of the opened link were not used, and why (once, right after opening)."""
+    """Say which settings of the opened link were not used, and why (once, right after opening), and
+    which values sent by the browser were refused (:mod:`ui.guard`)."""
+    refused = st.session_state.pop(guard.REFUSED, None)
+    if refused:
+        names = ", ".join(f"`{_shown(name)}`" for name in refused[:MAX_NAMED])
+        st.warning(tr("guard.settings", names=Markdown(names)), icon=":material/block:")
     bad = st.session_state.pop(_bad_key(page), None)
     if not bad:
         return

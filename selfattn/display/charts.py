@@ -297,9 +297,14 @@ def _short(value: float) -> str:
 
 
 def _js_list(labels: list[str]) -> str:
+    """``labels`` as a literal of a Vega expression.
+
+    JSON leaves U+2028 and U+2029 raw, and Vega's expression parser takes them for line breaks
+    inside a string, so one such label blanked every chart; they go in as escapes.
+    """
     import json
 
-    return json.dumps(labels, ensure_ascii=False)
+    return json.dumps(labels, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str = "median time (ms)",

@@ -18,9 +18,12 @@ same float), so a reopened link computes bit-identical results.
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass
 from typing import Any, Sequence
+
+import numpy as np
 
 CELL_SEP, ROW_SEP, ESC = "_", "~", "!"
 _ESCAPES = {ESC: "!!", CELL_SEP: "!u", ROW_SEP: "!t"}
@@ -81,6 +84,11 @@ class Int:
             raise BadValue("out_of_range", lo=self.lo, hi=self.hi)
         return value - self.shift
 
+    def fits(self, value) -> bool:
+        """Whether a kept value (a widget's, from the browser) is one this setting can hold."""
+        whole = isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
+        return whole and not isinstance(value, bool) and self.lo - self.shift <= value <= self.hi - self.shift
+
 
 @dataclass(frozen=True)
 class Bool:
@@ -93,6 +101,9 @@ class Bool:
         if text not in ("0", "1"):
             raise BadValue("not_bool")
         return text == "1"
+
+    def fits(self, value) -> bool:
+        return isinstance(value, (bool, np.bool_))
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,9 @@ class Choice:
             if str(option) == text:
                 return option
         raise BadValue("not_offered", options=", ".join(map(str, self.options)))
+
+    def fits(self, value) -> bool:
+        return any(_same_kind(value, option) and value == option for option in self.options)
 
 
 @dataclass(frozen=True)
@@ -128,6 +142,11 @@ class Choices:
             raise BadValue("repeated")
         return picked
 
+    def fits(self, value) -> bool:
+        one = Choice(self.options)
+        return (isinstance(value, list) and len(value) <= len(self.options) and all(map(one.fits, value))
+                and len(set(map(str, value))) == len(value))
+
 
 @dataclass(frozen=True)
 class Text:
@@ -144,6 +163,20 @@ class Text:
         if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
             raise BadValue("control_chars")
         return text
+
+    def fits(self, value) -> bool:
+        """A widget's text: at most ``max_chars`` (the browser's own cap is not a check; a pasted line
+        break in a text area is fine, the pages show text as text)."""
+        return isinstance(value, str) and len(value) <= self.max_chars
+
+
+def _same_kind(value, option) -> bool:
+    """True for two values of one type, or two numbers neither of which is a bool (``True == 1``)."""
+    if type(value) is type(option):
+        return True
+    number = (numbers.Number, np.number)
+    return (isinstance(value, number) and isinstance(option, number)
+            and not isinstance(value, (bool, np.bool_)) and not isinstance(option, (bool, np.bool_)))
 
 
 @dataclass(frozen=True)

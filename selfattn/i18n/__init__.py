@@ -3,12 +3,23 @@
 Each page keeps its entries in a module of this package (``common``, ``playground``, ...), as
 ``STRINGS = {"key": {"en": "...", "zh": "..."}}``. Every module here is found and merged into
 ``CATALOG`` (a new page's strings need only a new module); a duplicate key is an error at import time.
+
+Visitor text is text. Most strings end up in Streamlit's markdown (errors, captions, labels), and
+many carry something a visitor wrote: a cell, a token label, a sentence, a file name, a link's
+value. :func:`t` therefore escapes every ``str`` parameter (:func:`escape_markdown`), so no message
+can forget to: ``[Log in](https://evil.example)`` in a cell shows as those characters, never as a
+link, and ``![](http://host/pixel.gif)`` fetches nothing. What :func:`t` returns is
+:class:`Markdown`, text that is already safe, and is passed on unescaped when it becomes a
+parameter of another message. For a place that is not markdown (a browser tab's title, a table's
+column name), :func:`t_plain` formats without escaping.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
+import unicodedata
 
 LANGS = {"en": "English", "zh": "简体中文"}
 DEFAULT_LANG = "en"
@@ -33,12 +44,53 @@ def _merge(*modules) -> dict[str, dict[str, str]]:
 CATALOG = _merge(*_modules())
 
 
-def t(key: str, lang: str = DEFAULT_LANG, **fmt) -> str:
-    """The UI string ``key`` in ``lang``, formatted with ``fmt``.
+class Markdown(str):
+    """Markdown that is safe to render: ours, or with every visitor-supplied part escaped."""
+
+
+# The characters that can start markup in the middle of a line, backslash-escaped (CommonMark makes an
+# escaped punctuation character literal): links and images ([ ! ]), emphasis and strikethrough
+# (* _ ~), code (`), HTML and autolinks (< >), maths ($), Streamlit's directives (:red[...],
+# :material/icon:), entities (&), tables (|), headings (#), braces, carets, and the colon of a bare
+# URL and the @ of a bare e-mail address (GFM links both). Other punctuation (. , - ( ) / ...) cannot
+# start markup inside a line, and a value is always one line (see :func:`one_line`), so numbers and
+# file names stay as they are written; the dot of "www." alone is escaped (GFM links "www.a.b").
+_MARKUP = frozenset("\\`*_[]<>#$~|!:@{}^&")
+_WWW = re.compile(r"(?i)\b(www)\.")
+_LIST_MARK = re.compile(r"^(\s*)([-+]|\d{1,9}[.)])(?=\s|$)")  # a message may start with the value
+_INVISIBLE = ("Cc", "Zl", "Zp")
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def one_line(text: str) -> str:
+    """``text`` with control, line/paragraph-separator and direction-override characters as spaces."""
+    return "".join(" " if unicodedata.category(ch) in _INVISIBLE or ch in _BIDI else ch for ch in text)
+
+
+def escape_markdown(text: str) -> Markdown:
+    """``text`` as markdown that renders exactly these characters, on one line."""
+    if isinstance(text, Markdown):
+        return text
+    escaped = "".join("\\" + ch if ch in _MARKUP else ch for ch in one_line(str(text)))
+    escaped = _LIST_MARK.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], escaped)
+    return Markdown(_WWW.sub(r"\1\\.", escaped))
+
+
+def t(key: str, lang: str = DEFAULT_LANG, **fmt) -> Markdown:
+    """The UI string ``key`` in ``lang``, formatted with ``fmt``, every ``str`` parameter escaped.
+
+    A parameter that is itself :class:`Markdown` (another message, an escaped value) goes in as
+    it is; numbers keep their format specs.
 
     Raises:
         KeyError: for a key the catalog lacks, so a typo fails loudly in tests.
     """
+    safe = {name: escape_markdown(value) if isinstance(value, str) else value for name, value in fmt.items()}
+    return Markdown(t_plain(key, lang, **safe))
+
+
+def t_plain(key: str, lang: str = DEFAULT_LANG, **fmt) -> str:
+    """The UI string ``key`` formatted without escaping, for places that are not markdown."""
     entry = CATALOG[key]
     text = entry.get(lang) or entry[DEFAULT_LANG]
     return text.format(**fmt) if fmt else text

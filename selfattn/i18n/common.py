@@ -123,4 +123,17 @@ STRINGS: dict[str, dict[str, str]] = {
                                   "to {d}",
                             "zh": "应为四个整数 n.d_in.d_k.d_v，n 为 1 到 {n}，其余为 1 到 {d}"},
     "share.why_unknown": {"en": "not a setting of this page", "zh": "不是此页面的设置"},
+    # ── What the browser sent and the server refused (ui/guard.py) ──
+    "guard.settings": {"en": "Your browser sent a value for {names} that this page does not offer, so it was not "
+                             "used: the setting is as it was.",
+                       "zh": "浏览器为 {names} 发送了本页面不提供的值，因此未被采用，设置保持原样。"},
+    "guard.editor": {"en": "A change to {matrix} was not used, because {why}. The table is as it was before it.",
+                     "zh": "对 {matrix} 的修改未被采用，因为{why}。表格保持修改前的样子。"},
+    "guard.editor_why.format": {"en": "it was not an edit of a table", "zh": "它不是对表格的编辑"},
+    "guard.editor_why.rows": {"en": "it added, removed or named rows this table of fixed size does not have",
+                              "zh": "它增加、删除或指向了这个固定大小的表格没有的行"},
+    "guard.editor_why.columns": {"en": "it named a column this table does not have", "zh": "它指向了表格没有的列"},
+    "guard.editor_why.cell": {"en": "a cell was longer than its column takes (numbers {n} characters, labels "
+                                    "{labels})",
+                              "zh": "有单元格超出了该列允许的长度（数字 {n} 个字符，标签 {labels} 个）"},
 }

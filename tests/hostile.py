@@ -1,0 +1,142 @@
+"""A hostile visitor: crafted websocket messages against a real server, with what each one cost.
+
+Built on benchmarks/bench_load.py's :class:`Visitor`, which speaks Streamlit's protocol as a
+browser tab does; a hostile one also sends widget states no browser would (rows added to a fixed
+table, megabytes in a cell, values outside a widget's range) and counts what came back. The
+server's CPU seconds are read from ``/proc`` around each attack, until the server is quiet again
+(a run that goes on after its sender left still counts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_load  # noqa: E402
+
+TIMEOUT = 60.0
+
+
+@dataclass
+class Cost:
+    """What one attack cost the server, and what its sender saw."""
+
+    cpu_s: float = 0.0  # server CPU seconds, until it was quiet again
+    wall_s: float = 0.0  # sending to quiet
+    received: int = 0  # bytes of ForwardMsgs received by the sender
+    exceptions: int = 0  # tracebacks shown
+    texts: list[str] = field(default_factory=list)  # every markdown, alert and code text of the last run
+    closed: bool = False  # the server closed the connection
+
+    @property
+    def cores(self) -> float:
+        return self.cpu_s / self.wall_s if self.wall_s else 0.0
+
+
+class Hostile(bench_load.Visitor):
+    """A visitor that counts the bytes it receives and can set any widget to anything."""
+
+    received = 0
+
+    async def open_link(self, page: str, query: str = "") -> None:
+        """Open ``page`` with ``query`` as its link's query string (what pasting the link does)."""
+        self.query_string = query
+        path = bench_load.PAGES[page]
+        self.url = f"{self.base}/{path}" + (f"?{query}" if query else "")
+        self.cookies = await bench_load.http_get(self.url, self.timeout)
+        host = self.base.split("//", 1)[1]
+        self.ws = await bench_load.connect(
+            f"ws://{host}/_stcore/stream", subprotocols=[bench_load.Subprotocol("streamlit")],
+            origin=bench_load.Origin(f"http://{host}"), proxy=None, max_size=None, open_timeout=self.timeout)
+        recv = self.ws.recv
+
+        async def counted(*args, **kwargs):
+            data = await recv(*args, **kwargs)
+            self.received += len(data)
+            return data
+
+        self.ws.recv = counted
+        await self.ws.send(bench_load.rerun_request(url=self.url, page_name=path, query_string=query))
+        await self.finish_run()
+
+    def widget_id(self, pattern: str) -> str:
+        """The id of the drawn widget whose id (``...-<key>``) matches ``pattern``."""
+        found = [wid for wid in self.drawn if re.search(pattern, wid)]
+        if len(found) != 1:
+            raise AssertionError(f"{pattern!r} matches {found} of {sorted(self.drawn)}")
+        return found[0]
+
+    async def send(self, **values) -> None:
+        """Send a rerun with widget states set: ``values`` maps a key pattern to a WidgetState field
+        and value, e.g. ``{"ed_x_": ("string_value", "...")}`` given as ``ed_x_=("string_value", ...)``."""
+        for pattern, (kind, value) in values.items():
+            wid = self.widget_id(pattern)
+            state = WidgetState(id=wid)
+            setattr(state, kind, value)
+            self.widgets[wid] = state
+        await self.ws.send(bench_load.rerun_request(
+            url=self.url, page_hash=self.page_hash, query_string=self.query_string,
+            widgets=self.widgets.values(), cached_hashes=self.cache))
+
+    def texts(self) -> list[str]:
+        """Every piece of text the last run drew: markdown, alerts, code, captions, headings."""
+        out = []
+        for _, element in sorted(self.elements.items()):
+            kind = element.WhichOneof("type")
+            if kind == "markdown":
+                out.append(element.markdown.body)
+            elif kind == "alert":
+                out.append(element.alert.body)
+            elif kind == "code":
+                out.append(element.code.code_text)
+        return out
+
+
+async def quiet_cpu(pid: int, start_cpu: float, *, settle: float = 0.6, limit: float = 120.0) -> float:
+    """CPU seconds the server used since ``start_cpu``, once it used < 2 % of a core over ``settle`` s."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        before = bench_load.cpu_seconds(pid)
+        await asyncio.sleep(settle)
+        if bench_load.cpu_seconds(pid) - before < 0.02 * settle:
+            break
+    return bench_load.cpu_seconds(pid) - start_cpu
+
+
+async def measure(pid: int, act) -> Cost:
+    """Run ``act()`` (a coroutine function that sends and reads), and what it cost the server."""
+    cost = Cost()
+    await quiet_cpu(pid, 0.0, settle=0.3, limit=30)
+    start_cpu, start = bench_load.cpu_seconds(pid), time.monotonic()
+    try:
+        await act()
+    except bench_load.VisitorError as exc:
+        if exc.kind != "closed":
+            raise
+        cost.closed = True
+    busy = bench_load.cpu_seconds(pid) - start_cpu
+    cost.wall_s = time.monotonic() - start
+    cost.cpu_s = await quiet_cpu(pid, start_cpu)
+    if cost.cpu_s > busy + 0.05:  # it went on after the answer: count that time too
+        cost.wall_s = max(cost.wall_s, cost.cpu_s)
+    return cost
+
+
+@contextlib.asynccontextmanager
+async def visitor(url: str):
+    tally = bench_load.Tally()
+    v = Hostile(url, tally, TIMEOUT)
+    try:
+        yield v
+    finally:
+        await v.close()

@@ -1,0 +1,77 @@
+"""The server trusts no message: every widget state a page reads is checked before any work.
+
+A websocket client can send any widget state, not only what the browser's widgets allow (a 4 MB
+text, a number outside a slider, 10,000 rows added to a fixed table). Streamlit keeps whatever
+arrives; these checks run at the top of every page run, before anything is computed or drawn:
+
+- :func:`refuse_unfit_settings`: every setting of the page's table (``ui.state``), against its
+  codec (a whole number in range, an offered choice, a text of at most so many characters);
+- :func:`refuse_editor`: a data editor's edits, against the table it edits
+  (:func:`selfattn.display.guard.editor_problem`);
+- uploads are scanned before they are parsed (``selfattn.display.grid``, ``selfattn.bench.results``).
+
+A state that does not fit is dropped, the widget starts again from the last good value, and the
+page says what was refused; nothing the visitor had before is lost. Streamlit's own cap on one
+message (``server.maxWidgetStateSize`` in .streamlit/config.toml, 1 MB) bounds what reaches here.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import streamlit as st
+
+from selfattn.display import guard
+
+REFUSED = "_refused"  # the settings refused in this run, shown by ui.state.show_problems
+
+
+def refuse_unfit_settings(fields) -> list[str]:
+    """Put back each setting whose value (a widget's, sent by the browser) its codec cannot hold.
+
+    Args:
+        fields: the page's table (``ui.state.fields(page)``).
+
+    Returns:
+        The URL parameter names of the settings put back (also kept under :data:`REFUSED`).
+    """
+    from ui import state as settings
+
+    refused = []
+    session = st.session_state
+    for field in fields:
+        if field.key not in session:
+            continue
+        try:
+            fits = field.codec.fits(session[field.key])
+        except Exception:  # a state Streamlit itself cannot read back
+            fits = False
+        if fits:
+            continue
+        before = session.get(settings.shadow(field.key), field.default)
+        settings.put(field.key, before if field.codec.fits(before) else settings.default(field.key))
+        refused.append(field.param)
+    if refused:
+        session[REFUSED] = refused
+    return refused
+
+
+def refuse_editor(key: str, rows: int, max_chars: Mapping[str, int]) -> str | None:
+    """Drop a data editor's state that no visitor editing this table could have sent.
+
+    Call before drawing the editor. When the state is dropped, the caller re-creates the
+    editor from its last table.
+
+    Returns:
+        Why it was dropped (a :func:`selfattn.display.guard.editor_problem` reason), or None.
+    """
+    session = st.session_state
+    if key not in session:
+        return None
+    try:
+        problem = guard.editor_problem(session[key], rows=rows, max_chars=max_chars)
+    except Exception:  # text that is not JSON: Streamlit cannot even read it
+        problem = "format"
+    if problem is not None:
+        del session[key]
+    return problem
