@@ -28,6 +28,12 @@ SENTENCES = ["早上好", "我爱自然语言处理", "早上好，今天天气�
 PAIRS = [("早上好", "Good morning"), ("我爱自然语言处理", "I love natural language processing"),
          ("今天天气很好", "The weather is very good today"), ("猫坐在垫子上", "The cat sat on the mat")]
 HOSTED = is_hosted()
+# What one open may draw. Maps have a row and a column per token, the layer's grid one map per head: in
+# hosted mode, sentences are cut shorter and the grid draws fewer tokens, so that every link within the
+# page's limits stays under 2 MB on the websocket and 1.5 s of server CPU (tests/test_hostile_embeddings.py).
+MAX_TOKENS = 32 if HOSTED else models.MAX_TOKENS  # a sentence's tokens, [CLS] and [SEP] not counted
+GRID_TOKENS = 16 if HOSTED else None  # tokens (queries and keys) drawn in each map of the layer's grid
+QKV_DIMS = 32 if HOSTED else 64  # columns drawn of one head's Q, K and V (bert-base's heads have 64)
 MAX_DIMS_SHOWN = 64
 MAX_WORDS_SHOWN = 20  # jieba words in the caption
 MAX_LISTED = 20  # unknown tokens named in a warning
@@ -51,7 +57,7 @@ def compute(text: str, source: str, kind: str, spec: str | None) -> TokenEmbeddi
         spec: the visitor's model, None unless the source asks for one.
     """
     with st.spinner(tr("emb.computing")):  # the first Chinese sentence builds the character table (~1 s)
-        return cached.embeddings(text, source, kind, None, spec)
+        return cached.embeddings(text, source, kind, None, spec, MAX_TOKENS)
 
 
 def same_error(a: InputError | None, b: InputError | None) -> bool:
@@ -149,7 +155,7 @@ else:
         col.button(sentence if len(sentence) < 24 else sentence[:22] + "…", help=sentence, width="stretch",
                    on_click=settings.put, args=("emb_text", sentence), key=f"preset_{sentence}")
     st.text_input(tr("emb.text"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"),
-                  help=tr("emb.text_help", chars=MAX_CHARS, tokens=models.MAX_TOKENS))
+                  help=tr("emb.text_help", chars=MAX_CHARS, tokens=MAX_TOKENS))
     texts = [st.session_state["emb_text"]]
 
 # ── Where the vectors come from ───────────────────────────────────────────────────────
@@ -220,7 +226,7 @@ use_spec = model_spec if model_error is None else (kept_model[0] if kept_model e
 if use_spec is None:  # the model failed and none was shown before: the error above says it all
     settings.stop("embeddings")
 shown_model, run_error = settings.last_good(
-    "emb_model_good", lambda: (use_spec, cached.model(use_spec), cached.model_run(use_spec, sentence)))
+    "emb_model_good", lambda: (use_spec, cached.model(use_spec), cached.model_run(use_spec, sentence, MAX_TOKENS)))
 if run_error is not None and not same_error(run_error, first_error):  # a bad sentence was explained in part 1 already
     show_error(run_error, kept=shown_model is not None)
 if shown_model is None:
@@ -268,21 +274,25 @@ with right:
 
 st.subheader(tr("emb.all_heads", layer=layer_i + 1))
 layer_maps = shown(run.attentions[layer_i])  # (H, m, m)
-vega(fit.fit_grid(layer_maps, shown.labels, shown.labels, [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)],
-                  fit.PAGE_PX))
+drawn = len(shown.labels) if GRID_TOKENS is None else min(GRID_TOKENS, len(shown.labels))
+vega(fit.fit_grid(layer_maps[:, :drawn, :drawn], shown.labels[:drawn], shown.labels[:drawn],
+                  [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)], fit.PAGE_PX))
+if drawn < len(shown.labels):  # say what was left out, as part 1 does for the columns of X
+    st.caption(tr("emb.grid_cut", k=drawn, n=len(shown.labels)))
 layer_table = pd.DataFrame(  # one row per (head, query), one column per key
     layer_maps.reshape(-1, len(shown.labels)),  # (H * m, m)
     index=pd.MultiIndex.from_product([[h + 1 for h in range(bundle.num_heads)], shown.labels], names=["head", "query"]),
     columns=shown.labels)
 csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads{suffix}", key="dl_layer_heads")
 
-readout_ui.pattern_overview(cached.head_patterns((use_spec, run.text), run), (use_spec, run.text), layer_i, head_i,
+run_key = (use_spec, run.text, MAX_TOKENS)  # the model and sentence ``run`` belongs to
+readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
                             f"head-patterns-{models.display_name(bundle.name)}")
 readout_ui.head_view(shown(own), shown.labels, layer_i, head_i)
 
 st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
 # Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
-qkv_dims = min(dims, bundle.head_dim)
+qkv_dims = min(dims, bundle.head_dim, QKV_DIMS)
 slots, qkv_px = fit.side_by_side(3, qkv_dims, labels, min_cell=fit.LABEL_GAP_PX, max_cell=18)
 qkv_dims = fit.columns_that_fit(labels, qkv_dims, qkv_px)
 for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):

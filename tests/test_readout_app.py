@@ -105,6 +105,11 @@ def test_a_click_on_the_grid_selects_that_layer_and_head():
     assert readout_ui.pick_head({"selection": {"pick": [{"layer": 4, "head": 7}]}}) == (4, 7)
     assert readout_ui.pick_head({"selection": {"pick": []}}) is None  # a click beside the cells
     assert readout_ui.pick_head(None) is None
+    # what a crafted message can send: huge, fractional, negative, not numbers, too many points
+    for layer in (1e999, float("nan"), 2.5, -3, 0, 65, True, "4", None, [4], 10**400):
+        assert readout_ui.pick_head({"selection": {"pick": [{"layer": layer, "head": 1}]}}) is None, layer
+    assert readout_ui.pick_head({"selection": {"pick": [{"layer": 2.0, "head": 3}] * 100_000}}) == (2, 3)
+    assert readout_ui.pick_head({"selection": {"pick": "abc"}}) is None
 
 
 def test_head_view_shows_only_the_picked_tokens_lines(minilm):

@@ -26,18 +26,19 @@ def model(spec: str) -> models.ModelBundle:
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)
-def embeddings(text: str, source: str, kind: str, layer: int | None, spec: str | None) -> TokenEmbeddings:
+def embeddings(text: str, source: str, kind: str, layer: int | None, spec: str | None,
+               max_tokens: int = models.MAX_TOKENS) -> TokenEmbeddings:
     """``embed`` with its result cached by its arguments."""
     wanted = get_source(source).model_spec(spec)
     if wanted:
         model(wanted)  # load (and cache) the model first, under its own spinner
-    return embed(text, source, kind=kind, layer=layer, model=spec)
+    return embed(text, source, kind=kind, layer=layer, model=spec, max_tokens=max_tokens)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def model_run(spec: str, text: str) -> models.ModelRun:
-    """One forward pass of a model over a sentence, with every attention map."""
-    return models.run_model(model(spec), text)
+def model_run(spec: str, text: str, max_tokens: int = models.MAX_TOKENS) -> models.ModelRun:
+    """One forward pass of a model over a sentence (its first ``max_tokens`` tokens), with every attention map."""
+    return models.run_model(model(spec), text, max_tokens)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

@@ -64,19 +64,27 @@ def view_map(run: ModelRun, view: str, layer: int, head: int) -> tuple[np.ndarra
     return layer_maps[head], tr("emb.head_map", layer=layer + 1, head=head + 1)
 
 
-def pick_head(selection) -> tuple[int, int] | None:
-    """The (layer, head), 1-based, that a click on the pattern grid chose, or None."""
+def pick_head(selection, most: int = 64) -> tuple[int, int] | None:
+    """The (layer, head), 1-based, that a click on the pattern grid chose, or None.
+
+    The selection comes from the browser, so anything may be in it (a crafted message can name layer
+    1e999 or send 100,000 points): only the first point is read, and only whole numbers 1 .. ``most``.
+    """
     try:
-        points = selection["selection"]["pick"]
-        point = points[0]
-        return int(point["layer"]), int(point["head"])
-    except (KeyError, IndexError, TypeError, ValueError):
+        point = selection["selection"]["pick"][0]
+        numbers = (point["layer"], point["head"])
+    except (KeyError, IndexError, TypeError):
         return None
+    if not all(isinstance(n, (int, float)) and not isinstance(n, bool) and 1 <= n <= most and float(n).is_integer()
+               for n in numbers):
+        return None
+    return int(numbers[0]), int(numbers[1])
 
 
 def _on_pick() -> None:
     """Callback of the pattern grid: the clicked head becomes the page's layer and head."""
-    picked = pick_head(st.session_state.get(PATTERN_KEY))
+    most = min(settings.field(key).codec.hi for key in ("emb_layer", "emb_head"))
+    picked = pick_head(st.session_state.get(PATTERN_KEY), most)
     if picked is None:
         return
     for key, value in zip(("emb_layer", "emb_head"), picked):

@@ -170,6 +170,10 @@ STRINGS: dict[str, dict[str, str]] = {
                                "zh": "分数除以 √{d}（每个头的维度）。"},
     "emb.all_heads": {"en": "Every head of layer {layer}", "zh": "第 {layer} 层的所有头"},
     "emb.head_n": {"en": "head {h}", "zh": "头 {h}"},
+    "emb.grid_cut": {"en": "Each map of the grid shows the first {k} of the {n} rows and columns (this demo draws "
+                           "no more, to stay quick); the CSV below has them all, and the map above shows every one.",
+                     "zh": "网格中的每张图只画出 {n} 行 {n} 列中的前 {k} 行 {k} 列（此演示为保持流畅不画更多）；下面的 CSV "
+                           "包含全部，上面的图也画出了全部。"},
     "emb.qkv": {"en": "Queries, keys and values of layer {layer}, head {head}",
                 "zh": "第 {layer} 层第 {head} 个头的查询、键和值"},
     "emb.first_columns": {"en": "first {k} columns shown; the CSV has all {d}",
