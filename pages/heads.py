@@ -12,7 +12,7 @@ from selfattn.display.export import column_names
 from ui import fit
 from ui import heads as hd
 from ui import state as settings
-from ui.common import choice, show_error, tr, vega
+from ui.common import choice, csv_button, show_error, tr, tr_plain, vega
 
 settings.start("heads")
 st.title(tr("hd.title"))
@@ -61,27 +61,35 @@ h, hdim = multi.num_heads, multi.head_dim
 
 st.markdown(tr("hd.shapes", n=n_tok, d=d, h=h, hd=hdim))
 # Side by side while the window holds both (and the one-head map keeps readable cells), else one above the other.
+# Each map sends at most its share of the page's bytes (ui.heads.DRAW_BYTES); the CSVs hold everything.
 map_px, grid_px = fit.compare_layout(tokens)
-one_map = fit.fit_heatmap(single.head_weights[0], tokens, tokens, map_px, domain=(0.0, 1.0), role="weights",
-                          value_title=tr("chart.weight"))
-head_grid = fit.fit_grid(multi.head_weights, tokens, tokens, [tr("hd.head_n", i=i + 1) for i in range(h)], grid_px)
+one_rows, one_cols = hd.fit_block(tokens, tokens, hd.draw_budget("one"))
+one_map = fit.fit_heatmap(single.head_weights[0][:one_rows, :one_cols], tokens[:one_rows], tokens[:one_cols], map_px,
+                          domain=(0.0, 1.0), role="weights", value_title=tr("chart.weight"))
+titles = [tr_plain("hd.head_n", i=i + 1) for i in range(h)]
+k = hd.heads_shown(h, tokens)
+head_grid = fit.fit_grid(multi.head_weights[:k], tokens, tokens, titles[:k], grid_px)
 left, right = fit.row([one_map["usermeta"]["width_px"], head_grid["usermeta"]["width_px"]])
 with left:
-    fit.map_header(tr("hd.single_map"), (n_tok, n_tok))
+    fit.map_header(tr("hd.single_map"), (n_tok, n_tok), hd.part_note(one_rows, one_cols, (n_tok, n_tok)))
     st.caption(tr("hd.single_caption", d=d))
     vega(one_map)
 with right:
-    fit.map_header(tr("hd.multi_maps", h=h), (h, n_tok, n_tok))
+    fit.map_header(tr("hd.multi_maps", h=h), (h, n_tok, n_tok), tr("hd.shown_heads", k=k, h=h) if k < h else "")
     st.caption(tr("hd.multi_caption", hd=hdim))
     vega(head_grid)
+    csv_button(partial(hd.heads_frame, multi.head_weights, tokens, titles), "heads", key="dl_hd_heads")
 cols, third_px = fit.side_by_side(3, d, [*tokens, *column_names("c", d)])
+matrix_bytes = hd.draw_budget("matrix")
 with cols[0]:
-    fit.show_map(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d), key="hd_concat",
-                 width=third_px)
+    hd.show_part(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d), key="hd_concat",
+                 width=third_px, budget=matrix_bytes)
 with cols[1]:
-    fit.show_map("W_o", weights["w_o"], column_names("c", d), column_names("o", d), key="hd_w_o", width=third_px)
+    hd.show_part("W_o", weights["w_o"], column_names("c", d), column_names("o", d), key="hd_w_o", width=third_px,
+                 budget=matrix_bytes)
 with cols[2]:
-    fit.show_map(tr("hd.output"), multi.outputs, tokens, column_names("o", d), key="hd_outputs", width=third_px)
+    hd.show_part(tr("hd.output"), multi.outputs, tokens, column_names("o", d), key="hd_outputs", width=third_px,
+                 budget=matrix_bytes)
 
 # ── 2. Correctness ────────────────────────────────────────────────────────────────────
 st.header(tr("hd.check_header"))
@@ -113,15 +121,16 @@ for mistake in MISTAKES:  # a panel's maps are computed only while it is open
         st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
         spread = float(np.max(np.abs(diff))) or 1.0
         (a, b, c), third_px = fit.side_by_side(3, d, tokens, fit.EXPANDER_PX)
+        mistake_bytes = hd.draw_budget("mistake")
         with a:
-            fit.show_map(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
-                         width=third_px)
+            hd.show_part(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
+                         width=third_px, budget=mistake_bytes)
         with b:
-            fit.show_map(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
-                         width=third_px)
+            hd.show_part(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
+                         width=third_px, budget=mistake_bytes)
         with c:
-            fit.show_map(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
-                         width=third_px, role="signed", domain=(-spread, spread))
+            hd.show_part(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
+                         width=third_px, budget=mistake_bytes, role="signed", domain=(-spread, spread))
 
 # ── 3. Benchmark ──────────────────────────────────────────────────────────────────────
 st.header(tr("hd.bench_header"))
@@ -130,6 +139,8 @@ limits = bench.limits_for()
 with st.container(border=True):
     config = hd.bench_settings(limits)
     st.caption(hd.limits_caption(limits))
+    if limits["cpu_budget_s"] is not None:
+        st.caption(tr("hd.bench_shared", budget=round(limits["cpu_budget_s"]), cooldown=limits["cooldown_s"]))
     # A callback, not the button's return value: it survives require_frame's rerun on a first visit.
     st.button(tr("hd.bench_run"), type="primary", icon=":material/play_arrow:", key="hd_run",
               on_click=st.session_state.update, kwargs={"hd_run_requested": True})
@@ -163,7 +174,7 @@ with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
 
 shown = [{**r, "source": tr("hd.this_run")} for r in settings.kept("hd_bench") or []]
 for name in st.session_state["hd_bundled"]:
-    shown += [{**r, "source": name} for r in bundled[name]]
+    shown += [{**r, "source": name} for r in bundled.get(name, ())]  # only files offered, whatever was sent
 uploaded = settings.kept("hd_uploaded")
 if uploaded is not None:
     name, records = uploaded

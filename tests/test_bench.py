@@ -138,7 +138,9 @@ def test_memory_guard_refuses_oversized_runs():
         ({"guard": False}, False, "bench_guard_required", None),
         ({"seq_lens": (4096,)}, True, "bench_limit", "seq_len"),
         ({"batch": 8}, True, "bench_limit", "batch"),
-        ({"seq_lens": (2048,), "heads": (16,), "d_model": 1024}, True, "bench_limit", "attention_elements"),
+        ({"seq_lens": (1024,), "heads": (16,), "d_model": 512, "batch": 4}, True, "bench_limit", "attention_elements"),
+        ({"warmup": 3}, True, "bench_limit", "warmup"),
+        ({"min_run_time": 0.2}, True, "bench_limit", "min_run_time"),
         ({"seq_lens": tuple(range(8, 80, 8))}, True, "bench_limit", "runs"),
     ],
 )
@@ -342,3 +344,74 @@ def test_one_meaning_of_hosted_for_models_and_benchmark(monkeypatch, value, host
     assert isinstance(table["emb_model"].codec, Choice) is hosted
     assert table["hd_batch"].codec.hi == limits["max_batch"]
     assert max(table["hd_bench_lens"].codec.options) <= limits["max_seq_len"]
+
+
+def test_the_cost_estimate_is_an_upper_bound_of_one_thread_and_refuses_over_budget_sweeps():
+    import time
+
+    from selfattn import bench
+
+    config = BenchConfig(batch=2, seq_lens=(128, 256), d_model=128, heads=(1, 4), warmup=1, min_run_time=0.05)
+    estimate = bench.estimate_sweep_seconds(config)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        run_benchmark(TINY)  # the profiler's first start in a process costs ~1.4 s once (counted by the server)
+        start = time.thread_time()
+        records = run_benchmark(config)
+        used = time.thread_time() - start
+    finally:
+        torch.set_num_threads(before)
+    assert {r["status"] for r in records} == {"ok"}
+    assert used <= estimate * 1.2, (used, estimate)  # 1.2: another test's process on the same 2 cores
+    # float16 has no fast CPU kernels: the same sizes cost far more, and the estimate says so.
+    assert bench.estimate_sweep_seconds(replace(config, dtype="float16")) > 1.4 * estimate
+    heavy = BenchConfig(dtype="float16", batch=2, d_model=256, heads=(1, 8), seq_lens=(512, 1024), warmup=1,
+                        min_run_time=0.1)
+    validate_config(heavy, hosted=True)  # within every size limit ...
+    with pytest.raises(InputError) as info:
+        bench.check_cost(heavy, hosted=True)  # ... but not the time budget
+    assert info.value.code == "bench_cost" and info.value.params["budget_s"] == 6
+    assert bench.check_cost(heavy, hosted=False) > 6  # no budget locally
+
+
+def test_a_hosted_sweep_stops_at_its_cpu_time_and_memory(monkeypatch):
+    from selfattn import bench
+    from selfattn.bench.guard import MemoryWatch
+
+    hosted = {**bench.LIMITS["hosted"], "cpu_stop_s": 0.0}
+    monkeypatch.setitem(bench.LIMITS, "hosted", hosted)
+    before = torch.get_num_threads()
+    try:
+        records = run_benchmark(TINY, hosted=True)
+        assert {(r["status"], r["error_code"]) for r in records} == {("refused", "bench_time")}
+        monkeypatch.setitem(bench.LIMITS, "hosted", {**hosted, "cpu_stop_s": 60.0, "rss_cap_bytes": -1})
+        with MemoryWatch() as memory:
+            records = run_benchmark(TINY, hosted=True, memory=memory)
+        assert {(r["status"], r["error_code"]) for r in records} == {("refused", "bench_rss")}
+        assert memory.before > 0 and memory.peak >= memory.before
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_one_sweep_at_a_time_across_processes_says_when_to_come_back(tmp_path):
+    import subprocess
+    import sys
+
+    from selfattn.bench import guard
+
+    lock = tmp_path / "bench.lock"
+    with guard.one_sweep_at_a_time(30.0, lock):
+        holder = subprocess.run(  # another replica: refused at once, with the holder's estimate
+            [sys.executable, "-c", "import sys; from pathlib import Path; from selfattn.bench import guard\n"
+             "try:\n    with guard.one_sweep_at_a_time(1.0, Path(sys.argv[1])): print('ran')\n"
+             "except Exception as exc: print(exc.code, exc.params['retry_s'])", str(lock)],
+            capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[1])
+        code, retry = holder.stdout.split()
+        assert code == "bench_busy" and 15 <= int(retry) <= 30, holder.stdout + holder.stderr
+        with pytest.raises(InputError) as info:  # another thread of this process, too
+            with guard.one_sweep_at_a_time(1.0, lock):
+                pass
+        assert info.value.code == "bench_busy"
+    with guard.one_sweep_at_a_time(1.0, lock):  # released
+        pass

@@ -234,7 +234,9 @@ def test_the_limits_caption_states_what_the_choosers_offer(monkeypatch):
     monkeypatch.setenv("SELFATTN_HOSTED", "1")
     at = open_page("heads")
     caption = next(c.value for c in at.caption if c.value.startswith("Offered here"))
-    assert "n up to 2048," in caption and "batch up to 4," in caption and "at most 24 runs" in caption
+    assert "n up to 1024," in caption and "batch up to 4," in caption and "at most 24 runs" in caption
+    shared = [c.value for c in at.caption if c.value.startswith("This is a shared server")]
+    assert shared and "about 6 s of computing on one core" in shared[0] and "30 s after" in shared[0]
 
 
 def test_progress_counts_runs_from_1():
@@ -306,3 +308,107 @@ def test_a_sentence_without_vectors_keeps_the_last_result_without_a_traceback(te
     assert not at.exception, [e.value for e in at.exception]
     assert at.error and "last good result" in at.error[0].value
     assert (at.session_state["hd_good"][4].outputs == good).all()
+
+
+@pytest.fixture
+def hosted(monkeypatch, tmp_path):
+    """Hosted mode, with its own cache folder (the benchmark's lock file) and no earlier cooldowns."""
+    monkeypatch.setenv("SELFATTN_HOSTED", "1")
+    monkeypatch.setenv("SELFATTN_CACHE_DIR", str(tmp_path))
+    hd._finished_at().clear()
+    threads = torch.get_num_threads()
+    yield tmp_path
+    hd._finished_at().clear()
+    torch.set_num_threads(threads)  # hosted mode sets one thread for the whole process
+
+
+def in_a_new_thread(fn):
+    """``fn()`` in a thread started now (each Streamlit run is one; torch reads its threads per thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn).result()
+
+
+def tiny_sweep(at):
+    at.multiselect(key="hd_bench_heads").set_value([1])
+    at.multiselect(key="hd_bench_lens").set_value([32])
+    at.multiselect(key="hd_bench_impls").set_value(["fused"])
+    at.selectbox(key="hd_bench_d").set_value(64)
+
+
+@pytest.mark.parametrize("lang, cooldown", [("en", "You can run again in"), ("zh", "秒后可以再次运行")])
+def test_hosted_a_second_click_within_the_cooldown_is_refused_in_words_and_the_results_stay(hosted, lang, cooldown):
+    at = open_page("heads", lang)
+    tiny_sweep(at)
+    at.button(key="hd_run").click().run(timeout=120)
+    assert not at.exception and not at.error
+    first = at.session_state["hd_bench"]
+    assert [r["num_threads"] for r in first] == [1]
+    assert in_a_new_thread(torch.get_num_threads) == 1  # and every later page run's torch: one core each
+    at.button(key="hd_run").click().run(timeout=120)
+    (message,) = [e.value for e in at.error]
+    assert cooldown in message
+    assert at.session_state["hd_bench"] == first and at.dataframe  # the last results are still shown
+
+
+@pytest.mark.parametrize("lang, busy", [("en", "Someone else's benchmark is running"), ("zh", "正在运行别人的测速")])
+def test_hosted_a_held_lock_means_busy_in_words_not_a_queue(hosted, lang, busy):
+    import fcntl
+    import json as json_
+    import time
+
+    from selfattn.bench import guard
+
+    at = open_page("heads", lang)
+    tiny_sweep(at)
+    with open(guard.lock_path(), "w") as held:  # another replica's sweep
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.write(json_.dumps({"until": time.time() + 7.9}))
+        held.flush()
+        at.button(key="hd_run").click().run(timeout=30)
+    (message,) = [e.value for e in at.error]
+    assert busy in message and any(f"{s} {unit}" in message for s in (7, 8) for unit in ("s", "秒")), message
+    assert "hd_bench" not in at.session_state
+    at.button(key="hd_run").click().run(timeout=120)  # free again: it runs
+    assert not at.error and len(at.session_state["hd_bench"]) == 1
+
+
+@pytest.mark.parametrize("lang, words", [("en", "would take about"), ("zh", "大约需要")])
+def test_hosted_an_over_budget_sweep_is_refused_before_it_runs(hosted, lang, words):
+    at = open_page("heads", lang)
+    at.selectbox(key="hd_dtype").set_value("float16")
+    at.selectbox(key="hd_bench_d").set_value(256)
+    at.number_input(key="hd_batch").set_value(2)
+    at.multiselect(key="hd_bench_heads").set_value([1, 8])
+    at.multiselect(key="hd_bench_lens").set_value([512, 1024])  # within every limit, but ~20 s of computing
+    at.button(key="hd_run").click().run(timeout=30)
+    (message,) = [e.value for e in at.error]
+    assert words in message and "hd_bench" not in at.session_state
+    assert not hd._finished_at()  # a refusal costs no cooldown
+
+
+def test_big_maps_are_drawn_in_part_with_words_and_the_csvs_hold_everything(hosted, downloads):
+    from tests.apptest import open_link
+
+    at = open_link("heads", {"n": "64", "d": "128", "heads": "16", "causal": "1",
+                             "open": "bare_reshape~scale_after_softmax"})
+    assert not at.exception and not at.error
+    specs = heatmap_specs(at)
+    assert len(specs) == 11
+    grid = next(s for s in specs if "grid" in s["usermeta"])
+    assert {v["p"] for v in grid["data"]["values"]} == set(range(hd.heads_shown(16, [f"t{i}" for i in range(64)])))
+    notes = "\n".join(m.value for m in at.markdown)
+    assert "heads shown, to keep the page light; the CSV has every head" in notes
+    assert "columns shown, to keep the page light" in notes
+    heads_csv = downloads["heads.csv"].decode().splitlines()
+    assert len(heads_csv) == 1 + 16 * 64 and len(heads_csv[0].split(",")) == 1 + 64
+    assert len(downloads["hd_w_o.csv"].decode().splitlines()) == 1 + 128
+    cells = sum(len(s["data"]["values"]) for s in specs)
+    assert cells < 40_000, cells  # 151,552 before
+
+
+def test_the_default_page_draws_every_map_whole():
+    at = open_page("heads")
+    notes = "\n".join(m.value for m in at.markdown)
+    assert "to keep the page light" not in notes

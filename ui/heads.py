@@ -1,7 +1,10 @@
-"""Helpers of the Heads & devices page: inputs, the PyTorch check, benchmark tables."""
+"""Helpers of the Heads & devices page: inputs, the PyTorch check, what the maps may send, benchmark tables."""
 
 from __future__ import annotations
 
+import functools
+import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -9,17 +12,23 @@ import pandas as pd
 import streamlit as st
 
 from selfattn import bench
+from selfattn.bench import guard
 from selfattn.core.heads import MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake
 from selfattn.core.presets import xavier
+from selfattn.display.export import labelled
 from selfattn.errors import InputError
+from selfattn.hosting import is_hosted
+from ui import fit
 from ui import state as settings
-from ui.common import tr, tr_plain
+from ui.common import csv_button, tr, tr_plain, vega
 
 MAX_N = 64  # tokens in the single-vs-multi comparison
 D_CHOICES = (8, 16, 32, 64, 128)
 SEQ_CHOICES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
 MAX_HEADS = 16
-MIN_RUN_TIME = 0.2  # seconds per timed configuration on the page (the CLI defaults to 1 s)
+MAX_TEXT = 200  # characters of the sentence box
+MIN_RUN_TIME = 0.2  # seconds per timed configuration on the page (the CLI defaults to 1 s; hosted: its limit)
+WARMUP = 3  # untimed calls before a run (hosted: its limit)
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 BENCH_D_CHOICES = (64, 128, 256, 512, 1024, 2048)
 BENCH_HEADS = (1, 2, 4, 8, 16)
@@ -28,11 +37,14 @@ BENCH_HEADS = (1, 2, 4, 8, 16)
 def input_matrix(source: str, seed: int, n: int | None, d_model: int | None, text: str):
     """The (n, d_model) input and its token labels: random, or a sentence's embedding vectors."""
     if source == "random":
-        rng = np.random.default_rng(seed)
-        return rng.standard_normal((int(n), int(d_model))), [f"t{i + 1}" for i in range(int(n))]
+        # Within the widgets' limits whatever the browser sent (ui.guard has checked them too).
+        n = min(max(int(n), 1), MAX_N)
+        d_model = int(d_model) if d_model in D_CHOICES else D_CHOICES[0]
+        rng = np.random.default_rng(min(max(int(seed), 0), settings.MAX_SEED))
+        return rng.standard_normal((n, d_model)), [f"t{i + 1}" for i in range(n)]
     from ui.embeddings import embeddings
 
-    emb = embeddings(text, "auto", "static", None, None)
+    emb = embeddings(str(text)[:MAX_TEXT], "auto", "static", None, None)
     x, tokens = emb.vectors[:MAX_N], emb.tokens[:MAX_N]
     return x, [f"{i + 1}·{t}" for i, t in enumerate(tokens)]
 
@@ -62,6 +74,67 @@ def compare(x, weights, num_heads: int, causal: bool) -> tuple[MultiHeadTrace, M
 def mistake(x, weights, num_heads: int, causal: bool, name: str) -> MultiHeadTrace:
     return multi_head_attention_with_mistake(*_args(x, weights), num_heads, mistake=name,
                                              mask="causal" if causal else None)
+
+
+# ── What one page run may send and draw ──────────────────────────────────────────────
+# Bytes one cell of a map costs on the websocket, besides its row and column labels (the Arrow
+# records of selfattn.display.charts, measured: heatmap 61, head grid 110), and what the maps of
+# one run may take, by part. Hosted, a page run sends at most ~1.8 MB (docs/reliability.md); the
+# browser draws that in about a second. Locally twice that: bounded, and still drawn quickly.
+CELL_BYTES = {"map": 64, "grid": 112}
+DRAW_BYTES = {"one": 300_000, "grid": 1_000_000, "matrix": 90_000, "mistake": 45_000}  # hosted; local x2
+
+
+def draw_budget(part: str) -> int:
+    """Bytes the maps of ``part`` (a key of DRAW_BYTES, per map) may send in one run."""
+    return DRAW_BYTES[part] * (1 if is_hosted() else 2)
+
+
+def _label_bytes(labels) -> int:
+    return sum(len(str(label).encode("utf-8")) for label in labels)
+
+
+def fit_block(row_labels, col_labels, budget: int, kind: str = "map") -> tuple[int, int]:
+    """The top-left block (rows, columns) of a map with these labels that costs at most ``budget`` bytes.
+
+    Every row is kept while one column fits (the rows are tokens, which the mistakes mix); then
+    as many columns as fit, at least one.
+    """
+    rows, cols = len(row_labels), len(col_labels)
+    per_cell = CELL_BYTES[kind] + _label_bytes(row_labels) / max(rows, 1) + _label_bytes(col_labels) / max(cols, 1)
+    cells = max(1, int(budget // per_cell))
+    c = min(cols, max(1, cells // max(rows, 1)))
+    return min(rows, max(1, cells // c)), c
+
+
+def heads_shown(num_heads: int, tokens) -> int:
+    """How many of the heads' maps the head grid draws within its budget (at least one)."""
+    n = len(tokens)
+    per_head = n * n * CELL_BYTES["grid"] + 2 * n * _label_bytes(tokens)
+    return min(num_heads, max(1, draw_budget("grid") // max(per_head, 1)))
+
+
+def part_note(rows: int, cols: int, shape: tuple[int, int]) -> str:
+    """The words under a map drawn in part: what is shown, and that the CSV has everything ("" if whole)."""
+    if (rows, cols) == tuple(shape):
+        return ""
+    return tr("hd.shown_block", r=rows, rows=shape[0], c=cols, cols=shape[1])
+
+
+def show_part(title: str, matrix, row_labels, col_labels, *, key: str, width: float, budget: int, **kwargs) -> None:
+    """:func:`ui.fit.show_map` within ``budget`` bytes: its top-left block, the shape and the CSV of all of it."""
+    values = np.asarray(matrix, dtype=float)
+    rows, cols = fit_block(row_labels, col_labels, budget)
+    fit.map_header(title, values.shape, part_note(rows, cols, values.shape))
+    vega(fit.fit_heatmap(values[:rows, :cols], list(row_labels)[:rows], list(col_labels)[:cols], width, **kwargs))
+    csv_button(functools.partial(labelled, values, list(row_labels), list(col_labels)), key, key=f"dl_{key}")
+
+
+def heads_frame(head_weights, tokens, titles) -> pd.DataFrame:
+    """Every head's weights in one table: a row per (head, query token), a column per key token."""
+    stack = np.asarray(head_weights, dtype=float)  # (h, n, n)
+    rows = [f"{title} · {token}" for title in titles for token in tokens]
+    return labelled(stack.reshape(-1, stack.shape[-1]), rows, list(tokens))
 
 
 def torch_checks(x, weights, num_heads: int) -> dict[str, float]:
@@ -159,22 +232,62 @@ def bench_settings(limits: dict) -> bench.BenchConfig:
     lens = g2.multiselect(tr("hd.bench_lens"), len_choices, key="hd_bench_lens", wrap=True, placeholder=some)
     settings.keep("hd_bench_impls", offer["impls"])
     impls = g3.multiselect(tr("hd.bench_impls"), offer["impls"], key="hd_bench_impls", wrap=True, placeholder=some)
-    return bench.BenchConfig(device=device, dtype=dtype, batch=int(batch), seq_lens=tuple(sorted(lens)),
-                             d_model=int(d_model), heads=tuple(sorted(heads)), impls=tuple(impls),
-                             min_run_time=MIN_RUN_TIME)
+    # Only what was offered, once each, whatever a crafted message said (validate_config checks the rest).
+    offered = lambda values, options: tuple(dict.fromkeys(v for v in values if v in options))  # noqa: E731
+    return bench.BenchConfig(device=device if device in choices else choices[0],
+                             dtype=dtype if dtype in bench.DTYPES else "float32",
+                             batch=min(max(int(batch), 1), max_batch) if isinstance(batch, (int, float)) else 1,
+                             seq_lens=tuple(sorted(offered(lens, len_choices))),
+                             d_model=int(d_model) if d_model in d_choices else min(d_choices),
+                             heads=tuple(sorted(offered(heads, head_choices_))), impls=offered(impls, offer["impls"]),
+                             warmup=min(WARMUP, limits["max_warmup"]),
+                             min_run_time=min(MIN_RUN_TIME, limits["max_min_run_time"]))
 
 
 def run_benchmark(config: bench.BenchConfig, progress) -> list[dict]:
-    """Run a benchmark sweep; only one visitor's sweep runs at a time on a hosted demo."""
-    with _bench_lock():
-        return bench.run_benchmark(config, progress=progress)
+    """Run a benchmark sweep, if this server may: one sweep at a time for every replica, and on a
+    hosted demo a cooldown per visitor and a cost known before it starts.
+
+    Raises:
+        InputError: ``bench_cooldown`` (this visitor ran one less than ``cooldown_s`` ago),
+            ``bench_cost`` (the sweep's estimate is over the budget), ``bench_busy`` (another
+            sweep holds the lock), and those of :func:`selfattn.bench.validate_config`.
+    """
+    limits = bench.limits_for()
+    bench.validate_config(config)
+    expected = bench.check_cost(config)
+    session = _session_id()
+    last = _finished_at().get(session)
+    wait = limits["cooldown_s"] - (time.monotonic() - last) if last is not None else 0
+    if wait > 0:
+        raise InputError("bench_cooldown", f"You ran a benchmark moments ago; you can run again in {math.ceil(wait)} s.",
+                         wait_s=math.ceil(wait), cooldown_s=limits["cooldown_s"])
+    with guard.one_sweep_at_a_time(expected), guard.MemoryWatch() as memory:
+        try:
+            return bench.run_benchmark(config, progress=progress, memory=memory)
+        finally:
+            _note_finished(session, limits["cooldown_s"])
+
+
+def _session_id() -> str:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else ""
 
 
 @st.cache_resource(show_spinner=False)
-def _bench_lock():
-    import threading
+def _finished_at() -> dict[str, float]:
+    """When each visitor's last sweep ended (``time.monotonic``), by session; only the last cooldown's."""
+    return {}
 
-    return threading.Lock()
+
+def _note_finished(session: str, cooldown_s: float) -> None:
+    finished, now = _finished_at(), time.monotonic()
+    for old in [s for s, at in list(finished.items()) if now - at >= cooldown_s]:  # forget what no longer counts
+        finished.pop(old, None)
+    if cooldown_s > 0:
+        finished[session] = now
 
 
 @st.cache_resource(show_spinner=False)
@@ -212,6 +325,8 @@ def shown_record(record: dict) -> dict:
     error = record.get("error", "")
     if record.get("error_code") == "bench_memory" and record.get("est_mem_bytes"):
         error = tr("hd.error_bench_memory", mib=round(record["est_mem_bytes"] / 2**20))
+    elif record.get("error_code") in ("bench_time", "bench_rss"):  # runs a hosted sweep skipped, in words
+        error = tr(f"hd.error_{record['error_code']}")
     return {**record, "iqr_share": round(100 * iqr / median, 1) if median and iqr is not None else None,
             "noisy": NOISY_MARK if bench.is_noisy(record) else "", "status": tr(f"hd.status_{record['status']}"),
             "error": error}

@@ -38,6 +38,7 @@ import math
 import os
 import platform
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,7 @@ from torch.utils.benchmark import Timer
 from selfattn.bench.results import (DEVICES, DTYPE_NAMES, RECORD_FIELDS, REQUIRED_FIELDS,  # noqa: F401 (re-exported)
                                     RESULTS_MAX_BYTES, RESULTS_MAX_ROWS, SCHEMA, STATUSES, flop_count, load_results,
                                     records_to_csv, records_to_json, write_results)
+from selfattn.bench.guard import MemoryWatch
 from selfattn.core.checks import check_heads
 from selfattn.core.torch_attention import IMPLS, build_attention_modules
 from selfattn.errors import InputError
@@ -60,12 +62,30 @@ _MiB = 1024 * 1024
 LIMITS: dict[str, dict[str, Any]] = {
     # Sanity bounds for a local run; the memory guard does the real work.
     "local": {"max_batch": 1024, "max_seq_len": 131072, "max_d_model": 16384, "max_heads": 256,
-              "max_attention_elements": 2**40, "max_runs": 500, "max_min_run_time": 60.0, "memory_cap_bytes": None},
-    # A shared public server (SELFATTN_HOSTED=1): small, quick, and never more than 512 MiB.
-    "hosted": {"max_batch": 4, "max_seq_len": 2048, "max_d_model": 1024, "max_heads": 16,
-               "max_attention_elements": 2**25, "max_runs": 24, "max_min_run_time": 1.0,
-               "memory_cap_bytes": 512 * _MiB},
+              "max_attention_elements": 2**40, "max_runs": 500, "max_min_run_time": 60.0, "max_warmup": 100,
+              "memory_cap_bytes": None, "rss_cap_bytes": None, "cpu_budget_s": None, "threads": None,
+              "cooldown_s": 0},
+    # A shared public server (SELFATTN_HOSTED=1): any sweep allowed costs at most ~10 s of CPU on one core
+    # (docs/reliability.md). cpu_budget_s: the estimate (estimate_sweep_seconds) a sweep may have;
+    # cpu_stop_s: the thread CPU time after which the runs left are skipped; memory_cap_bytes: the
+    # estimate one run may have; rss_cap_bytes: how far the process's resident memory may rise in a
+    # sweep (the runs left are skipped beyond it); threads: torch's threads, for every computation of
+    # the process; cooldown_s: between two sweeps of one visitor.
+    "hosted": {"max_batch": 4, "max_seq_len": 1024, "max_d_model": 512, "max_heads": 16,
+               "max_attention_elements": 2**24, "max_runs": 24, "max_min_run_time": 0.1, "max_warmup": 1,
+               "memory_cap_bytes": 160 * _MiB, "rss_cap_bytes": 400 * _MiB, "cpu_budget_s": 6.0, "cpu_stop_s": 8.0,
+               "threads": 1, "cooldown_s": 30},
 }
+# One forward call on one CPU thread, by (impl, dtype): (sustained GFLOP/s, ns per element of the
+# (B, h, n, n) scores). Fitted to the slowest calls measured on a 2-core AMD EPYC (torch 2.13, one
+# thread; float16 has no fast CPU kernels), rounded towards slower; estimate_call_seconds.
+CPU_SPEED: dict[tuple[str, str], tuple[float, float]] = {
+    ("naive", "float32"): (60, 8.5), ("fused", "float32"): (60, 0.5), ("torch_mha", "float32"): (60, 3.5),
+    ("naive", "bfloat16"): (100, 5.0), ("fused", "bfloat16"): (100, 1.0), ("torch_mha", "bfloat16"): (100, 1.5),
+    ("naive", "float16"): (4, 21.0), ("fused", "float16"): (16, 0.5), ("torch_mha", "float16"): (8, 17.0),
+}
+CALL_OVERHEAD_S = 0.0005  # Python and dispatch around one small call
+RUN_OVERHEAD_S = 0.04  # per run: the memory profiler, the timer's set-up, the record
 MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of free memory
 NOISY_IQR_SHARE = 0.25  # IQR above this share of the median: the timing is noisy (quiet runs stay under 10 %)
 
@@ -125,6 +145,8 @@ def validate_config(config: BenchConfig, hosted: bool | None = None) -> None:
             raise _limit(name, value, lim[f"max_{name}"])
     if not _is_int(config.warmup) or config.warmup < 0:
         raise _not_positive("warmup", config.warmup, "a whole number of at least 0")
+    if config.warmup > lim["max_warmup"]:
+        raise _limit("warmup", config.warmup, lim["max_warmup"])
     run_time = config.min_run_time
     if not (_is_int(run_time) or isinstance(run_time, float)) or not math.isfinite(run_time) or run_time <= 0:
         raise _not_positive("min_run_time", run_time, "a positive number of seconds")
@@ -175,6 +197,52 @@ def estimate_run_bytes(impl: str, batch: int, seq_len: int, d_model: int, heads:
     elif impl == "torch_mha" and device == "cpu" and heads % 2 == 0:
         elements += scores
     return elements * size + 4 * batch * heads * seq_len  # + float32 log-sum-exp of fused kernels
+
+
+def estimate_call_seconds(impl: str, batch: int, seq_len: int, d_model: int, heads: int, dtype: str) -> float:
+    """Estimated seconds of one forward call on one CPU thread (:data:`CPU_SPEED`; an upper estimate for CUDA)."""
+    gflops, ns_per_score = CPU_SPEED[(impl, dtype)]
+    scores = batch * heads * seq_len * seq_len
+    return flop_count(batch, seq_len, d_model) / (gflops * 1e9) + scores * ns_per_score * 1e-9 + CALL_OVERHEAD_S
+
+
+def estimate_run_seconds(impl: str, seq_len: int, heads: int, config: BenchConfig) -> float:
+    """Estimated seconds of one run of ``config``: warm-up, the measured call, the timer's calls, overhead.
+
+    ``blocked_autorange`` times one call to choose its block, then blocks until ``min_run_time``
+    has passed, the last block running over by up to a call.
+    """
+    call = estimate_call_seconds(impl, config.batch, seq_len, config.d_model, heads, config.dtype)
+    return (config.warmup + 3) * call + config.min_run_time + RUN_OVERHEAD_S
+
+
+def estimate_sweep_seconds(config: BenchConfig) -> float:
+    """Estimated seconds of the whole sweep on one CPU thread: every run, and the modules built per head count."""
+    build = len(config.heads) * len(config.impls) * 4 * config.d_model ** 2 * 20e-9  # xavier init, ~20 ns a weight
+    return build + sum(estimate_run_seconds(impl, n, h, config)
+                       for h in config.heads for n in config.seq_lens for impl in config.impls)
+
+
+def check_cost(config: BenchConfig, hosted: bool | None = None) -> float:
+    """The sweep's estimated seconds; InputError ``bench_cost`` (params estimate_s, budget_s) above the budget."""
+    estimate, budget = estimate_sweep_seconds(config), limits_for(hosted)["cpu_budget_s"]
+    if budget is not None and estimate > budget:
+        raise InputError("bench_cost", f"Refused: this sweep would take about {estimate:.0f} s of computing; at "
+                         f"most {budget:.0f} s may be used here. Choose fewer or shorter runs, a smaller batch "
+                         "or d_model, or float32/bfloat16.", estimate_s=math.ceil(estimate), budget_s=round(budget))
+    return estimate
+
+
+def limit_threads(hosted: bool | None = None) -> None:
+    """Hosted: torch computes on one thread from now on, in every thread of the process that starts later.
+
+    ``torch.set_num_threads`` is process-wide and read by each thread when it first computes, so
+    it is set once and left: restoring it after a sweep would race with other visitors' pages
+    (the PyTorch check here, the embeddings page's model), which also share the machine.
+    """
+    threads = limits_for(hosted)["threads"]
+    if threads is not None and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
 
 
 def estimate_memory_bytes(config: BenchConfig) -> int:
@@ -298,31 +366,38 @@ def _measure(module: torch.nn.Module, seq_len: int, config: BenchConfig) -> dict
 
 
 def run_benchmark(config: BenchConfig, progress: Callable[[int, int, str], None] | None = None,
-                  hosted: bool | None = None) -> list[dict]:
+                  hosted: bool | None = None, memory: MemoryWatch | None = None) -> list[dict]:
     """Time every impl x heads x seq_len run of ``config``.
 
     Args:
-        config: what to run; validated first.
+        config: what to run; validated first, and its estimated cost checked (:func:`check_cost`).
         progress: optional callback(done, total, label): before each run with the number of runs
             finished so far and the run about to start (``"naive h=1 n=256"``), and once at the
             end with ``(total, total, "")``.
         hosted: apply the hosted limits (None: follow SELFATTN_HOSTED).
+        memory: a running :class:`selfattn.bench.guard.MemoryWatch`; with the limits' rss_cap_bytes,
+            the runs left are skipped once resident memory rose more than that.
 
     Returns:
         One dict per run with the keys of RECORD_FIELDS. A run the memory guard refuses gets
         status "refused", one that runs out of memory "oom", another kernel failure "error";
-        the sweep goes on after each.
+        the sweep goes on after each. Where the limits set ``cpu_stop_s`` or ``rss_cap_bytes``,
+        the runs left once either is reached are "refused" too (``bench_time``, ``bench_rss``).
 
     Raises:
-        InputError: from :func:`validate_config`.
+        InputError: from :func:`validate_config` and :func:`check_cost`.
     """
     validate_config(config, hosted)
+    check_cost(config, hosted)
+    lim = limits_for(hosted)
+    limit_threads(hosted)
     runs = [(h, n, impl) for h in config.heads for n in config.seq_lens for impl in config.impls]
     budget = memory_budget_bytes(config, hosted) if config.guard else None
     common = {"device": config.device, "device_name": device_name(config.device), "dtype": config.dtype,
               "batch": config.batch, "d_model": config.d_model, "torch_version": torch.__version__,
               "num_threads": torch.get_num_threads()}
     dtype, records, modules = DTYPES[config.dtype], [], {}
+    started = time.thread_time()  # torch on one thread computes in this one
     for done, (h, n, impl) in enumerate(runs):
         if progress:
             progress(done, len(runs), f"{impl} h={h} n={n}")
@@ -333,6 +408,16 @@ def run_benchmark(config: BenchConfig, progress: Callable[[int, int, str], None]
                   "status": "ok", "error_code": "", "error": ""}
         record = {k: fields[k] for k in RECORD_FIELDS}
         records.append(record)
+        stop = lim.get("cpu_stop_s")
+        if stop is not None and time.thread_time() - started + estimate_run_seconds(impl, n, h, config) > stop:
+            record.update(status="refused", error_code="bench_time",
+                          error=f"Skipped: the sweep had used its {stop:g} s of computing on this server.")
+            continue
+        if memory is not None and memory.over(lim["rss_cap_bytes"]):
+            record.update(status="refused", error_code="bench_rss",
+                          error=f"Skipped: the sweep had used its {lim['rss_cap_bytes'] // _MiB} MiB of memory "
+                                "on this server.")
+            continue
         if budget is not None and est > budget:
             err = _memory_error(est, budget)
             record.update(status="refused", error_code=err.code, error=str(err))

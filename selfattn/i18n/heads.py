@@ -100,6 +100,11 @@ STRINGS: dict[str, dict[str, str]] = {
                               "they start.",
                         "zh": "此处可选：n 最大 {n}，d_model 最大 {d}，最多 {heads} 个头，批大小最大 {batch}，"
                               "每次最多 {runs} 个配置；放不进内存的配置会在开始前被拒绝。"},
+    "hd.bench_shared": {"en": "This is a shared server: a sweep may take about {budget} s of computing on one core, one "
+                              "sweep runs at a time for everyone, and you can run again {cooldown} s after your last "
+                              "sweep.",
+                        "zh": "这是一台共享服务器：一次测速最多约占用一个核心 {budget} 秒的计算，所有人同一时间只能运行一次测速，"
+                              "上一次测速结束 {cooldown} 秒后才能再运行。"},
     "hd.bench_run": {"en": "Run benchmark", "zh": "开始测速"},
     "hd.bench_starting": {"en": "Starting…", "zh": "正在开始……"},
     "hd.bench_progress": {"en": "Run {run} of {total}: {label}", "zh": "正在运行第 {run}/{total} 个配置：{label}"},
@@ -160,6 +165,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.status_error": {"en": "error", "zh": "出错"},
     "hd.error_bench_memory": {"en": "needs about {mib} MiB, more than may be used here",
                               "zh": "大约需要 {mib} MiB，超过了此处可用的内存"},
+    "hd.error_bench_time": {"en": "skipped: the sweep had used the computing time this server allows",
+                            "zh": "已跳过：这次测速已用完此服务器允许的计算时间"},
+    "hd.error_bench_rss": {"en": "skipped: the sweep had used the memory this server allows",
+                           "zh": "已跳过：这次测速已用完此服务器允许的内存"},
+    "hd.shown_heads": {"en": "the first {k} of {h} heads shown, to keep the page light; the CSV has every head",
+                       "zh": "为使页面轻便，只显示 {h} 个头中的前 {k} 个；CSV 中有全部的头"},
+    "hd.shown_block": {"en": "{r} of {rows} rows and {c} of {cols} columns shown, to keep the page light; the CSV "
+                             "has them all",
+                       "zh": "为使页面轻便，只显示 {rows} 行中的 {r} 行、{cols} 列中的 {c} 列；CSV 中有全部数据"},
     "hd.bundled_placeholder": {"en": "Choose result files", "zh": "选择结果文件"},
     "hd.bench_placeholder": {"en": "Choose at least one", "zh": "请至少选择一项"},
     "hd.col_time_ratio": {"en": "time {a} / {b}", "zh": "时间 {a} / {b}"},
@@ -210,6 +224,18 @@ STRINGS: dict[str, dict[str, str]] = {
                               "zh": "{value} 个头超过了此服务器的上限 {limit}。"},
     "err.bench_limit.min_run_time": {"en": "{value} s of timing per run is above this server's limit of {limit} s.",
                                      "zh": "每个配置计时 {value} 秒，超过了此服务器的上限 {limit} 秒。"},
+    "err.bench_limit.warmup": {"en": "{value} warm-up calls per run are more than this server's limit of {limit}.",
+                               "zh": "每个配置预热 {value} 次，超过了此服务器的上限 {limit} 次。"},
+    "err.bench_cost": {"en": "This sweep would take about {estimate_s} s of computing; this shared server allows "
+                             "{budget_s} s per sweep. Choose fewer or shorter runs, a smaller batch or d_model, or "
+                             "float32 or bfloat16 (float16 is slow on a CPU).",
+                       "zh": "这次测速大约需要 {estimate_s} 秒的计算，而这台共享服务器每次只允许 {budget_s} 秒。"
+                             "请减少或缩短配置，减小批大小或 d_model，或选择 float32、bfloat16（float16 在 CPU 上很慢）。"},
+    "err.bench_busy": {"en": "Someone else's benchmark is running on this server right now (one runs at a time). "
+                             "Try again in about {retry_s} s.",
+                       "zh": "这台服务器上正在运行别人的测速（同一时间只能运行一个）。请大约 {retry_s} 秒后再试。"},
+    "err.bench_cooldown": {"en": "You ran a benchmark moments ago. You can run again in {wait_s} s.",
+                           "zh": "你刚刚运行过一次测速。{wait_s} 秒后可以再次运行。"},
     "err.bench_guard_required": {"en": "The memory guard can only be switched off for CUDA on your own machine.",
                                  "zh": "只有在自己机器上的 CUDA 才能关闭内存保护。"},
     "err.bench_memory": {"en": "This run needs about {estimate_mib} MiB, more than the {budget_mib} MiB available. "
