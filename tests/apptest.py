@@ -38,7 +38,7 @@ def open_link(page: str, params: dict[str, str], timeout: float = 120) -> AppTes
 
 def shown(markdown: str) -> str:
     """What a reader sees of ``markdown`` as far as escapes go: ``W\\_q`` is shown W_q (see selfattn.i18n)."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
 
 
 def texts(at: AppTest) -> str:

@@ -64,7 +64,7 @@ def test_visitor_text_in_a_message_is_text_never_markdown():
         assert "<h1>" not in html and "<code>" not in html and "<table>" not in html, html
         assert "<li>" not in html and "<s>" not in html and "<del>" not in html, html
         shown = re.sub(r"<[^>]+>", "", html).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
-        shown = shown.replace("&amp;", "&").strip()
+        shown = shown.replace("&amp;", "&").replace("\u2060", "").strip()  # word joiners keep bare URLs unlinked
         expected = t_plain("pg.upload_ok", "en", name=payload.replace("\u2028", " ").replace("\n", " "))
         assert shown == expected, (shown, expected)
     inner = t("pg.upload_ok", "en", name="a.csv")

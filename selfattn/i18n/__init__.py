@@ -51,13 +51,16 @@ class Markdown(str):
 # The characters that can start markup in the middle of a line, backslash-escaped (CommonMark makes an
 # escaped punctuation character literal): links and images ([ ! ]), emphasis and strikethrough
 # (* _ ~), code (`), HTML and autolinks (< >), maths ($), Streamlit's directives (:red[...],
-# :material/icon:), entities (&), tables (|), headings (#), braces, carets, and the colon of a bare
-# URL and the @ of a bare e-mail address (GFM links both). Other punctuation (. , - ( ) / ...) cannot
-# start markup inside a line, and a value is always one line (see :func:`one_line`), so numbers and
-# file names stay as they are written; the dot of "www." alone is escaped (GFM links "www.a.b").
+# :material/icon:), entities (&), tables (|), headings (#), braces and carets. Other punctuation
+# (. , - ( ) / ...) cannot start markup inside a line, and a value is always one line (see
+# :func:`one_line`), so numbers and file names stay as they are written.
 _MARKUP = frozenset("\\`*_[]<>#$~|!:@{}^&")
-_WWW = re.compile(r"(?i)\b(www)\.")
 _LIST_MARK = re.compile(r"^(\s*)([-+]|\d{1,9}[.)])(?=\s|$)")  # a message may start with the value
+# GFM also turns bare URLs, "www." names and e-mail addresses into links, and Streamlit's renderer
+# finds them in the text after escapes are read, so an escape cannot stop it: a WORD JOINER (U+2060,
+# invisible, no break) inside "://", after "www" and after "@" does.
+WORD_JOINER = "\u2060"
+_BARE_LINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=\bwww)(?=\.)|(?<=@)")
 _INVISIBLE = ("Cc", "Zl", "Zp")
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
@@ -68,12 +71,12 @@ def one_line(text: str) -> str:
 
 
 def escape_markdown(text: str) -> Markdown:
-    """``text`` as markdown that renders exactly these characters, on one line."""
+    """``text`` as markdown that shows exactly these characters, on one line, linking nothing."""
     if isinstance(text, Markdown):
         return text
-    escaped = "".join("\\" + ch if ch in _MARKUP else ch for ch in one_line(str(text)))
-    escaped = _LIST_MARK.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], escaped)
-    return Markdown(_WWW.sub(r"\1\\.", escaped))
+    unlinked = _BARE_LINK.sub(WORD_JOINER, one_line(str(text)))
+    escaped = "".join("\\" + ch if ch in _MARKUP else ch for ch in unlinked)
+    return Markdown(_LIST_MARK.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], escaped))
 
 
 def t(key: str, lang: str = DEFAULT_LANG, **fmt) -> Markdown:

@@ -1,0 +1,310 @@
+"""A hostile visitor against the Playground of a real server in hosted mode (issue 21).
+
+Each attack is sent the way an attacker would send it: crafted widget states over Streamlit's
+websocket protocol (tests/hostile.py), crafted links in a real Chromium with a canary server
+standing in for the attacker's site, crafted uploads. Each test asserts the attack's bound; the
+figures before and after are in docs/reliability.md ("A hostile visitor").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from tests import hostile
+from tests.browser import chromium_page, streamlit_server, wait_until_idle
+from tests.hostile import bench_load
+
+ROOT = Path(__file__).resolve().parents[1]
+X = r"-ed_x_\d+$"  # the X editor's widget id ends with its key
+MAX_CPU_S = 1.0  # any crafted widget message
+MAX_LINK_CPU_S, MAX_LINK_BYTES = 1.5, 2_000_000  # any link
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app in hosted mode, one process, warmed up by one visit to the Playground."""
+    target = bench_load.LocalServer(ROOT, "hostile", tmp_path_factory.mktemp("hostile"))
+    asyncio.run(target.start())
+    try:
+        async def warm():
+            async with hostile.visitor(target.url) as v:
+                await v.open_link("playground")
+        asyncio.run(warm())
+        yield target
+    finally:
+        target.stop()
+
+
+def attack(server, query: str, *widgets: dict) -> tuple[hostile.Cost, list[str], list[str]]:
+    """Open the Playground at ``query``, then send each of ``widgets`` (pattern -> (kind, value)) in turn.
+
+    Returns:
+        What the last message cost, and the page's texts before the first and after the last.
+    """
+    pid = server.pids()[0]
+
+    async def run():
+        async with hostile.visitor(server.url) as v:
+            await v.open_link("playground", query)
+            before = v.texts()
+            cost = hostile.Cost()
+            for values in widgets:
+                async def act():
+                    await v.send(**values)
+                    await v.finish_run()
+                cost = await hostile.measure(pid, act)
+            cost.exceptions = v.tally.exceptions
+            return cost, before, v.texts()
+
+    return asyncio.run(run())
+
+
+def editor(edited=None, added=(), deleted=()) -> tuple[str, str]:
+    return "string_value", json.dumps({"edited_rows": edited or {}, "added_rows": list(added),
+                                       "deleted_rows": list(deleted)})
+
+
+def numbers(texts: list[str]) -> list[str]:
+    """The step-by-step code blocks: they change with every number of the tables."""
+    return [t for t in texts if "q1·k1" in t or "softmax(" in t]
+
+
+@pytest.mark.parametrize("rows", [2_000, 10_000])
+def test_rows_added_to_a_fixed_table_cost_milliseconds_and_change_nothing(server, rows):
+    cost, before, after = attack(server, "", {X: editor(added=[{"x1": "1"}] * rows)})
+    assert cost.cpu_s <= MAX_CPU_S, cost  # was 4.2 s for 2,000 rows, minutes for 10,000
+    assert cost.exceptions == 0
+    assert any("A change to X was not used" in t and "fixed size" in t for t in after), after
+    assert numbers(after) == numbers(before)  # the table is as it was
+
+
+def test_the_page_serves_others_at_once_after_an_attack(server):
+    async def run():
+        async with hostile.visitor(server.url) as attacker, hostile.visitor(server.url) as other:
+            await attacker.open_link("playground")
+            await attacker.send(**{X: editor(added=[{"x1": "1"}] * 10_000)})
+            await attacker.close()  # the sender leaves at once
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            await other.open_link("playground")
+            return loop.time() - start, other.tally.exceptions
+
+    seconds, exceptions = asyncio.run(run())
+    assert exceptions == 0 and seconds < 10, seconds  # an open takes ~0.3 s on a quiet server
+
+
+@pytest.mark.parametrize("edited, why", [
+    ({"0": {"x1": "1" * 400_000}}, "longer than its column takes"),  # 0.4 MB in one cell
+    ({"0": {"token": "y" * 25}}, "longer than its column takes"),  # a label past the editor's 24
+    ({"99999": {"x1": "1"}}, "fixed size"),  # a row that does not exist
+    ({"0": {"x99": "1"}}, "column this table does not have"),
+    ({"0": {"x1": {"nested": [1, 2]}}}, "longer than its column takes"),  # not text
+])
+def test_crafted_edits_are_refused_by_name(server, edited, why):
+    cost, before, after = attack(server, "", {X: editor(edited)})
+    assert cost.cpu_s <= MAX_CPU_S and cost.exceptions == 0, cost
+    assert any("A change to X was not used" in t and why in t for t in after), after
+    assert numbers(after) == numbers(before)
+
+
+def test_text_that_is_not_json_fails_only_its_sender(server):
+    """Streamlit reads an editor's state as JSON before the page runs (its own callbacks check), so
+    the page cannot catch it: the sender alone gets Streamlit's generic error, with no details."""
+    async def run():
+        async with hostile.visitor(server.url) as attacker, hostile.visitor(server.url) as other:
+            await attacker.open_link("playground")
+            await other.open_link("playground")
+            pid = server.pids()[0]
+
+            async def act():
+                await attacker.send(**{X: ("string_value", "not json {")})
+                await attacker.finish_run()
+            cost = await hostile.measure(pid, act)
+            await other.send_edit("7")
+            await other.finish_run()
+            return cost, attacker.tally, other
+
+    cost, tally, other = asyncio.run(run())
+    assert cost.cpu_s <= MAX_CPU_S, cost
+    assert tally.exceptions == 1 and "redacted" in tally.samples[0] and "File " not in tally.samples[0]
+    assert other.tally.exceptions == 0 and any("7×" in t or "7 ×" in t or "[7" in t for t in other.texts())
+
+
+def test_a_message_over_one_megabyte_is_not_read(server):
+    """Streamlit closes a connection whose message is over server.maxWidgetStateSize (1 MB)."""
+    cost, _, _ = attack(server, "", {X: editor({"0": {"x1": "1" * 4_000_000}})})
+    assert cost.closed and cost.cpu_s <= MAX_CPU_S, cost  # a 4 MB cell was accepted before
+
+
+@pytest.mark.parametrize("values", [
+    {r"-pg_seed$": ("int_value", 2**62)},  # Streamlit itself puts a number input back in its range
+    {r"-pg_seed$": ("double_value", float("nan")), r"-pg_n$": ("int_value", -(2**40))},
+    {r"-pg_focus__\w+$": ("string_value", "99: [evil](http://127.0.0.1:9/)")},  # not an option
+    {r"-pg_preset__\w+$": ("string_value", "x" * 100_000), r"-pg_scale$": ("string_value", "yes")},
+])
+def test_widget_values_no_browser_sends_change_nothing(server, values):
+    cost, before, after = attack(server, "", values)
+    assert cost.exceptions == 0 and cost.cpu_s <= MAX_CPU_S, cost
+    assert numbers(after) == numbers(before)
+
+
+def test_a_text_longer_than_its_box_takes_is_cut_on_the_server():
+    """The browser's max_chars is no check: a websocket client can send any text; Streamlit 1.67 cuts
+    a text input's value to its max_chars on the server, and the settings' own check stands behind it."""
+    from tests.apptest import open_page
+
+    at = open_page("heads")
+    at.session_state["hd_input"] = "sentence"
+    at.run()
+    at.session_state["hd_text"] = "我" * 100_000  # AppTest's own input() keeps to max_chars, as a browser does
+    at.run()
+    assert not at.exception and len(at.session_state["hd_text"]) <= 200
+
+
+def test_a_setting_its_table_cannot_hold_is_put_back_and_said():
+    from tests.apptest import open_page, shown
+
+    at = open_page("playground")
+    at.session_state["pg_focus"] = 2
+    at.run()
+    for value in (10**9, -1, "2", None, [1]):
+        at.session_state["pg_focus"] = value
+        at.run()
+        assert not at.exception and at.session_state["pg_focus"] == 2, value  # as it was before
+        assert any("`focus`" in w.value and "does not offer" in shown(w.value) for w in at.warning), value
+
+
+def test_the_heaviest_playground_link_is_bounded(server):
+    """The largest tables the page takes, random numbers, every option on."""
+    pid = server.pids()[0]
+
+    async def run():
+        async with hostile.visitor(server.url) as v:
+            cost = await hostile.measure(pid, lambda: v.open_link(
+                "playground", "preset=random&seed=7&size=32.16.16.16&scale=1&causal=1&bias=1&focus=32"))
+            cost.received, cost.exceptions = v.received, v.tally.exceptions
+            return cost
+
+    cost = asyncio.run(run())
+    assert cost.exceptions == 0
+    assert cost.received <= MAX_LINK_BYTES and cost.cpu_s <= MAX_LINK_CPU_S, cost
+
+
+# ── Uploads: scanned before they are parsed ──────────────────────────────────────────────
+UPLOAD_PROBE = """
+import resource, sys, time
+from selfattn.display.grid import read_csv_matrix
+from selfattn.errors import InputError
+data = open(sys.argv[1], "rb").read()
+rss = lambda: int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024
+before, start = rss(), time.process_time()
+try:
+    read_csv_matrix(data, "X", cols=4)
+    code = "ok"
+except InputError as exc:
+    code = exc.code
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(time.process_time() - start, max(rss(), peak) - before, code)
+"""
+
+
+@pytest.mark.parametrize("name, text", [
+    ("one row of 524,288 columns", "1," * 524_287 + "1\n"),
+    ("25 rows with 40,000 trailing commas", ("1,2,3,4" + "," * 40_000 + "\n") * 25),
+    ("a million rows", "1\n" * 500_000),
+])
+def test_an_upload_within_the_size_limit_costs_little(tmp_path, name, text):
+    """Each file is under the page's 1 MB limit; the parse runs in a fresh process to read its memory."""
+    path = tmp_path / "upload.csv"
+    path.write_text(text)
+    assert path.stat().st_size <= 1024 * 1024
+    # the modules are imported before the probe's clock starts
+    done = subprocess.run([sys.executable, "-c", UPLOAD_PROBE, str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cpu_s, grew_mb, code = done.stdout.split()
+    assert code == "upload_shape", (name, code)
+    assert float(cpu_s) <= 0.5 and float(grew_mb) <= 100, (name, cpu_s, grew_mb)  # was 16.9 s and +1,233 MB
+
+
+# ── Links in a real browser: text stays text, charts draw ────────────────────────────────
+class Canary(http.server.BaseHTTPRequestHandler):
+    """The attacker's site: counts every request a victim's browser makes to it."""
+
+    hits: list[str] = []
+
+    def do_GET(self):  # noqa: N802 (the name http.server calls)
+        Canary.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/gif")
+        self.end_headers()
+        self.wfile.write(b"GIF89a")
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def canary():
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Canary)
+    Canary.hits = []
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+
+
+def payloads(site: str) -> list[str]:
+    """Each at most 40 characters, what a cell of a link may hold (a label may hold 48)."""
+    return [f"[Log in]({site}/p)", f"![]({site}/i.gif)", f"<{site}/a>", f"{site}/b", f"<img src={site}/c>",
+            f":red[{site}/d]", f"$\\href{{{site}/e}}{{x}}$"]
+
+
+@pytest.mark.browser
+def test_crafted_links_show_visitor_text_as_text(canary):
+    """Cells and token labels with markdown links, images, autolinks and HTML, in every message that
+    quotes them (the bad-cell error, the labels-cut notice, the step-4 text, a heading)."""
+    site = canary
+    with streamlit_server(hosted=True) as url, chromium_page(height=2400) as page:
+        for payload in payloads(site):
+            cell = quote(payload.replace("!", "!!").replace("_", "!u").replace("~", "!t"), safe="")
+            label = quote(payload.replace("!", "!!").replace("_", "!u").replace("~", "!t"), safe="")
+            for query in (f"dx=0.0.{cell}", f"tok={label}_b_c&focus=1"):
+                page.goto(f"{url}/playground?{query}")
+                wait_until_idle(page, 60000)
+                shown = "stAlert" if query.startswith("dx") else "stVegaLiteChart"  # the cell's error; the results
+                page.wait_for_selector(f"[data-testid='{shown}']", timeout=60000)
+                page.wait_for_timeout(500)  # an image would be fetched by now
+                links = page.evaluate(f"""() => [...document.querySelectorAll("a[href*='127.0.0.1'], img[src*='127.0.0.1']")]
+                    .map(e => e.outerHTML).filter(h => h.includes({json.dumps(site)}))""")
+                assert links == [], (query, links)
+                assert payload.split("(")[0][:8] in page.inner_text("[data-testid='stMain']").replace("\u2060", ""), query
+    assert Canary.hits == [], Canary.hits  # no request reached the attacker's site
+
+
+@pytest.mark.browser
+def test_line_separators_in_labels_do_not_blank_the_charts():
+    """A U+2028 or U+2029 in a token label used to make Vega fail to parse every chart (0 px high)."""
+    errors = []
+    with streamlit_server(hosted=True) as url, chromium_page(height=2400) as page:
+        page.on("console", lambda msg: errors.append(msg.text) if "parse error" in msg.text.lower() else None)
+        page.goto(f"{url}/playground?tok=a_x%E2%80%A8y_c%E2%80%A9d&focus=2")
+        wait_until_idle(page, 60000)
+        page.wait_for_selector("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg",
+                               timeout=60000)
+        page.wait_for_timeout(1000)
+        heights = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
+            .map(el => Math.round(el.getBoundingClientRect().height))""")
+    assert len(heights) >= 7 and min(heights) > 50, heights
+    assert errors == [], errors
