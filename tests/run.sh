@@ -3,11 +3,13 @@
 # packages), then run every test: core, AppTest, real-browser and deploy tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! [ -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "noto sans cjk" || ! [ -x /usr/sbin/nginx ]; then
+if ! [ -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "noto sans cjk" || ! [ -x /usr/sbin/nginx ] \
+    || ! [ -x /usr/bin/buildah ] || ! [ -x /usr/bin/podman ] || ! [ -x /usr/sbin/runc ] || ! [ -x /usr/sbin/debootstrap ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk nginx >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk nginx \
+    buildah podman runc debootstrap >/dev/null
 fi
 python3 -m pip install -q -r requirements-dev.txt
 python3 -m pytest "$@"

@@ -559,7 +559,17 @@ def test_dockerfile_follows_the_recipe():
     assert ("WORKDIR", "/home/user/app") in steps
     assert ("EXPOSE", "$PORT") in steps  # the port is set in one place
     health = next(rest for word, rest in steps if word == "HEALTHCHECK")
-    assert "/_stcore/health" in health and "PORT" in health
+    assert "deploy/healthcheck.py" in health  # the same script serves OCI images' platforms
+    script = (ROOT / "deploy" / "healthcheck.py").read_text()
+    assert "/_stcore/health" in script and '"PORT"' in script
+    # --build-arg TORCH_INDEX_URL reaches install.sh: an ARG before the RUN that installs torch.
+    arg = steps.index(("ARG", "TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu"))
+    deps = next(i for i in run_install if "deps" in args[i])
+    assert arg < deps and "TORCH_INDEX_URL" in args[deps]
+    # The default build needs no model hub; after the prefetch the container stays off it.
+    assert ("ARG", "PREFETCH=") in steps
+    prefetch = next(i for i in run_install if "prefetch" in args[i])
+    assert steps.index(("ENV", "HF_HUB_OFFLINE=1")) > prefetch
     cmd = next(rest for word, rest in steps if word == "CMD")
     assert "streamlit run app.py" in cmd and '\\"$PORT\\"' in cmd
 
@@ -568,6 +578,7 @@ def test_dockerignore_keeps_what_the_app_reads():
     patterns = [p.strip().rstrip("/") for p in (ROOT / ".dockerignore").read_text().splitlines()
                 if p.strip() and not p.startswith("#")]
     needed = ["app.py", "requirements.txt", "deploy/install.sh", "deploy/serve.sh", "deploy/nginx.conf.template",
+              "deploy/healthcheck.py",
               "selfattn/text/charvec.py", "ui/common.py", "pages/home.py", ".streamlit/config.toml",
               "benchmarks/results/cpu-amd-epyc-2core.csv"]
     for path in needed:
