@@ -10,6 +10,7 @@ from selfattn.core.attention import cosine_similarity, raw_self_attention, unit_
 from selfattn.display.export import column_names, labelled
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
+from selfattn.i18n import one_line
 from selfattn.text import models
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
 from selfattn.text.embeddings import KINDS, SOURCES, TokenEmbeddings, get_source
@@ -40,14 +41,15 @@ MAX_LISTED = 20  # unknown tokens named in a warning
 
 
 def unit_labels(emb: TokenEmbeddings) -> list[str]:
-    """Token labels made unique by position, so repeated characters (天天) stay apart."""
-    return [f"{i + 1}·{tok}" for i, tok in enumerate(emb.tokens)]
+    """Token labels made unique by position, so repeated characters (天天) stay apart; each one line of
+    text (a control, separator or direction-override character in the sentence becomes a space)."""
+    return [f"{i + 1}·{one_line(tok)}" for i, tok in enumerate(emb.tokens)]
 
 
 def run_labels(run: models.ModelRun) -> list[str]:
     """A model run's token labels: the sentence's tokens numbered from 1 as in part 1, [CLS] and [SEP] bare."""
     numbers = np.cumsum(~run.special)  # (n,) 1, 2, ... along the sentence's own tokens
-    return [tok if special else f"{i}·{tok}" for tok, special, i in zip(run.tokens, run.special, numbers)]
+    return [tok if special else f"{i}·{one_line(tok)}" for tok, special, i in zip(run.tokens, run.special, numbers)]
 
 
 def compute(text: str, source: str, kind: str, spec: str | None) -> TokenEmbeddings:

@@ -7,9 +7,10 @@ import pytest
 
 from selfattn import embed, run_model
 from selfattn.core.attention import raw_self_attention
-from selfattn.i18n import t
+from selfattn.i18n import escape_markdown, t
 from selfattn.text.embeddings import REGISTRY, SOURCES
-from tests.apptest import assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_page, texts
+from tests.apptest import (assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_link, open_page,
+                           texts)
 from ui import fit
 
 
@@ -271,7 +272,7 @@ def test_unreadable_model_folder_is_explained_without_parser_text(tmp_path):
     at.text_input(key="emb_model").set_value(str(folder)).run()
     assert not at.exception and len(at.error) == 1
     message = at.error[0].value
-    assert message.startswith(f"无法加载“{folder}”：") and "config.json" in message
+    assert message.startswith(f"无法加载“{escape_markdown(str(folder))}”：") and "config.json" in message
     assert not any(word in message for word in ("Expecting", "JSON", "line 1", "Error"))
 
 
@@ -333,7 +334,7 @@ def test_one_layer_one_head_model_and_singular_counts(tmp_path):
     choice_widget(at.selectbox, "emb_source").set_value("hf").run()
     at.text_input(key="emb_model").set_value(str(folder)).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert [s.label for s in statuses(at)] == [f"Loaded {folder}: 1 layer × 1 head, d = 32"]
+    assert [s.label for s in statuses(at)] == [f"Loaded {escape_markdown(str(folder))}: 1 layer × 1 head, d = 32"]
     assert all(s.key not in ("emb_layer", "emb_head") for s in at.slider)  # a slider needs two ends
     assert "Layer: 1 (the model has only one)" in texts(at) and "Head: 1 (the model has only one)" in texts(at)
     assert float(at.metric[-1].value) <= 1e-5
@@ -369,3 +370,35 @@ def test_qkv_headers_say_how_many_columns_are_drawn(minilm):
     assert all(f"**{name}** &nbsp; {cut}" in texts(at) for name in "QKV"), texts(at)
     at.slider(key="emb_dims").set_value(minilm.head_dim).run()
     assert f"**Q** &nbsp; `4 × {minilm.head_dim}`\n" in texts(at) + "\n" and "columns shown" not in texts(at)
+
+
+def strings_in(spec, key=""):
+    """(key, text) of every string in a Vega-Lite spec, with the key it sits under."""
+    if isinstance(spec, dict):
+        for k, v in spec.items():
+            yield from strings_in(v, k)
+    elif isinstance(spec, list):
+        for v in spec:
+            yield from strings_in(v, key)
+    elif isinstance(spec, str):
+        yield key, spec
+
+
+@pytest.mark.parametrize("params", [
+    {"source": "charvec"}, {"units": "words"}, {"source": "minilm", "mode": "pair", "text2": "a\u2028b\u2029c d"}])
+def test_separators_and_overrides_in_a_sentence_leave_every_chart_drawn(params):
+    """A U+2028 in a label once blanked every chart (Vega: "Expression parse error"); a direction override
+    turns a label around. Whatever the sentence holds, labels are one line of plain text."""
+    from selfattn.i18n import one_line
+
+    text = "早上\u2028好\u2029 Good\u0085morning \u202eevil\u202c ok\u200b!"
+    at = open_link("embeddings", {"text": text, **params})
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    specs = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+    assert len(specs) >= 10
+    labels = [s for spec in specs for key, s in strings_in(spec)
+              if key in ("labelExpr", "expr", "test", "label", "from", "to", "row", "col")]
+    assert any("evil" in s for s in labels)  # the labels were looked at
+    bad = [s for s in labels if one_line(s) != s or "\u2028" in s or "\u2029" in s]
+    assert bad == [], bad[:3]
+

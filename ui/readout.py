@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from selfattn.display import charts
+from selfattn.i18n import one_line
 from selfattn.text import readout
 from selfattn.text.models import ModelRun
 from ui import state as settings
@@ -41,7 +42,7 @@ class Units:
         self.groups = readout.word_groups(run) if words else None
         self.labels = readout.word_labels(run, self.groups) if words else list(token_labels)
         if words:  # the same word twice (the … the) stays two rows: number them as the tokens are
-            self.labels = [label if run.special[g[0]] else f"{k}·{label}" for k, (label, g) in
+            self.labels = [label if run.special[g[0]] else f"{k}·{one_line(label)}" for k, (label, g) in
                            enumerate(zip(self.labels, self.groups))]
 
     def __call__(self, weights: np.ndarray) -> np.ndarray:
