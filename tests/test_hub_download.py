@@ -368,6 +368,10 @@ def test_visitors_of_a_hosted_demo_download_only_when_the_host_opts_in(hub, cach
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the host's own offline switch wins
     monkeypatch.delenv(models.OFFLINE_MARK, raising=False)
     assert not prefetch.visitors_may_download()
+    monkeypatch.delenv(prefetch.ALLOW_DOWNLOADS_ENV)  # the Dockerfile: hosted, and offline after its prefetch
+    with pytest.raises(InputError) as err:
+        prefetch.check_visitor_download("google-bert/bert-base-chinese")
+    assert err.value.code == "only_installed"  # what the visitor needs to know: this demo has what it has
     assert hub.requests == []
 
 

@@ -98,14 +98,14 @@ def check_visitor_download(spec: str) -> None:
     """Raise InputError unless a visitor may download ``spec`` here (the host may always: see the CLI).
 
     Raises:
-        InputError: ``downloads_off`` when the host set HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE;
-            ``only_installed`` in hosted mode without ``SELFATTN_ALLOW_DOWNLOADS=1``.
+        InputError: ``only_installed`` in hosted mode without ``SELFATTN_ALLOW_DOWNLOADS=1``;
+            ``downloads_off`` when the host set HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE.
     """
-    _check_downloads_on(spec)
     if is_hosted() and os.environ.get(ALLOW_DOWNLOADS_ENV, "").strip().lower() not in YES:
         raise InputError("only_installed", f"This demo offers only the models already installed on this server; "
                                            f"{spec} is not installed, and downloads are off ({ALLOW_DOWNLOADS_ENV} "
                                            "is not set).", name=spec)
+    _check_downloads_on(spec)
 
 
 def cached_folder(spec: str) -> Path | None:
