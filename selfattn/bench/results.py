@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,13 @@ RECORD_FIELDS = (
 SCHEMA = "selfattn-bench/1"
 RESULTS_MAX_BYTES = 2 * 1024 * 1024  # biggest results file load_results accepts
 RESULTS_MAX_ROWS = 2000  # well above one sweep (LIMITS local max_runs = 500)
+# The shape of a results file, checked by a scan before it is parsed (scan_results): a CSV's columns,
+# a JSON's nesting ({"records": [{...}]} is 3 deep) and its values (brackets and commas, counted
+# inside texts too: a file of RESULTS_MAX_ROWS records has about 50,000).
+RESULTS_MAX_COLUMNS = 64
+RESULTS_MAX_DEPTH = 4
+RESULTS_MAX_VALUES = 120_000
+_JSON_TOKENS = re.compile(rb'\\.|["\[\]{}]')  # an escape (skipped whole), a quote or a bracket
 
 
 def flop_count(batch: int, seq_len: int, d_model: int) -> int:
@@ -153,6 +161,56 @@ def _check_row(raw: Any, row: int, from_csv: bool) -> dict:
     return out
 
 
+def _shape_error(what: str, value: int, limit: int) -> InputError:
+    words = {"columns": f"has {value} columns; at most {limit} are read",
+             "depth": f"nests {value} levels deep; a results file nests at most {limit}",
+             "values": f"holds more than {limit} values; a results file of {RESULTS_MAX_ROWS} records holds fewer"}
+    return InputError(f"results_too_many_{what}" if what != "depth" else "results_too_deep",
+                      f"The file {words[what]}.", value=value, limit=limit, rows=RESULTS_MAX_ROWS)
+
+
+def scan_results(data: bytes, suffix: str) -> None:
+    """Refuse a results file beyond the page's shape before it is parsed, in time linear in its bytes.
+
+    CSV: the csv module counts rows and cells (RESULTS_MAX_ROWS records, RESULTS_MAX_COLUMNS cells a row).
+    JSON: brackets and commas are counted (RESULTS_MAX_VALUES), then the nesting followed through
+    quotes and escapes (RESULTS_MAX_DEPTH), so ``json.loads`` only ever builds a small tree.
+
+    Raises:
+        InputError: results_too_many_rows, results_too_many_columns, results_too_many_values,
+            results_too_deep. A file this scan lets through may still be refused by the parser.
+    """
+    if suffix == ".csv":
+        try:
+            lines = csv.reader(io.StringIO(data.decode("utf-8-sig", errors="replace"), newline=""))
+            for count, row in enumerate(lines):
+                if len(row) > RESULTS_MAX_COLUMNS:
+                    raise _shape_error("columns", len(row), RESULTS_MAX_COLUMNS)
+                if count > RESULTS_MAX_ROWS:  # the header and RESULTS_MAX_ROWS records, blank lines counted too
+                    raise InputError("results_too_many_rows", f"The file has more than {RESULTS_MAX_ROWS} records.",
+                                     rows=count, limit=RESULTS_MAX_ROWS)
+        except csv.Error:
+            return  # the parser says what is wrong, with its line
+        return
+    values = sum(data.count(ch) for ch in (b",", b"[", b"{"))
+    texts = data.count(b'"') + data.count(b"\\")  # what the nesting scan below steps through besides brackets
+    if values > RESULTS_MAX_VALUES or texts > 4 * RESULTS_MAX_VALUES:
+        raise _shape_error("values", values, RESULTS_MAX_VALUES)
+    depth = 0
+    in_text = False
+    for token in _JSON_TOKENS.findall(data):  # at most 5 x RESULTS_MAX_VALUES tokens
+        if in_text:
+            in_text = token != b'"'
+        elif token == b'"':
+            in_text = True
+        elif token in (b"[", b"{"):
+            depth += 1
+            if depth > RESULTS_MAX_DEPTH:
+                raise _shape_error("depth", depth, RESULTS_MAX_DEPTH)
+        elif token in (b"]", b"}"):
+            depth -= 1
+
+
 def load_results(data: bytes | str, filename: str) -> list[dict]:
     """Parse and strictly validate an uploaded results file (as written by :func:`write_results`).
 
@@ -164,7 +222,8 @@ def load_results(data: bytes | str, filename: str) -> list[dict]:
         list of records with every RECORD_FIELDS key (missing optional fields are None or derived).
 
     Raises:
-        InputError: results_too_big, results_format, results_encoding, results_bad_json,
+        InputError: results_too_big, results_format, results_encoding, those of :func:`scan_results`,
+            results_bad_json,
             results_json_unreadable, results_not_records, results_bad_csv, results_csv_cells,
             results_structure, results_empty, results_too_many_rows, results_missing_field,
             results_bad_value, results_not_finite. Rows, lines and bytes are counted from 1.
@@ -183,6 +242,7 @@ def load_results(data: bytes | str, filename: str) -> list[dict]:
     except UnicodeDecodeError as exc:
         raise InputError("results_encoding", f"The file is not UTF-8 text (byte {exc.start + 1}).",
                          position=exc.start + 1) from None  # bytes counted from 1, like rows and lines
+    scan_results(data, suffix)
     if suffix == ".json":
         try:
             parsed = json.loads(text)

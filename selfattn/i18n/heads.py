@@ -244,6 +244,13 @@ STRINGS: dict[str, dict[str, str]] = {
                                "请选择更短的序列、更少的头或更小的批大小。"},
     "err.results_too_big": {"en": "The file has {size} bytes; at most {limit} are accepted.",
                             "zh": "文件有 {size} 字节；最多接受 {limit} 字节。"},
+    "err.results_too_deep": {"en": "The file's JSON nests {value} levels deep; a results file nests at most {limit}.",
+                             "zh": "文件中的 JSON 嵌套了 {value} 层；结果文件最多嵌套 {limit} 层。"},
+    "err.results_too_many_columns": {"en": "The file has {value} columns; a results file has at most {limit}.",
+                                     "zh": "文件有 {value} 列；结果文件最多有 {limit} 列。"},
+    "err.results_too_many_values": {"en": "The file holds far more values than a results file of at most {rows} runs; "
+                                          "it was not read.",
+                                    "zh": "文件中的数值远多于最多 {rows} 个配置的结果文件所能包含的数量，因此没有读取。"},
     "err.results_format": {"en": "{filename} is neither a .json nor a .csv file.", "zh": "{filename} 既不是 .json 也不是 .csv 文件。"},
     "err.results_encoding": {"en": "The file is not UTF-8 text (byte {position}).", "zh": "文件不是 UTF-8 文本（第 {position} 字节）。"},
     # {detail} is the parser's own English words, kept because they say what it tripped on.
