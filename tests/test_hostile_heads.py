@@ -1,0 +1,367 @@
+"""What a stranger can make the Heads & devices page do, against a real hosted server (issue 21).
+
+A hosted server (``SELFATTN_HOSTED=1 streamlit run app.py``, started by benchmarks/bench_load.py's
+``LocalServer``, its cache folder, and so the benchmark's lock file, in a temporary folder) is
+driven through Streamlit's own websocket protocol by visitors that count every byte the server
+sends them (tests/hostile.py), while the server's CPU seconds and resident memory are read from
+``/proc``:
+
+* the worst links the page's limits allow (64 tokens, d_model 128 and 16 heads with both mistake
+  panels open; an English sentence, whose vectors have 384 dimensions) each send at most
+  ``MAX_BYTES`` and cost at most ``MAX_CPU_S``, and the page says what it left out;
+* a click on Run with the heaviest sweep the hosted limits allow (the largest cost estimate
+  under the budget) costs at most ``MAX_SWEEP_CPU_S`` of server CPU at ``MAX_CORES``, its memory
+  rises at most ``MAX_SWEEP_RSS_MB``, and most of that is given back after;
+* a second click within the cooldown, and a click while another process holds the lock file,
+  get the cooldown and busy messages in words, at once;
+* the heaviest results files within the upload's limits, and files beyond the page's shape,
+  uploaded as a browser does (an upload URL, a PUT, the uploader's widget state), cost at most
+  ``MAX_UPLOAD_CPU_S`` and ``MAX_UPLOAD_RSS_MB``.
+
+Also a script, for the table in docs/reliability.md (``--app-dir`` measures another checkout)::
+
+    python tests/test_hostile_heads.py [--app-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import os
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
+
+import bench_load  # noqa: E402
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.Common_pb2 import FileUploaderState, UploadedFileInfo  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+
+from tests import hostile  # noqa: E402
+
+MAX_BYTES = 2_000_000  # what one open of the page may send, in hosted mode
+MAX_CPU_S = 1.5  # server CPU one open may take
+MAX_SWEEP_CPU_S = 10.0  # server CPU of one click on Run, the page's run included
+MAX_CORES = 1.2  # that CPU over the click's wall time
+MAX_SWEEP_RSS_MB = 450  # resident memory a sweep may add at its peak (rss_cap_bytes 400 MiB, and the page)
+MAX_HELD_MB = 150  # what it may leave resident after (the profiler's libraries, loaded once, are ~90 MB)
+MAX_UPLOAD_CPU_S = 0.5  # server CPU of an upload within the page's limits, drawn tables and charts included
+MAX_UPLOAD_RSS_MB = 100
+REFUSED_CPU_S = 0.5  # a click refused for the cooldown or a busy lock: the page's rerun only
+TIMEOUT_S = 120.0
+
+LONG_EN = ("The animal didn't cross the street because it was too tired, and the rain kept falling on "
+           "every roof of the old town while we talked. " * 3)[:200]
+BOTH = "bare_reshape~scale_after_softmax"
+# The heaviest links within the page's limits: the most tokens, the widest d_model, the most heads, both
+# mistake panels; an English sentence (384-dimensional vectors: a 384 x 384 W_o).
+WORST_LINKS: dict[str, dict[str, str]] = {
+    "default": {},
+    "issue: n 64, d 128, 16 heads, causal, both mistakes": {"n": "64", "d": "128", "heads": "16", "causal": "1",
+                                                             "open": BOTH},
+    "n 64, d 128, 8 heads, both mistakes": {"n": "64", "d": "128", "heads": "8", "open": BOTH},
+    "en sentence 200 chars, 16 heads, both mistakes": {"input": "sentence", "text": LONG_EN, "heads": "16",
+                                                       "open": BOTH, "causal": "1"},
+}
+
+
+class Visitor(hostile.Hostile):
+    """A hostile visitor that also clicks buttons and uploads files the way the browser does."""
+
+    session_id = ""
+    file_urls = None
+
+    def handle(self, msg: ForwardMsg):
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            self.session_id = msg.new_session.initialize.session_id or self.session_id
+        elif kind == "file_urls_response":
+            self.file_urls = msg.file_urls_response
+            return None
+        return super().handle(msg)
+
+    async def click(self, key: str) -> None:
+        """Click the button ``key``: a rerun carrying its trigger, as the browser sends it."""
+        wid = self.widget_id(f"-{key}$")
+        states = [*(s for w, s in self.widgets.items() if w != wid), WidgetState(id=wid, trigger_value=True)]
+        await self.ws.send(bench_load.rerun_request(url=self.url, page_hash=self.page_hash,
+                                                    query_string=self.query_string, widgets=states,
+                                                    cached_hashes=self.cache))
+        await self.finish_run()
+
+    async def upload(self, key: str, name: str, data: bytes) -> None:
+        """Upload ``data`` as the file ``name`` into the uploader ``key``, then run the page with it."""
+        request = BackMsg()
+        request.file_urls_request.request_id = uuid.uuid4().hex
+        request.file_urls_request.file_names.append(name)
+        request.file_urls_request.session_id = self.session_id
+        self.file_urls = None
+        await self.ws.send(request.SerializeToString())
+        deadline = time.monotonic() + self.timeout
+        while self.file_urls is None and time.monotonic() < deadline:
+            parsed = ForwardMsg()
+            parsed.ParseFromString(await asyncio.wait_for(self.ws.recv(), self.timeout))
+            self.handle(parsed)
+        (urls,) = self.file_urls.file_urls
+        self.cookies.update(await bench_load.http_get(f"{self.base}/_stcore/health", self.timeout))  # the XSRF cookie
+        await asyncio.to_thread(self._put, urls.upload_url, name, data)
+        wid = self.widget_id(f"-{key}$")
+        info = UploadedFileInfo(file_id=urls.file_id, name=name, size=len(data))
+        info.file_urls.CopyFrom(urls)
+        state = WidgetState(id=wid)
+        state.file_uploader_state_value.CopyFrom(FileUploaderState(uploaded_file_info=[info]))
+        self.widgets[wid] = state
+        await self.ws.send(bench_load.rerun_request(url=self.url, page_hash=self.page_hash,
+                                                    query_string=self.query_string, widgets=self.widgets.values(),
+                                                    cached_hashes=self.cache))
+        await self.finish_run()
+
+    def _put(self, upload_url: str, name: str, data: bytes) -> None:
+        boundary = uuid.uuid4().hex
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+                f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        url = upload_url if upload_url.startswith("http") else self.base + upload_url
+        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+            if "_streamlit_xsrf" in self.cookies:
+                headers["X-Xsrftoken"] = self.cookies["_streamlit_xsrf"]
+        with urllib.request.urlopen(urllib.request.Request(url, body, headers, method="PUT"), timeout=60) as answer:
+            assert answer.status in (200, 204), answer.status
+
+
+async def costed(pid: int, act) -> dict:
+    """``hostile.measure`` of ``act``, with the server's resident memory before, at its peak and after."""
+    before = bench_load.rss_mb(pid)
+    peak = [before]
+
+    async def sample():
+        while True:
+            peak[0] = max(peak[0], bench_load.rss_mb(pid) or 0.0)
+            await asyncio.sleep(0.05)
+
+    sampler = asyncio.create_task(sample())
+    try:
+        cost = await hostile.measure(pid, act)
+    finally:
+        sampler.cancel()
+    after = bench_load.rss_mb(pid)
+    return {"cpu_s": round(cost.cpu_s, 2), "wall_s": round(cost.wall_s, 2), "cores": round(cost.cores, 2),
+            "rss_before_mb": round(before), "rss_peak_mb": round(max(peak[0], after)), "rss_after_mb": round(after),
+            "exceptions": cost.exceptions, "closed": cost.closed}
+
+
+def heaviest_sweep(dtype: str = "float32") -> dict[str, str]:
+    """The link parameters of the allowed sweep with the largest cost estimate (hosted limits, one dtype)."""
+    from selfattn import bench
+    from ui.heads import BENCH_D_CHOICES, BENCH_HEADS, MIN_RUN_TIME, SEQ_CHOICES, WARMUP
+
+    lim = bench.limits_for(hosted=True)
+    lens = [n for n in SEQ_CHOICES if n <= lim["max_seq_len"]]
+    best = None
+    for d in (d for d in BENCH_D_CHOICES if d <= lim["max_d_model"]):
+        heads_ok = [h for h in BENCH_HEADS if d % h == 0 and h <= lim["max_heads"]]
+        for batch in range(1, lim["max_batch"] + 1):
+            for k in range(1, len(lens) + 1):
+                for top in range(len(heads_ok)):
+                    for heads in (tuple(heads_ok[:top + 1]), tuple(heads_ok[top:top + 1])):
+                        config = bench.BenchConfig(dtype=dtype, batch=batch, d_model=d, heads=heads,
+                                                   seq_lens=tuple(lens[-k:]), warmup=min(WARMUP, lim["max_warmup"]),
+                                                   min_run_time=min(MIN_RUN_TIME, lim["max_min_run_time"]))
+                        try:
+                            bench.validate_config(config, hosted=True)
+                            estimate = bench.check_cost(config, hosted=True)
+                        except bench.InputError:
+                            continue
+                        if bench.estimate_memory_bytes(config) > lim["memory_cap_bytes"]:
+                            continue
+                        if best is None or estimate > best[0]:
+                            best = (estimate, config)
+    estimate, config = best
+    return {"dtype": config.dtype, "batch": str(config.batch), "bd": str(config.d_model),
+            "bh": "~".join(map(str, config.heads)), "bn": "~".join(map(str, config.seq_lens)),
+            "bi": "~".join(config.impls), "_estimate_s": f"{estimate:.2f}"}
+
+
+def heavy_results() -> dict[str, tuple[str, bytes]]:
+    """Results files within the upload's 2 MB and 2000 rows, and two beyond the page's shape."""
+    from selfattn import bench
+
+    path = sorted((ROOT / "benchmarks" / "results").glob("*.json"))[0]
+    record = bench.load_results(path.read_bytes(), path.name)[0]
+    rows = [{**record, "seq_len": 32 * (1 + i % 256), "device_name": f"machine {i // 256}"}
+            for i in range(bench.RESULTS_MAX_ROWS)]
+    return {
+        "2000 runs (JSON)": ("runs.json", bench.records_to_json(rows).encode()),
+        "2000 runs (CSV)": ("runs.csv", bench.records_to_csv(rows).encode()),
+        "a million values (JSON)": ("values.json", b"[" + b"0," * 999_999 + b"0]"),
+        "nested 100,000 deep (JSON)": ("deep.json", b"[" * 100_000 + b"]" * 100_000),
+        "a million rows (CSV)": ("rows.csv", b"impl\r\n" + b"x\r\n" * 650_000),
+    }
+
+
+# ── The tests ────────────────────────────────────────────────────────────────────────────
+@pytest.fixture(scope="module")
+def server():
+    with tempfile.TemporaryDirectory(prefix="selfattn-hostile-heads-") as work, pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SELFATTN_CACHE_DIR", work)  # the lock file, and nothing of the user's cache
+        target = bench_load.LocalServer(ROOT, "hosted", Path(work))
+        asyncio.run(target.start())
+        try:
+            asyncio.run(warm(target))
+            yield target, Path(work)
+        finally:
+            target.stop()
+
+
+async def warm(target) -> None:
+    await target.wait_quiet()
+    async with visitor(target.url) as v:
+        await v.open_link("heads")
+
+
+class visitor:
+    """``async with visitor(url) as v``: a :class:`Visitor`, closed after."""
+
+    def __init__(self, url: str):
+        self.v = Visitor(url, bench_load.Tally(), TIMEOUT_S)
+
+    async def __aenter__(self) -> Visitor:
+        return self.v
+
+    async def __aexit__(self, *exc) -> None:
+        await self.v.close()
+
+
+async def open_cost(url: str, pid: int, params: dict[str, str]) -> tuple[dict, list[str]]:
+    async with visitor(url) as v:
+        async def act():
+            await v.open_link("heads", urlencode(params))
+
+        cost = await costed(pid, act)
+        return {**cost, "bytes": v.received}, v.texts()
+
+
+@pytest.mark.parametrize("name", list(WORST_LINKS))
+def test_the_worst_links_send_little_and_say_what_they_left_out(server, name):
+    target, _ = server
+    cost, texts = asyncio.run(open_cost(target.url, target.pids()[0], WORST_LINKS[name]))
+    assert cost["exceptions"] == 0 and not cost["closed"], cost
+    assert cost["bytes"] <= MAX_BYTES, cost
+    assert cost["cpu_s"] <= MAX_CPU_S, cost
+    if name != "default":
+        assert any("to keep the page light" in text for text in texts), texts[:20]
+
+
+def test_the_heaviest_sweep_is_bounded_then_cooldown_and_busy_are_said_in_words(server):
+    target, work = server
+    pid = target.pids()[0]
+    sweep = heaviest_sweep()
+    params = {k: v for k, v in sweep.items() if not k.startswith("_")}
+
+    async def scenario():
+        async with visitor(target.url) as v:
+            await v.open_link("heads", urlencode(params))
+            run = await costed(pid, lambda: v.click("hd_run"))
+            shown = v.texts()
+            again = await costed(pid, lambda: v.click("hd_run"))
+            return run, shown, again, v.texts()
+
+    run, shown, again, after = asyncio.run(scenario())
+    assert run["exceptions"] == 0, run
+    assert any("**All runs**" in t for t in shown), shown  # the results are drawn ...
+    assert not any("did not complete" in t for t in shown), (sweep, run)  # ... and every run of the sweep ran
+    assert run["cpu_s"] <= MAX_SWEEP_CPU_S and run["cores"] <= MAX_CORES, (sweep, run)
+    assert run["rss_peak_mb"] - run["rss_before_mb"] <= MAX_SWEEP_RSS_MB, run
+    assert run["rss_after_mb"] - run["rss_before_mb"] <= MAX_HELD_MB, run
+    assert any("You can run again in" in t for t in after), after
+    assert again["cpu_s"] <= REFUSED_CPU_S, again
+
+    async def busy():  # another replica's sweep holds the lock: a new visitor is told, at once
+        with open(work / "bench.lock", "a+") as held:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.seek(0)
+            held.truncate()
+            held.write(json.dumps({"until": time.time() + 20}))
+            held.flush()
+            async with visitor(target.url) as v:
+                await v.open_link("heads", "bh=1&bn=32&bd=64&bi=fused")
+                cost = await costed(pid, lambda: v.click("hd_run"))
+                return cost, v.texts()
+
+    cost, texts = asyncio.run(busy())
+    assert any("Someone else's benchmark is running" in t and "Try again in about" in t for t in texts), texts
+    assert cost["cpu_s"] <= REFUSED_CPU_S, cost
+
+
+@pytest.mark.parametrize("name", list(heavy_results()))
+def test_uploads_are_cheap_or_refused_before_they_are_read(server, name):
+    target, _ = server
+    file_name, data = heavy_results()[name]
+
+    async def scenario():
+        async with visitor(target.url) as v:
+            await v.open_link("heads")
+            cost = await costed(target.pids()[0], lambda: v.upload("hd_upload", file_name, data))
+            return cost, v.texts()
+
+    cost, texts = asyncio.run(scenario())
+    assert cost["exceptions"] == 0, cost
+    assert cost["cpu_s"] <= MAX_UPLOAD_CPU_S, cost
+    assert cost["rss_peak_mb"] - cost["rss_before_mb"] <= MAX_UPLOAD_RSS_MB, cost
+    if name.startswith("2000"):
+        assert any(f"Loaded {file_name}: 2000 runs" in t for t in texts), texts
+    else:
+        assert any("was not read" in t or "levels deep" in t or "at most 2000 are accepted" in t
+                   or "more than 2000" in t for t in texts), texts
+
+
+# ── As a script: the figures for docs/reliability.md ─────────────────────────────────────
+async def report(app_dir: Path) -> dict:
+    rows = {}
+    with tempfile.TemporaryDirectory(prefix="selfattn-hostile-heads-") as work:
+        os.environ["SELFATTN_CACHE_DIR"] = work
+        target = bench_load.LocalServer(app_dir, str(app_dir), Path(work))
+        await target.start()
+        try:
+            await warm(target)
+            pid = target.pids()[0]
+            for name, params in WORST_LINKS.items():
+                rows[f"open: {name}"], _ = await open_cost(target.url, pid, params)
+                print(name, rows[f"open: {name}"], flush=True)
+            for label, params in (("issue's sweep", {"bd": "1024", "bh": "1~2~4~8", "bn": "512~1024",
+                                                     "bi": "naive~fused~torch_mha", "batch": "4"}),
+                                  ("heaviest allowed sweep", heaviest_sweep())):
+                async with visitor(target.url) as v:
+                    await v.open_link("heads", urlencode({k: v_ for k, v_ in params.items() if not k.startswith("_")}))
+                    rows[f"run: {label}"] = {**await costed(pid, lambda: v.click("hd_run")),
+                                             "params": params, "said": [t[:160] for t in v.texts()
+                                                                        if "un" in t or "秒" in t][:4]}
+                print(label, rows[f"run: {label}"], flush=True)
+            for name, (file_name, data) in heavy_results().items():
+                async with visitor(target.url) as v:
+                    await v.open_link("heads")
+                    rows[f"upload: {name}"] = await costed(pid, lambda: v.upload("hd_upload", file_name, data))
+                print(name, rows[f"upload: {name}"], flush=True)
+        finally:
+            target.stop()
+    return rows
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--app-dir", type=Path, default=ROOT)
+    print(json.dumps(asyncio.run(report(parser.parse_args().app_dir.resolve())), indent=1))
