@@ -14,8 +14,8 @@
 #   prefetch  (optional, not a default step) downloads the hub models in $SELFATTN_PREFETCH
 #          (default: bert-base-chinese) into the Hugging Face cache ($HF_HOME, $HF_HUB_CACHE) with
 #          `python -m selfattn.text.prefetch`, so that visitors get them offline. It needs the hub, or
-#          a mirror in $HF_ENDPOINT; the Dockerfile can add it as `RUN bash deploy/install.sh prefetch`
-#          after the other steps (and may then set HF_HUB_OFFLINE=1 to switch downloads off).
+#          a mirror in $HF_ENDPOINT; the Dockerfile runs it for `--build-arg PREFETCH=<ids>` (none by
+#          default) and then sets HF_HUB_OFFLINE=1, which switches downloads off.
 #
 # Environment: PYTHON (default python3; a virtual environment's python installs there),
 # TORCH_INDEX_URL, SELFATTN_CACHE_DIR, SELFATTN_PREFETCH, HF_ENDPOINT, and pip's own PIP_* variables.
