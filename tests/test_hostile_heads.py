@@ -307,6 +307,33 @@ def test_the_heaviest_sweep_is_bounded_then_cooldown_and_busy_are_said_in_words(
     assert cost["cpu_s"] <= REFUSED_CPU_S, cost
 
 
+def test_crafted_widget_values_start_no_unbounded_work(server):
+    """Values no widget offers, as a websocket client can send them: a million tokens, a batch of a
+    thousand, a seed past the end; then Run. Brought back within the limits, cheaply."""
+    target, _ = server
+    pid = target.pids()[0]
+
+    async def scenario():
+        async with visitor(target.url) as v:
+            await v.open_link("heads", "bh=1&bn=32&bd=64&bi=fused")
+
+            async def crafted():
+                await v.send(**{"-hd_n$": ("int_value", 1_000_000), "-hd_seed$": ("int_value", 2**62),
+                                "-hd_batch$": ("int_value", 1000)})
+                await v.finish_run()
+
+            return await costed(pid, crafted), await costed(pid, lambda: v.click("hd_run")), v.texts()
+
+    crafted, run, texts = asyncio.run(scenario())
+    for cost in (crafted, run):
+        assert cost["exceptions"] == 0 and not cost["closed"], cost
+    assert crafted["cpu_s"] <= MAX_CPU_S and crafted["rss_peak_mb"] - crafted["rss_before_mb"] <= 50, crafted
+    assert run["cpu_s"] <= MAX_SWEEP_CPU_S, run  # a tiny sweep (the first in a process loads the profiler: ~1 s)
+    assert any("**All runs**" in t for t in texts) and not any("did not complete" in t for t in texts)
+    link = texts[-1]
+    assert "batch=" not in link or "batch=1000" not in link, link  # the batch is within the limits again
+
+
 @pytest.mark.parametrize("name", list(heavy_results()))
 def test_uploads_are_cheap_or_refused_before_they_are_read(server, name):
     target, _ = server
@@ -315,13 +342,15 @@ def test_uploads_are_cheap_or_refused_before_they_are_read(server, name):
     async def scenario():
         async with visitor(target.url) as v:
             await v.open_link("heads")
+            before = v.received
             cost = await costed(target.pids()[0], lambda: v.upload("hd_upload", file_name, data))
-            return cost, v.texts()
+            return {**cost, "bytes": v.received - before}, v.texts()
 
     cost, texts = asyncio.run(scenario())
     assert cost["exceptions"] == 0, cost
     assert cost["cpu_s"] <= MAX_UPLOAD_CPU_S, cost
     assert cost["rss_peak_mb"] - cost["rss_before_mb"] <= MAX_UPLOAD_RSS_MB, cost
+    assert cost["bytes"] <= MAX_BYTES, cost
     if name.startswith("2000"):
         assert any(f"Loaded {file_name}: 2000 runs" in t for t in texts), texts
     else:
@@ -354,7 +383,9 @@ async def report(app_dir: Path) -> dict:
             for name, (file_name, data) in heavy_results().items():
                 async with visitor(target.url) as v:
                     await v.open_link("heads")
-                    rows[f"upload: {name}"] = await costed(pid, lambda: v.upload("hd_upload", file_name, data))
+                    before = v.received
+                    rows[f"upload: {name}"] = {**await costed(pid, lambda: v.upload("hd_upload", file_name, data)),
+                                               "bytes": v.received - before}
                 print(name, rows[f"upload: {name}"], flush=True)
         finally:
             target.stop()

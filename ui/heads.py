@@ -143,6 +143,7 @@ def torch_checks(x, weights, num_heads: int) -> dict[str, float]:
 
     from selfattn.core.torch_attention import build_attention, set_projection_weights
 
+    bench.limit_threads()  # hosted: one core per computation, like the benchmark's
     d_model = x.shape[1]
     module = build_attention("torch_mha", d_model, num_heads, bias=False, dtype=torch.float64)
     set_projection_weights(module, *(weights[k] for k in ("w_q", "w_k", "w_v", "w_o")))
