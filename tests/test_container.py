@@ -77,7 +77,8 @@ def tools() -> None:
     if platform.system() != "Linux":
         pytest.skip("buildah and podman run containers on Linux only")
     if os.geteuid() != 0:
-        pytest.skip("needs root: the image is built and run with rootful buildah/podman (tests/run.sh runs as root in CI)")
+        pytest.skip("needs root: the image is built and run with rootful buildah/podman "
+                    "(tests/run.sh runs as root in CI)")
     if missing_tools() and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=300)
@@ -169,7 +170,8 @@ class Store:
 
     def __init__(self, where: Path):
         self.where = where
-        self.storage = ["--root", str(where / "storage"), "--runroot", str(where / "run"), "--storage-driver", "overlay"]
+        self.storage = ["--root", str(where / "storage"), "--runroot", str(where / "run"),
+                        "--storage-driver", "overlay"]
 
     def buildah(self, *args: str, timeout: float = 120, check: bool = True) -> subprocess.CompletedProcess:
         return run(["buildah", *self.storage, *args], timeout=timeout, check=check)
@@ -274,9 +276,8 @@ def test_the_dockerfile_builds_and_the_container_serves_the_app_slow(tools, tmp_
         state = json.loads(store.podman("inspect", "selfattn-test").stdout)[0]["State"]
         assert (state.get("Health") or state.get("Healthcheck") or {}).get("Status") == "healthy", state
         store.podman("exec", "selfattn-test", "python", "/home/user/app/deploy/healthcheck.py", timeout=60)
-        inside = store.podman("exec", "selfattn-test", "sh", "-c",
-                              "id -u; env; python -c 'import torch; print(torch.__version__)'; pip list --format=freeze",
-                              timeout=120).stdout
+        script = "id -u; env; python -c 'import torch; print(torch.__version__)'; pip list --format=freeze"
+        inside = store.podman("exec", "selfattn-test", "sh", "-c", script, timeout=120).stdout
         assert inside.splitlines()[0] == "1000"
         assert "HF_HUB_OFFLINE=1" in inside and "SELFATTN_HOSTED=1" in inside
         assert re.search(r"(?m)^2\.\d+\.\d+\+cpu$", inside), "torch is not the CPU build"
