@@ -261,8 +261,8 @@ def run_benchmark(config: bench.BenchConfig, progress) -> list[dict]:
     last = _finished_at().get(session)
     wait = limits["cooldown_s"] - (time.monotonic() - last) if last is not None else 0
     if wait > 0:
-        raise InputError("bench_cooldown", f"You ran a benchmark moments ago; you can run again in {math.ceil(wait)} s.",
-                         wait_s=math.ceil(wait), cooldown_s=limits["cooldown_s"])
+        raise InputError("bench_cooldown", f"You ran a benchmark moments ago; you can run again in "
+                         f"{math.ceil(wait)} s.", wait_s=math.ceil(wait), cooldown_s=limits["cooldown_s"])
     with guard.one_sweep_at_a_time(expected), guard.MemoryWatch() as memory:
         try:
             return bench.run_benchmark(config, progress=progress, memory=memory)

@@ -100,9 +100,9 @@ STRINGS: dict[str, dict[str, str]] = {
                               "they start.",
                         "zh": "此处可选：n 最大 {n}，d_model 最大 {d}，最多 {heads} 个头，批大小最大 {batch}，"
                               "每次最多 {runs} 个配置；放不进内存的配置会在开始前被拒绝。"},
-    "hd.bench_shared": {"en": "This is a shared server: a sweep may take about {budget} s of computing on one core, one "
-                              "sweep runs at a time for everyone, and you can run again {cooldown} s after your last "
-                              "sweep.",
+    "hd.bench_shared": {"en": "This is a shared server: a sweep may take about {budget} s of computing on one core, "
+                              "one sweep runs at a time for everyone, and you can run again {cooldown} s after your "
+                              "last sweep.",
                         "zh": "这是一台共享服务器：一次测速最多约占用一个核心 {budget} 秒的计算，所有人同一时间只能运行一次测速，"
                               "上一次测速结束 {cooldown} 秒后才能再运行。"},
     "hd.bench_run": {"en": "Run benchmark", "zh": "开始测速"},
