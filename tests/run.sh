@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install what the tests need (Chromium, CJK fonts and nginx from apt when missing, pinned Python
-# packages), then run every test: core, AppTest, real-browser and deploy tests.
+# Install what the tests need (Chromium, CJK fonts, nginx, and buildah/podman/runc/debootstrap for the
+# container build, from apt when missing; pinned Python packages), then run every test: core, AppTest,
+# real-browser, hostile-visitor, deploy and container tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! [ -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "noto sans cjk" || ! [ -x /usr/sbin/nginx ] \

@@ -29,7 +29,15 @@ def _load() -> None:
 
 @st.cache_resource(show_spinner=False)
 def start() -> threading.Thread:
-    """Start the background load once per process; return its thread (tests and benchmarks join it)."""
+    """Start the background load once per process; return its thread (tests and benchmarks join it).
+
+    Hosted, torch computes on one thread from here on (``bench.limit_threads``), before anything
+    computes: a replica then takes one core for every page (a model's heads as much as a benchmark),
+    and replicas on one machine do not take each other's cores.
+    """
+    from selfattn import bench
+
+    bench.limit_threads()
     thread = threading.Thread(target=_load, name="selfattn-warmup", daemon=True)
     thread.start()
     # A process that ends while the thread is still inside torch would abort ("terminate called

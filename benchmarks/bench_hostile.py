@@ -1,0 +1,176 @@
+"""A hostile visitor's attacks, measured on old and new checkouts in the same run (issue 21).
+
+Usage:
+    python benchmarks/bench_hostile.py [--app-dir OLD NEW] [--attack NAME ...] [--limit S] [--json out.json]
+
+Each checkout is started as the public demo (``SELFATTN_HOSTED=1 streamlit run app.py``, one
+process, its own .streamlit/config.toml), warmed up by one visit to every page, and then
+attacked the way tests/test_hostile.py does: crafted widget states and links over Streamlit's
+websocket protocol (tests/hostile.py), and crafted uploads parsed in a fresh process. For each
+attack it prints the server's CPU seconds (read from ``/proc`` until the server is quiet again,
+so a run that goes on after its sender left counts), the cores that is over the wall time, the
+bytes the attacker received, the server's RSS growth, what the page said and whether a
+traceback was shown. ``--limit`` bounds how long one attack may keep the server busy (then
+the row says "> limit" and the server is restarted). Everything stays on the loopback interface.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests import hostile  # noqa: E402
+from tests.hostile import bench_load  # noqa: E402
+
+X = r"-ed_x_\d+$"
+
+
+def rows_added(n: int) -> dict:
+    state = json.dumps({"edited_rows": {}, "added_rows": [{"x1": "1"}] * n, "deleted_rows": []})
+    return {X: ("string_value", state)}
+
+
+def big_cell(chars: int) -> dict:
+    state = json.dumps({"edited_rows": {"0": {"x1": "1" * chars}}, "added_rows": [], "deleted_rows": []})
+    return {X: ("string_value", state)}
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str
+    page: str
+    query: str = ""  # the link opened
+    send: Callable[[], dict] | None = None  # widget states sent after the page opened
+    said: str = ""  # a phrase the page shows when it refuses the attack (new checkouts)
+
+
+ATTACKS = [
+    Attack("2,000 rows added to X", "playground", send=lambda: rows_added(2_000), said="not used"),
+    Attack("4,000 rows added to X", "playground", send=lambda: rows_added(4_000), said="not used"),
+    Attack("10,000 rows added to X", "playground", send=lambda: rows_added(10_000), said="not used"),
+    Attack("a 0.4 MB cell in X", "playground", send=lambda: big_cell(400_000), said="not used"),
+    Attack("a 4 MB cell in X", "playground", send=lambda: big_cell(4_000_000)),
+    Attack("largest Playground link", "playground",
+           "preset=random&seed=7&size=32.16.16.16&scale=1&causal=1&bias=1&focus=32"),
+    Attack("heavy heads link", "heads", "n=64&d=128&heads=16&causal=1&open=bare_reshape~scale_after_softmax"),
+    Attack("longest sentence, words, rollout", "embeddings",
+           "source=minilm&text=" + "the cat sat on the mat and " * 18 + "&units=words&map=rollout"),
+]
+
+
+async def run_attack(target: bench_load.LocalServer, attack: Attack, limit: float) -> dict:
+    pid = target.pids()[0]
+    row = {"target": target.label, "attack": attack.name}
+    rss0 = bench_load.rss_mb(pid) or 0.0
+    async with hostile.visitor(target.url) as v:
+        if attack.send is None:
+            act = lambda: v.open_link(attack.page, attack.query)  # noqa: E731
+        else:
+            await v.open_link(attack.page, attack.query)
+            v.received = 0
+
+            async def act():
+                await v.send(**attack.send())
+                await v.finish_run()
+        try:
+            cost = await asyncio.wait_for(hostile.measure(pid, act), limit)
+        except (asyncio.TimeoutError, TimeoutError):
+            row.update(cpu_s=f"> {limit:g}", cores="", received=v.received, rss_mb="", said="", exceptions="")
+            return row
+        except bench_load.VisitorError as exc:
+            row.update(cpu_s="", cores="", received=v.received, rss_mb="", said=f"error: {exc}", exceptions="")
+            return row
+        texts = " ".join(v.texts())
+    row.update(cpu_s=round(cost.cpu_s, 2), cores=round(cost.cores, 2), received=v.received,
+               rss_mb=round((bench_load.rss_mb(pid) or 0.0) - rss0), exceptions=v.tally.exceptions,
+               said=("connection closed" if cost.closed else
+                     "refused in words" if attack.said and attack.said in texts else ""))
+    return row
+
+
+UPLOADS = {"one row of 524,288 columns (1 MB)": "1," * 524_287 + "1\n",
+           "25 rows with 40,000 trailing commas (1 MB)": ("1,2,3,4" + "," * 40_000 + "\n") * 25}
+PROBE = """
+import resource, sys, time
+from selfattn.display.grid import read_csv_matrix
+data = open(sys.argv[1], "rb").read()
+rss = lambda: int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024
+before, start = rss(), time.process_time()
+try:
+    read_csv_matrix(data, "X", cols=4)
+except Exception as exc:
+    code = getattr(exc, "code", type(exc).__name__)
+print(round(time.process_time() - start, 3), round(max(rss(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024) - before))
+"""
+
+
+def upload_rows(app_dir: Path, label: str, work: Path) -> list[dict]:
+    rows = []
+    for name, text in UPLOADS.items():
+        path = work / "upload.csv"
+        path.write_text(text)
+        done = subprocess.run([sys.executable, "-c", PROBE, str(path)], cwd=app_dir, capture_output=True, text=True,
+                              timeout=300)
+        cpu, grew = done.stdout.split() if done.returncode == 0 else ("?", "?")
+        rows.append({"target": label, "attack": f"upload: {name}", "cpu_s": cpu, "rss_mb": grew, "cores": "",
+                     "received": "", "exceptions": "", "said": ""})
+    return rows
+
+
+def print_row(row: dict) -> None:
+    print(f"{row['attack'][:42]:42} {row['target'][:10]:10} {str(row['cpu_s']):>8} {str(row['cores']):>6} "
+          f"{str(row['received']):>10} {str(row['rss_mb']):>7} {str(row['exceptions']):>4}  {row['said']}", flush=True)
+
+
+async def bench(args, work: Path) -> list[dict]:
+    rows = []
+    for app_dir in args.app_dir:
+        label = app_dir.name if app_dir != ROOT else "this"
+        for row in upload_rows(app_dir, label, work):
+            rows.append(row)
+            print_row(row)
+        target = bench_load.LocalServer(app_dir, label, work)
+        await target.start()
+        try:
+            await bench_load.warm_up(target, ["playground", "heads", "embeddings"], edit=False, timeout=120)
+            for attack in ATTACKS:
+                if args.attack and attack.name not in args.attack:
+                    continue
+                row = await run_attack(target, attack, args.limit)
+                rows.append(row)
+                print_row(row)
+                if str(row["cpu_s"]).startswith(">"):  # still busy: start afresh
+                    target.stop()
+                    target = bench_load.LocalServer(app_dir, label, work)
+                    await target.start()
+        finally:
+            target.stop()
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--app-dir", type=Path, nargs="+", default=[ROOT], help="checkouts to attack (default: this one)")
+    parser.add_argument("--attack", nargs="*", choices=[a.name for a in ATTACKS], help="only these (default: all)")
+    parser.add_argument("--limit", type=float, default=60.0, help="seconds one attack may keep the server busy")
+    parser.add_argument("--json", type=Path, help="write the rows here")
+    args = parser.parse_args(argv)
+    print(f"{'attack':42} {'checkout':10} {'CPU s':>8} {'cores':>6} {'bytes':>10} {'+RSS MB':>7} {'exc':>4}  page")
+    with tempfile.TemporaryDirectory(prefix="selfattn-bench-hostile-") as work:
+        rows = asyncio.run(bench(args, Path(work)))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
