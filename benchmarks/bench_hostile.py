@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -98,32 +97,14 @@ async def run_attack(target: bench_load.LocalServer, attack: Attack, limit: floa
     return row
 
 
-UPLOADS = {"one row of 524,288 columns (1 MB)": "1," * 524_287 + "1\n",
-           "25 rows with 40,000 trailing commas (1 MB)": ("1,2,3,4" + "," * 40_000 + "\n") * 25}
-PROBE = """
-import resource, sys, time
-from selfattn.display.grid import read_csv_matrix
-data = open(sys.argv[1], "rb").read()
-rss = lambda: int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024
-before, start = rss(), time.process_time()
-try:
-    read_csv_matrix(data, "X", cols=4)
-except Exception as exc:
-    code = getattr(exc, "code", type(exc).__name__)
-print(round(time.process_time() - start, 3), round(max(rss(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024) - before))
-"""
-
-
 def upload_rows(app_dir: Path, label: str, work: Path) -> list[dict]:
     rows = []
-    for name, text in UPLOADS.items():
+    for name, text in hostile.UPLOADS.items():
         path = work / "upload.csv"
         path.write_text(text)
-        done = subprocess.run([sys.executable, "-c", PROBE, str(path)], cwd=app_dir, capture_output=True, text=True,
-                              timeout=300)
-        cpu, grew = done.stdout.split() if done.returncode == 0 else ("?", "?")
-        rows.append({"target": label, "attack": f"upload: {name}", "cpu_s": cpu, "rss_mb": grew, "cores": "",
-                     "received": "", "exceptions": "", "said": ""})
+        cpu, grew, _ = hostile.upload_cost(app_dir, path)
+        rows.append({"target": label, "attack": f"upload: {name}", "cpu_s": round(cpu, 3), "rss_mb": round(grew),
+                     "cores": "", "received": "", "exceptions": "", "said": ""})
     return rows
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -140,3 +141,34 @@ async def visitor(url: str):
         yield v
     finally:
         await v.close()
+
+
+# ── Uploads ──────────────────────────────────────────────────────────────────────────────
+UPLOADS = {"one row of 524,288 columns": "1," * 524_287 + "1\n",  # each within the page's 1 MB
+           "25 rows with 40,000 trailing commas": ("1,2,3,4" + "," * 40_000 + "\n") * 25,
+           "a million rows": "1\n" * 500_000}
+_PROBE = """
+import resource, sys, time
+from selfattn.display.grid import read_csv_matrix
+data = open(sys.argv[1], "rb").read()
+rss = lambda: int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024
+before, start = rss(), time.process_time()
+try:
+    read_csv_matrix(data, "X", cols=4)
+    code = "ok"
+except Exception as exc:
+    code = getattr(exc, "code", type(exc).__name__)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(time.process_time() - start, max(rss(), peak) - before, code)
+"""
+
+
+def upload_cost(app_dir: Path, path: Path) -> tuple[float, float, str]:
+    """(CPU seconds, MB of RSS growth, error code or "ok") of the Playground parsing the file at
+    ``path`` as X, in a fresh process of ``app_dir``'s code (its modules imported before the clock)."""
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(path)], cwd=app_dir, capture_output=True, text=True,
+                          timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-2000:])
+    cpu_s, grew_mb, code = done.stdout.split()
+    return float(cpu_s), float(grew_mb), code
