@@ -1,13 +1,13 @@
 """The server trusts no message: every widget state a page reads is checked before any work.
 
 A websocket client can send any widget state, not only what the browser's widgets allow (a 4 MB
-text, a number outside a slider, 10,000 rows added to a fixed table). Streamlit keeps whatever
+text, a number outside a slider, 10,000 rows sent for a fixed table). Streamlit keeps whatever
 arrives; these checks run at the top of every page run, before anything is computed or drawn:
 
 - :func:`refuse_unfit_settings`: every setting of the page's table (``ui.state``), against its
   codec (a whole number in range, an offered choice, a text of at most so many characters);
-- :func:`refuse_editor`: a data editor's edits, against the table it edits
-  (:func:`selfattn.display.guard.editor_problem`);
+- :func:`refuse_matrix_editor`: a matrix editor's table, against the table it edits
+  (:func:`selfattn.display.guard.matrix_editor_problem`);
 - uploads are scanned before they are parsed (``selfattn.display.grid``, ``selfattn.bench.results``).
 
 A state that does not fit is dropped, the widget starts again from the last good value, and the
@@ -17,7 +17,7 @@ message (``server.maxWidgetStateSize`` in .streamlit/config.toml, 1 MB) bounds w
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Sequence
 
 import streamlit as st
 
@@ -56,21 +56,22 @@ def refuse_unfit_settings(fields) -> list[str]:
     return refused
 
 
-def refuse_editor(key: str, rows: int, max_chars: Mapping[str, int]) -> str | None:
-    """Drop a data editor's state that no visitor editing this table could have sent.
+def refuse_matrix_editor(key: str, *, rows: int, max_chars: Sequence[int],
+                         current: Sequence[Sequence[str]]) -> str | None:
+    """Drop a matrix editor's state that no visitor editing this table could have sent.
 
     Call before drawing the editor. When the state is dropped, the caller re-creates the
-    editor from its last table.
+    editor (a new key) from its last table.
 
     Returns:
-        Why it was dropped (a :func:`selfattn.display.guard.editor_problem` reason), or None.
+        Why it was dropped (a :func:`selfattn.display.guard.matrix_editor_problem` reason), or None.
     """
     session = st.session_state
     if key not in session:
         return None
     try:
-        problem = guard.editor_problem(session[key], rows=rows, max_chars=max_chars)
-    except Exception:  # text that is not JSON: Streamlit cannot even read it
+        problem = guard.matrix_editor_problem(session[key], rows=rows, max_chars=max_chars, current=current)
+    except Exception:  # a state Streamlit itself cannot read back
         problem = "format"
     if problem is not None:
         del session[key]

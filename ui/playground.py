@@ -1,22 +1,23 @@
-"""Playground state: the editable matrices, their data editors, resizing, presets and uploads.
+"""Playground state: the editable matrices, their matrix editors, resizing, presets and uploads.
 
-Two copies of every matrix live in ``st.session_state["pg"]``, as DataFrames of text:
+Every matrix lives in ``st.session_state["pg"]["frames"]`` as a DataFrame of text: what the
+visitor sees now, bad cells included, so nothing typed is lost. ``frames`` is the truth.
 
-- ``frames``: what the visitor sees now, bad cells included, so nothing typed is lost;
-- ``seeds``: what each data editor was created with. An editor must be handed the same data
-  on every rerun: it keeps its edits as a diff against the data it was first given, and
-  feeding its own output back in made an edit back to the original value vanish (streamlit
-  issue 7749). The edited table comes back from the editor and becomes ``frames``.
+Each matrix has a matrix editor (``ui.components.matrix_editor``), whose state is the full table of
+cell texts as typed, with a revision number. The page reads that state on every run (after
+``setup`` has checked it) and, when it differs from ``frames``, it becomes ``frames``: an edit back
+to the original value is a table like any other, so it never vanishes (the data editor's diff
+against its seed lost it, streamlit issue 7749).
 
 An editor is re-created (its key carries ``version``) only when the matrices change from
-outside it: a preset, a resize, an upload, an undo, or a language switch that relabels the
-tutorial's "Input i" tokens. A new editor is seeded from ``frames``, so no edit is lost.
+outside it: a preset, a resize, an upload, an undo, a link, a refused state, or a language switch
+that relabels the tutorial's "Input i" tokens. A new editor is drawn from ``frames``, so no edit is
+lost; within one editor the browser's typed text is the truth until it is sent.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
 
@@ -25,13 +26,14 @@ import pandas as pd
 import streamlit as st
 
 from selfattn.core.presets import PRESETS, Example, preset
-from selfattn.display import colours, share
+from selfattn.display import share
 from selfattn.display.export import column_names
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
                                    read_csv_matrix)
 from selfattn.errors import InputError
 from selfattn.i18n import LANGS, t_plain
 from ui import guard
+from ui.components import matrix_editor as editor_component
 from ui import state as settings
 from ui.common import current_lang, error_text, tr
 
@@ -133,7 +135,7 @@ def state() -> dict:
     if STATE not in st.session_state:
         example = preset("tutorial")
         frames = dict(base_frames("tutorial", 0, Sizes(), current_lang()))  # shared, never changed in place
-        st.session_state[STATE] = {"frames": frames, "seeds": dict(frames), "version": 0, "notice": None,
+        st.session_state[STATE] = {"frames": frames, "version": 0, "notice": None,
                                    "undo": None, "lang": current_lang()}
         settings.put("pg_scale", example.scale)
     pg = st.session_state[STATE]
@@ -151,24 +153,27 @@ def editor_key(name: str) -> str:
     return f"ed_{name}_{state()['version']}"
 
 
-CELL_CHARS = 40  # the most characters a number's cell takes (the editors' max_chars)
+CELL_CHARS = 40  # the most characters a number's cell takes (the editors' limit)
+
+
+def _limits(name: str, frame: pd.DataFrame) -> list[int]:
+    """The most characters each column of ``name``'s editor takes (X: its label column first)."""
+    return [MAX_LABEL_CHARS if name == "x" and c == TOKEN_COL else CELL_CHARS for c in frame.columns]
 
 
 def setup() -> dict:
-    """The Playground's state, with every editor's edits checked before anything reads them.
+    """The Playground's state, with every editor's table checked before anything reads it.
 
-    An edit no visitor could have made in these fixed tables (rows added or removed, an unknown
-    column, a cell longer than its column takes: ``ui.guard``) is dropped before Streamlit applies
-    it, which for 10,000 added rows took minutes of a core; the editors start again from the
-    tables as they were, and the page says what was refused.
+    A table no visitor could have sent from these fixed tables (another number of rows or
+    columns, a cell that is not text or longer than its column takes: ``ui.guard``) is dropped
+    before anything works on it; the editors start again from the tables as they were, and the
+    page says what was refused.
     """
     pg = state()
     for name in (*MATRICES, *BIASES):
-        seed = pg["seeds"].get(name)
-        if seed is None:
-            continue
-        limits = {c: MAX_LABEL_CHARS if c == TOKEN_COL else CELL_CHARS for c in seed.columns}
-        why = guard.refuse_editor(editor_key(name), len(seed), limits)
+        frame = pg["frames"][name]
+        why = guard.refuse_matrix_editor(editor_key(name), rows=len(frame), max_chars=_limits(name, frame),
+                                         current=_cells(name))
         if why is not None:
             pg["version"] += 1
             reason = tr(f"guard.editor_why.{why}", n=CELL_CHARS, labels=MAX_LABEL_CHARS)
@@ -288,52 +293,83 @@ def size_widgets() -> None:
                          help=tr(f"pg.size_{field}_help"))
 
 
-def editor(name: str, *, height: int | str = "auto") -> pd.DataFrame:
-    """Draw the data editor for one matrix, mark it when a cell is bad, and return its table.
+def _cells(name: str) -> list[list[str]]:
+    """The current table of ``name`` as rows of text, kept with the table it was read from."""
+    pg = state()
+    frame = pg["frames"][name]
+    kept = pg.setdefault("cells", {}).get(name)
+    if kept is None or kept[0] is not frame:
+        kept = pg["cells"][name] = (frame, [[_text(v) for v in row] for row in frame.to_numpy(dtype=object)])
+    return kept[1]
 
-    The editor is always handed its seed (see the module's docstring); what it returns is the
-    seed with the visitor's edits applied, and becomes the matrix's current table. A bad cell
-    is named right under its editor, whose frame turns red, so the visitor sees it where they
+
+def _take_sent(name: str, key: str) -> int:
+    """Make the table the editor sent (checked by ``setup``) the current one; return its revision."""
+    pg = state()
+    sent = editor_component.sent_table(st.session_state.get(key))
+    if sent is None:
+        return 0
+    rev, cells = sent
+    if cells != _cells(name):
+        frame = pg["frames"][name]
+        new = pd.DataFrame(cells, index=frame.index, columns=frame.columns)
+        pg["frames"][name] = new
+        pg["cells"][name] = (new, [list(row) for row in cells])
+    return rev
+
+
+def _bad_cell(name: str, problem: InputError | None) -> tuple[int, int] | None:
+    """Where the cell ``problem`` names sits in ``name``'s editor, as (row, column)."""
+    if problem is None or not problem.code.startswith("cell_"):
+        return None
+    frame = state()["frames"][name]
+    columns = [str(c) for c in frame.columns]
+    row, col = str(problem.params.get("row", "")), str(problem.params.get("col", ""))
+    if col not in columns:
+        return None
+    if name == "x":
+        i = int(row.split(" ", 1)[0]) - 1 if row.split(" ", 1)[0].isdigit() else -1
+    elif name in BIASES:
+        i = 0
+    else:
+        i = [str(r) for r in frame.index].index(row) if row in [str(r) for r in frame.index] else -1
+    return (i, columns.index(col)) if 0 <= i < len(frame) else None
+
+
+def editor_texts() -> dict[str, str]:
+    """The matrix editor's own texts in the current language, with {placeholders} it fills."""
+    return {part: t_plain(f"pg.ed_{part}", current_lang())  # templates, filled in the browser
+            for part in ("cell", "row", "pasted", "pasted_left", "pasted_cut", "copied")}
+
+
+def editor(name: str) -> pd.DataFrame:
+    """Draw the matrix editor for one matrix, mark its bad cell, and return its table.
+
+    What the editor sent (the full table as typed) becomes the matrix's current table. A bad cell
+    is outlined where it sits and named right under its editor, so the visitor sees it where they
     typed; the results further down keep the last good numbers.
     """
     pg = state()
     key = editor_key(name)
-    if key not in st.session_state:  # a new editor (first draw, back from another page, a reset)
-        pg["seeds"][name] = pg["frames"][name]
-    base = pg["seeds"][name]
-    config = {c: st.column_config.TextColumn(c, alignment="right", max_chars=CELL_CHARS) for c in base.columns
-              if c != TOKEN_COL}
+    rev = _take_sent(name, key)
+    frame = pg["frames"][name]
+    problem = matrix_error(name)
+    columns = [str(c) for c in frame.columns]
     if name == "x":
-        config[TOKEN_COL] = st.column_config.TextColumn(tr("pg.token_col"), max_chars=MAX_LABEL_CHARS, width="small")
-    with st.container(key=f"pg_box_{name}"):
-        edited = st.data_editor(base, key=key, num_rows="fixed", column_config=config, placeholder="",
-                                hide_index=name == "x", height=height, width="content")
-        edited = _same_as_before(name, base, st.session_state.get(key), edited)
-        pg["frames"][name] = edited  # exactly what was typed, so leaving the page loses nothing
-        if name == "x":
-            long = [str(v) for v in edited[TOKEN_COL] if isinstance(v, str) and len(v.strip()) > MAX_LABEL_CHARS]
-            if long:  # an upload may bring longer labels than the editor lets one type
-                st.info(tr("pg.labels_cut", n=MAX_LABEL_CHARS, first=long[0]), icon=":material/content_cut:")
-        problem = matrix_error(name)
-        if problem is not None:
-            st.error(error_text(problem), icon=":material/error:")
-            st.html(f"<style>.st-key-pg_box_{name} [data-testid='stDataFrame']"
-                    f"{{outline: 2px solid {colours.BAD_INPUT}; outline-offset: 2px; border-radius: 4px}}</style>")
-    return edited
-
-
-def _same_as_before(name: str, seed: pd.DataFrame, edits, edited: pd.DataFrame) -> pd.DataFrame:
-    """The table the editor returned on an earlier run when its seed and edits are unchanged.
-
-    The editor hands back a new copy on every run; keeping the earlier one lets everything
-    kept with a table (its parsed numbers, the link) be reused instead of worked out again.
-    """
-    signature = json.dumps(edits, sort_keys=True, default=str)
-    kept = state().setdefault("edited", {}).get(name)
-    if kept is not None and kept[0] is seed and kept[1] == signature:
-        return kept[2]
-    state()["edited"][name] = (seed, signature, edited)
-    return edited
+        rows = [str(i + 1) for i in range(len(frame))]
+        columns[0] = tr("pg.token_col")
+    else:
+        rows = [str(r) for r in frame.index]
+    editor_component.matrix_editor(key, matrix=NAMES[name], rows=rows, cols=columns, cells=_cells(name),
+                         max_chars=_limits(name, frame), labels=[name == "x" and j == 0 for j in range(len(columns))],
+                         rev=rev, bad=_bad_cell(name, problem), texts=editor_texts())
+    if name == "x":
+        long = [str(v) for v in frame[TOKEN_COL] if isinstance(v, str) and len(v.strip()) > MAX_LABEL_CHARS]
+        if long:  # an upload may bring longer labels than the editor lets one type
+            st.info(tr("pg.labels_cut", n=MAX_LABEL_CHARS, first=long[0]), icon=":material/content_cut:")
+    if problem is not None:
+        st.error(error_text(problem), icon=":material/error:")
+    return frame
 
 
 def _parse(name: str) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""What a browser may send, checked before any work: an editor's edits and an uploaded CSV's shape.
+"""What a browser may send, checked before any work: a matrix editor's table and an uploaded CSV's shape.
 
 The server trusts no message. A websocket client can send any widget state, not only what the
 browser's widgets allow: rows added to a table of fixed size, a cell of megabytes, a row that does
@@ -11,59 +11,58 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Mapping
+from typing import Mapping, Sequence
 
-EDITOR_KEYS = frozenset({"edited_rows", "added_rows", "deleted_rows"})
 CSV_FIELD_CHARS = 1000  # one field of an uploaded matrix; a long float is 25, a label a few dozen
+MAX_REV = 2**53  # a matrix editor's revision counter: a JavaScript number that stays whole
 
 
-def editor_problem(state, *, rows: int, max_chars: Mapping[str, int]) -> str | None:
-    """Why a data editor's state cannot come from a visitor editing a fixed table, or None.
+def matrix_editor_problem(state, *, max_chars: Sequence[int], rows: int,
+                          current: Sequence[Sequence[str]] | None = None) -> str | None:
+    """Why a matrix editor's state cannot come from a visitor editing a fixed table, or None.
 
     Args:
-        state: the editor's state as Streamlit keeps it: ``{"edited_rows": {row: {column: value}},
-            "added_rows": [...], "deleted_rows": [...]}`` (None before any edit).
-        rows: the table's number of rows (no row may be added or deleted).
-        max_chars: each editable column's name and the most characters a cell of it may hold.
+        state: the component's state as Streamlit keeps it: ``{"table": {"rev": int, "cells":
+            [[str, ...], ...]}}`` (None or ``{}`` before any edit), the full table as typed.
+        max_chars: the most characters a cell of each column may hold (its length is the width).
+        rows: the table's number of rows (none may be added or removed).
+        current: the table as the server holds it; a cell equal to its current text may be longer
+            than its column takes (an uploaded label), since the browser only sends it back.
 
     Returns:
-        ``"format"`` (not an editor's state), ``"rows"`` (rows added or deleted, or a row that does
-        not exist), ``"columns"`` (a column the table does not have), ``"cell"`` (a value that is
-        not text or a number, or longer than its column takes), or None.
+        ``"format"`` (not this editor's state: other keys, a revision that is not a whole number,
+        cells that are not lists), ``"rows"`` (another number of rows), ``"columns"`` (a row of
+        another width), ``"cell"`` (a cell that is not text or longer than its column takes), or None.
     """
     if state is None:
         return None
-    if not isinstance(state, Mapping) or not set(state) <= EDITOR_KEYS:
+    if not isinstance(state, Mapping) or not set(state) <= {"table"}:
         return "format"
-    if state.get("added_rows") or state.get("deleted_rows"):
+    if "table" not in state:
+        return None
+    table = state["table"]
+    if not isinstance(table, Mapping) or not set(table) <= {"rev", "cells"} or "cells" not in table:
+        return "format"
+    rev = table.get("rev", 0)
+    if isinstance(rev, bool) or not isinstance(rev, int) or not 0 <= rev < MAX_REV:
+        return "format"
+    cells = table["cells"]
+    if not isinstance(cells, list):
+        return "format"
+    if len(cells) != rows:
         return "rows"
-    edited = state.get("edited_rows") or {}
-    if not isinstance(edited, Mapping) or len(edited) > rows:
-        return "rows" if isinstance(edited, Mapping) else "format"
-    for row, cells in edited.items():
-        if not _row_index(row, rows):
-            return "rows"
-        if not isinstance(cells, Mapping):
+    width = len(max_chars)
+    for i, row in enumerate(cells):
+        if not isinstance(row, list):
             return "format"
-        for column, value in cells.items():
-            if column not in max_chars:
-                return "columns"
-            if not _cell_fits(value, max_chars[column]):
+        if len(row) != width:
+            return "columns"
+        for j, value in enumerate(row):
+            if not isinstance(value, str):
+                return "cell"
+            if len(value) > max_chars[j] and (current is None or value != current[i][j]):
                 return "cell"
     return None
-
-
-def _row_index(row, rows: int) -> bool:
-    text = str(row)
-    return text.isascii() and text.isdigit() and len(text) <= 6 and int(text) < rows
-
-
-def _cell_fits(value, max_chars: int) -> bool:
-    if value is None or isinstance(value, bool):
-        return value is None
-    if isinstance(value, (int, float)):
-        return len(repr(value)) <= max_chars
-    return isinstance(value, str) and len(value) <= max_chars
 
 
 def csv_problem(text: str, *, max_rows: int, max_fields: int) -> tuple[int, int] | None:

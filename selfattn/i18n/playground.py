@@ -3,9 +3,11 @@
 STRINGS: dict[str, dict[str, str]] = {
     "pg.title": {"en": "Playground: self-attention in eight steps", "zh": "动手实验：八步看懂自注意力"},
     "pg.intro": {
-        "en": "Every cell below is editable. Double-click a number, type, press Enter: all eight "
-              "steps recompute at once. Hover over a heatmap cell for its exact value.",
-        "zh": "下面每个格子都可以编辑：双击数字、输入、按回车，八个步骤会立即全部重算。"
+        "en": "Every cell below is editable. Click a number, type, press Enter or Tab: all eight "
+              "steps recompute at once. Arrow keys move between cells, Escape undoes a cell, and a block "
+              "pasted from a spreadsheet fills from the cell. Hover over a heatmap cell for its exact value.",
+        "zh": "下面每个格子都可以编辑：单击数字、输入、按回车或 Tab 键，八个步骤会立即全部重算。"
+              "方向键在格子间移动，Esc 撤销当前格子的修改，从电子表格粘贴的数据块从当前格子开始填入。"
               "把鼠标移到热力图的格子上可以看到精确数值。",
     },
     "pg.preset": {"en": "Preset", "zh": "预设"},
@@ -44,9 +46,19 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.undo_upload_note": {"en": "The upload replaced a matrix; Undo brings back the previous one.",
                             "zh": "上传替换了一个矩阵；点“撤销”可以找回之前的矩阵。"},
     "pg.bad_cell_above": {"en": "{matrix} has a cell that is not a finite number: it is named under {matrix}'s "
-                                "table above, which is framed in red.",
+                                "table above, where the cell is framed in red.",
                           "zh": "{matrix} 中有一个格子不是有限的数字：具体位置写在上方 {matrix} 表格的下面，"
-                                "该表格已用红框标出。"},
+                                "该格子已用红框标出。"},
+    # ── The matrix editor's own texts (ui/components/matrix_editor.js fills the {placeholders}) ──
+    "pg.ed_cell": {"en": "{matrix}, {row}, {col}", "zh": "{matrix}，{row}，{col}"},
+    "pg.ed_row": {"en": "row {i}", "zh": "第 {i} 行"},
+    "pg.ed_pasted": {"en": "Pasted a block of {rows} × {cols}.", "zh": "已粘贴 {rows} × {cols} 的数据块。"},
+    "pg.ed_pasted_left": {"en": "{n} values did not fit in the table and were left out.",
+                          "zh": "有 {n} 个值超出表格范围，未粘贴。"},
+    "pg.ed_pasted_cut": {"en": "{n} values were cut to {chars} characters.",
+                         "zh": "有 {n} 个值被截短到 {chars} 个字符。"},
+    "pg.ed_copied": {"en": "Copied the table ({rows} × {cols}), tab-separated.",
+                     "zh": "已复制整个表格（{rows} × {cols}），以制表符分隔。"},
     "pg.labels_cut": {"en": "Token labels are cut to {n} characters in the tables, charts and CSV files "
                             "(“{first}” is longer).",
                       "zh": "词的标签在表格、图和 CSV 文件中最多保留 {n} 个字符（“{first}”超过了这个长度）。"},
@@ -124,6 +136,21 @@ STRINGS: dict[str, dict[str, str]] = {
                        "zh": "**第 7 步**：把加权后的值相加，就得到输出。"},
     "pg.masked": {"en": "masked (−∞)", "zh": "已掩码（−∞）"},
     "pg.weighted_values": {"en": "Weighted values for “{token}”", "zh": "“{token}” 的加权值"},
+    "pg.focus_full": {"en": "Every line in full", "zh": "每一行的完整算式"},
+    "pg.focus_short_note": {
+        "en": "Long sums are shortened to “…” except for “{token}” itself; the full lines are below.",
+        "zh": "除 “{token}” 本身外，较长的求和式以 “…” 省略；完整算式见下方。"},
+    "pg.linked_title": {"en": "All steps at once: point at a cell", "zh": "所有步骤一览：指向一个格子"},
+    "pg.linked_help": {
+        "en": "Point at (or tap) a score or weight (i, j): row i of Q and of the outputs and row j of K "
+              "and V light up. Point at an output row: its weights and the values it mixed light up. "
+              "This happens in your browser; nothing is recomputed.",
+        "zh": "指向（或轻点）一个分数或权重 (i, j)：Q 和输出的第 i 行、K 和 V 的第 j 行随之高亮。"
+              "指向输出的一行：它的权重和参与混合的值随之高亮。高亮在浏览器中完成，不会重新计算。"},
+    "pg.linked_scores": {"en": "scores", "zh": "分数"},
+    "pg.linked_scaled": {"en": "scaled scores", "zh": "缩放后的分数"},
+    "pg.linked_weights": {"en": "weights", "zh": "权重"},
+    "pg.linked_outputs": {"en": "outputs", "zh": "输出"},
     "pg.step8": {"en": "Step 8 · Repeat for every input: the outputs", "zh": "第 8 步 · 对每个输入重复：输出"},
     "pg.step8_help": {"en": "Row i is the output for token i, a weighted sum of the value vectors.",
                       "zh": "第 i 行是第 i 个词的输出，即值向量的加权和。"},

@@ -1,0 +1,1 @@
+"""Streamlit components of our own: Python that mounts them, their JavaScript and CSS beside it."""

@@ -1,0 +1,57 @@
+"""The matrix editor: a Streamlit component (Components v2) for the Playground's small matrices.
+
+Its JavaScript and CSS live beside this file (``matrix_editor.js``, ``matrix_editor.css``), read
+as text and passed inline: no npm, no build step. Data goes in as JSON (:func:`editor_data`); the
+state comes back as JSON, ``{"table": {"rev": int, "cells": [[str, ...], ...]}}``: the full
+table of cell texts as typed, sent on Enter, Tab, blur and paste. Nothing here trusts that state:
+the page checks it with :func:`selfattn.display.guard.matrix_editor_problem` before any work.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+HERE = Path(__file__).parent
+STATE = "table"  # the component's one state value
+
+_mount = st.components.v2.component(
+    "selfattn.matrix_editor",
+    js=(HERE / "matrix_editor.js").read_text(encoding="utf-8"),
+    css=(HERE / "matrix_editor.css").read_text(encoding="utf-8"),
+)
+
+
+def sent_table(value) -> tuple[int, list[list[str]]] | None:
+    """The (revision, cells) of a checked component state, or None when nothing was sent yet."""
+    if not value or STATE not in value:
+        return None
+    table = value[STATE]
+    return int(table.get("rev", 0)), table["cells"]
+
+
+def matrix_editor(key: str, *, matrix: str, rows: list[str], cols: list[str], cells: list[list[str]],
+                  max_chars: list[int], labels: list[bool], rev: int, bad: tuple[int, int] | None,
+                  texts: dict[str, str]) -> None:
+    """Mount one matrix editor.
+
+    Args:
+        key: the instance's key (a new key rebuilds the table from ``cells``).
+        matrix: the matrix's name, first word of every cell's accessible name ("X").
+        rows, cols: the row and column headers (n,), (d,).
+        cells: the cells as text (n, d).
+        max_chars: the most characters each column takes (d,).
+        labels: which columns hold labels rather than numbers (d,).
+        rev: the last revision of the browser's table the server has read (0 before any).
+        bad: the (row, col) of the cell that is not a finite number, or None.
+        texts: the component's own texts in the current language (``pg.ed_*`` in the catalog).
+    """
+    _mount(key=key, data={"instance": key, "matrix": matrix, "rows": rows, "cols": cols, "cells": cells,
+                          "max": max_chars, "labels": labels, "rev": rev, "bad": list(bad) if bad else None,
+                          "texts": texts},
+           width="content", on_table_change=_nothing)
+
+
+def _nothing() -> None:
+    """The state's callback: the page reads the state itself on every run (AppTest calls no callback)."""
