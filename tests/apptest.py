@@ -124,3 +124,47 @@ def assert_fits(spec: dict, name: str = "") -> None:
         else:
             assert x_axis["labelAngle"] == -90 and label_spacing(spec, "x") >= fit.LABEL_GAP_PX, name
         assert label_spacing(spec, "y") >= fit.LABEL_GAP_PX, name
+
+
+def editors(at: AppTest) -> dict[str, dict]:
+    """The data each matrix editor on the page was drawn with, by matrix name ("X", "W_q", ...)."""
+    found = {}
+    for element in at.get("bidi_component"):
+        data = json.loads(element.proto.json)
+        found[data["matrix"]] = data
+    return found
+
+
+def editor_cells(at: AppTest, matrix: str) -> list[list[str]]:
+    """The cells as text of one matrix editor on the page (X: its label column first)."""
+    return editors(at)[matrix]["cells"]
+
+
+MATRIX_NAMES = {"x": "X", "w_q": "W_q", "w_k": "W_k", "w_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v"}
+
+
+def send_cell(at: AppTest, name: str, row: int, col: str, value) -> None:
+    """Set the state a browser's matrix editor sends after one cell is typed (no run).
+
+    The editor sends the full table as typed, with a revision number; ``col`` is a column of the
+    table ("x1", "token"), ``value`` text (None: an emptied cell; a number: its shortest text).
+    """
+    from ui.playground import TOKEN_COL, cell_text
+
+    data = editors(at)[MATRIX_NAMES[name]]
+    frame = at.session_state["pg"]["frames"][name]
+    columns = [str(c) for c in frame.columns]
+    cells = [list(r) for r in data["cells"]]
+    if data["instance"] in at.session_state:  # what this editor sent before (the page may not show it yet)
+        sent = at.session_state[data["instance"]]
+        if sent and "table" in sent:
+            cells = [list(r) for r in sent["table"]["cells"]]
+    cells[row][columns.index(col if col != "token" else TOKEN_COL)] = "" if value is None else cell_text(value)
+    at.session_state[data["instance"]] = {"table": {"rev": data["rev"] + 1, "cells": cells}}
+
+
+def edit(at: AppTest, name: str, row: int, col: str, value) -> None:
+    """Type ``value`` into one cell and press Enter, as the browser does; run the page."""
+    send_cell(at, name, row, col, value)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]

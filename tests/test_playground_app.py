@@ -9,22 +9,12 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display.grid import read_csv_matrix
-from tests.apptest import assert_fits, choice_widget, heatmap_specs, open_page, shown, texts
+from tests.apptest import (assert_fits, choice_widget, edit, editor_cells, editors, heatmap_specs, open_page, shown,
+                           texts)
 
 
 def outputs_table(at) -> pd.DataFrame:
     return at.dataframe[-1].value  # step 8, the last table on the page
-
-
-def edit(at, name: str, row: int, col: str, value):
-    """Type ``value`` into one cell, as the browser does: the editor's state holds every edit so
-    far, as a diff against the table the editor was created with."""
-    key = f"ed_{name}_{at.session_state['pg']['version']}"
-    rows = dict(at.session_state[key]["edited_rows"]) if key in at.session_state else {}
-    rows[row] = {**rows.get(row, {}), col: value}
-    at.session_state[key] = {"edited_rows": rows, "added_rows": [], "deleted_rows": []}
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
 
 
 @pytest.mark.parametrize("lang, title, label", [("en", "Playground", "Input"), ("zh", "动手实验", "输入")])
@@ -93,7 +83,7 @@ def test_resize_keeps_numbers_and_random_preset_is_reproducible():
     assert not at.exception
     out = outputs_table(at)
     assert out.shape == (5, 3)
-    assert at.data_editor[0].value.iloc[0, 1:].tolist() == ["1", "0", "1", "0"]  # kept (the editors hold text)
+    assert editor_cells(at, "X")[0][1:] == ["1", "0", "1", "0"]  # kept (the editors hold text)
     at.number_input(key="pg_d_v").set_value(2).run()
     assert outputs_table(at).shape == (5, 2)
     choice_widget(at.selectbox, "pg_preset").set_value("random").run()
@@ -236,8 +226,8 @@ TUTORIAL_OUT_1 = [1.936621, 6.683105, 1.595068]
 
 
 def test_an_edit_back_to_the_original_value_is_kept():
-    """The editor keeps its edits as a diff against the table it was created with: typing the
-    original value again must bring the original numbers back (streamlit issue 7749)."""
+    """Typing the original value again brings the original numbers back (the data editor's diff
+    against its seed lost it, streamlit issue 7749; the matrix editor sends its full table)."""
     at = open_page("playground")
     edit(at, "x", 0, "x1", "5")
     assert outputs_table(at).to_numpy()[0, 0] == pytest.approx(1.00005, abs=1e-5)
@@ -258,14 +248,14 @@ def test_edits_survive_a_language_switch_and_leaving_the_page():
     out = outputs_table(at)
     np.testing.assert_array_equal(out.to_numpy(), before)
     assert list(out.index) == ["cat", "输入 2", "输入 3"]  # the tutorial's labels follow the language
-    assert at.data_editor[0].value["token"].tolist() == ["cat", "输入 2", "输入 3"]
+    assert [row[0] for row in editor_cells(at, "X")] == ["cat", "输入 2", "输入 3"]
     edit(at, "x", 2, "x1", "4")  # the re-created editor takes edits as before
     after = outputs_table(at).to_numpy().copy()
     assert not np.array_equal(after, before)
     at.switch_page("pages/home.py").run()
     at.switch_page("pages/playground.py").run()
     np.testing.assert_array_equal(outputs_table(at).to_numpy(), after)
-    assert at.data_editor[0].value.iloc[1, 2] == "7" and at.data_editor[1].value.iloc[0, 0] == "2"
+    assert editor_cells(at, "X")[1][2] == "7" and editor_cells(at, "W_q")[0][0] == "2"
     at.radio(key="lang").set_value("en").run()
     assert list(outputs_table(at).index) == ["cat", "Input 2", "Input 3"]
 
@@ -279,7 +269,7 @@ def test_choosing_a_preset_loads_it_and_undo_brings_the_edits_back():
     assert any("Softmax(XXᵀ)X" in s.value for s in at.success)
     at.button(key="pg_undo").click().run()
     np.testing.assert_array_equal(outputs_table(at).to_numpy(), edited)
-    assert at.data_editor[0].value.iloc[0, 1] == "5"
+    assert editor_cells(at, "X")[0][1] == "5"
     assert not [b for b in at.button if b.key == "pg_undo"]  # used up
 
 
@@ -300,7 +290,8 @@ def test_a_bad_cell_is_named_under_its_own_editor():
     edit(at, "w_v", 3, "v2", "abc")
     assert "W_v" in shown(at.error[0].value) and "“abc”" in at.error[0].value
     assert at.session_state["pg"]["frames"]["w_v"].iloc[3, 1] == "abc"  # what was typed stays
-    assert any("pg_box_w_v" in h.proto.body for h in at.html)  # the red frame around W_v's editor
+    assert editors(at)["W_v"]["bad"] == [3, 1]  # the cell is outlined where it sits, in W_v's editor
+    assert all(data["bad"] is None for name, data in editors(at).items() if name != "W_v")
 
 
 def test_masked_scores_read_minus_infinity_in_the_table_the_chart_and_the_text():
@@ -322,6 +313,38 @@ def test_a_label_longer_than_24_characters_is_said_to_be_cut():
     at.get("file_uploader")[0].upload("x.csv", f"{long},1,0,1,0\nb,0,2,0,2\nc,1,1,1,1\n".encode(), "text/csv").run()
     assert any("cut to 24 characters" in i.value and long in i.value for i in at.info)
     assert list(outputs_table(at).index)[0] == long[:24]
+    edit(at, "x", 1, "x1", "3")  # the editor sends the long label back unchanged with the edit: not refused
+    assert not at.warning and editor_cells(at, "X")[0][0] == long and editor_cells(at, "X")[1][1] == "3"
+
+
+GOOD_ROW = ["t", "1", "0", "1", "0"]
+
+
+@pytest.mark.parametrize("state, why", [
+    ({"table": {"rev": 1, "cells": [GOOD_ROW] * 10_000}}, "added, removed or named rows"),
+    ({"table": {"rev": 1, "cells": [GOOD_ROW] * 2}}, "added, removed or named rows"),
+    ({"table": {"rev": 1, "cells": [GOOD_ROW + ["1"]] * 3}}, "named a column"),
+    ({"table": {"rev": 1, "cells": [GOOD_ROW[:-1] + ["1" * 41]] + [GOOD_ROW] * 2}}, "longer than its column"),
+    ({"table": {"rev": 1, "cells": [["y" * 25] + GOOD_ROW[1:]] + [GOOD_ROW] * 2}}, "longer than its column"),
+    ({"table": {"rev": 1, "cells": [GOOD_ROW[:-1] + [5]] + [GOOD_ROW] * 2}}, "longer than its column"),
+    ({"table": {"rev": "1", "cells": [GOOD_ROW] * 3}}, "not an edit of a table"),
+    ({"table": {"rev": 1, "cells": "1,2,3"}}, "not an edit of a table"),
+    ({"table": [GOOD_ROW] * 3}, "not an edit of a table"),
+    ({"other": 1}, "not an edit of a table"),
+])
+def test_a_crafted_editor_state_is_refused_by_name_and_changes_nothing(state, why):
+    at = open_page("playground")
+    before = outputs_table(at).to_numpy().copy()
+    version = at.session_state["pg"]["version"]
+    at.session_state[f"ed_x_{version}"] = state
+    at.run()
+    assert not at.exception
+    assert any(why in w.value and "X" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert at.session_state["pg"]["version"] == version + 1  # new editors, drawn from the tables as they were
+    np.testing.assert_array_equal(outputs_table(at).to_numpy(), before)
+    assert editor_cells(at, "X")[0] == ["Input 1", "1", "0", "1", "0"]
+    edit(at, "x", 0, "x1", "5")  # and the new editor takes edits
+    assert outputs_table(at).to_numpy()[0, 0] == pytest.approx(1.00005, abs=1e-5)
 
 
 def test_large_maps_are_drawn_on_a_canvas_small_ones_in_svg():

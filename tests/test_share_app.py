@@ -1,6 +1,6 @@
 """Shareable links through AppTest: a fresh session opened on a page's link shows exactly the same page.
 
-Each test changes several controls (a hand edit of a data-editor cell included), copies the link's
+Each test changes several controls (a hand edit of a matrix editor's cell included), copies the link's
 parameters into a brand-new AppTest, as a visitor who opens the link in a new tab, and compares
 every table, chart, metric and code block. Mangled links open with a message naming what was
 not used, and no traceback.
@@ -19,8 +19,7 @@ from streamlit.testing.v1 import AppTest
 from selfattn.core.heads import MISTAKES
 from selfattn.display import share
 from tests import apptest
-from tests.apptest import choice_widget, heatmap_specs, open_page
-from tests.test_playground_app import edit
+from tests.apptest import choice_widget, edit, heatmap_specs, open_page
 from ui import state as settings
 
 
@@ -98,10 +97,10 @@ def test_the_largest_playground_opens_from_its_link_with_every_cell_typed():
     rng = np.random.default_rng(0)
     frames = at.session_state["pg"]["frames"]
     for name in ("x", "w_q", "w_k", "w_v"):  # every cell a 17-digit float, as an upload of long floats gives
-        frame = frames[name]
+        frame = frames[name] = frames[name].copy()  # a new table, as every change from outside makes
         numbers = [c for c in frame.columns if c != "token"]
         frame.loc[:, numbers] = [[repr(float(v)) for v in row] for row in rng.standard_normal((len(frame), len(numbers)))]
-    at.session_state["pg"]["version"] += 1  # new editors seeded from these tables
+    at.session_state["pg"]["version"] += 1  # new editors drawn from these tables
     at.run()
     query = urlencode(dict(at.query_params))
     assert 20_000 < len(query) <= share.MAX_LINK_CHARS, len(query)

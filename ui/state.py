@@ -172,7 +172,7 @@ KEPT: dict[str, str] = {
     "pg_d_k": "the Playground's d_k (its size box)",
     "pg_d_v": "the Playground's d_v (its size box)",
     "pg_upload_*": "the Playground's CSV uploader (one per editor version) and which matrix it fills",
-    "ed_*": "the Playground's data editors, one per matrix and version",
+    "ed_*": "the Playground's matrix editors, one per matrix and version",
     "emb_good": "last_good: each sentence slot's embeddings ({mode}{index} -> TokenEmbeddings)",
     "emb_model_good": "last_good: (spec, bundle, run) of the model's heads last shown",
     "emb_download": "the model whose download button was clicked, until the download runs",
