@@ -12,7 +12,7 @@ import pytest
 
 from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, MAX_UPLOAD_BYTES
 from selfattn.i18n import t
-from tests import fuzz
+from tests import apptest, fuzz
 from ui import playground as pg
 
 
@@ -55,19 +55,17 @@ class PlaygroundWalk(fuzz.Walk):
         box = next(e for e in at.main.expander if e.label == t("pg.import", lang))
         assert len(fuzz.alerts(box)) <= 1, ("more than one upload message", fuzz.alerts(box))
 
-    # ── the data editors ──
+    # ── the matrix editors ──
     def shown_editors(self) -> list[str]:
         return list(pg.MATRICES) + (list(pg.BIASES) if self.at.session_state["pg_bias"] else [])
 
     def type_cell(self, name: str, row: int, col: str, value) -> None:
-        """Type into one cell as the browser does (the editor keeps every edit as a diff)."""
+        """Type into one cell as the browser does (the editor sends its full table as typed)."""
         at = self.at
-        key = f"ed_{name}_{at.session_state['pg']['version']}"
-        rows = dict(at.session_state[key]["edited_rows"]) if key in at.session_state else {}
-        rows[row] = {**rows.get(row, {}), col: value}
-        at.session_state[key] = {"edited_rows": rows, "added_rows": [], "deleted_rows": []}
+        apptest.send_cell(at, name, row, col, value)
+        value = "" if value is None else value  # an emptied cell is empty text
         limit = MAX_LABEL_CHARS if col == pg.TOKEN_COL else pg.CELL_CHARS
-        refused = isinstance(value, str) and len(value) > limit  # past the editor's max_chars: no browser sends it
+        refused = len(value) > limit  # past the editor's maxlength: no browser sends it
         before = at.session_state["pg"]["frames"][name].iloc[row][col]
         at.run()
         if refused:  # the server drops the edit and says so; the table stays as it was
