@@ -24,10 +24,11 @@ context. It then reads the ForwardMsgs (``streamlit.proto``) the way the fronten
   out, and Streamlit keeps their last values;
 * any ``exception`` element (a traceback shown in the page) counts as an exception shown.
 
-An edit is what the Playground's data editor sends when a visitor types a number into the
-first cell of X's column x1: the editor's widget state, the JSON text
-``{"edited_rows":{"0":{"x1":"5"}},"added_rows":[],"deleted_rows":[]}`` (each edit a value not
-sent before), in a rerun request with all the other widgets' values. The edit must change the
+An edit is what the Playground's matrix editor sends when a visitor types a number into the
+first cell of X's column x1 and presses Enter: the editor's widget state, the JSON text
+``{"table":{"rev":1,"cells":[["Input 1","5","0","1","0"],...]}}`` (the full table as typed, its
+revision counting up; each edit a value not sent before), in a rerun request with all the other
+widgets' values. The edit must change the
 step-by-step text of the page (the ``st.code`` blocks), or it is counted as an error.
 
 What is timed (wall clock, this process):
@@ -105,7 +106,7 @@ PAGES = {page.name: page.url_path for page in APP_PAGES}  # name -> url path
 DEFAULT_VISITORS = {"open": 40, "edit": 10, "soak": 300}
 SCENARIOS = ("open", "edit", "soak")
 X_EDITOR = re.compile(r"-ed_x_\d+$")  # the Playground's X editor: its key is ed_x_<version> (ui/playground.py)
-EDIT_ROW, EDIT_COLUMN = "0", "x1"  # first token, first number (column "token" holds the labels)
+EDIT_ROW, EDIT_COLUMN = 0, 1  # first token, first number x1 (the label column comes first)
 FINISHED = ForwardMsg.FINISHED_SUCCESSFULLY
 EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
 
@@ -127,10 +128,9 @@ def rerun_request(*, url: str, page_name: str = "", page_hash: str = "", query_s
     return msg.SerializeToString()
 
 
-def editor_state(edited_rows: dict) -> str:
-    """A data editor's widget value as the frontend writes it (``JSON.stringify``, row keys as text)."""
-    return json.dumps({"edited_rows": edited_rows, "added_rows": [], "deleted_rows": []},
-                      separators=(",", ":"), ensure_ascii=False)
+def editor_state(cells: list[list[str]], rev: int) -> str:
+    """A matrix editor's widget value as the frontend writes it (``JSON.stringify`` of its state)."""
+    return json.dumps({"table": {"rev": rev, "cells": cells}}, separators=(",", ":"), ensure_ascii=False)
 
 
 def edit_value(k: int) -> str:
@@ -209,6 +209,7 @@ class Visitor:
         self.elements: dict[tuple, object] = {}  # delta path -> element, of the current run
         self.widgets: dict[str, WidgetState] = {}  # widget id -> value, the browser's widget manager
         self.drawn: set[str] = set()  # widget ids drawn in the current run
+        self.revs: dict[str, int] = {}  # matrix editor id -> the last revision sent
 
     async def open(self, page: str) -> float:
         """Load ``page`` (a name of PAGES); return the seconds until its last run finished."""
@@ -233,9 +234,15 @@ class Visitor:
     async def send_edit(self, value: str) -> None:
         """Send the rerun request of typing ``value`` into X's first cell of column x1 (no waiting)."""
         editor = next((wid for wid in self.drawn if X_EDITOR.search(wid)), None)
-        if editor is None:
-            raise VisitorError("no_editor", "no data editor with key ed_x_* on the page")
-        self.widgets[editor] = WidgetState(id=editor, string_value=editor_state({EDIT_ROW: {EDIT_COLUMN: value}}))
+        element = next((e for e in self.elements.values() if e.WhichOneof("type") == "bidi_component"
+                        and e.bidi_component.id == editor), None)
+        if element is None:
+            raise VisitorError("no_editor", "no matrix editor with key ed_x_* on the page")
+        data = json.loads(element.bidi_component.json)  # the table as the server holds it
+        cells = [list(row) for row in data["cells"]]
+        cells[EDIT_ROW][EDIT_COLUMN] = value
+        self.revs[editor] = max(self.revs.get(editor, 0), data["rev"]) + 1
+        self.widgets[editor] = WidgetState(id=editor, json_value=editor_state(cells, self.revs[editor]))
         await self.ws.send(rerun_request(url=self.url, page_hash=self.page_hash, query_string=self.query_string,
                                          widgets=self.widgets.values(), cached_hashes=self.cache))
 

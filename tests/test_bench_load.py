@@ -16,8 +16,8 @@ import bench_load  # noqa: E402
 
 
 def test_an_edit_is_sent_as_the_browser_writes_it():
-    assert bench_load.editor_state({"0": {"x1": "5"}}) == \
-        '{"edited_rows":{"0":{"x1":"5"}},"added_rows":[],"deleted_rows":[]}'
+    assert bench_load.editor_state([["Input 1", "5"], ["输入 2", "0"]], 3) == \
+        '{"table":{"rev":3,"cells":[["Input 1","5"],["输入 2","0"]]}}'
     assert len({bench_load.edit_value(k) for k in range(10)}) == 10  # every edit changes the page
 
 
