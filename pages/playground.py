@@ -13,7 +13,7 @@ from selfattn.errors import InputError
 from ui import fit
 from ui import playground as pg
 from ui import state as settings
-from ui.common import choice, show_error, tr
+from ui.common import choice, show_error, tr, tr_plain, vega
 
 
 def fmt(value: float) -> str:
@@ -155,38 +155,71 @@ tables["weights"] = fit.show_map(tr("pg.weights"), trace.weights, tokens, tokens
                                  domain=(0.0, 1.0), role="weights", table=True, width=fit.PAGE_PX)
 
 # ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
+SHORT_TERMS = 4  # a sum of more terms (a vector of more numbers) is shortened to "…" but for the focus token
+
+
+def sums(full: list[str], short: list[str]) -> None:
+    """Lines of arithmetic: in full, or (when some are long) shortened, with the full ones in an expander."""
+    st.code("\n".join(short), language=None, wrap_lines=True)
+    if short != full:
+        with st.expander(tr("pg.focus_full"), icon=":material/unfold_more:"):
+            st.code("\n".join(full), language=None, wrap_lines=True)
+
+
 st.subheader(tr("pg.focus_title"))
 i = choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})
 q_i = trace.queries[i]
+long_q, long_v = d_k > SHORT_TERMS, d_v > SHORT_TERMS
 with st.container(border=True):
     st.markdown(tr("pg.focus_step4", token=tokens[i], q=vec(q_i)))
-    lines = []
+    if (long_q or long_v) and n > 1:
+        st.caption(tr("pg.focus_short_note", token=tokens[i]))
+    lines, short = [], []
     for j in range(n):
         terms = " + ".join(f"{fmt(a)}×{fmt(b)}" for a, b in zip(q_i, trace.keys[j]))
-        line = f"q{i + 1}·k{j + 1} = {terms} = {fmt(trace.scores[i, j])}"
+        head, tail = f"q{i + 1}·k{j + 1} = ", f" = {fmt(trace.scores[i, j])}"
         if not trace.allowed[i, j]:
-            line += "   → " + tr("pg.masked")
+            tail += "   → " + tr("pg.masked")
         elif scale:
-            line += f"   → ÷ {fmt(trace.scale_factor)} = {fmt(trace.scaled_scores[i, j])}"
-        lines.append(line)
-    st.code("\n".join(lines), language=None, wrap_lines=True)
+            tail += f"   → ÷ {fmt(trace.scale_factor)} = {fmt(trace.scaled_scores[i, j])}"
+        lines.append(head + terms + tail)
+        short.append(head + ("…" if long_q and j != i else terms) + tail)
+    sums(lines, short)
     st.markdown(tr("pg.focus_step5"))
     st.code(f"softmax({vec(np.where(trace.allowed[i], trace.scaled_scores[i], -np.inf))})\n"
             f"= {vec(trace.weights[i])}", language=None, wrap_lines=True)
     st.markdown(tr("pg.focus_step6"))
-    st.code("\n".join(f"{fmt(trace.weights[i, j])} × {vec(trace.values[j])} = "
-                      f"{vec(trace.weighted_values[i, j])}" for j in range(n)), language=None, wrap_lines=True)
+    sums([f"{fmt(trace.weights[i, j])} × {vec(trace.values[j])} = {vec(trace.weighted_values[i, j])}"
+          for j in range(n)],
+         [f"{fmt(trace.weights[i, j])} × {vec(trace.values[j]) if j == i or not long_v else f'v{j + 1}'} = "
+          f"{vec(trace.weighted_values[i, j])}" for j in range(n)])
     tables[f"weighted_values_{i + 1}"] = fit.show_map(
         tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
         key=f"weighted_values_{i + 1}", width=fit.column_px([1, 1], fit.EXPANDER_PX)[0])
     st.markdown(tr("pg.focus_step7"))
-    st.code(" + ".join(vec(v) for v in trace.weighted_values[i]) + f"\n= {vec(trace.outputs[i])}",
-            language=None, wrap_lines=True)
+    added = [vec(v) for v in trace.weighted_values[i]]
+    shown_terms = added if not long_v or n <= 2 else [added[0], "…", added[-1]]
+    sums([" + ".join(added) + f"\n= {vec(trace.outputs[i])}"],
+         [" + ".join(shown_terms) + f"\n= {vec(trace.outputs[i])}"])
 
 st.subheader(tr("pg.step8"))
 st.caption(tr("pg.step8_help"))
 tables["outputs"] = fit.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs", table=True,
                                  width=fit.PAGE_PX)
+
+# ── Every step in one chart: the cells of one query and one key light up together ────────
+st.subheader(tr("pg.linked_title"))
+st.caption(tr("pg.linked_help"))
+scored = trace.scaled_scores if scale or causal else trace.scores  # what the softmax sees
+vega(fit.fit_linked(
+    {"queries": trace.queries, "keys": trace.keys, "values": trace.values, "scores": scored,
+     "weights": trace.weights, "outputs": trace.outputs},
+    tokens, {"queries": q_cols, "keys": k_cols, "values": v_cols, "scores": tokens, "weights": tokens,
+             "outputs": v_cols},
+    {"queries": "Q", "keys": "K", "values": "V",
+     "scores": tr_plain("pg.linked_scaled" if scale or causal else "pg.linked_scores"),
+     "weights": tr_plain("pg.linked_weights"), "outputs": tr_plain("pg.linked_outputs")},
+    allowed=trace.allowed, map_title=tr_plain("pg.linked_map")))
 
 # ── Export everything ───────────────────────────────────────────────────────────────────
 st.divider()

@@ -82,8 +82,8 @@ def heatmap_specs(at) -> list[dict]:
     specs = []
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
-        if "usermeta" not in spec:  # not a map of ui.fit (the pattern grid, the head view: Altair charts)
-            continue
+        if "usermeta" not in spec or "linked" in spec["usermeta"]:  # not one map of ui.fit: an Altair chart
+            continue  # (pattern grid, head view) or the Playground's linked view (tests/test_charts.py)
         cells = pa.ipc.open_stream(chart.proto.data.data).read_pandas()
         spec["data"] = {"values": cells.to_dict("records")}
         specs.append(spec)

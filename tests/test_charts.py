@@ -102,3 +102,68 @@ def test_grid_extent_is_the_grids_size():
     assert grid_extent(5, 3, 3, columns=2, cell=10, spacing=12.5) == (2, spec["width"], spec["height"])
     assert spec["config"] == {"view": {"stroke": None}, "legend": {"orient": "bottom"}}
     assert spec["usermeta"] == {"grid": {"columns": 2, "cell": 10, "spacing": 12.5}, "fit_px": 300}
+
+
+# ── The Playground's linked view ─────────────────────────────────────────────────────────
+
+def linked(n=3, d=2, allowed=None):
+    from selfattn.display.charts import LINKED_PANELS, linked_view
+
+    rng = np.random.default_rng(1)
+    panels = {name: rng.normal(size=(n, n if name in ("scores", "weights") else d)) for name in LINKED_PANELS}
+    panels["weights"] = np.abs(panels["weights"]) / np.abs(panels["weights"]).sum(axis=1, keepdims=True)
+    if allowed is not None:
+        panels["scores"] = np.where(allowed, panels["scores"], -np.inf)
+    cols = {name: [f"c{j}" for j in range(m.shape[1])] for name, m in panels.items()}
+    return panels, linked_view(panels, [f"t{i}" for i in range(n)], cols, {name: name for name in panels},
+                               allowed=allowed, cell=10, label_px=30, spacing=12)
+
+
+def test_linked_view_is_one_valid_view_with_a_pointer_selection_on_query_and_key():
+    from selfattn.display import colours
+    from selfattn.display.charts import LINKED_PANELS, LINKED_ROLES, linked_highlight
+
+    panels, spec = linked()
+    to_altair(spec).to_dict()  # raises if Altair's schema rejects the spec
+    assert "hconcat" not in spec and "vconcat" not in spec and spec["autosize"]["type"] == "fit-x"
+    hit = spec["layer"][len(LINKED_PANELS)]
+    (param,) = hit["params"]
+    assert param == {"name": "hover", "select": {"type": "point", "fields": ["qi", "kj"], "on": "pointerover",
+                                                 "clear": "pointerout"}}  # in the browser: on_select is not set
+    assert hit["mark"]["stroke"] == colours.HIGHLIGHT
+    assert hit["encoding"]["strokeOpacity"]["condition"]["test"] == linked_highlight(None)
+    schemes = [layer["encoding"]["color"]["scale"]["scheme"] for layer in spec["layer"][:len(LINKED_PANELS)]]
+    assert schemes == [colours.scheme(LINKED_ROLES[name]) for name in LINKED_PANELS]
+    assert spec["resolve"] == {"scale": {"color": "independent"}}
+
+
+def test_linked_view_cells_are_four_numbers_and_sit_inside_their_panel():
+    from selfattn.display.charts import LINKED_PANELS
+
+    panels, spec = linked(n=4, d=3, allowed=np.tril(np.ones((4, 4), bool)))
+    cells = spec["data"]["values"]
+    assert all(set(c) == {"m", "r", "c", "v"} for c in cells)  # labels, places and tooltips worked out in the browser
+    assert len(cells) == sum(m.size for m in panels.values())
+    for c in cells:
+        v = panels[LINKED_PANELS[c["m"]]][c["r"], c["c"]]
+        assert c["v"] == v if np.isfinite(v) else c["v"] is None  # exact; a masked score is None (grey)
+    meta = spec["usermeta"]["linked"]
+    for name, (left, top) in meta["corners"].items():
+        rows, cols = panels[name].shape
+        assert 0 <= left and left + cols * 10 <= spec["width"] == meta["width"]
+        assert 0 <= top and top + rows * 10 <= spec["height"] == meta["height"]
+    assert "datum.kj <= " in spec["layer"][len(LINKED_PANELS)]["encoding"]["strokeOpacity"]["condition"]["test"]
+
+
+def test_fit_linked_fits_the_page_at_32_tokens_and_16_dimensions(monkeypatch):
+    from selfattn.display import charts
+    from ui import fit
+
+    monkeypatch.setattr(fit, "chart_words", lambda: dict(charts.WORDS))  # no Streamlit session here
+    panels = {name: np.zeros((32, 32 if name in ("scores", "weights") else 16)) for name in charts.LINKED_PANELS}
+    tokens = [f"t{i}" for i in range(32)]
+    spec = fit.fit_linked(panels, tokens, {name: [str(j) for j in range(m.shape[1])] for name, m in panels.items()},
+                          {name: name for name in panels})
+    to_altair({**spec, "data": {"values": spec["data"]["values"][:4]}}).to_dict()
+    assert spec["usermeta"]["width_px"] <= spec["usermeta"]["fit_px"] == fit.PAGE_PX
+    assert spec["usermeta"]["linked"]["cell"] >= 8  # 32 + 32 + 16 columns in one row of 800 px

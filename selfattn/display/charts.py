@@ -281,6 +281,182 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
     }
 
 
+# ── The Playground's linked view: six maps as one chart whose cells light up together ─────────
+LINKED_PANELS = ("queries", "keys", "values", "scores", "weights", "outputs")  # panel m of a cell record
+LINKED_ROLES = {"queries": "values", "keys": "values", "values": "values", "scores": "values",
+                "weights": "weights", "outputs": "outputs"}
+LINKED_ROWS = (("queries", "keys", "values"), ("scores", "weights", "outputs"))  # panels side by side
+_QUERY_ROWS = (0, 3, 4, 5)  # panels whose rows are queries: Q, scores, weights, outputs
+_KEY_ROWS = (1, 2)  # panels whose rows are keys: K, V (a score's or weight's column is a key too)
+_HQ = "(hover.qi ? hover.qi[0] : null)"  # the hovered query, or null
+_HK = "(hover.kj ? hover.kj[0] : null)"  # the hovered key, or null
+
+
+def linked_extent(n: int, widths: dict[str, int], *, cell: int, label_px: int, spacing: float
+                  ) -> tuple[dict[str, tuple[float, float]], float, float]:
+    """Where each panel of a :func:`linked_view` sits: its top-left corner, and the whole view's size.
+
+    Args:
+        n: tokens (every panel has n rows).
+        widths: columns of each panel, by name (see :data:`LINKED_PANELS`).
+        cell: cell size in pixels.
+        label_px: room left of the panels for the token labels.
+        spacing: pixels between panels.
+
+    Returns:
+        ({panel: (left, top)}, width, height) in pixels.
+    """
+    corners, width, top = {}, 0.0, 0.0
+    for names in LINKED_ROWS:
+        left = float(label_px)
+        for name in names:
+            corners[name] = (left, top + GRID_TITLE_PX)
+            left += widths[name] * cell + spacing
+        width = max(width, left - spacing)
+        top += GRID_TITLE_PX + n * cell + spacing
+    return corners, width, top - spacing
+
+
+def linked_highlight(allowed=None) -> str:
+    """The Vega expression that is true for a cell that lights up with the one under the pointer.
+
+    A score or weight (i, j) lights up query i (a row of Q and of the outputs) and key j (a row of
+    K and of V); an output or query row i lights up row i of the scores and weights and the rows of
+    V it mixed (those i may attend to, per ``allowed``); a key or value row j lights up column j.
+
+    Args:
+        allowed: (n, n) booleans, False where query i may not attend to key j (None: every pair).
+    """
+    mixed = "true"
+    if allowed is not None:
+        a = np.asarray(allowed, dtype=bool)
+        if not a.all():
+            mixed = (f"datum.kj <= {_HQ}" if np.array_equal(a, np.tril(np.ones_like(a)))
+                     else f"{_js_list([''.join('1' if x else '0' for x in row) for row in a])}[{_HQ}][datum.kj] === '1'")
+    query = f"isValid(datum.qi) && datum.qi === {_HQ} && (!isValid(datum.kj) || !isValid({_HK}) || datum.kj === {_HK})"
+    key = f"isValid(datum.kj) && datum.kj === {_HK} && (!isValid(datum.qi) || !isValid({_HQ}))"
+    value = f"datum.m === 2 && isValid({_HQ}) && !isValid({_HK}) && ({mixed})"
+    return f"({query}) || ({key}) || ({value})"
+
+
+def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, allowed=None, cell: int = 20,
+                label_px: int = 60, spacing: float = 12, words: dict | None = None, map_title: str = "map",
+                usermeta: dict | None = None) -> dict:
+    """Q, K, V, the scores, the weights and the outputs as one chart whose steps light up together.
+
+    Pointing at (or tapping) score or weight (i, j) outlines row i of Q and of the outputs and
+    row j of K and V; pointing at an output row outlines that row of the weights and the values
+    it mixed (see :func:`linked_highlight`). The highlight is a Vega-Lite point selection
+    (``hover``, on the fields ``qi`` and ``kj``) that lives in the browser: no message goes to
+    the server. Like :func:`heatmap_grid` the panels are laid out here, in pixels, in one plain
+    layered view (each panel a layer with its own colour scale), which ``autosize: fit-x``
+    narrows to a narrow column.
+
+    The cells travel as four numbers each (panel ``m``, row ``r``, column ``c``, value ``v``,
+    None for a masked −∞): labels, positions, the query/key indices and the exact value the
+    tooltip shows are worked out in the browser from short lists in the spec.
+
+    Args:
+        panels: by name (see :data:`LINKED_PANELS`), an (n, cols) matrix each.
+        row_labels: n token labels, the rows of every panel.
+        col_labels: by panel name, that panel's column labels.
+        titles: by panel name, its title.
+        allowed: (n, n) booleans, False where a query may not attend to a key (None: all).
+        cell: cell size in pixels; label_px: room for the token labels; spacing: between panels.
+        words: translations of :data:`WORDS` for the tooltips.
+        map_title: the tooltip's word for the panel a cell is in.
+        usermeta: more entries for the spec's ``usermeta``.
+
+    Returns:
+        A Vega-Lite spec; ``usermeta.linked`` holds the panels' corners, ``cell`` and the extent.
+    """
+    words = {**WORDS, **(words or {})}
+    mats = [np.asarray(panels[name], dtype=float) for name in LINKED_PANELS]  # each (n, cols)
+    n = mats[0].shape[0]
+    widths = {name: m.shape[1] for name, m in zip(LINKED_PANELS, mats)}
+    corners, width, height = linked_extent(n, widths, cell=cell, label_px=label_px, spacing=spacing)
+    data = [{"m": m, "r": i, "c": j, "v": float(v) if math.isfinite(v) else None}
+            for m, matrix in enumerate(mats) for (i, j), v in np.ndenumerate(matrix)]
+    lefts = [corners[name][0] for name in LINKED_PANELS]
+    tops = [corners[name][1] for name in LINKED_PANELS]
+    rows_text = [str(r) for r in row_labels]
+    cols_text = [[str(c) for c in col_labels[name]] for name in LINKED_PANELS]
+    transform = [
+        {"calculate": f"indexof({list(_QUERY_ROWS)}, datum.m) >= 0 ? datum.r : null", "as": "qi"},
+        {"calculate": f"indexof({list(_KEY_ROWS)}, datum.m) >= 0 ? datum.r : datum.m === 3 || datum.m === 4 "
+                      "? datum.c : null", "as": "kj"},
+        {"calculate": f"{lefts}[datum.m] + datum.c * {cell}", "as": "x"},
+        {"calculate": f"datum.x + {cell}", "as": "x2"},
+        {"calculate": f"{tops}[datum.m] + datum.r * {cell}", "as": "y"},
+        {"calculate": f"datum.y + {cell}", "as": "y2"},
+    ]
+    x = {"field": "x", "type": "quantitative", "axis": None, "scale": {"domain": [0, width], "nice": False}}
+    y = {"field": "y", "type": "quantitative", "axis": None,
+         "scale": {"domain": [0, height], "nice": False, "reverse": True}}  # 0 at the top
+    place = {"x": x, "x2": {"field": "x2"}, "y": y, "y2": {"field": "y2"}}
+    edge = {"stroke": colours.CELL_EDGE, "strokeWidth": 0.5} if cell >= 6 else {"strokeWidth": 0}
+    layers = []
+    for m, name in enumerate(LINKED_PANELS):
+        scale = {"scheme": colours.scheme(LINKED_ROLES[name])}
+        if name == "weights":
+            scale["domain"] = [0.0, 1.0]
+        colour = {"field": "v", "type": "quantitative", "scale": scale, "legend": None}
+        if name == "scores":  # masked (−∞) scores are grey, as in the scores map
+            colour["condition"] = {"test": "datum.v === null", "value": MASKED_GREY}
+        layers.append({"transform": [{"filter": f"datum.m === {m}"}],
+                       "mark": {"type": "rect", "invalid": None, **edge},
+                       "encoding": {**place, "color": colour}})
+    value_title = words["value"]
+    layers.append({  # on top of every panel: catches the pointer, shows the tooltip, draws the highlight
+        "params": [{"name": "hover", "select": {"type": "point", "fields": ["qi", "kj"], "on": "pointerover",
+                                                "clear": "pointerout"}}],
+        "transform": [
+            {"calculate": f"{_js_list(rows_text)}[datum.r]", "as": "row"},
+            {"calculate": f"{_js_list(cols_text)}[datum.m][datum.c]", "as": "col"},
+            {"calculate": f"{_js_list([str(titles[name]) for name in LINKED_PANELS])}[datum.m]", "as": "panel"},
+            {"calculate": f"datum.v === null ? '{MINUS_INFINITY}' : toString(datum.v)", "as": "exact"}],
+        "mark": {"type": "rect", "fill": colours.HIT_FILL, "stroke": colours.HIGHLIGHT, "strokeWidth": 2,
+                 "cursor": "crosshair"},
+        "encoding": {**place,
+                     "strokeOpacity": {"condition": {"test": linked_highlight(allowed), "value": 1}, "value": 0},
+                     "tooltip": [{"field": "panel", "type": "nominal", "title": map_title},
+                                 {"field": "row", "type": "nominal", "title": words["row"]},
+                                 {"field": "col", "type": "nominal", "title": words["column"]},
+                                 {"field": "exact", "type": "nominal", "title": value_title}]},
+    })
+    stride = max(1, math.ceil(12 / cell))  # token labels at least 12 px apart
+    layers.append({  # the token labels, left of the first panel of each row of panels
+        "transform": [{"filter": f"(datum.m === 0 || datum.m === 3) && datum.c === 0 && datum.r % {stride} === 0"},
+                      {"calculate": f"{_js_list(rows_text)}[datum.r]", "as": "row"},
+                      {"calculate": f"datum.y + {cell / 2}", "as": "ym"}],
+        "mark": {"type": "text", "align": "right", "baseline": "middle", "dx": -4, "fontSize": 10,
+                 "limit": max(8, label_px - 6)},
+        "encoding": {"x": x, "y": {**y, "field": "ym"}, "text": {"field": "row", "type": "nominal"}},
+    })
+    pitch = {name: widths[name] * cell + spacing for name in LINKED_PANELS}
+    layers.append({  # one title per panel, above it; cut short rather than run into the next panel
+        "transform": [{"filter": "datum.r === 0 && datum.c === 0"},
+                      {"calculate": f"{_js_list([str(titles[name]) for name in LINKED_PANELS])}[datum.m]",
+                       "as": "panel"}],
+        "mark": {"type": "text", "align": "left", "baseline": "bottom", "dy": -4, "fontSize": 12,
+                 "limit": {"expr": f"width * {min((pitch[name] - 4) / width for name in LINKED_PANELS):.6f}"}},
+        "encoding": {"x": x, "y": y, "text": {"field": "panel", "type": "nominal"}},
+    })
+    return {
+        "$schema": VEGA_LITE_SCHEMA,
+        "data": {"values": data},
+        "width": width,
+        "height": height,
+        "autosize": {"type": "fit-x", "contains": "padding"},  # narrower than ``width`` in a narrow column
+        "transform": transform,
+        "layer": layers,
+        "resolve": {"scale": {"color": "independent"}},  # each panel coloured by its own role and range
+        "config": {"view": {"stroke": None}},
+        "usermeta": {"linked": {"corners": corners, "cell": cell, "width": width, "height": height},
+                     **(usermeta or {})},
+    }
+
+
 def to_altair(spec: dict) -> alt.TopLevelMixin:
     """The spec as an Altair chart (validated against Altair's Vega-Lite schema)."""
     return alt.LayerChart.from_dict(spec)
