@@ -365,3 +365,25 @@ def test_large_maps_are_drawn_on_a_canvas_small_ones_in_svg():
     cells = [pa.ipc.open_stream(c.proto.data.data).read_all().num_rows for c in at.get("vega_lite_chart")]
     assert renderers(at) == ["canvas" if n > CANVAS_MIN_CELLS else "svg" for n in cells]  # the linked view too
     assert "canvas" in renderers(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_long_sums_are_shortened_but_for_the_focus_token_with_every_line_in_an_expander(lang):
+    """At 32 tokens × 16 dimensions step 4 writes q1·k1 in full and the others as "q1·kj = … = score";
+    the full lines are one click away. The tutorial's 3 dimensions are written in full, no expander."""
+    from selfattn.i18n import t
+
+    at = open_page("playground", lang)
+    assert t("pg.focus_full", lang) not in [e.label for e in at.expander]
+    assert "q1·k2 = 1×4 + 0×4 + 2×0 = 4" in texts(at)
+    for key, value in {"pg_n": 32, "pg_d_in": 16, "pg_d_k": 16, "pg_d_v": 16}.items():
+        at.number_input(key=key).set_value(value).run()
+    assert not at.exception
+    step4 = next(c.value for c in at.code if c.value.startswith("q1·k1"))
+    zeros = " + 0×0" * 13
+    assert step4.splitlines()[:2] == [f"q1·k1 = 1×0 + 0×1 + 2×1{zeros} = 2", "q1·k2 = … = 4"]
+    assert len(step4.splitlines()) == 32 and max(map(len, step4.splitlines()[1:])) < 40
+    full = [e for e in at.expander if e.label == t("pg.focus_full", lang)]
+    assert len(full) == 3  # steps 4, 6 and 7
+    assert f"q1·k2 = 1×4 + 0×4 + 2×0{zeros} = 4" in full[0].code[0].value
+    assert str(t("pg.focus_short_note", lang, token="Input 1" if lang == "en" else "输入 1")) in texts(at)
