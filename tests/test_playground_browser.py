@@ -19,27 +19,53 @@ def output_text(page) -> str:
     return page.locator("[data-testid='stMain'] [data-testid='stCode']").last.inner_text()
 
 
+def cell(page, name: str):
+    """A cell of a matrix editor by its accessible name, "X, Input 1, x1" (inside the editor's shadow root)."""
+    return page.get_by_role("textbox", name=name, exact=True)
+
+
+def open_playground(page, url: str, query: str = "", first: str = "X, Input 1, x1") -> None:
+    page.goto(f"{url}/playground{query}")
+    cell(page, first).wait_for(timeout=60000)
+    page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
+    wait_until_idle(page)
+
+
+def wait_for_new_output(page, before: str) -> str:
+    """The last line of step 7 once it differs from ``before`` (the page has recomputed)."""
+    page.wait_for_function(
+        "(old) => { const c = document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stCode\"]');"
+        " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
+    wait_until_idle(page)
+    return output_text(page).splitlines()[-1]
+
+
+def invalid_cells(page) -> list[str]:
+    """The accessible names of the cells marked aria-invalid, in every matrix editor."""
+    return page.evaluate("""() => [...document.querySelectorAll("[data-testid='stBidiComponentIsolated']")]
+        .flatMap(host => [...host.shadowRoot.querySelectorAll("input[aria-invalid='true']")])
+        .map(input => input.getAttribute("aria-label"))""")
+
+
+def output_1(x, w_q=None) -> str:
+    """Output 1 of the tutorial's weights for ``x``, written as step 7's last line."""
+    example = tutorial_example()
+    out = self_attention(np.asarray(x, dtype=float), example.w_q if w_q is None else w_q, example.w_k,
+                         example.w_v, scale=False).outputs[0]
+    return "= [" + ", ".join(f"{v:.6g}" for v in out) + "]"
+
+
 def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path):
     with streamlit_server() as url, chromium_page(height=1600) as page:
-        page.goto(f"{url}/playground")
-        page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
-        page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
-        wait_until_idle(page)
+        open_playground(page, url)
         before = output_text(page)
         assert "= [1.93662, 6.68311, 1.59507]" in before  # the tutorial's output 1
 
-        grid = page.locator("[data-testid='stDataFrame']").first
-        box = grid.bounding_box()
-        # Double-click x1 of the first row (after the token column), type 5, press Enter.
-        page.mouse.dblclick(box["x"] + 96, box["y"] + 35 + 17)
-        editor = page.locator("#portal input, #portal textarea").first
-        editor.wait_for(timeout=10000)
-        editor.fill("5")
+        # Click x1 of the first row (the first click selects the cell), type 5, press Enter.
+        cell(page, "X, Input 1, x1").click()
+        page.keyboard.type("5")
         page.keyboard.press("Enter")
-        page.wait_for_function(
-            "(old) => { const c = document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stCode\"]');"
-            " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
-        wait_until_idle(page)
+        wait_for_new_output(page, before)
         after = output_text(page)
         assert after != before
         # Input 1 becomes [5, 0, 1, 0]: q1 = [5, 0, 6], k1 = [0, 1, 5], v1 = [1, 10, 3]; the score
@@ -73,9 +99,7 @@ def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path):
 
 def test_playground_in_chinese_renders(tmp_path):
     with streamlit_server() as url, chromium_page(height=1200) as page:
-        page.goto(f"{url}/playground?lang=zh")
-        page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
-        wait_until_idle(page)
+        open_playground(page, url, "?lang=zh", first="X，输入 1，x1")
         assert "动手实验" in page.locator("h1").first.inner_text()
         assert "首页" in page.locator("[data-testid='stSidebar']").inner_text()
         shot = tmp_path / "playground-zh.png"
@@ -87,23 +111,13 @@ def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path):
     """Renaming a token relabels the focus selector; the chosen input and the page survive it
     (Streamlit maps a selectbox's answer back by its label, so changed labels once crashed here)."""
     with streamlit_server() as url, chromium_page(height=1600) as page:
-        page.goto(f"{url}/playground")
-        page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
-        wait_until_idle(page)
+        open_playground(page, url)
         pick(page, "Focus on input", "3: Input 3")
         page.wait_for_function("() => document.body.innerText.includes('q3·k1 = 2×0 + 1×1 + 3×1 = 4')",
                                timeout=30000)
 
-        grid = page.locator("[data-testid='stDataFrame']").first
-        grid.scroll_into_view_if_needed()
-        box = grid.bounding_box()
-        cell = (box["x"] + 30, box["y"] + 35 + 2 * 35 + 17)  # the token of the third row
-        page.mouse.click(*cell)  # the first click only takes the focus from the selectbox
-        page.wait_for_timeout(300)
-        page.mouse.dblclick(*cell)
-        editor = page.locator("#portal textarea.gdg-input")
-        editor.wait_for(timeout=10000)
-        editor.fill("猫")
+        cell(page, "X, row 3, token").click()  # selects the label: typing replaces it
+        page.keyboard.type("猫")
         page.keyboard.press("Enter")
         page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stSelectbox\"] input')]"
                                ".some(e => e.value === '3: 猫')", timeout=30000)
@@ -142,54 +156,34 @@ def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path):
         assert_rendered(shot)
 
 
-def type_into(page, grid_index: int, dx: float, dy: float, text: str) -> str:
-    """Double-click a cell of the grid_index-th editor, type ``text``, press Enter; return the
-    new last line of step 7 (the focused input's output) once the page has recomputed."""
-    grid = page.locator("[data-testid='stDataFrame']").nth(grid_index)
-    grid.scroll_into_view_if_needed()
-    box = grid.bounding_box()
+def type_into(page, name: str, text: str) -> str:
+    """Click the cell ``name``, type ``text``, press Enter; return the new last line of step 7
+    (the focused input's output) once the page has recomputed."""
     before = output_text(page)
-    # The pointer travels over the grid before the double-click, as a person's does: the grid
-    # takes a click only once it has seen the pointer move over it (see README, "Editing").
-    page.mouse.move(box["x"] + dx - 20, box["y"] + dy)
-    page.mouse.move(box["x"] + dx, box["y"] + dy, steps=8)
-    page.mouse.dblclick(box["x"] + dx, box["y"] + dy)
-    editor = page.locator("#portal input, #portal textarea").first
-    editor.wait_for(timeout=10000)
-    editor.fill(text)
+    cell(page, name).click()
+    page.keyboard.type(text)
     page.keyboard.press("Enter")
-    page.wait_for_function(
-        "(old) => { const c = document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stCode\"]');"
-        " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
-    wait_until_idle(page)
-    return output_text(page).splitlines()[-1]
+    return wait_for_new_output(page, before)
 
 
 def test_an_edit_back_to_the_original_value_sticks_and_editors_switch_at_once():
     """Streamlit issue 7749: an editor fed its own output forgot an edit back to the original
     value. Each edit here must show in the outputs, in X and then straight away in W_q."""
     with streamlit_server() as url, chromium_page(width=1024, height=1600) as page:
-        page.goto(f"{url}/playground")
-        page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
-        wait_until_idle(page)
+        open_playground(page, url)
         assert output_text(page).splitlines()[-1] == "= [1.93662, 6.68311, 1.59507]"
-        assert type_into(page, 0, 96, 52, "5") == "= [1.00005, 9.99991, 2.99986]"
-        assert type_into(page, 0, 96, 52, "1") == "= [1.93662, 6.68311, 1.59507]"  # back to the tutorial
+        assert type_into(page, "X, Input 1, x1", "5") == "= [1.00005, 9.99991, 2.99986]"
+        assert type_into(page, "X, Input 1, x1", "1") == "= [1.93662, 6.68311, 1.59507]"  # back to the tutorial
         # W_q's first cell (q1 of x1) from 1 to 0: q1 = [0, 0, 2] -> output 1 is exactly computable
-        line = type_into(page, 1, 60, 52, "0")
+        line = type_into(page, "W_q, x1, q1", "0")
         example = tutorial_example()
         w_q = example.w_q.copy()
         w_q[0, 0] = 0
-        out = self_attention(example.x, w_q, example.w_k, example.w_v, scale=False).outputs[0]
-        assert line == "= [" + ", ".join(f"{v:.6g}" for v in out) + "]"
-        # All three weight editors show every column at a projector's 1024 px: none is cut off.
-        widths = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stDataFrame']")].slice(1, 4)
-            .map(el => [Math.round(el.scrollWidth), Math.round(el.clientWidth)])""")
-        assert all(scroll <= client for scroll, client in widths), widths
+        assert line == output_1(example.x, w_q)
         assert page.locator("[data-testid='stException']").count() == 0
 
 
-def test_a_double_tap_edits_a_cell_on_a_tablet():
+def test_a_tap_selects_a_cell_on_a_tablet_and_typing_edits_it():
     from playwright.sync_api import sync_playwright
 
     from tests.browser import CHROMIUM, CHROMIUM_ARGS
@@ -199,19 +193,142 @@ def test_a_double_tap_edits_a_cell_on_a_tablet():
         try:
             page = browser.new_context(viewport={"width": 768, "height": 1400}, has_touch=True,
                                        is_mobile=True).new_page()
-            page.goto(f"{url}/playground")
-            page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
-            wait_until_idle(page)
-            box = page.locator("[data-testid='stDataFrame']").first.bounding_box()
-            x, y = box["x"] + 96, box["y"] + 52  # x1 of Input 1
-            page.touchscreen.tap(x, y)
-            page.wait_for_timeout(80)
-            page.touchscreen.tap(x, y)
-            editor = page.locator("#portal input, #portal textarea").first
-            editor.wait_for(timeout=10000)
-            editor.fill("5")
+            open_playground(page, url)
+            cell(page, "X, Input 1, x1").tap()  # one tap selects the cell
+            assert cell(page, "X, Input 1, x1").evaluate("e => [e.selectionStart, e.selectionEnd]") == [0, 1]
+            page.keyboard.type("5")
             page.keyboard.press("Enter")
+            size = cell(page, "X, Input 1, x1").bounding_box()
+            assert size["height"] >= 44 and size["width"] >= 44, size  # a finger's target on a touch screen
             page.wait_for_function("() => document.body.innerText.includes('= [1.00005, 9.99991, 2.99986]')",
                                    timeout=30000)
         finally:
             browser.close()
+
+
+# ── The matrix editor (issue 22): keys, paste, the bad-cell mark, the first click, no clipping ──
+@pytest.fixture(scope="module")
+def url():
+    with streamlit_server() as base:
+        yield base
+
+
+def sent_reruns(page) -> list[int]:
+    """A list that grows by one with every message the page sends on Streamlit's websocket."""
+    sent: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(1)))
+    return sent
+
+
+def test_typing_tab_and_enter_changes_two_cells_with_one_rerun_each(url):
+    with chromium_page(height=1600) as page:
+        sent = sent_reruns(page)
+        open_playground(page, url)
+        before, count = output_text(page), len(sent)
+        cell(page, "X, Input 1, x1").click()
+        page.keyboard.type("7")
+        page.keyboard.press("Tab")  # commits x1, moves to x2 (selected)
+        page.keyboard.type("8")
+        page.keyboard.press("Enter")  # commits x2, moves down to Input 2's x2
+        example = tutorial_example()
+        x = example.x.copy()
+        x[0, :2] = [7, 8]
+        page.wait_for_function("(want) => document.body.innerText.includes(want)", arg=output_1(x), timeout=30000)
+        wait_until_idle(page)
+        assert output_text(page) != before
+        assert len(sent) - count == 2, len(sent) - count  # one message (one rerun) per commit
+        assert cell(page, "X, Input 2, x2").evaluate("e => e === e.getRootNode().activeElement")
+        # Escape puts back what the cell held; nothing is sent
+        page.keyboard.type("9")
+        page.keyboard.press("Escape")
+        assert cell(page, "X, Input 2, x2").input_value() == "2"
+        page.keyboard.press("ArrowUp")  # arrows move: back to x2 of Input 1, which keeps its 8
+        assert cell(page, "X, Input 1, x2").evaluate("e => [e === e.getRootNode().activeElement, e.value]") == [True, "8"]
+        page.wait_for_timeout(500)
+        assert len(sent) - count == 2
+
+
+def paste(page, name: str, text: str) -> None:
+    """Paste ``text`` into the cell ``name`` as a spreadsheet's copy does (a paste event with text/plain)."""
+    cell(page, name).click()
+    cell(page, name).evaluate("""(e, text) => { const data = new DataTransfer(); data.setData("text/plain", text);
+        e.dispatchEvent(new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true})); }""",
+                              text)
+
+
+def test_a_pasted_block_fills_from_the_cell_and_says_what_did_not_fit(url):
+    with chromium_page(height=1600) as page:
+        open_playground(page, url)
+        before = output_text(page)
+        paste(page, "X, Input 1, x1", "7\t8\r\n9\t6\r\n")  # a 2×2 block from a spreadsheet
+        line = wait_for_new_output(page, before)
+        example = tutorial_example()
+        x = example.x.copy()
+        x[0, :2], x[1, :2] = [7, 8], [9, 6]
+        assert line == output_1(x)
+        assert [cell(page, f"X, Input {i}, x{j}").input_value() for i in (1, 2) for j in (1, 2)] == ["7", "8", "9", "6"]
+        before = output_text(page)
+        paste(page, "X, Input 3, x4", "1,2\n3,4")  # commas; only its first value fits
+        wait_for_new_output(page, before)
+        assert cell(page, "X, Input 3, x4").input_value() == "1"
+        status = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stBidiComponentIsolated']")]
+            .map(host => host.shadowRoot.querySelector("[role='status']").textContent).join(" ")""")
+        assert "Pasted a block of 2 × 2." in status and "3 values did not fit" in status, status
+
+
+def test_a_bad_cell_is_marked_at_its_place_and_the_mark_goes_when_fixed(url, tmp_path):
+    with chromium_page(height=1600) as page:
+        open_playground(page, url)
+        before = output_text(page)
+        cell(page, "W_v, x4, v2").click()
+        page.keyboard.type("abc")
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => document.body.innerText.includes('“abc”')", timeout=30000)
+        wait_until_idle(page)
+        assert invalid_cells(page) == ["W_v, x4, v2"]  # exactly that cell
+        assert output_text(page) == before  # the last good results stay
+        style = cell(page, "W_v, x4, v2").evaluate("e => getComputedStyle(e).outlineStyle")
+        assert style == "dashed"  # not the focus ring's solid line
+        page.screenshot(path=str(tmp_path / "bad-cell.png"))
+        cell(page, "W_v, x4, v2").click()
+        page.keyboard.type("1")
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => !document.body.innerText.includes('“abc”')", timeout=30000)
+        wait_until_idle(page)
+        assert invalid_cells(page) == []
+
+
+def test_the_first_click_selects_the_whole_cell(url):
+    with chromium_page() as page:
+        open_playground(page, url)
+        target = cell(page, "X, Input 2, token")
+        target.click()
+        assert target.evaluate("e => [e.selectionStart, e.selectionEnd, e.value.length]") == [0, 7, 7]
+        target.click()  # a second click places the caret
+        assert target.evaluate("e => e.selectionStart === e.selectionEnd")
+
+
+@pytest.mark.parametrize("width", [1400, 1024, 768])
+def test_no_editor_is_clipped(url, width):
+    """Every editor lies within the page's column; a wide one scrolls inside itself, with its headers kept."""
+    with chromium_page(width=width, height=1600) as page:
+        for query in ("", "?size=32.16.16.16"):
+            open_playground(page, url, query)
+            boxes = page.evaluate("""() => {
+                const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
+                return [...document.querySelectorAll("[data-testid='stBidiComponentIsolated']")].map(host => {
+                    const wrap = host.shadowRoot.querySelector(".wrap");
+                    const box = wrap.getBoundingClientRect();
+                    return [box.left >= main.left - 1, box.right <= main.right + 1, wrap.scrollWidth > wrap.clientWidth,
+                            wrap.scrollHeight > wrap.clientHeight];
+                });
+            }""")
+            assert len(boxes) == 4 and all(left and right for left, right, _, _ in boxes), (query, boxes)
+            if query:  # 32 rows: X scrolls inside its maximum height; its header row stays on top
+                assert boxes[0][3], boxes
+                page.evaluate("""() => { const wrap = document.querySelector("[data-testid='stBidiComponentIsolated']")
+                    .shadowRoot.querySelector(".wrap"); wrap.scrollTop = wrap.scrollHeight; }""")
+                stuck = page.evaluate("""() => { const root = document.querySelector("[data-testid='stBidiComponentIsolated']")
+                    .shadowRoot; return root.querySelector("thead th").getBoundingClientRect().top
+                    - root.querySelector(".wrap").getBoundingClientRect().top; }""")
+                assert abs(stuck) <= 2, stuck
