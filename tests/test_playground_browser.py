@@ -268,9 +268,9 @@ def test_a_pasted_block_fills_from_the_cell_and_says_what_did_not_fit(url):
         assert line == output_1(x)
         assert [cell(page, f"X, Input {i}, x{j}").input_value() for i in (1, 2) for j in (1, 2)] == ["7", "8", "9", "6"]
         before = output_text(page)
-        paste(page, "X, Input 3, x4", "1,2\n3,4")  # commas; only its first value fits
+        paste(page, "X, Input 3, x4", "5,2\n3,4")  # commas; only its first value fits
         wait_for_new_output(page, before)
-        assert cell(page, "X, Input 3, x4").input_value() == "1"
+        assert cell(page, "X, Input 3, x4").input_value() == "5"
         status = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stBidiComponentIsolated']")]
             .map(host => host.shadowRoot.querySelector("[role='status']").textContent).join(" ")""")
         assert "Pasted a block of 2 × 2." in status and "3 values did not fit" in status, status
