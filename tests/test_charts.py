@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from selfattn.display.charts import heatmap, to_altair
+from selfattn.display.charts import EXACT, MASKED, heatmap, to_altair
 
 
 def test_heatmap_spec_is_valid_and_exact():
@@ -10,8 +10,10 @@ def test_heatmap_spec_is_valid_and_exact():
     spec = heatmap(m, ["早", "上"], ["k1", "k2"], title="w")
     to_altair(spec).to_dict()  # raises if Altair's schema rejects the spec
     cells = spec["data"]["values"]
-    assert cells[0]["exact"] == repr(0.0633789405)
+    assert cells[0]["v"] == 0.0633789405 and set(cells[0]) == {"v", "shown", "dark"}  # the float64 itself
     assert cells[2]["v"] is None and cells[2]["shown"] == "−∞"  # masked cell drawn grey
+    assert spec["transform"][-1] == {"calculate": EXACT, "as": "exact"}  # the tooltip's text, in the browser
+    assert "早" in spec["transform"][3]["calculate"] and "k2" in spec["transform"][4]["calculate"]
     assert "早" in spec["encoding"]["y"]["axis"]["labelExpr"]
 
 
@@ -21,9 +23,13 @@ def test_annotation_only_for_small_matrices():
 
 
 def test_repeated_labels_keep_their_cells_apart():
-    spec = heatmap(np.arange(4.0).reshape(2, 2), ["天", "天"], ["天", "天"])
-    positions = {(c["r"], c["c"]) for c in spec["data"]["values"]}
-    assert positions == {(0, 0), (0, 1), (1, 0), (1, 1)}
+    """Cells are sent row after row, one number each, and placed by their position in that list."""
+    spec = heatmap(np.arange(6.0).reshape(2, 3), ["天", "天"], ["天", "天", "天"])
+    assert [c["v"] for c in spec["data"]["values"]] == [0, 1, 2, 3, 4, 5]
+    assert spec["transform"][:3] == [{"window": [{"op": "row_number", "as": "k"}]},
+                                     {"calculate": "floor((datum.k - 1) / 3)", "as": "r"},
+                                     {"calculate": "(datum.k - 1) % 3", "as": "c"}]
+    assert spec["encoding"]["x"]["field"] == "c" and spec["encoding"]["y"]["field"] == "r"
 
 
 def test_masked_scores_are_grey_and_written_as_minus_infinity():
@@ -33,11 +39,11 @@ def test_masked_scores_are_grey_and_written_as_minus_infinity():
 
     spec = heatmap(np.array([[1.0, -np.inf], [0.5, 2.0]]), ["a", "b"], ["a", "b"])
     cells = spec["data"]["values"]
-    assert [c["masked"] for c in cells] == [False, True, False, False]  # in every row: Arrow keeps the first row's keys
-    assert cells[1]["exact"] == MINUS_INFINITY and cells[1]["shown"] == MINUS_INFINITY and cells[1]["v"] is None
+    assert [c["v"] is None for c in cells] == [False, True, False, False]
+    assert cells[1]["shown"] == MINUS_INFINITY and EXACT.endswith(f"'{MINUS_INFINITY}'")
     rect = spec["layer"][0]
     assert rect["mark"]["invalid"] is None  # kept, not left out as a white gap
-    assert rect["encoding"]["color"]["condition"] == {"test": "datum.masked", "value": MASKED_GREY}
+    assert rect["encoding"]["color"]["condition"] == {"test": MASKED, "value": MASKED_GREY}
 
 
 def test_head_grid_is_one_view_with_panels_apart_and_exact_tooltips():
@@ -78,7 +84,7 @@ def test_a_heatmap_draws_its_layout_as_given():
     x_axis, y_axis = ({k: v for k, v in spec["encoding"][c]["axis"].items() if k != "labelExpr"} for c in "xy")
     assert x_axis == {"orient": "top", "labelAngle": -90, "labelLimit": 60, "labelOverlap": "greedy", "values": [0, 3]}
     assert y_axis == {"labelLimit": 40, "labelOverlap": "greedy", "minExtent": 47, "maxExtent": 47, "values": [0, 3]}
-    assert spec["layer"][0]["mark"]["stroke"] == {"expr": f"datum.masked ? '{MASKED_GREY}' : scale('color', datum.v)"}
+    assert spec["layer"][0]["mark"]["stroke"] == {"expr": f"{MASKED} ? '{MASKED_GREY}' : scale('color', datum.v)"}
     assert spec["layer"][1]["mark"]["fontSize"] == {"expr": "min(11, bandwidth('x'))"}
     assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
     assert spec["config"] == {"legend": {"orient": "bottom"}} and spec["usermeta"] == {"width_px": 72}
@@ -142,12 +148,12 @@ def test_linked_view_cells_are_four_numbers_and_sit_inside_their_panel():
 
     panels, spec = linked(n=4, d=3, allowed=np.tril(np.ones((4, 4), bool)))
     cells = spec["data"]["values"]
-    assert all(set(c) == {"m", "r", "c", "v"} for c in cells)  # labels, places and tooltips worked out in the browser
-    assert len(cells) == sum(m.size for m in panels.values())
-    for c in cells:
-        v = panels[LINKED_PANELS[c["m"]]][c["r"], c["c"]]
-        assert c["v"] == v if np.isfinite(v) else c["v"] is None  # exact; a masked score is None (grey)
+    assert all(set(c) == {"v"} for c in cells)  # panel, row, column, labels and tooltips worked out in the browser
+    sent = [c["v"] for c in cells]
+    expected = [v if np.isfinite(v) else None for name in LINKED_PANELS for v in panels[name].ravel()]
+    assert sent == expected  # exact, panel after panel, row after row; a masked score is None (grey)
     meta = spec["usermeta"]["linked"]
+    assert meta["starts"] == list(np.cumsum([0] + [panels[name].size for name in LINKED_PANELS])[:-1])
     for name, (left, top) in meta["corners"].items():
         rows, cols = panels[name].shape
         assert 0 <= left and left + cols * 10 <= spec["width"] == meta["width"]

@@ -295,14 +295,17 @@ def test_a_bad_cell_is_named_under_its_own_editor():
 
 
 def test_masked_scores_read_minus_infinity_in_the_table_the_chart_and_the_text():
+    from selfattn.display.charts import EXACT, MINUS_INFINITY
+
+    assert EXACT.endswith(f"'{MINUS_INFINITY}'")  # a cell sent without a value reads −∞ in its tooltip
     at = open_page("playground")
     at.toggle(key="pg_causal").set_value(True).run()
     table = next(d for d in at.dataframe if d.proto.placeholder == "−∞")  # the scaled and masked scores
     assert np.isnan(table.value.iloc[0, 1]) and table.value.iloc[1, 0] == 4
     assert "q1·k2 = 1×4 + 0×4 + 2×0 = 4   → masked (−∞)" in texts(at)
     assert "softmax([2, −∞, −∞])" in texts(at)
-    masked = [c for spec in heatmap_specs(at) for c in spec["data"]["values"] if c.get("masked")]
-    assert masked and all(c["exact"] == "−∞" for c in masked)
+    masked = [spec for spec in heatmap_specs(at) for c in spec["data"]["values"] if not np.isfinite(c["v"])]
+    assert masked and all({"calculate": EXACT, "as": "exact"} in spec["transform"] for spec in masked)  # "−∞"
     assert "-inf" not in texts(at) and "Infinity" not in texts(at)
 
 

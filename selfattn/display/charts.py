@@ -25,6 +25,8 @@ VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 WORDS = {"row": "row", "column": "column", "value": "value", "head": "head", "query": "query", "key": "key",
          "weight": "weight"}
 VALUE_FONT_PX = 11  # values printed in the cells
+MASKED = "!isValid(datum.v)"  # a masked (−∞) cell: sent as null, drawn grey
+EXACT = f"isValid(datum.v) ? toString(datum.v) : '{MINUS_INFINITY}'"  # a cell's value in full, for its tooltip
 LABEL_LIMIT_X = 90  # longest column label of a notebook heatmap, in pixels
 LABEL_LIMIT_Y = 120  # the same for row labels
 
@@ -97,13 +99,12 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
     low, high = domain if domain else (lo, hi)
     annotate = annotate if annotate is not None else rows * cols <= ANNOTATE_MAX_CELLS and cols <= 12
-    data = []
+    data = []  # one number a cell, row after row: its place, labels and exact text are worked out in the browser
     for i in range(rows):
         for j in range(cols):
             v = float(values[i, j])
             ok = math.isfinite(v)
-            cell_data = {"r": i, "c": j, "row": rows_text[i], "col": cols_text[j],
-                         "v": v if ok else None, "exact": repr(v) if ok else MINUS_INFINITY, "masked": not ok}
+            cell_data = {"v": v if ok else None}
             if annotate:  # the printed value and its colour, only where values are printed
                 cell_data.update(shown=_short(v), dark=ok and _is_dark(v, low, high, diverging))
             data.append(cell_data)
@@ -117,14 +118,14 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
               "axis": _axis(rows_text, layout.y)},
     }
     # Outlined in their own colour, small cells narrowed to fractional pixels leave no light seams.
-    outline = ({"expr": f"datum.masked ? '{MASKED_GREY}' : scale('color', datum.v)"}
+    outline = ({"expr": f"{MASKED} ? '{MASKED_GREY}' : scale('color', datum.v)"}
                if layout.own_outline else colours.CELL_EDGE)
     rect = {
         # invalid: None keeps the cells without a value (a masked −∞) that Vega-Lite would leave
         # out (a white gap), and the condition paints them grey.
         "mark": {"type": "rect", "stroke": outline, "strokeWidth": 0.5, "invalid": None},
         "encoding": {
-            "color": {"condition": {"test": "datum.masked", "value": MASKED_GREY},
+            "color": {"condition": {"test": MASKED, "value": MASKED_GREY},
                       "field": "v", "type": "quantitative", "title": value_title, "scale": scale},
             "tooltip": [{"field": "row", "type": "nominal", "title": words["row"]},
                         {"field": "col", "type": "nominal", "title": words["column"]},
@@ -144,6 +145,7 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
         "$schema": VEGA_LITE_SCHEMA,
         "title": title or "",
         "data": {"values": data},
+        "transform": _cell_words(rows_text, cols_text, cols),
         "width": {"step": layout.cell},  # one step per column: the chart grows with the matrix
         "height": {"step": layout.cell},
         "encoding": encoding,
@@ -156,6 +158,23 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
     if usermeta is not None:
         spec["usermeta"] = usermeta
     return spec
+
+
+def _cell_words(rows_text: list[str], cols_text: list[str], cols: int) -> list[dict]:
+    """Vega-Lite transforms that give each cell record {v}, sent row after row, its row ``r``, column
+    ``c`` and the texts its tooltip shows.
+
+    Worked out in the browser, so that a cell travels as one number rather than with its place,
+    its two labels and its value as text (a fifth of the bytes of a 32 × 32 map). ``toString``
+    writes a number as JavaScript does, the shortest text that reads back as the same float64 (as
+    Python's ``repr``, but "2" for 2.0); a masked cell (``v`` null) reads −∞.
+    """
+    return [{"window": [{"op": "row_number", "as": "k"}]},  # 1, 2, ... in the order sent
+            {"calculate": f"floor((datum.k - 1) / {cols})", "as": "r"},
+            {"calculate": f"(datum.k - 1) % {cols}", "as": "c"},
+            {"calculate": f"{_js_list(rows_text)}[datum.r]", "as": "row"},
+            {"calculate": f"{_js_list(cols_text)}[datum.c]", "as": "col"},
+            {"calculate": EXACT, "as": "exact"}]
 
 
 def _axis(labels: list[str], axis: Axis, **fixed) -> dict:
@@ -288,8 +307,9 @@ LINKED_ROLES = {"queries": "values", "keys": "values", "values": "values", "scor
 LINKED_ROWS = (("queries", "keys", "values"), ("scores", "weights", "outputs"))  # panels side by side
 _QUERY_ROWS = (0, 3, 4, 5)  # panels whose rows are queries: Q, scores, weights, outputs
 _KEY_ROWS = (1, 2)  # panels whose rows are keys: K, V (a score's or weight's column is a key too)
-_HQ = "(hover.qi ? hover.qi[0] : null)"  # the hovered query, or null
-_HK = "(hover.kj ? hover.kj[0] : null)"  # the hovered key, or null
+_HQ, _HK = "hq", "hk"  # signals: the query and key under the pointer, or null (LINKED_SIGNALS)
+LINKED_SIGNALS = [{"name": _HQ, "expr": "hover.qi ? hover.qi[0] : null"},
+                  {"name": _HK, "expr": "hover.kj ? hover.kj[0] : null"}]
 
 
 def linked_extent(n: int, widths: dict[str, int], *, cell: int, label_px: int, spacing: float
@@ -352,9 +372,10 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
     layered view (each panel a layer with its own colour scale), which ``autosize: fit-x``
     narrows to a narrow column.
 
-    The cells travel as four numbers each (panel ``m``, row ``r``, column ``c``, value ``v``,
-    None for a masked −∞): labels, positions, the query/key indices and the exact value the
-    tooltip shows are worked out in the browser from short lists in the spec.
+    The cells travel as one number each (``v``, None for a masked −∞), panel after panel and row
+    after row: the panel ``m``, row ``r`` and column ``c`` follow from a cell's place in that list,
+    and labels, positions, the query/key indices and the exact value the tooltip shows are worked
+    out in the browser from short lists in the spec.
 
     Args:
         panels: by name (see :data:`LINKED_PANELS`), an (n, cols) matrix each.
@@ -375,13 +396,21 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
     n = mats[0].shape[0]
     widths = {name: m.shape[1] for name, m in zip(LINKED_PANELS, mats)}
     corners, width, height = linked_extent(n, widths, cell=cell, label_px=label_px, spacing=spacing)
-    data = [{"m": m, "r": i, "c": j, "v": float(v) if math.isfinite(v) else None}
-            for m, matrix in enumerate(mats) for (i, j), v in np.ndenumerate(matrix)]
+    # One number a cell, panel after panel, row after row: where it is follows from its place in the list.
+    data = [{"v": float(v) if math.isfinite(v) else None} for matrix in mats for v in matrix.ravel()]
+    sizes = [m.size for m in mats]
+    starts = [sum(sizes[:m]) for m in range(len(mats))]
     lefts = [corners[name][0] for name in LINKED_PANELS]
     tops = [corners[name][1] for name in LINKED_PANELS]
     rows_text = [str(r) for r in row_labels]
     cols_text = [[str(c) for c in col_labels[name]] for name in LINKED_PANELS]
+    panel_of = " : ".join(f"datum.k < {start} ? {m - 1}" for m, start in enumerate(starts) if m) + f" : {len(mats) - 1}"
     transform = [
+        {"window": [{"op": "row_number", "as": "n"}]},  # 1, 2, ... in the order sent
+        {"calculate": "datum.n - 1", "as": "k"},
+        {"calculate": panel_of, "as": "m"},
+        {"calculate": f"floor((datum.k - {starts}[datum.m]) / {list(widths.values())}[datum.m])", "as": "r"},
+        {"calculate": f"(datum.k - {starts}[datum.m]) % {list(widths.values())}[datum.m]", "as": "c"},
         {"calculate": f"indexof({list(_QUERY_ROWS)}, datum.m) >= 0 ? datum.r : null", "as": "qi"},
         {"calculate": f"indexof({list(_KEY_ROWS)}, datum.m) >= 0 ? datum.r : datum.m === 3 || datum.m === 4 "
                       "? datum.c : null", "as": "kj"},
@@ -393,7 +422,7 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
     x = {"field": "x", "type": "quantitative", "axis": None, "scale": {"domain": [0, width], "nice": False}}
     y = {"field": "y", "type": "quantitative", "axis": None,
          "scale": {"domain": [0, height], "nice": False, "reverse": True}}  # 0 at the top
-    place = {"x": x, "x2": {"field": "x2"}, "y": y, "y2": {"field": "y2"}}
+    ends = {"x2": {"field": "x2"}, "y2": {"field": "y2"}}  # of a rect; x and y are the whole view's
     edge = {"stroke": colours.CELL_EDGE, "strokeWidth": 0.5} if cell >= 6 else {"strokeWidth": 0}
     layers = []
     for m, name in enumerate(LINKED_PANELS):
@@ -402,10 +431,10 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
             scale["domain"] = [0.0, 1.0]
         colour = {"field": "v", "type": "quantitative", "scale": scale, "legend": None}
         if name == "scores":  # masked (−∞) scores are grey, as in the scores map
-            colour["condition"] = {"test": "datum.v === null", "value": MASKED_GREY}
+            colour["condition"] = {"test": MASKED, "value": MASKED_GREY}
         layers.append({"transform": [{"filter": f"datum.m === {m}"}],
                        "mark": {"type": "rect", "invalid": None, **edge},
-                       "encoding": {**place, "color": colour}})
+                       "encoding": {**ends, "color": colour}})
     value_title = words["value"]
     layers.append({  # on top of every panel: catches the pointer, shows the tooltip, draws the highlight
         "params": [{"name": "hover", "select": {"type": "point", "fields": ["qi", "kj"], "on": "pointerover",
@@ -414,10 +443,10 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
             {"calculate": f"{_js_list(rows_text)}[datum.r]", "as": "row"},
             {"calculate": f"{_js_list(cols_text)}[datum.m][datum.c]", "as": "col"},
             {"calculate": f"{_js_list([str(titles[name]) for name in LINKED_PANELS])}[datum.m]", "as": "panel"},
-            {"calculate": f"datum.v === null ? '{MINUS_INFINITY}' : toString(datum.v)", "as": "exact"}],
+            {"calculate": EXACT, "as": "exact"}],
         "mark": {"type": "rect", "fill": colours.HIT_FILL, "stroke": colours.HIGHLIGHT, "strokeWidth": 2,
                  "cursor": "crosshair"},
-        "encoding": {**place,
+        "encoding": {**ends,
                      "strokeOpacity": {"condition": {"test": linked_highlight(allowed), "value": 1}, "value": 0},
                      "tooltip": [{"field": "panel", "type": "nominal", "title": map_title},
                                  {"field": "row", "type": "nominal", "title": words["row"]},
@@ -431,7 +460,7 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
                       {"calculate": f"datum.y + {cell / 2}", "as": "ym"}],
         "mark": {"type": "text", "align": "right", "baseline": "middle", "dx": -4, "fontSize": 10,
                  "limit": max(8, label_px - 6)},
-        "encoding": {"x": x, "y": {**y, "field": "ym"}, "text": {"field": "row", "type": "nominal"}},
+        "encoding": {"y": {**y, "field": "ym"}, "text": {"field": "row", "type": "nominal"}},
     })
     pitch = {name: widths[name] * cell + spacing for name in LINKED_PANELS}
     layers.append({  # one title per panel, above it; cut short rather than run into the next panel
@@ -440,7 +469,7 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
                        "as": "panel"}],
         "mark": {"type": "text", "align": "left", "baseline": "bottom", "dy": -4, "fontSize": 12,
                  "limit": {"expr": f"width * {min((pitch[name] - 4) / width for name in LINKED_PANELS):.6f}"}},
-        "encoding": {"x": x, "y": y, "text": {"field": "panel", "type": "nominal"}},
+        "encoding": {"text": {"field": "panel", "type": "nominal"}},
     })
     return {
         "$schema": VEGA_LITE_SCHEMA,
@@ -448,11 +477,13 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
         "width": width,
         "height": height,
         "autosize": {"type": "fit-x", "contains": "padding"},  # narrower than ``width`` in a narrow column
+        "params": LINKED_SIGNALS,
         "transform": transform,
+        "encoding": {"x": x, "y": y},
         "layer": layers,
         "resolve": {"scale": {"color": "independent"}},  # each panel coloured by its own role and range
         "config": {"view": {"stroke": None}},
-        "usermeta": {"linked": {"corners": corners, "cell": cell, "width": width, "height": height},
+        "usermeta": {"linked": {"corners": corners, "starts": starts, "cell": cell, "width": width, "height": height},
                      **(usermeta or {})},
     }
 

@@ -1,0 +1,136 @@
+"""Bytes the server sends for one edit of the Playground, by kind of message, old code against new.
+
+A visitor (``benchmarks/bench_load.py``'s, which keeps the browser's message cache and sends its
+hashes back) opens the Playground at a link, then types into the first cell of X (every step
+changes) and of W_v (Q, K, the scores and weights stay the same). For each it counts the bytes of
+the charts' messages, of everything else, and the charts Streamlit sent as a reference to one the
+browser already holds (``ref_hash``: an unchanged chart of 10 kB or more costs about 60 bytes).
+
+    python benchmarks/bench_edit_bytes.py                      # this checkout
+    python benchmarks/bench_edit_bytes.py --before f700ad0     # and a commit, extracted with git archive
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_load  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+
+LINKS = {"tutorial (3 tokens, d=3)": "", "n=32, d=16": "size=32.16.16.16"}
+EDITS = {"X[0, x1]": r"-ed_x_\d+$", "W_v[0, 0]": r"-ed_w_v_\d+$"}
+
+
+class Counting(bench_load.Visitor):
+    """A visitor that sorts the bytes it receives: charts, references to cached messages, the rest."""
+
+    def reset(self) -> None:
+        self.tally_bytes = {"charts": 0, "other": 0}
+        self.charts = self.refs = 0
+
+    def handle(self, msg: ForwardMsg):
+        size = msg.ByteSize()
+        if msg.WhichOneof("type") == "ref_hash":
+            self.refs += 1
+            self.tally_bytes["other"] += size
+        elif msg.WhichOneof("type") == "delta" and msg.delta.new_element.WhichOneof("type") == "vega_lite_chart":
+            self.charts += 1
+            self.tally_bytes["charts"] += size
+        else:
+            self.tally_bytes["other"] += size
+        return super().handle(msg)
+
+    async def type_into(self, pattern: str, value: str) -> None:
+        """Type ``value`` into the first cell of the matrix editor whose widget id matches ``pattern``."""
+        import re
+
+        editor = next(wid for wid in self.drawn if re.search(pattern, wid))
+        element = next(e for e in self.elements.values()
+                       if e.WhichOneof("type") == "bidi_component" and e.bidi_component.id == editor)
+        data = json.loads(element.bidi_component.json)
+        cells = [list(row) for row in data["cells"]]
+        cells[0][1] = value  # the first number (a token's label comes first in X; W's row label likewise)
+        self.revs[editor] = max(self.revs.get(editor, 0), data["rev"]) + 1
+        self.widgets[editor] = bench_load.WidgetState(id=editor, json_value=bench_load.editor_state(
+            cells, self.revs[editor]))
+        await self.ws.send(bench_load.rerun_request(url=self.url, page_hash=self.page_hash,
+                                                    query_string=self.query_string,
+                                                    widgets=self.widgets.values(), cached_hashes=self.cache))
+        await self.finish_run()
+
+
+async def measure(url: str) -> dict:
+    out = {}
+    for name, query in LINKS.items():
+        v = Counting(url, bench_load.Tally(), 120)
+        try:
+            v.reset()
+            if not query:
+                await v.open("playground")
+            else:
+                v.url = f"{url}/{bench_load.PAGES['playground']}?{query}"
+                v.query_string = query
+                v.cookies = await bench_load.http_get(v.url, v.timeout)
+                host = url.split("//", 1)[1]
+                v.ws = await bench_load.connect(f"ws://{host}/_stcore/stream",
+                                                subprotocols=[bench_load.Subprotocol("streamlit")],
+                                                origin=bench_load.Origin(f"http://{host}"), proxy=None,
+                                                max_size=None, open_timeout=v.timeout)
+                await v.ws.send(bench_load.rerun_request(url=v.url, page_name=bench_load.PAGES["playground"],
+                                                         query_string=query))
+                await v.finish_run()
+            out[(name, "open")] = (dict(v.tally_bytes), v.charts, v.refs)
+            for k, (edit, pattern) in enumerate(EDITS.items()):
+                v.reset()
+                await v.type_into(pattern, str(7 + k))
+                out[(name, edit)] = (dict(v.tally_bytes), v.charts, v.refs)
+        finally:
+            await v.close()
+    return out
+
+
+def run(app_dir: Path, label: str, work: Path) -> dict:
+    server = bench_load.LocalServer(app_dir, label, work)
+
+    async def go():
+        await server.start()
+        try:
+            await measure(server.url)  # warm: imports, caches
+            return await measure(server.url)
+        finally:
+            server.stop()
+    return asyncio.run(go())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--before", help="a commit to compare with (extracted with git archive)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        checkouts = {"this checkout": ROOT}
+        if args.before:
+            old = work / "before"
+            old.mkdir()
+            archive = subprocess.run(["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+            checkouts = {args.before: old, **checkouts}
+        results = {label: run(path, label, work) for label, path in checkouts.items()}
+    print("| checkout | link | action | chart bytes | other bytes | charts sent | sent as a reference |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
+    for label, rows in results.items():
+        for (link, action), (sizes, charts, refs) in rows.items():
+            print(f"| {label} | {link} | {action} | {sizes['charts']:,} | {sizes['other']:,} | {charts} | {refs} |")
+
+
+if __name__ == "__main__":
+    main()
