@@ -290,7 +290,8 @@ def test_a_bad_cell_is_marked_at_its_place_and_the_mark_goes_when_fixed(url, tmp
         style = cell(page, "W_v, x4, v2").evaluate("e => getComputedStyle(e).outlineStyle")
         assert style == "dashed"  # not the focus ring's solid line
         page.screenshot(path=str(tmp_path / "bad-cell.png"))
-        cell(page, "W_v, x4, v2").click()
+        # Enter on the last row keeps the cell focused and selected: typing replaces its text
+        assert cell(page, "W_v, x4, v2").evaluate("e => [e === e.getRootNode().activeElement, e.selectionEnd]") == [True, 3]
         page.keyboard.type("1")
         page.keyboard.press("Enter")
         page.wait_for_function("() => !document.body.innerText.includes('“abc”')", timeout=30000)
@@ -301,7 +302,7 @@ def test_a_bad_cell_is_marked_at_its_place_and_the_mark_goes_when_fixed(url, tmp
 def test_the_first_click_selects_the_whole_cell(url):
     with chromium_page() as page:
         open_playground(page, url)
-        target = cell(page, "X, Input 2, token")
+        target = cell(page, "X, row 2, token")
         target.click()
         assert target.evaluate("e => [e.selectionStart, e.selectionEnd, e.value.length]") == [0, 7, 7]
         target.click()  # a second click places the caret
