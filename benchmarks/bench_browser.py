@@ -23,8 +23,9 @@ What is timed, all in the page's own clock (``performance.now()``):
   ``--quiet`` ms, so a chart drawn twice counts at its second drawing. Every chart's final
   drawing is compared with its drawing before the edit; the last chart on the page (the
   outputs) must have changed, or the edit is reported as failed.
-* ``sent``: Enter to the rerun request leaving on the websocket. Streamlit's data editor waits
-  150 ms after an edit before it sends it, so this is never below ~150 ms;
+* ``sent``: Enter to the rerun request leaving on the websocket. The matrix editor (issue 22)
+  sends at once; Streamlit's data editor (checkouts before it) waits 150 ms after an edit
+  before it sends it, so there this is never below ~150 ms;
 * ``finished``: Enter to the ``script_finished`` message arriving (request, script run and
   every message of the run, as seen by the page's main thread); ``idle``: Enter to the first
   frame after that in which the status widget does not say "Running" (the same as
@@ -74,9 +75,11 @@ sys.path.insert(0, str(ROOT))
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, stop_process  # noqa: E402
 
 CHART = "[data-testid='stVegaLiteChart']"
+# The cell edited: first row, column x1 of the X editor (its token column comes first). The
+# matrix editor (issue 22): its second input, found through its shadow root; a checkout with
+# st.data_editor: a place in px from the grid's top-left corner.
+MATRIX_CELLS = "[data-testid='stBidiComponentIsolated'] input"
 GRID = "[data-testid='stDataFrame']"
-# The cell edited: first row, column x1 of the X editor (its token column comes first), in px
-# from the grid's top-left corner; the same place tests/test_playground_browser.py clicks.
 CELL = (96, 35 + 17)
 
 # Runs the server with a timer (and, while ``<profile dir>/ON`` exists, cProfile) around each
@@ -391,7 +394,7 @@ def wait_idle(page, timeout_ms: int = 60000) -> None:
 def open_playground(page, url: str, size: str, words: dict) -> None:
     """Open the Playground and bring it to ``size`` ("tutorial" or "NxD")."""
     page.goto(f"{url}/playground")
-    page.wait_for_selector(f"{GRID} canvas", timeout=90000)
+    page.wait_for_selector(f"{MATRIX_CELLS}, {GRID} canvas", timeout=90000)
     page.wait_for_selector(CHART, timeout=90000)
     wait_idle(page)
     if size == "tutorial":
@@ -427,13 +430,17 @@ def edit_value(k: int) -> str:
 
 def edit_once(page, value: str, quiet_ms: int, before_enter=None) -> dict:
     """Type ``value`` into the first cell of X, press Enter, wait until the page is quiet."""
-    grid = page.locator(GRID).first
-    box = grid.bounding_box()
     page.evaluate("() => window.__bench.arm()")
-    page.mouse.dblclick(box["x"] + CELL[0], box["y"] + CELL[1])
-    editor = page.locator("#portal input, #portal textarea").first
-    editor.wait_for(timeout=10000)
-    editor.fill(value)
+    cells = page.locator(MATRIX_CELLS)
+    if cells.count():  # the matrix editor: a click selects the cell, typing replaces its text
+        cells.nth(1).click()
+        page.keyboard.type(value)
+    else:  # st.data_editor: a double-click opens the cell's editor in a portal
+        box = page.locator(GRID).first.bounding_box()
+        page.mouse.dblclick(box["x"] + CELL[0], box["y"] + CELL[1])
+        editor = page.locator("#portal input, #portal textarea").first
+        editor.wait_for(timeout=10000)
+        editor.fill(value)
     if before_enter:
         before_enter()
     page.keyboard.press("Enter")
@@ -492,6 +499,7 @@ def message_breakdown(frames: list[bytes], previous: dict) -> dict:
 # ── Breakdown: server profile, Chrome trace, JS profile ─────────────────────────────────
 SERVER_FUNCTIONS = [  # (label, file ending, function): cumulative time per run, in ms
     ("st.data_editor (4 editors)", "elements/widgets/data_editor.py", "data_editor"),
+    ("matrix editor (4 editors)", "bidi_component/main.py", "_bidi_component"),
     ("st.dataframe (result tables)", "elements/arrow.py", "dataframe"),
     ("st.vega_lite_chart", "elements/vega_charts.py", "vega_lite_chart"),
     ("st.download_button", "elements/widgets/button.py", "download_button"),

@@ -22,6 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from tests import apptest  # noqa: E402
+
 
 def open_page(page: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
@@ -61,9 +63,8 @@ def time_sentences(at: AppTest, edits: int, tokens: int, chinese: bool) -> list[
 def time_edits(at: AppTest, edits: int) -> list[float]:
     times = []
     for k in range(edits):
-        key = f"ed_x_{at.session_state['pg']['version']}"
-        at.session_state[key] = {"edited_rows": {k % len(at.session_state['pg']['frames']['x']): {"x1": float(k % 7)}},
-                                 "added_rows": [], "deleted_rows": []}
+        rows = len(at.session_state["pg"]["frames"]["x"])
+        apptest.send_cell(at, "x", k % rows, "x1", str(k % 7))  # the matrix editor's full table, as typed
         start = time.perf_counter()
         at.run()
         times.append((time.perf_counter() - start) * 1000)
