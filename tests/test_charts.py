@@ -143,8 +143,10 @@ def test_linked_view_is_one_valid_view_with_a_pointer_selection_on_query_and_key
     assert spec["resolve"] == {"scale": {"color": "independent"}}
 
 
-def test_linked_view_cells_are_four_numbers_and_sit_inside_their_panel():
-    from selfattn.display.charts import LINKED_PANELS
+def test_linked_view_cells_are_one_number_each_and_sit_inside_their_panel():
+    import json
+
+    from selfattn.display.charts import LINKED_PANELS, linked_extent
 
     panels, spec = linked(n=4, d=3, allowed=np.tril(np.ones((4, 4), bool)))
     cells = spec["data"]["values"]
@@ -153,11 +155,15 @@ def test_linked_view_cells_are_four_numbers_and_sit_inside_their_panel():
     expected = [v if np.isfinite(v) else None for name in LINKED_PANELS for v in panels[name].ravel()]
     assert sent == expected  # exact, panel after panel, row after row; a masked score is None (grey)
     meta = spec["usermeta"]["linked"]
-    assert meta["starts"] == list(np.cumsum([0] + [panels[name].size for name in LINKED_PANELS])[:-1])
-    for name, (left, top) in meta["corners"].items():
+    corners, width, height = linked_extent(4, {name: m.shape[1] for name, m in panels.items()}, cell=meta["cell"],
+                                           label_px=meta["label_px"], spacing=meta["spacing"])
+    assert (width, height) == (spec["width"], spec["height"])
+    starts = [int(s) for s in np.cumsum([0] + [panels[name].size for name in LINKED_PANELS])[:-1]]
+    assert f"{starts}[datum.m]" in json.dumps(spec["transform"])  # where a cell's panel begins in the list
+    for name, (left, top) in corners.items():
         rows, cols = panels[name].shape
-        assert 0 <= left and left + cols * 10 <= spec["width"] == meta["width"]
-        assert 0 <= top and top + rows * 10 <= spec["height"] == meta["height"]
+        assert 30 <= left and left + cols * 10 <= width and 0 <= top and top + rows * 10 <= height
+        assert f"{left}" in json.dumps(spec["transform"]) and f"{top}" in json.dumps(spec["transform"])
     assert "datum.kj <= " in spec["layer"][len(LINKED_PANELS)]["encoding"]["strokeOpacity"]["condition"]["test"]
 
 

@@ -142,15 +142,15 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
                                    "value": colours.INK}},
         })
     spec = {
-        "$schema": VEGA_LITE_SCHEMA,
-        "title": title or "",
-        "data": {"values": data},
+        "data": {"values": data},  # no $schema: Streamlit draws Vega-Lite (to_altair adds it), 50 bytes a chart
         "transform": _cell_words(rows_text, cols_text, cols),
         "width": {"step": layout.cell},  # one step per column: the chart grows with the matrix
         "height": {"step": layout.cell},
         "encoding": encoding,
         "layer": layers,
     }
+    if title:
+        spec["title"] = title
     if layout.fit_x:
         spec["autosize"] = {"type": "fit-x", "contains": "padding"}
     if legend is not None:
@@ -389,7 +389,8 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
         usermeta: more entries for the spec's ``usermeta``.
 
     Returns:
-        A Vega-Lite spec; ``usermeta.linked`` holds the panels' corners, ``cell`` and the extent.
+        A Vega-Lite spec; ``usermeta.linked`` holds ``cell``, ``spacing`` and ``label_px`` (see
+        :func:`linked_extent` for where the panels are).
     """
     words = {**WORDS, **(words or {})}
     mats = [np.asarray(panels[name], dtype=float) for name in LINKED_PANELS]  # each (n, cols)
@@ -429,11 +430,11 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
         scale = {"scheme": colours.scheme(LINKED_ROLES[name])}
         if name == "weights":
             scale["domain"] = [0.0, 1.0]
-        colour = {"field": "v", "type": "quantitative", "scale": scale, "legend": None}
+        colour = {"field": "v", "type": "quantitative", "scale": scale}  # no legend (config): the maps above have theirs
         if name == "scores":  # masked (−∞) scores are grey, as in the scores map
             colour["condition"] = {"test": MASKED, "value": MASKED_GREY}
         layers.append({"transform": [{"filter": f"datum.m === {m}"}],
-                       "mark": {"type": "rect", "invalid": None, **edge},
+                       "mark": "rect",  # as config.rect
                        "encoding": {**ends, "color": colour}})
     value_title = words["value"]
     layers.append({  # on top of every panel: catches the pointer, shows the tooltip, draws the highlight
@@ -472,7 +473,6 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
         "encoding": {"text": {"field": "panel", "type": "nominal"}},
     })
     return {
-        "$schema": VEGA_LITE_SCHEMA,
         "data": {"values": data},
         "width": width,
         "height": height,
@@ -482,8 +482,8 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
         "encoding": {"x": x, "y": y},
         "layer": layers,
         "resolve": {"scale": {"color": "independent"}},  # each panel coloured by its own role and range
-        "config": {"view": {"stroke": None}},
-        "usermeta": {"linked": {"corners": corners, "starts": starts, "cell": cell, "width": width, "height": height},
+        "config": {"view": {"stroke": None}, "rect": {"invalid": None, **edge}, "legend": {"disable": True}},
+        "usermeta": {"linked": {"cell": cell, "spacing": spacing, "label_px": label_px},
                      **(usermeta or {})},
     }
 
