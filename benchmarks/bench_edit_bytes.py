@@ -8,6 +8,7 @@ browser already holds (``ref_hash``: an unchanged chart of 10 kB or more costs a
 
     python benchmarks/bench_edit_bytes.py                      # this checkout
     python benchmarks/bench_edit_bytes.py --before f700ad0     # and a commit, extracted with git archive
+    python benchmarks/bench_edit_bytes.py --before f700ad0 --after 6818ba4   # two commits
 """
 
 from __future__ import annotations
@@ -114,16 +115,21 @@ def run(app_dir: Path, label: str, work: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--before", help="a commit to compare with (extracted with git archive)")
+    parser.add_argument("--after", help="a commit to measure instead of this checkout's working tree")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        checkouts = {"this checkout": ROOT}
+
+        def extract(rev: str) -> Path:
+            folder = work / rev
+            folder.mkdir()
+            archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+            return folder
+
+        checkouts = {args.after: extract(args.after)} if args.after else {"this checkout": ROOT}
         if args.before:
-            old = work / "before"
-            old.mkdir()
-            archive = subprocess.run(["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True)
-            subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
-            checkouts = {args.before: old, **checkouts}
+            checkouts = {args.before: extract(args.before), **checkouts}
         results = {label: run(path, label, work) for label, path in checkouts.items()}
     print("| checkout | link | action | chart bytes | other bytes | charts sent | sent as a reference |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
