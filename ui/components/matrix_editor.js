@@ -204,6 +204,11 @@ function build(parent, data) {
   });
 
   ed.update = (next) => {
+    // Texts follow the language (a switch that relabels no token keeps this instance).
+    data.texts = next.texts;
+    data.cols = next.cols;
+    data.cols.forEach((name, j) => { head.cells[j + 1].textContent = name; });
+    for (let i = 0; i < rows; i++) nameRow(i);
     // The bad cell is marked only when the server has seen what is typed now.
     if ((next.rev || 0) < ed.rev) return;
     for (let i = 0; i < rows; i++) {
