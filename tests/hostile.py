@@ -79,7 +79,7 @@ class Hostile(bench_load.Visitor):
 
     async def send(self, **values) -> None:
         """Send a rerun with widget states set: ``values`` maps a key pattern to a WidgetState field
-        and value, e.g. ``{"ed_x_": ("string_value", "...")}`` given as ``ed_x_=("string_value", ...)``."""
+        and value, e.g. ``{"ed_x_": ("json_value", "...")}`` given as ``ed_x_=("json_value", ...)``."""
         for pattern, (kind, value) in values.items():
             wid = self.widget_id(pattern)
             state = WidgetState(id=wid)
