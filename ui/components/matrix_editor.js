@@ -93,7 +93,8 @@ function build(parent, data) {
   function nameRow(i) {
     for (let j = 0; j < cols; j++) {
       const row = data.labels[j] ? fill(data.texts.row, { i: i + 1 }) : rowName(i);
-      inputs[i][j].setAttribute("aria-label", fill(data.texts.cell, { matrix: data.matrix, row, col: data.cols[j] }));
+      const label = fill(data.texts.cell, { matrix: data.matrix, row, col: data.cols[j] });
+      if (inputs[i][j].getAttribute("aria-label") !== label) inputs[i][j].setAttribute("aria-label", label);
     }
   }
   for (let i = 0; i < rows; i++) nameRow(i);
@@ -205,15 +206,20 @@ function build(parent, data) {
 
   ed.update = (next) => {
     // Texts follow the language (a switch that relabels no token keeps this instance).
+    if (next.texts.cell !== data.texts.cell || next.texts.row !== data.texts.row
+        || next.cols.some((name, j) => name !== data.cols[j])) {  // a rerun changes nothing in the DOM otherwise
+      data.texts = next.texts;
+      data.cols = next.cols;
+      data.cols.forEach((name, j) => { head.cells[j + 1].textContent = name; });
+      for (let i = 0; i < rows; i++) nameRow(i);
+    }
     data.texts = next.texts;
-    data.cols = next.cols;
-    data.cols.forEach((name, j) => { head.cells[j + 1].textContent = name; });
-    for (let i = 0; i < rows; i++) nameRow(i);
     // The bad cell is marked only when the server has seen what is typed now.
     if ((next.rev || 0) < ed.rev) return;
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
         const bad = !!next.bad && next.bad[0] === i && next.bad[1] === j;
+        if (bad === inputs[i][j].hasAttribute("aria-invalid")) continue;
         inputs[i][j].parentElement.classList.toggle("bad", bad);
         if (bad) inputs[i][j].setAttribute("aria-invalid", "true");
         else inputs[i][j].removeAttribute("aria-invalid");
