@@ -132,12 +132,13 @@ def test_linked_view_is_one_valid_view_with_a_pointer_selection_on_query_and_key
     panels, spec = linked()
     to_altair(spec).to_dict()  # raises if Altair's schema rejects the spec
     assert "hconcat" not in spec and "vconcat" not in spec and spec["autosize"]["type"] == "fit-x"
-    hit = spec["layer"][len(LINKED_PANELS)]
+    lit, hit = spec["layer"][len(LINKED_PANELS):len(LINKED_PANELS) + 2]
     (param,) = hit["params"]
     assert param == {"name": "hover", "select": {"type": "point", "fields": ["qi", "kj"], "on": "pointerover",
                                                  "clear": "pointerout"}}  # in the browser: on_select is not set
-    assert hit["mark"]["stroke"] == colours.HIGHLIGHT
-    assert hit["encoding"]["strokeOpacity"]["condition"]["test"] == linked_highlight(None)
+    assert lit["mark"]["stroke"] == colours.HIGHLIGHT and hit["mark"]["fill"] == colours.HIT_FILL
+    assert lit["transform"] == [{"filter": linked_highlight(None)}]  # only the cells that light up are drawn
+    assert [s["name"] for s in spec["params"]] == ["hq", "hk"]  # the hovered query and key, from hover
     schemes = [layer["encoding"]["color"]["scale"]["scheme"] for layer in spec["layer"][:len(LINKED_PANELS)]]
     assert schemes == [colours.scheme(LINKED_ROLES[name]) for name in LINKED_PANELS]
     assert spec["resolve"] == {"scale": {"color": "independent"}}
@@ -164,7 +165,7 @@ def test_linked_view_cells_are_one_number_each_and_sit_inside_their_panel():
         rows, cols = panels[name].shape
         assert 30 <= left and left + cols * 10 <= width and 0 <= top and top + rows * 10 <= height
         assert f"{left}" in json.dumps(spec["transform"]) and f"{top}" in json.dumps(spec["transform"])
-    assert "datum.kj <= " in spec["layer"][len(LINKED_PANELS)]["encoding"]["strokeOpacity"]["condition"]["test"]
+    assert "datum.kj <= " in spec["layer"][len(LINKED_PANELS)]["transform"][0]["filter"]  # causal: keys up to i
 
 
 def test_fit_linked_fits_the_page_at_32_tokens_and_16_dimensions(monkeypatch):

@@ -437,7 +437,12 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
                        "mark": "rect",  # as config.rect
                        "encoding": {**ends, "color": colour}})
     value_title = words["value"]
-    layers.append({  # on top of every panel: catches the pointer, shows the tooltip, draws the highlight
+    layers.append({  # the highlight: only the cells that light up, outlined (a filter on the signals)
+        "transform": [{"filter": linked_highlight(allowed)}],
+        "mark": {"type": "rect", "fill": None, "stroke": colours.HIGHLIGHT, "strokeWidth": 2},
+        "encoding": ends,
+    })
+    layers.append({  # on top of every panel: catches the pointer and shows the tooltip, paints nothing
         "params": [{"name": "hover", "select": {"type": "point", "fields": ["qi", "kj"], "on": "pointerover",
                                                 "clear": "pointerout"}}],
         "transform": [
@@ -445,10 +450,8 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
             {"calculate": f"{_js_list(cols_text)}[datum.m][datum.c]", "as": "col"},
             {"calculate": f"{_js_list([str(titles[name]) for name in LINKED_PANELS])}[datum.m]", "as": "panel"},
             {"calculate": EXACT, "as": "exact"}],
-        "mark": {"type": "rect", "fill": colours.HIT_FILL, "stroke": colours.HIGHLIGHT, "strokeWidth": 2,
-                 "cursor": "crosshair"},
+        "mark": {"type": "rect", "fill": colours.HIT_FILL, "strokeWidth": 0, "cursor": "crosshair"},
         "encoding": {**ends,
-                     "strokeOpacity": {"condition": {"test": linked_highlight(allowed), "value": 1}, "value": 0},
                      "tooltip": [{"field": "panel", "type": "nominal", "title": map_title},
                                  {"field": "row", "type": "nominal", "title": words["row"]},
                                  {"field": "col", "type": "nominal", "title": words["column"]},
