@@ -351,8 +351,9 @@ def linked_highlight(allowed=None) -> str:
     if allowed is not None:
         a = np.asarray(allowed, dtype=bool)
         if not a.all():
+            rows = _js_list(["".join("1" if x else "0" for x in row) for row in a])  # "110" ...
             mixed = (f"datum.kj <= {_HQ}" if np.array_equal(a, np.tril(np.ones_like(a)))
-                     else f"{_js_list([''.join('1' if x else '0' for x in row) for row in a])}[{_HQ}][datum.kj] === '1'")
+                     else f"{rows}[{_HQ}][datum.kj] === '1'")
     query = f"isValid(datum.qi) && datum.qi === {_HQ} && (!isValid(datum.kj) || !isValid({_HK}) || datum.kj === {_HK})"
     key = f"isValid(datum.kj) && datum.kj === {_HK} && (!isValid(datum.qi) || !isValid({_HQ}))"
     value = f"datum.m === 2 && isValid({_HQ}) && !isValid({_HK}) && ({mixed})"
@@ -430,7 +431,7 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
         scale = {"scheme": colours.scheme(LINKED_ROLES[name])}
         if name == "weights":
             scale["domain"] = [0.0, 1.0]
-        colour = {"field": "v", "type": "quantitative", "scale": scale}  # no legend (config): the maps above have theirs
+        colour = {"field": "v", "type": "quantitative", "scale": scale}  # no legend (config): the maps have theirs
         if name == "scores":  # masked (−∞) scores are grey, as in the scores map
             colour["condition"] = {"test": MASKED, "value": MASKED_GREY}
         layers.append({"transform": [{"filter": f"datum.m === {m}"}],
