@@ -89,16 +89,16 @@ FRAMES_TO_LIGHT = """([sel, litSel, target, watch]) => new Promise(resolve => {
 })"""
 
 
-def test_the_linked_view_fits_its_column_at_n32_d16_and_lights_up_on_its_canvas():
-    """The largest Playground (4,096 cells, drawn on a canvas) at 1400, 1024 and 768 px: every chart,
-    the linked view included, within its column; pointing at a weight changes the pixels of Q."""
+def test_the_linked_view_fits_its_column_at_n12_d16_and_lights_up_on_its_canvas():
+    """The largest linked view (12 tokens of 16 dimensions, drawn on a canvas) at 1400, 1024 and 768 px:
+    every chart, the linked view included, within its column; pointing at a weight changes the pixels of Q."""
     from io import BytesIO
 
     from PIL import Image, ImageChops
 
     with streamlit_server() as url, chromium_page(width=1400, height=1000) as page:
-        page.goto(f"{url}/playground?size=32.16.16.16")
-        page.wait_for_function("() => document.body.innerText.includes('32 × 32')", timeout=120000)
+        page.goto(f"{url}/playground?size=12.16.16.16")
+        page.wait_for_function("() => document.body.innerText.includes('12 × 12')", timeout=120000)
         wait_until_idle(page, timeout_ms=120000)
         chart = page.locator(CANVAS).last
         for width in (1400, 1024, 768):

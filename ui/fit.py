@@ -41,7 +41,7 @@ SIDE_MIN_CELL = 20  # the one-head map sits beside the head grid while its cells
 STACKED_MAP_PX = 520  # cells of the one-head map on its own row span at most this
 MIN_COLUMN_CELL = 8  # columns of a wide matrix are left out rather than drawn narrower than this
 LEGEND_MIN_PX = 60  # shortest colour bar with its title beside it; above it when shorter
-LINKED_MAX_TOKENS = 12  # the Playground's linked view draws the first 12 tokens (32 cost the browser 0.3 s an edit)
+LINKED_MAX_TOKENS = 12  # the Playground's linked view is drawn up to 12 tokens (at 32 it cost 0.1-0.3 s an edit)
 
 
 def column_px(weights, total: float = PAGE_PX) -> list[float]:

@@ -148,10 +148,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "指向（或轻点）一个分数或权重 (i, j)：Q 和输出的第 i 行、K 和 V 的第 j 行随之高亮。"
               "指向输出的一行：它的权重和参与混合的值随之高亮。高亮在浏览器中完成，不会重新计算。"},
     "pg.linked_map": {"en": "map", "zh": "矩阵"},
-    "pg.linked_cut": {
-        "en": "The first {shown} of {n} tokens (the maps above have all of them): a row of weights here leaves out "
-              "the keys after {shown}.",
-        "zh": "只显示 {n} 个词中的前 {shown} 个（上面的各图包含全部）：这里的一行权重不含第 {shown} 个之后的键。"},
+    "pg.linked_off": {
+        "en": "Drawn for up to {top} tokens: with {n}, every edit would redraw thousands of linked cells. Set "
+              "Tokens n above to {top} or fewer to point at a weight and see the rows that made it.",
+        "zh": "词数不超过 {top} 时才绘制：{n} 个词时，每次编辑都要重绘数千个联动的单元格。把上方的词数 n 设为 {top} "
+              "或更少，即可指向一个权重，看到产生它的那几行。"},
     "pg.linked_scores": {"en": "scores", "zh": "分数"},
     "pg.linked_scaled": {"en": "scaled scores", "zh": "缩放后的分数"},
     "pg.linked_weights": {"en": "weights", "zh": "权重"},
