@@ -71,11 +71,11 @@ def test_bench_browser_times_an_edit_in_chromium(tmp_path):
 
 def test_bench_hostile_attacks_and_reports(tmp_path):
     out = tmp_path / "hostile.json"
-    done = run_script("benchmarks/bench_hostile.py", "--attack", "2,000 rows added to X", "--json", str(out))
+    done = run_script("benchmarks/bench_hostile.py", "--attack", "2,000 rows sent for X", "--json", str(out))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     rows = json.loads(out.read_text())
     assert [row["attack"] for row in rows] == [
         "upload: one row of 524,288 columns", "upload: 25 rows with 40,000 trailing commas", "upload: a million rows",
-        "2,000 rows added to X"]
+        "2,000 rows sent for X"]
     assert rows[-1]["said"] == "refused in words" and rows[-1]["exceptions"] == 0
-    assert "2,000 rows added to X" in done.stdout
+    assert "2,000 rows sent for X" in done.stdout

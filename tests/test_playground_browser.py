@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 
 def output_text(page) -> str:
     """The written-out sum of step 7, whose last line is the output of the focused input."""
-    return page.locator("[data-testid='stMain'] [data-testid='stCode']").last.inner_text()
+    return page.locator("[data-testid='stMain'] [data-testid='stCode']:visible").last.inner_text()  # not the full lines
 
 
 def cell(page, name: str):

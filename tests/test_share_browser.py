@@ -37,7 +37,7 @@ def zip_download(page) -> dict[str, bytes]:
 
 def open_playground(page, url: str) -> None:
     page.goto(url)
-    page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=60000)
+    page.get_by_role("textbox", name="X, Input 1, x1", exact=True).wait_for(timeout=60000)  # the matrix editor
     page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
     wait_until_idle(page)
 
@@ -58,8 +58,8 @@ def test_a_copied_link_opens_the_same_numbers_in_a_new_browser(browser):
     with streamlit_server() as url:
         page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
         open_playground(page, f"{url}/playground")
-        type_into(page, 0, 96, 52, "0.1")  # X row 1, x1: a number with no short binary form
-        type_into(page, 1, 60, 52, "-2.5e-3")  # W_q row x1, q1
+        type_into(page, "X, Input 1, x1", "0.1")  # a number with no short binary form
+        type_into(page, "W_q, x1, q1", "-2.5e-3")
         link = sidebar_link(page)
         assert link.startswith(f"{url}/playground?") and "dx=0.0.0.1" in link and "dwq=0.0.-2.5e-3" in link
         page.wait_for_function("(want) => window.location.href === want", arg=link, timeout=10000)  # the address bar too
@@ -81,7 +81,7 @@ def test_history_has_one_entry_per_page_and_reload_keeps_everything(browser):
         open_playground(page, f"{url}/playground")
         start = page.evaluate("history.length")
         assert start == 2, "the new tab's blank page and the Playground: opening it adds no second entry"
-        type_into(page, 0, 96, 52, "5")
+        type_into(page, "X, Input 1, x1", "5")
         page.get_by_text("简体中文", exact=True).click()  # language switches: no history entries
         wait_until_idle(page)
         page.get_by_text("English", exact=True).click()
