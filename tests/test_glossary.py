@@ -1,0 +1,61 @@
+"""The Chinese UI follows docs/glossary.md: 词元 for token, 词 only for word, no English words of ours."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from selfattn.i18n import CATALOG
+
+GLOSSARY = (Path(__file__).resolve().parents[1] / "docs" / "glossary.md").read_text(encoding="utf-8")
+PAGES = ("pg.", "hd.", "emb.", "rd.")
+
+
+def kept_words() -> set[str]:
+    """The words listed under "Kept as written"."""
+    tail = GLOSSARY.split("## Kept as written", 1)[1]
+    listing = tail.split("skip. Words the check allows outside maths and code:", 1)[1]
+    return {word.strip() for word in listing.replace("\n", " ").split(",") if word.strip()}
+
+
+def chinese_prose(text: str) -> str:
+    """``text`` without maths ($…$), code (`…`), placeholders ({…}) and bracketed tokens ([CLS])."""
+    for pattern in (r"\$[^$]*\$", r"`[^`]*`", r"\{[^}]*\}", r"\[[A-Z]+\]"):
+        text = re.sub(pattern, " ", text)
+    return text
+
+
+def entries():
+    return sorted(CATALOG.items())
+
+
+def test_the_glossary_table_is_read():
+    assert "PyTorch" in kept_words() and "词元" in GLOSSARY
+
+
+@pytest.mark.parametrize("key, entry", entries(), ids=[k for k, _ in entries()])
+def test_token_is_ci_yuan_and_ci_is_word(key, entry):
+    english, chinese = entry["en"], chinese_prose(entry["zh"])
+    if re.search(r"(?i)\btokens?\b", english):
+        assert "词元" in chinese, f"{key}: English says token, Chinese lacks 词元: {entry['zh']}"
+    bare_ci = re.search(r"(?<!分)词(?![元表汇])", chinese)
+    if bare_ci and not re.search(r"(?i)\bwords?\b|\bvocab", english):
+        raise AssertionError(f"{key}: 词 means word, but the English says no word: {entry['zh']}")
+
+
+@pytest.mark.parametrize("key, entry", entries(), ids=[k for k, _ in entries()])
+def test_no_english_words_of_ours_in_the_chinese_ui(key, entry):
+    allowed = kept_words()
+    stray = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9_]*", chinese_prose(entry["zh"]))
+             if len(w) > 2 and w not in allowed and "_" not in w]
+    assert not stray, f"{key}: English words in the Chinese text: {stray}"
+
+
+REVIEWED_PHRASES = ["最原始的形式", "关闭“单位长度”即可看到独热的权重", "向量类型：", "注意力显示于", "看什么。",
+                    "最大 |我们 − PyTorch|", "rollout", "naive", "fused", "torch_mha", "it → animal"]
+
+
+@pytest.mark.parametrize("phrase", REVIEWED_PHRASES)
+def test_the_phrases_the_review_quoted_are_rewritten(phrase):
+    found = [key for key, entry in CATALOG.items() if phrase in entry["zh"]]
+    assert not found, f"{phrase!r} still in {found}"
