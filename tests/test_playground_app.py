@@ -274,6 +274,51 @@ def test_choosing_a_preset_loads_it_and_undo_brings_the_edits_back():
     assert not [b for b in at.button if b.key == "pg_undo"]  # used up
 
 
+def test_undo_after_a_preset_puts_back_the_preset_box_and_its_caption_too():
+    at = open_page("playground")
+    choice_widget(at.selectbox, "pg_preset").set_value("random").run()
+    assert choice_widget(at.selectbox, "pg_preset").value == "random"
+    at.button(key="pg_undo").click().run()
+    assert choice_widget(at.selectbox, "pg_preset").value == "tutorial"
+    assert any("The tutorial's example" in c.value or "Three inputs of dimension 4" in c.value for c in at.caption)
+    assert not any("Xavier" in c.value for c in at.caption)
+    assert at.toggle(key="pg_scale").value is False
+
+
+@pytest.mark.parametrize("lang, said", [("en", "“Scale by √d_k” on"), ("zh", "“除以 √d_k”开")])
+def test_a_preset_says_what_it_switches_on_and_off(lang, said):
+    at = open_page("playground", lang)
+    assert not at.toggle(key="pg_scale").value
+    choice_widget(at.selectbox, "pg_preset").set_value("random").run()
+    assert at.toggle(key="pg_scale").value  # Xavier weights come scaled: the page says so
+    assert any(said in shown(s.value) for s in at.success), [s.value for s in at.success]
+    assert any(said in shown(c.value) for c in at.caption)  # and the preset's caption said it before
+
+
+@pytest.mark.parametrize("lang, label", [("en", "Input 4"), ("zh", "输入 4")])
+def test_new_rows_are_named_like_the_others(lang, label):
+    at = open_page("playground", lang)
+    at.number_input(key="pg_n").set_value(4).run()
+    assert list(outputs_table(at).index)[-1] == label
+
+
+@pytest.mark.parametrize("lang, said", [("en", "must be a whole number; 2.5 is not, so it stays 3"),
+                                        ("zh", "2.5 不是整数，因此保持为 3")])
+def test_a_size_with_a_fraction_is_refused_in_words_not_cut(lang, said):
+    at = open_page("playground", lang)
+    at.number_input(key="pg_d_v").set_value(2.5).run()
+    assert not at.exception
+    assert any(said in shown(w.value) for w in at.warning), [w.value for w in at.warning]
+    assert at.number_input(key="pg_d_v").value == 3 and outputs_table(at).shape == (3, 3)
+
+
+def test_a_number_too_large_for_a_float_is_called_too_large_not_infinite():
+    at = open_page("playground")
+    edit(at, "x", 0, "x1", "1e400")
+    messages = " ".join(shown(e.value) for e in at.error)
+    assert "too large" in messages and "inf" not in messages.replace("information", "")
+
+
 def test_a_size_beyond_its_limit_is_set_to_the_limit_and_said():
     at = open_page("playground")
     at.number_input(key="pg_n").set_value(40).run()

@@ -74,7 +74,7 @@ def chart_words() -> dict:
 
 
 def choice(widget: Callable, label: str, options, key: str, names: dict | None = None, *,
-           on_pick: Callable[[], None] | None = None, **kwargs):
+           on_pick: Callable[[object], None] | None = None, **kwargs):
     """A selectbox, radio or segmented control whose choice survives its option names changing.
 
     Streamlit maps the browser's answer back to an option through the name it displayed, so
@@ -86,7 +86,8 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
 
     Args:
         key: a setting of a page's table in ``ui.state`` (its default is the table's).
-        on_pick: called after the visitor picks an option (the new choice is already under ``key``).
+        on_pick: called after the visitor picks an option, with the option chosen before (the new
+            choice is already under ``key``).
 
     Returns:
         The chosen option (always one of ``options``).
@@ -102,14 +103,15 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
     def picked() -> None:
         value = st.session_state.get(widget_key)
         if value in options:
+            before = st.session_state.get(key)
             settings.put(key, value)
             if on_pick is not None:
-                on_pick()
+                on_pick(before)
 
     if widget is st.segmented_control or getattr(widget, "__name__", "") == "segmented_control":
-        kwargs.update(default=current, required=True)
+        kwargs.update(default=None if widget_key in st.session_state else current, required=True)
     else:
-        kwargs.update(index=options.index(current))
+        kwargs.update(index=None if widget_key in st.session_state else options.index(current))
     if widget is st.selectbox or getattr(widget, "__name__", "") == "selectbox":
         kwargs.setdefault("placeholder", tr("common.choose_one"))  # shown while the visitor types to filter
     widget(label, options, format_func=names.__getitem__, key=widget_key, on_change=picked, **kwargs)

@@ -23,8 +23,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.preset_raw_help": {
         "en": "With identity weights Q = K = V = X, so this is the raw form Softmax(XXᵀ)X: each token "
               "is re-written as a weighted mix of the tokens it is most similar to (早, 上, 好).",
-        "zh": "权重为单位矩阵时 Q = K = V = X，这就是最原始的 Softmax(XXᵀ)X："
-              "每个字被改写成与它最相似的那些字的加权组合（早、上、好）。",
+        "zh": "权重为单位矩阵时 Q = K = V = X，这就是不带权重矩阵的 Softmax(XXᵀ)X："
+              "每个词元被改写成与它最相似的那些词元的加权组合（早、上、好）。",
     },
     "pg.preset_random_help": {
         "en": "Standard-normal inputs and Xavier-uniform weights at the current sizes, rounded to "
@@ -61,8 +61,15 @@ STRINGS: dict[str, dict[str, str]] = {
                      "zh": "已复制整个表格（{rows} × {cols}），以制表符分隔。"},
     "pg.labels_cut": {"en": "Token labels are cut to {n} characters in the tables, charts and CSV files "
                             "(“{first}” is longer).",
-                      "zh": "词的标签在表格、图和 CSV 文件中最多保留 {n} 个字符（“{first}”超过了这个长度）。"},
-    "pg.undone": {"en": "The previous matrices are back.", "zh": "已找回之前的矩阵。"},
+                      "zh": "词元的标签在表格、图表和 CSV 文件中最多保留 {n} 个字符（“{first}”超过了这个长度）。"},
+    "pg.undone": {"en": "The previous matrices, options and preset are back.", "zh": "已找回之前的矩阵、选项和预设。"},
+    "pg.preset_loaded_changed": {"en": "Loaded “{name}”; it set {changes}.", "zh": "已载入“{name}”，并设置了：{changes}。"},
+    "pg.preset_sets": {"en": "Loading it sets {changes}.", "zh": "载入时会设置：{changes}。"},
+    "pg.toggle_on": {"en": "“{name}” on", "zh": "“{name}”开"},
+    "pg.toggle_off": {"en": "“{name}” off", "zh": "“{name}”关"},
+    "pg.list_sep": {"en": ", ", "zh": "，"},
+    "pg.size_not_whole": {"en": "{name} must be a whole number; {value} is not, so it stays {kept}.",
+                          "zh": "{name} 必须是整数；{value} 不是整数，因此保持为 {kept}。"},
     "pg.size_clamped": {"en": "{name} must be between 1 and {top}, so it is set to {fixed}.",
                         "zh": "{name} 必须在 1 到 {top} 之间，已设为 {fixed}。"},
     "pg.opt_scale": {"en": "Scale by √d_k", "zh": "除以 √d_k"},
@@ -74,11 +81,11 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "pg.opt_causal": {"en": "Causal mask", "zh": "因果掩码"},
     "pg.opt_causal_help": {"en": "Token i may attend only to tokens 1..i, as in a language model.",
-                           "zh": "第 i 个词只能关注第 1 到第 i 个词，就像语言模型那样。"},
+                           "zh": "第 i 个词元只能关注第 1 到第 i 个词元，就像语言模型那样。"},
     "pg.opt_bias": {"en": "Biases", "zh": "偏置"},
     "pg.opt_bias_help": {"en": "Add b_q, b_k, b_v after the projections (Q = X·W_q + b_q, ...).",
                          "zh": "在线性变换之后加上偏置 b_q、b_k、b_v（Q = X·W_q + b_q，依此类推）。"},
-    "pg.size_n": {"en": "Tokens n", "zh": "词数 n"},
+    "pg.size_n": {"en": "Tokens n", "zh": "词元数 n"},
     "pg.size_d_in": {"en": "Input dim d_in", "zh": "输入维度 d_in"},
     "pg.size_d_k": {"en": "Query/key dim d_k", "zh": "查询/键维度 d_k"},
     "pg.size_d_v": {"en": "Value dim d_v", "zh": "值维度 d_v"},
@@ -91,10 +98,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.size_d_v_help": {"en": "1 to 16: values may differ from d_k; the output has d_v columns.",
                          "zh": "1 到 16：值的维度可以与 d_k 不同，输出有 d_v 列。"},
     "pg.input_label": {"en": "Input {i}", "zh": "输入 {i}"},
-    "pg.token_col": {"en": "token", "zh": "词"},
+    "pg.token_col": {"en": "token", "zh": "词元"},
     "pg.step1": {"en": "Step 1 · Inputs X", "zh": "第 1 步 · 输入 X"},
     "pg.step1_help": {"en": "One row per token. The first column is the token's label (editable).",
-                      "zh": "每个词一行，第一列是词的标签（可编辑）。"},
+                      "zh": "每个词元一行，第一列是词元的标签（可编辑）。"},
     "pg.step2": {"en": "Step 2 · Weights W_q, W_k, W_v", "zh": "第 2 步 · 权重 W_q、W_k、W_v"},
     "pg.step2_help": {"en": "Each is d_in × d (x @ W). In a trained network they are learned; here you set them.",
                       "zh": "每个权重都是 d_in × d（x @ W）。在训练好的网络中它们是学出来的，这里由你来设定。"},
@@ -103,7 +110,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "X may have 1–32 rows and must have d_in columns (a first text column becomes the "
               "token labels); a weight must be d_in × d_k (or d_in × d_v for W_v). Files up to 1 MB. "
               "Our own CSV downloads read back unchanged.",
-        "zh": "X 可以有 1–32 行，列数必须等于 d_in（若第一列是文字，则作为词的标签）；"
+        "zh": "X 可以有 1–32 行，列数必须等于 d_in（若第一列是文字，则作为词元的标签）；"
               "权重必须是 d_in × d_k（W_v 为 d_in × d_v）。文件不超过 1 MB。本页下载的 CSV 可以原样导入。",
     },
     "pg.import_target": {"en": "Matrix to replace", "zh": "要替换的矩阵"},
@@ -112,7 +119,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.upload_ok": {"en": "Loaded {name}.", "zh": "已载入 {name}。"},
     "pg.step3": {"en": "Step 3 · Queries, keys and values", "zh": "第 3 步 · 查询、键和值"},
     "pg.step3_help": {"en": "Each token's row of X multiplied by each weight matrix.",
-                      "zh": "X 中每个词的那一行分别乘以三个权重矩阵。"},
+                      "zh": "X 中每个词元的那一行分别乘以三个权重矩阵。"},
     "pg.step4": {"en": "Step 4 · Attention scores", "zh": "第 4 步 · 注意力分数"},
     "pg.step4_help": {"en": "Score[i, j] = q_i · k_j: how strongly query i matches key j.",
                       "zh": "分数[i, j] = q_i · k_j：查询 i 与键 j 的匹配程度。"},
@@ -139,7 +146,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.focus_full": {"en": "Every line in full", "zh": "每一行的完整算式"},
     "pg.focus_short_note": {
         "en": "Long sums are shortened to “…” except for “{token}” itself; the full lines are below.",
-        "zh": "除 “{token}” 本身外，较长的求和式以 “…” 省略；完整算式见下方。"},
+        "zh": "除词元“{token}”本身外，较长的求和式以“…”省略；完整算式见下方。"},
     "pg.linked_title": {"en": "All steps at once: point at a cell", "zh": "所有步骤一览：指向一个格子"},
     "pg.linked_help": {
         "en": "Point at (or tap) a score or weight (i, j): row i of Q and of the outputs and row j of K "
@@ -151,7 +158,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.linked_off": {
         "en": "Drawn for up to {top} tokens: with {n}, every edit would redraw thousands of linked cells. Set "
               "Tokens n above to {top} or fewer to point at a weight and see the rows that made it.",
-        "zh": "词数不超过 {top} 时才绘制：{n} 个词时，每次编辑都要重绘数千个联动的单元格。把上方的词数 n 设为 {top} "
+        "zh": "词元数不超过 {top} 时才绘制：{n} 个词元时，每次编辑都要重绘数千个联动的单元格。把上方的词元数 n 设为 {top} "
               "或更少，即可指向一个权重，看到产生它的那几行。"},
     "pg.linked_scores": {"en": "scores", "zh": "分数"},
     "pg.linked_scaled": {"en": "scaled scores", "zh": "缩放后的分数"},
@@ -159,7 +166,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.linked_outputs": {"en": "outputs", "zh": "输出"},
     "pg.step8": {"en": "Step 8 · Repeat for every input: the outputs", "zh": "第 8 步 · 对每个输入重复：输出"},
     "pg.step8_help": {"en": "Row i is the output for token i, a weighted sum of the value vectors.",
-                      "zh": "第 i 行是第 i 个词的输出，即值向量的加权和。"},
+                      "zh": "第 i 行是第 i 个词元的输出，即值向量的加权和。"},
     "pg.outputs": {"en": "Outputs", "zh": "输出"},
     "pg.download_zip": {"en": "Download all matrices (zip of CSV)", "zh": "下载全部矩阵（CSV 压缩包）"},
 }
