@@ -7,7 +7,7 @@ import streamlit as st
 
 from selfattn import AttentionTrace, self_attention
 from selfattn.core.presets import PRESETS
-from selfattn.display.charts import MINUS_INFINITY
+from selfattn.display.charts import LINKED_PICK, MINUS_INFINITY
 from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.errors import InputError
 from ui import fit
@@ -123,13 +123,14 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     st.caption(tr("pg.step1_help"))
     pg.editor("x")
     st.subheader(tr("pg.step2"))
-    st.caption(tr("pg.step2_help"))
+    sizes = pg.current_sizes()
+    st.caption(tr("pg.step2_help", d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v))
     # Each editor as wide as its columns; a row that does not fit the window wraps (1024 px projectors).
     for names in (("w_q", "w_k", "w_v"), pg.BIASES if use_bias else ()):
         with st.container(horizontal=True, wrap=True, gap="medium"):
             for name in names:
                 with st.container(width="content"):
-                    st.markdown(f"**{pg.NAMES[name]}**")
+                    st.markdown(f"**${pg.NAMES[name]}$**")  # typeset, as in the formulas
                     pg.editor(name)
 
     good, error = settings.last_good("pg_good", partial(compute, use_bias, scale, causal))
@@ -154,13 +155,14 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
 
     st.divider()
     st.subheader(tr("pg.step3"))
-    st.caption(tr("pg.step3_help"))
+    maths = pg.formulas(scale, causal, shown_bias)
+    st.caption(tr("pg.step3_help", formula=maths["step3"]))
     # Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
     slots, qkv_px = fit.side_by_side(3, max(d_k, d_v), tokens, min_cell=fit.LABEL_GAP_PX)
     for col, (title, key, matrix, labels) in zip(slots, (
-            ("Q = X·W_q", "queries", trace.queries, q_cols),
-            ("K = X·W_k", "keys", trace.keys, k_cols),
-            ("V = X·W_v", "values", trace.values, v_cols))):
+            (maths["q"], "queries", trace.queries, q_cols),
+            (maths["k"], "keys", trace.keys, k_cols),
+            (maths["v"], "values", trace.values, v_cols))):
         with col:
             tables[key] = fit.show_map(title, matrix, tokens, labels, key=key, width=qkv_px)
 
@@ -168,13 +170,14 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     st.caption(tr("pg.step4_help"))
     tables["scores"] = fit.show_map(tr("pg.scores"), trace.scores, tokens, tokens, key="scores",
                                     caption=tr("pg.scores_caption"), table=True, width=fit.PAGE_PX)
-    if scale or causal:
-        tables["scaled_scores"] = fit.show_map(tr("pg.scaled_scores"), trace.scaled_scores, tokens, tokens,
-                                               key="scaled_scores", caption=tr("pg.scaled_caption", s=fmt(trace.scale_factor)),
-                                               table=True, width=fit.PAGE_PX)
+    if scale or causal:  # what was done to them, in the title and the line under it
+        done = "scaled" if scale and causal else "scaled_only" if scale else "masked_only"
+        tables["scaled_scores"] = fit.show_map(
+            tr(f"pg.{done}_scores"), trace.scaled_scores, tokens, tokens, key="scaled_scores", table=True,
+            width=fit.PAGE_PX, caption=tr(f"pg.{done}_caption", d_k=d_k, s=fmt(trace.scale_factor)))
 
     st.subheader(tr("pg.step5"))
-    st.caption(tr("pg.step5_help"))
+    st.caption(tr("pg.step5_help", formula=maths["step5"]))
     tables["weights"] = fit.show_map(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
                                      domain=(0.0, 1.0), role="weights", table=True, width=fit.PAGE_PX)
 
@@ -215,7 +218,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
              [" + ".join(shown_terms) + f"\n= {vec(trace.outputs[i])}"])
 
     st.subheader(tr("pg.step8"))
-    st.caption(tr("pg.step8_help"))
+    st.caption(tr("pg.step8_help", formula=maths["step8"]))
     tables["outputs"] = fit.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs", table=True,
                                      width=fit.PAGE_PX)
 
@@ -234,7 +237,9 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
             {"queries": "Q", "keys": "K", "values": "V",
              "scores": tr_plain("pg.linked_scaled" if scale or causal else "pg.linked_scores"),
              "weights": tr_plain("pg.linked_weights"), "outputs": tr_plain("pg.linked_outputs")},
-            allowed=trace.allowed, map_title=tr_plain("pg.linked_map")))
+            allowed=trace.allowed, map_title=tr_plain("pg.linked_map")),
+            key=pg.LINKED_KEY, on_select=pg.on_linked_pick, selection=LINKED_PICK)
+        st.caption(tr("pg.linked_focus", token=tokens[i], i=i + 1))
 
     # ── Export everything ───────────────────────────────────────────────────────────────────
     st.divider()

@@ -438,3 +438,31 @@ def test_long_sums_are_shortened_but_for_the_focus_token_with_every_line_in_an_e
     assert str(t("pg.focus_short_note", lang, token="Input 1" if lang == "en" else "输入 1")) in texts(at)
     assert str(t("pg.linked_off", lang, top=12, n=32)) in texts(at)  # the linked view: up to 12 tokens
     assert not any("linked" in json.loads(c.proto.spec).get("usermeta", {}) for c in at.get("vega_lite_chart"))
+
+
+def page_text(at) -> str:
+    """Every markdown text of the page as sent (its KaTeX as written) and as read (escapes undone)."""
+    return "\n".join(f"{e.value}\n{shown(e.value)}" for kind in ("markdown", "caption", "subheader")
+                     for e in getattr(at, kind))
+
+
+@pytest.mark.parametrize("scale, causal, bias, said, unsaid", [
+    (True, False, False, ["Scaled scores", r"Divided by $\sqrt{d_k} = \sqrt{3}$ ≈ 1.73205.", r"/\sqrt{d_k})"],
+     ["masked", "+ b_q", "+ M"]),
+    (False, True, False, ["Masked scores", "Not scaled; masked positions", r"softmax}(QK^\top + M)"],
+     ["Divided by", r"\sqrt{d_k})"]),
+    (True, True, True, ["Scaled and masked scores", r"$Q = XW_q + b_q,\; K = XW_k + b_k", r"/\sqrt{d_k} + M)"], []),
+    (False, False, False, [r"softmax}(QK^\top)\,V$", "$W_q$ and $W_k$ are $d_{in} \\times d_k$ = 4 × 3"],
+     ["Scaled", "Masked scores", "Divided by"]),
+])
+def test_every_title_caption_and_formula_follows_the_options(scale, causal, bias, said, unsaid):
+    """The words around the scores and the equations say what the options do, never more (typeset with KaTeX)."""
+    at = open_page("playground")
+    for key, on in (("pg_scale", scale), ("pg_causal", causal), ("pg_bias", bias)):
+        if at.toggle(key=key).value != on:
+            at.toggle(key=key).set_value(on).run()
+    text = page_text(at)
+    for words in said:
+        assert words in text, words
+    for words in unsaid:
+        assert words not in text, words

@@ -132,7 +132,8 @@ def csv_button(frame: pd.DataFrame | Callable[[], pd.DataFrame], file_name: str,
                        icon=":material/download:")
 
 
-def vega(spec: dict) -> None:
+def vega(spec: dict, *, key: str | None = None, on_select: Callable[[], None] | None = None,
+         selection: str | None = None) -> None:
     """Draw a Vega-Lite spec from :mod:`selfattn.display.charts` at its own size, or narrower in a narrow column.
 
     A spec from :mod:`ui.fit` carries its natural width in ``usermeta.width_px``: Streamlit
@@ -141,13 +142,21 @@ def vega(spec: dict) -> None:
     run past its column.) The cells go to Streamlit as an Arrow table built straight from
     the spec's list of records: handing Streamlit the list costs a trip through pandas,
     2-4 ms per chart.
+
+    Args:
+        key, on_select, selection: for a chart whose selection parameter ``selection`` comes back
+            to the server (a click that picks something): its widget key and callback.
     """
     spec = dict(spec)
     values = spec.pop("data")["values"]
     width = spec.get("usermeta", {}).get("width_px", "content")
     if len(values) > CANVAS_MIN_CELLS:  # one canvas draws faster than thousands of SVG nodes
         spec["usermeta"] = {**spec.get("usermeta", {}), "embedOptions": {"renderer": "canvas"}}
-    st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None)
+    if on_select is None:
+        st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None)
+    else:  # a chart that sends its selection ``selection`` back (under ``key``), which ``on_select`` reads
+        st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None, key=key,
+                           on_select=on_select, selection_mode=selection)
 
 
 def require_frame() -> None:

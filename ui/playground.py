@@ -26,7 +26,7 @@ import pandas as pd
 import streamlit as st
 
 from selfattn.core.presets import PRESETS, Example, preset
-from selfattn.display import share
+from selfattn.display import charts, share
 from selfattn.display.export import column_names
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
                                    read_csv_matrix)
@@ -241,6 +241,20 @@ def load_preset(name: str, seed: int, before: dict | None = None) -> None:
                          {"name": tr(f"pg.preset_{name}"), "changes": toggle_words(changed)})
 
 
+def formulas(scale: bool, causal: bool, bias: bool) -> dict[str, Markdown]:
+    """Each step's equation (KaTeX) as the options stand: with biases, √d_k and the mask only when on."""
+    b = {name: f" + b_{name}" if bias else "" for name in "qkv"}
+    scores = r"QK^\top" + (r"/\sqrt{d_k}" if scale else "") + (" + M" if causal else "")
+    s = "s'" if scale or causal else "s"
+    mask = r",\quad M_{ij} = -\infty \text{ for } j > i" if causal else ""
+    return {
+        **{name: Markdown(f"${name.upper()} = XW_{name}{b[name]}$") for name in "qkv"},  # the maps' titles
+        "step3": Markdown(f"$Q = XW_q{b['q']},\\; K = XW_k{b['k']},\\; V = XW_v{b['v']}$"),
+        "step5": Markdown(f"$w_{{ij}} = e^{{{s}_{{ij}}}} / \\sum_{{j'}} e^{{{s}_{{ij'}}}}$"),
+        "step8": Markdown(f"$\\mathrm{{outputs}} = \\mathrm{{softmax}}({scores})\\,V{mask}$"),
+    }
+
+
 def preset_toggles(example: Example) -> dict[str, bool]:
     """The toggles a preset sets when it loads: its own scaling, no mask, no biases."""
     return {"pg_scale": bool(example.scale), "pg_causal": False, "pg_bias": False}
@@ -371,7 +385,7 @@ def _bad_cell(name: str, problem: InputError | None) -> tuple[int, int] | None:
 def editor_texts() -> dict[str, str]:
     """The matrix editor's own texts in the current language, with {placeholders} it fills."""
     return {part: t_plain(f"pg.ed_{part}", current_lang())  # templates, filled in the browser
-            for part in ("cell", "row", "pasted", "pasted_left", "pasted_cut", "copied")}
+            for part in ("cell", "row", "pasted", "pasted_left", "pasted_cut", "copied", "copied_block")}
 
 
 def editor(name: str) -> pd.DataFrame:
@@ -628,3 +642,22 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
         settings.put("pg_focus", 0)
         bad["focus"] = share.BadValue("out_of_range", lo=1, hi=sizes.n)
     return bad
+
+
+LINKED_KEY = "pg_linked"
+
+
+def on_linked_pick() -> None:
+    """Callback of the linked view: a click on a cell of query row i makes token i the focus.
+
+    The selection is a widget state, so it is read as anything a visitor may send: only a whole
+    number naming a token of the current table is used.
+    """
+    try:
+        picked = st.session_state[LINKED_KEY]["selection"][charts.LINKED_PICK]
+        qi = picked[0]["qi"] if isinstance(picked, list) and picked and isinstance(picked[0], dict) else None
+    except (KeyError, TypeError, IndexError):
+        return
+    n = len(state()["frames"]["x"])
+    if isinstance(qi, (int, float)) and not isinstance(qi, bool) and float(qi).is_integer() and 0 <= qi < n:
+        settings.put("pg_focus", int(qi))
