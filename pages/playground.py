@@ -62,7 +62,7 @@ settings.show_problems("playground")
 
 # ── Controls ────────────────────────────────────────────────────────────────────────────
 with st.container(border=True):
-    c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3 = st.columns([1.6, 1, 1.4], vertical_alignment="bottom")  # "Reload preset" whole at 1024 px
     with c1:  # choosing a preset loads it; the undo below brings back what it replaced
         choice(st.selectbox, tr("pg.preset"), PRESETS, "pg_preset", {p: tr(f"pg.preset_{p}") for p in PRESETS},
                on_pick=pg.load_chosen_preset)

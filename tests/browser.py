@@ -126,3 +126,31 @@ def charts_fit(page) -> list[list[int]]:
         const column = el.closest("[data-testid='stColumn']") || el.closest("[data-testid='stMainBlockContainer']");
         return [Math.round(el.scrollWidth), Math.round(column.getBoundingClientRect().width)];
     })""")
+
+
+# Controls whose text does not fit: any part of a widget that hides overflowing text (cut, "…", or a
+# scroller) and holds more than it shows: a button "Reload pr…", a chip with only "×", a segmented
+# control whose last option sits in a scroller. [widget, its text, px needed, px shown] each.
+CLIPPED_CONTROLS = """() => {
+  const widgets = ["stButton", "stDownloadButton", "stSelectbox", "stMultiSelect", "stRadio", "stButtonGroup",
+                   "stCheckbox", "stNumberInput", "stTextInput", "stSlider", "stSelectSlider", "stFileUploader"]
+                  .map(id => `[data-testid=${id}]`).join(", ");
+  const out = [];
+  for (const w of document.querySelectorAll(widgets)) {
+    for (const el of [w, ...w.querySelectorAll("*")]) {
+      if (!el.offsetParent || el.tagName === "INPUT" || el.closest("svg")) continue;
+      const style = getComputedStyle(el);
+      if (style.overflowX === "visible" && style.textOverflow !== "ellipsis") continue;
+      if (el.scrollWidth > el.clientWidth + 1 && el.innerText.trim()) {
+        out.push([w.dataset.testid, el.innerText.trim().slice(0, 60), el.scrollWidth, el.clientWidth]);
+      }
+    }
+  }
+  return out;
+}"""
+
+# Axis and legend labels and titles of the charts drawn in SVG that are smaller than 12 px.
+SMALL_CHART_LABELS = """() => [...document.querySelectorAll("[data-testid=stVegaLiteChart] svg text")]
+  .filter(t => t.closest("g[class*=role-axis-label], g[class*=role-legend-label], g[class*=role-axis-title],"
+                         + " g[class*=role-legend-title]"))
+  .map(t => [t.textContent.slice(0, 20), parseFloat(getComputedStyle(t).fontSize)]).filter(([, px]) => px < 12)"""

@@ -82,12 +82,15 @@ def test_a_heatmap_draws_its_layout_as_given():
     to_altair(spec).to_dict()
     assert spec["width"] == spec["height"] == {"step": 5}  # smaller than a notebook heatmap's 8 px least
     x_axis, y_axis = ({k: v for k, v in spec["encoding"][c]["axis"].items() if k != "labelExpr"} for c in "xy")
-    assert x_axis == {"orient": "top", "labelAngle": -90, "labelLimit": 60, "labelOverlap": "greedy", "values": [0, 3]}
-    assert y_axis == {"labelLimit": 40, "labelOverlap": "greedy", "minExtent": 47, "maxExtent": 47, "values": [0, 3]}
+    fonts = {"labelFontSize": 12, "titleFontSize": 12}  # readable from the back of a room
+    assert x_axis == {"orient": "top", "labelAngle": -90, "labelLimit": 60, "labelOverlap": "greedy", "values": [0, 3],
+                      **fonts}
+    assert y_axis == {"labelLimit": 40, "labelOverlap": "greedy", "minExtent": 47, "maxExtent": 47, "values": [0, 3],
+                      **fonts}
     assert spec["layer"][0]["mark"]["stroke"] == {"expr": f"{MASKED} ? '{MASKED_GREY}' : scale('color', datum.v)"}
     assert spec["layer"][1]["mark"]["fontSize"] == {"expr": "min(11, bandwidth('x'))"}
     assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
-    assert spec["config"] == {"legend": {"orient": "bottom"}} and spec["usermeta"] == {"width_px": 72}
+    assert spec["config"] == {"legend": {"orient": "bottom", **fonts}} and spec["usermeta"] == {"width_px": 72}
 
 
 def test_a_notebook_heatmap_has_its_own_layout():
@@ -96,7 +99,8 @@ def test_a_notebook_heatmap_has_its_own_layout():
     assert flat["encoding"]["x"]["axis"]["labelAngle"] == 0 and flat["width"] == {"step": 46}
     assert slanted["encoding"]["x"]["axis"]["labelAngle"] == -40 and slanted["width"] == {"step": 8}
     assert slanted["layer"][0]["mark"]["stroke"] == "white"
-    assert not {"autosize", "config", "usermeta"} & set(flat)  # Vega-Lite's own legend and size
+    assert not {"autosize", "usermeta"} & set(flat)  # Vega-Lite's own legend and size, our font sizes
+    assert flat["config"] == {"legend": {"labelFontSize": 12, "titleFontSize": 12}}
 
 
 def test_grid_extent_is_the_grids_size():
@@ -106,7 +110,8 @@ def test_grid_extent_is_the_grids_size():
     spec = heatmap_grid(stack, "abc", "abc", list("12345"), columns=2, cell=10, spacing=12.5,
                         legend={"orient": "bottom"}, usermeta={"fit_px": 300})
     assert grid_extent(5, 3, 3, columns=2, cell=10, spacing=12.5) == (2, spec["width"], spec["height"])
-    assert spec["config"] == {"view": {"stroke": None}, "legend": {"orient": "bottom"}}
+    fonts = {"labelFontSize": 12, "titleFontSize": 12}
+    assert spec["config"] == {"view": {"stroke": None}, "axis": fonts, "legend": {"orient": "bottom", **fonts}}
     assert spec["usermeta"] == {"grid": {"columns": 2, "cell": 10, "spacing": 12.5}, "fit_px": 300}
 
 

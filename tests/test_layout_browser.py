@@ -11,7 +11,8 @@ resolution.
 import pytest
 
 from selfattn.core.heads import MISTAKES
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_until_idle
+from tests.browser import (CHROMIUM, CHROMIUM_ARGS, CLIPPED_CONTROLS, SMALL_CHART_LABELS, streamlit_server,
+                           wait_until_idle)
 
 pytestmark = pytest.mark.browser
 
@@ -108,6 +109,21 @@ def test_charts_stay_in_their_columns(browser, url, name, width, lang):
     try:
         assert sidebar_open(page) == (width >= 1024)  # the projector keeps the sidebar, the tablet hides it
         assert_charts_fit(page, f"{name} at {width} px ({lang})", MIN_CHARTS[name])
+    finally:
+        page.close()
+
+
+FIT_CASES = [(name, width, lang) for name in MIN_CHARTS for width in (1024, 768) for lang in ("en", "zh")]
+
+
+@pytest.mark.parametrize("name, width, lang", FIT_CASES, ids=[f"{n}-{w}-{lang}" for n, w, lang in FIT_CASES])
+def test_no_control_is_cut_short_and_chart_labels_read_from_the_back_of_a_room(browser, url, name, width, lang):
+    """On a projector (1024 px) and a tablet (768 px), in both languages: every button, box, chip and
+    option shows its whole text (none cut, none hidden in a scroller), and chart labels are >= 12 px."""
+    page = open_page(browser, url, name, width, lang)
+    try:
+        assert page.evaluate(CLIPPED_CONTROLS) == [], f"{name} at {width} px ({lang})"
+        assert page.evaluate(SMALL_CHART_LABELS) == [], f"{name} at {width} px ({lang})"
     finally:
         page.close()
 

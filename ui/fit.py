@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.display.charts import (LABEL_LIMIT_X, LINKED_ROWS, MINUS_INFINITY, VALUE_FONT_PX, Axis, Layout,
+from selfattn.display.charts import (LABEL_FONT_PX, LABEL_LIMIT_X, LINKED_ROWS, MINUS_INFINITY, VALUE_FONT_PX, Axis, Layout,
                                      grid_extent, heatmap, heatmap_grid, linked_extent, linked_view)
 from selfattn.display.export import labelled
 from ui.common import chart_words, csv_button, vega
@@ -28,10 +28,10 @@ PAGE_PX = 800  # widest chart: the main column of a 1280 px window with the side
 EXPANDER_PX = 760  # inside an expander, whose border and padding take about 35 px
 GAP_PX = 16  # between st.columns and between the blocks of a row (gap="small")
 MIN_BLOCK_PX = 180  # a block in a row is at least this wide, for its title and CSV button
-FONT_PX = 10  # Vega's axis label size
-LABEL_GAP_PX = 12  # least distance between two neighbouring axis labels
-Y_LABEL_PX = 80  # longest row label drawn; longer ones end in "…" (the tooltip has them whole)
-X_LABEL_PX = 60  # the same for column labels, which stand upright
+FONT_PX = LABEL_FONT_PX  # axis labels (12 px: readable on a projector)
+LABEL_GAP_PX = 14  # least distance between two neighbouring axis labels
+Y_LABEL_PX = 96  # longest row label drawn; longer ones end in "…" (the tooltip has them whole)
+X_LABEL_PX = 72  # the same for column labels, which stand upright
 CHART_PAD_PX = 24  # beside the row labels: ticks and label padding (TICK_PX) and a margin
 TICK_PX = 7  # an axis tick (5) and the padding between it and its label (2)
 GRID_SPACING_PX = 12  # between two panels of the head grid
@@ -101,7 +101,7 @@ def _legend_below(space: float, title: str) -> dict:
     bar is as long as the cells are wide (up to 180 px) as drawn, so that it shortens with them
     in a narrow column instead of running past the chart's edge.
     """
-    title_px = text_px(title, 11) + 24
+    title_px = text_px(title, LABEL_FONT_PX) + 24
     beside = space - title_px >= LEGEND_MIN_PX
     reserve = title_px if beside else 16
     return {"orient": "bottom", "direction": "horizontal", "titleOrient": "left" if beside else "top",

@@ -25,6 +25,8 @@ VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 WORDS = {"row": "row", "column": "column", "value": "value", "head": "head", "query": "query", "key": "key",
          "weight": "weight"}
 VALUE_FONT_PX = 11  # values printed in the cells
+LABEL_FONT_PX = 12  # axis and legend labels and titles: readable on a projector from the back of a room
+LEGEND_FONTS = {"labelFontSize": LABEL_FONT_PX, "titleFontSize": LABEL_FONT_PX}
 MASKED = "!isValid(datum.v)"  # a masked (−∞) cell: sent as null, drawn grey
 EXACT = f"isValid(datum.v) ? toString(datum.v) : '{MINUS_INFINITY}'"  # a cell's value in full, for its tooltip
 LABEL_LIMIT_X = 90  # longest column label of a notebook heatmap, in pixels
@@ -153,8 +155,7 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
         spec["title"] = title
     if layout.fit_x:
         spec["autosize"] = {"type": "fit-x", "contains": "padding"}
-    if legend is not None:
-        spec["config"] = {"legend": legend}
+    spec["config"] = {"legend": {**LEGEND_FONTS, **(legend or {})}}
     if usermeta is not None:
         spec["usermeta"] = usermeta
     return spec
@@ -179,7 +180,8 @@ def _cell_words(rows_text: list[str], cols_text: list[str], cols: int) -> list[d
 
 def _axis(labels: list[str], axis: Axis, **fixed) -> dict:
     """The Vega-Lite axis of a heatmap whose cells are numbered and labelled ``labels``."""
-    spec = {"labelExpr": f"{_js_list(labels)}[datum.value]", **fixed}
+    spec = {"labelExpr": f"{_js_list(labels)}[datum.value]", "labelFontSize": LABEL_FONT_PX,
+            "titleFontSize": LABEL_FONT_PX, **fixed}
     if axis.angle is not None:
         spec["labelAngle"] = axis.angle
     spec["labelLimit"] = axis.limit
@@ -285,9 +287,7 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
                  "limit": {"expr": f"width * {(pitch_x - 4) / width:.6f}"}},
         "encoding": {"x": x, "y": y, "text": {"field": "panel", "type": "nominal"}},
     }
-    config = {"view": {"stroke": None}}  # no frame around the whole grid
-    if legend is not None:
-        config["legend"] = legend
+    config = {"view": {"stroke": None}, "axis": LEGEND_FONTS, "legend": {**LEGEND_FONTS, **(legend or {})}}
     return {
         "$schema": VEGA_LITE_SCHEMA,
         "data": {"values": data},
@@ -461,12 +461,12 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
                                  {"field": "col", "type": "nominal", "title": words["column"]},
                                  {"field": "exact", "type": "nominal", "title": value_title}]},
     })
-    stride = max(1, math.ceil(12 / cell))  # token labels at least 12 px apart
+    stride = max(1, math.ceil((LABEL_FONT_PX + 2) / cell))  # token labels clear of each other
     layers.append({  # the token labels, left of the first panel of each row of panels
         "transform": [{"filter": f"(datum.m === 0 || datum.m === 3) && datum.c === 0 && datum.r % {stride} === 0"},
                       {"calculate": f"{_js_list(rows_text)}[datum.r]", "as": "row"},
                       {"calculate": f"datum.y + {cell / 2}", "as": "ym"}],
-        "mark": {"type": "text", "align": "right", "baseline": "middle", "dx": -4, "fontSize": 10,
+        "mark": {"type": "text", "align": "right", "baseline": "middle", "dx": -4, "fontSize": LABEL_FONT_PX,
                  "limit": max(8, label_px - 6)},
         "encoding": {"y": {**y, "field": "ym"}, "text": {"field": "row", "type": "nominal"}},
     })
