@@ -65,7 +65,8 @@ class Counting(bench_load.Visitor):
             cells, self.revs[editor]))
         await self.ws.send(bench_load.rerun_request(url=self.url, page_hash=self.page_hash,
                                                     query_string=self.query_string,
-                                                    widgets=self.widgets.values(), cached_hashes=self.cache))
+                                                    widgets=self.widgets.values(), cached_hashes=self.cache,
+                                                    fragment_id=self.fragments.get(editor, "")))
         await self.finish_run()
 
 

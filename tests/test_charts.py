@@ -186,3 +186,15 @@ def test_fit_linked_fits_the_page_at_32_tokens_and_16_dimensions(monkeypatch):
     to_altair({**spec, "data": {"values": spec["data"]["values"][:4]}}).to_dict()
     assert spec["usermeta"]["width_px"] <= spec["usermeta"]["fit_px"] == fit.PAGE_PX
     assert spec["usermeta"]["linked"]["cell"] >= 8  # 32 + 32 + 16 columns in one row of 800 px
+
+
+def test_the_matrix_editors_code_travels_without_its_comments():
+    """Streamlit sends a component's JS and CSS with every element it draws: comments stay in the files."""
+    from ui.components.matrix_editor import HERE, compact_css, compact_js
+
+    sample = "// a comment\nconst a = 1; // why\n\n  if (a) {\n    f(\"x // y\");\n  }\n"
+    assert compact_js(sample) == 'const a = 1;\nif (a) {\nf("x // y");\n}'  # a "//" inside code stays
+    assert compact_css("/* what\n it is */\n.a {\n  color: red; /* why */\n}\n") == ".a {\ncolor: red;\n}"
+    js = (HERE / "matrix_editor.js").read_text(encoding="utf-8")
+    code = compact_js(js)
+    assert len(code) < 0.8 * len(js) and "//" not in code.replace("https://", "")

@@ -9,6 +9,7 @@ the page checks it with :func:`selfattn.display.guard.matrix_editor_problem` bef
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -16,10 +17,41 @@ import streamlit as st
 HERE = Path(__file__).parent
 STATE = "table"  # the component's one state value
 
+def compact_js(source: str) -> str:
+    """``source`` without comment lines, trailing `` // `` comments, indentation and blank lines.
+
+    Streamlit sends a component's inline JavaScript and CSS with every element it draws, so an
+    edited editor carries them on every rerun (an unchanged one goes as a reference to the
+    browser's copy): the comments stay in the file and out of the wire (12.0 -> 8.6 kB).
+    """
+    lines = (_code(line).strip() for line in source.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def _code(line: str) -> str:
+    """``line`` up to a ``//`` comment: one at its start or after a space, outside quotes."""
+    quote = None
+    for k, ch in enumerate(line):
+        if quote:
+            if ch == quote and line[k - 1] != "\\":
+                quote = None
+        elif ch in "\"'`":
+            quote = ch
+        elif line.startswith("//", k) and (k == 0 or line[k - 1] in " \t"):
+            return line[:k]
+    return line
+
+
+def compact_css(source: str) -> str:
+    """``source`` without comments, indentation and blank lines (2.7 -> 1.9 kB)."""
+    bare = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    return "\n".join(line.strip() for line in bare.splitlines() if line.strip())
+
+
 _mount = st.components.v2.component(
     "selfattn.matrix_editor",
-    js=(HERE / "matrix_editor.js").read_text(encoding="utf-8"),
-    css=(HERE / "matrix_editor.css").read_text(encoding="utf-8"),
+    js=compact_js((HERE / "matrix_editor.js").read_text(encoding="utf-8")),
+    css=compact_css((HERE / "matrix_editor.css").read_text(encoding="utf-8")),
 )
 
 
