@@ -12,6 +12,7 @@ from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.errors import InputError
 from ui import fit
 from ui import playground as pg
+from ui import positions as order_ui
 from ui import state as settings
 from ui.common import choice, show_error, tr, tr_plain, vega
 
@@ -103,7 +104,7 @@ def compute(use_bias: bool, scale: bool, causal: bool) -> tuple[pg.Inputs, Atten
     """The edited tables as numbers, their trace, and whether the biases were used."""
     inputs = pg.parse_inputs(use_bias)
     biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
-    trace = self_attention(inputs.x, inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
+    trace = self_attention(order_ui.with_positions(inputs.x), inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
                            mask="causal" if causal else None, **biases)
     return inputs, trace, use_bias
 
@@ -127,6 +128,7 @@ d_k, d_v = trace.queries.shape[1], trace.values.shape[1]
 x_cols, q_cols, k_cols, v_cols = (column_names(p, d) for p, d in
                                   (("x", d_in), ("q", d_k), ("k", d_k), ("v", d_v)))
 tables = {}
+order_ui.positions_section(inputs.x, tokens, tables)  # X + PE, when positions are on
 
 st.divider()
 st.subheader(tr("pg.step3"))
@@ -223,6 +225,8 @@ else:
          "scores": tr_plain("pg.linked_scaled" if scale or causal else "pg.linked_scores"),
          "weights": tr_plain("pg.linked_weights"), "outputs": tr_plain("pg.linked_outputs")},
         allowed=trace.allowed, map_title=tr_plain("pg.linked_map")))
+
+order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # issue 24: does attention see the order?
 
 # ── Export everything ───────────────────────────────────────────────────────────────────
 st.divider()
