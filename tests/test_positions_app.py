@@ -125,7 +125,7 @@ def test_a_bad_order_is_explained_in_both_languages_and_the_last_good_check_is_k
     good = before_after(at)[1]
     set_order(at, "1 1 2")
     assert "1 appears twice and 3 is missing" in shown(at.error[0].value)
-    assert "last good result" in at.error[0].value
+    assert "The last good order, **3 1 2**, is used below" in shown(at.error[0].value)
     np.testing.assert_array_equal(before_after(at)[1], good)
     at.radio(key="lang").set_value("zh").run()
     assert "1 出现了两次，3 没有出现" in shown(at.error[0].value)
@@ -202,3 +202,17 @@ def test_a_big_table_with_positions_and_a_long_order():
     assert any("The other 24 tokens" in e.label for e in at.expander)
     edit(at, "x", 0, "x1", "2")  # an edit recomputes the shuffle too
     assert not at.exception and not at.error
+
+
+def test_an_order_for_another_number_of_tokens_is_said_and_nothing_stale_is_drawn():
+    at = open_page("playground")
+    set_order(at, "3 1 2")
+    charts = len(heatmap_specs(at))
+    at.number_input(key="pg_n").set_value(4).run()
+    assert not at.exception
+    assert len(outputs(at)) == 4  # the steps follow the new table
+    assert "The order names 3 tokens, but there are 4" in shown(at.error[0].value)
+    assert "last good" not in at.error[0].value  # the old order does not fit 4 tokens: nothing kept
+    assert len(heatmap_specs(at)) == charts - 3  # no P, no before, no after
+    set_order(at, "4 3 2 1")
+    assert not at.error and len(at.success) == 1

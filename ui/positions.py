@@ -14,12 +14,14 @@ import numpy as np
 import streamlit as st
 
 from selfattn import self_attention
-from selfattn.core.positions import KINDS, ShuffleTrace, inverse, parse_order, positional_encoding, random_order, shuffle_check
+from selfattn.core.positions import (KINDS, ShuffleTrace, inverse, parse_order, positional_encoding, random_order,
+                                     shuffle_check)
 from selfattn.display.export import column_names, labelled
+from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from ui import fit
 from ui import state as settings
-from ui.common import choice, show_error, tr
+from ui.common import choice, error_text, tr
 
 MAX_UNDO = 20  # orders the Undo button can go back through
 LISTED = 8  # rows of the check written out before the rest go into an expander
@@ -129,10 +131,19 @@ def _controls(n: int) -> None:
               key="pg_order_reset", width="stretch", disabled=not st.session_state["pg_order"].strip())
 
 
-def _check(x: np.ndarray, text: str, attention) -> ShuffleTrace:
-    """The shuffle check for the typed order (InputError when it is not one)."""
-    order = parse_order(text, len(x))
-    return shuffle_check(x, order, attention, pe=encoding(*x.shape))
+def _order(n: int) -> np.ndarray | None:
+    """The typed order, or the last good one while the typed one is bad (said in words); None when neither fits.
+
+    What is kept is the order, not its results: they are computed on the tables the page shows now.
+    """
+    good, error = settings.last_good("pg_order_good", lambda: parse_order(st.session_state["pg_order"], n))
+    usable = good is not None and len(good) == n  # an order for another number of tokens is no use
+    if error is not None:
+        message = error_text(error)
+        if usable and not np.array_equal(good, np.arange(n)):
+            message += "\n\n" + tr("pg.order_kept", order=_order_text(good))
+        st.error(message, icon=":material/error:")
+    return good if usable else None
 
 
 def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: dict) -> None:
@@ -148,20 +159,21 @@ def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: d
     st.subheader(tr("pg.order_title"))
     st.caption(tr("pg.order_intro"))
     _controls(n)
+    order = _order(n)
+    if order is None:
+        return
+    if np.array_equal(order, np.arange(n)):
+        st.caption(tr("pg.order_same"))
+        return
     biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
     attention = partial(self_attention, w_q=inputs.w_q, w_k=inputs.w_k, w_v=inputs.w_v, scale=scale,
                         mask="causal" if causal else None, **biases)
-    good, error = settings.last_good("pg_order_good",
-                                     lambda: (tokens, _check(x, st.session_state["pg_order"], attention)))
-    if error is not None:
-        show_error(error, kept=good is not None)
-    if good is None:
+    try:
+        check = shuffle_check(x, order, attention, pe=encoding(n, x.shape[1]))
+    except InputError as exc:  # the shuffled numbers overflow where the page's did not: said, nothing drawn
+        st.error(error_text(exc), icon=":material/error:")
         return
-    shown_tokens, check = good
-    if np.array_equal(check.order, np.arange(len(check.order))):
-        st.caption(tr("pg.order_same"))
-        return
-    _show(shown_tokens, check, causal, tables)
+    _show(tokens, check, causal, tables)
 
 
 def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) -> None:

@@ -8,6 +8,11 @@ equal. Positions break this: they belong to the place in the sentence, not to th
 ``X + PE`` shuffled is ``X[order] + PE``, not ``(X + PE)[order]``. A causal mask breaks it too
 (token i may only look back, and "back" depends on the order).
 
+Two sentences made of the same tokens in another order (狗咬人 / 人咬狗) are the same check with
+vectors from outside: :func:`match_order` finds the order, :func:`reorder_check` compares
+attention over both. Static vectors (one per token, whatever its place) give the first sentence's
+attention, permuted; a model's contextual vectors carry positions and do not.
+
 Conventions: ``order`` is 0-based here; the new row r holds the old token ``order[r]``
 (``x_shuffled = x[order]``). The UI writes it counted from 1.
 """
@@ -32,7 +37,8 @@ MAX_SEED = 2**31 - 1
 MAX_ORDER_CHARS = 400  # a typed order for up to 100 tokens
 EQUIVARIANCE_TOL = 1e-12  # relative to the largest output (sums in another order differ in the last bits)
 
-__all__ = ["KINDS", "ShuffleTrace", "inverse", "parse_order", "positional_encoding", "random_order", "shuffle_check"]
+__all__ = ["KINDS", "ReorderTrace", "ShuffleTrace", "inverse", "match_order", "parse_order", "positional_encoding",
+           "random_order", "reorder_check", "shuffle_check"]
 
 
 def _whole(value: Any, name: str, lo: int, hi: int) -> int:
@@ -201,3 +207,81 @@ def shuffle_check(x: Any, order: Any, attention: Callable[[np.ndarray], Attentio
     tolerance = EQUIVARIANCE_TOL * max(1.0, float(np.max(np.abs(before.outputs))))
     return ShuffleTrace(order=perm, pe=pe, before=before, after=after, expected=expected, row_diff=row_diff,
                         max_diff=max_diff, tolerance=tolerance, equivariant=max_diff <= tolerance)
+
+
+# ── Two sentences with the same tokens in another order ────────────────────────────────
+
+def match_order(first: list[str], second: list[str]) -> np.ndarray:
+    """The order that turns the tokens of ``first`` into those of ``second``: ``second[r] == first[order[r]]``.
+
+    A token that appears more than once is matched in turn (its k-th time in ``second`` with its
+    k-th time in ``first``).
+
+    Raises:
+        InputError: ``order_not_same_tokens`` (only_first, only_second: the tokens, with repeats, that
+            one sentence has more of than the other) when they are not the same tokens.
+    """
+    waiting: dict[str, list[int]] = {}
+    for i, token in enumerate(first):
+        waiting.setdefault(token, []).append(i)
+    order, extra = [], []
+    for token in second:
+        if waiting.get(token):
+            order.append(waiting[token].pop(0))
+        else:
+            extra.append(token)
+    left = [first[i] for i in sorted(i for rows in waiting.values() for i in rows)]
+    if extra or left:
+        raise InputError("order_not_same_tokens", f"The two sentences do not have the same tokens: only in the first "
+                         f"{left}, only in the second {extra}.", only_first=" ".join(left) or "—",
+                         only_second=" ".join(extra) or "—")
+    return np.array(order, dtype=int)
+
+
+@dataclass(frozen=True)
+class ReorderTrace:
+    """Attention over two sentences made of the same tokens in another order, compared token by token."""
+
+    order: np.ndarray  # (n,) int: token r of the second sentence is token order[r] of the first
+    first: AttentionTrace  # on the first sentence's vectors
+    second: AttentionTrace  # on the second sentence's vectors
+    moved_weights: np.ndarray  # (n, n) first.weights[order][:, order] = P A Pᵀ: the second's if order did not matter
+    weights_diff: float  # max |second.weights − moved_weights|
+    outputs_diff: float  # max |second.outputs − first.outputs[order]|
+    cosines: np.ndarray  # (n,) cosine between a token's vector in the first sentence and in the second
+    same: bool  # both differences within EQUIVARIANCE_TOL: the second's attention is the first's, permuted
+
+
+def reorder_check(x_first: Any, x_second: Any, order: Any,
+                  attention: Callable[[np.ndarray], AttentionTrace]) -> ReorderTrace:
+    """Run ``attention`` on both sentences' vectors and say whether the second is the first, permuted.
+
+    Args:
+        x_first, x_second: (n, d) one vector per token of each sentence.
+        order: (n,) from :func:`match_order`.
+        attention: vectors -> AttentionTrace, e.g. ``raw_self_attention``.
+
+    Raises:
+        InputError: ``order_bad`` when ``order`` is not a permutation of the rows, ``pos_shape`` when the
+            two sentences' vectors differ in shape.
+    """
+    a, b = as_matrix(x_first, "X"), as_matrix(x_second, "X")
+    if a.shape != b.shape:
+        raise InputError("pos_shape", f"The sentences' vectors are {a.shape} and {b.shape}.", pe=str(b.shape),
+                         x=str(a.shape))
+    perm = np.asarray(order)
+    n = len(a)
+    if perm.shape != (n,) or perm.dtype.kind not in "iu" or not np.array_equal(np.sort(perm), np.arange(n)):
+        raise InputError("order_bad", f"order must hold each of 0 .. {n - 1} once.", n=n)
+    first, second = attention(a), attention(b)
+    moved = first.weights[perm][:, perm]  # (n, n) P A Pᵀ
+    weights_diff = float(np.max(np.abs(second.weights - moved)))
+    outputs_diff = float(np.max(np.abs(second.outputs - first.outputs[perm])))
+    norm_a, norm_b = np.linalg.norm(a[perm], axis=1), np.linalg.norm(b, axis=1)  # (n,), (n,)
+    both_zero = (norm_a == 0) & (norm_b == 0)  # a token with no vector in either: the same (zero) vector
+    cosines = np.divide(np.sum(a[perm] * b, axis=1), norm_a * norm_b, out=np.where(both_zero, 1.0, 0.0),
+                        where=norm_a * norm_b > 0)
+    tolerance = EQUIVARIANCE_TOL * max(1.0, float(np.max(np.abs(first.outputs))))
+    return ReorderTrace(order=perm, first=first, second=second, moved_weights=moved, weights_diff=weights_diff,
+                        outputs_diff=outputs_diff, cosines=cosines,
+                        same=weights_diff <= EQUIVARIANCE_TOL and outputs_diff <= tolerance)

@@ -269,6 +269,8 @@ STRINGS.update({
     "pg.order_row_changed": {"en": "Output of {label} (row {old}) changed: in row {new} it differs from before by "
                                    "up to {diff}.",
                              "zh": "{label}（第 {old} 行）的输出变了：移到第 {new} 行后，与原来最多相差 {diff}。"},
+    "pg.order_kept": {"en": "The last good order, **{order}**, is used below.",
+                      "zh": "下面仍使用上一个有效的顺序 **{order}**。"},
     "pg.order_more": {"en": "The other {n} tokens", "zh": "其余 {n} 个词元"},
     "err.pos_whole": {"en": "{name} must be a whole number from {lo} to {hi}; it is {value}.",
                       "zh": "{name} 必须是 {lo} 到 {hi} 之间的整数，现在是 {value}。"},
