@@ -1,4 +1,4 @@
-"""Sentence embeddings, "same words, another order", through AppTest: static vectors only move, contextual ones change."""
+"""Sentence embeddings, "same words, another order", in AppTest: static vectors only move, contextual ones change."""
 
 import numpy as np
 import pytest

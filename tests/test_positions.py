@@ -194,7 +194,8 @@ def test_the_causal_mask_is_equivariant_only_for_the_order_as_it_is():
 def test_shuffle_check_agrees_with_torch_sdpa_with_positions():
     rng = np.random.default_rng(5)
     n, d = 6, 8
-    x, w_q, w_k, w_v = rng.normal(size=(n, d)), rng.normal(size=(d, 4)), rng.normal(size=(d, 4)), rng.normal(size=(d, 5))
+    x, w_q, w_k = rng.normal(size=(n, d)), rng.normal(size=(d, 4)), rng.normal(size=(d, 4))
+    w_v = rng.normal(size=(d, 5))
     pe, order = positional_encoding(n, d), np.array([5, 3, 1, 0, 2, 4])
     check = shuffle_check(x, order, pe=pe, w_q=w_q, w_k=w_k, w_v=w_v, scale=True)
     for rows, trace in ((x + pe, check.before), (x[order] + pe, check.after)):

@@ -216,3 +216,28 @@ def test_an_order_for_another_number_of_tokens_is_said_and_nothing_stale_is_draw
     assert len(heatmap_specs(at)) == charts - 3  # no P, no before, no after
     set_order(at, "4 3 2 1")
     assert not at.error and len(at.success) == 1
+
+
+def test_a_link_reproduces_the_shuffle_with_learned_positions_exactly():
+    at = open_page("playground", "zh")
+    choice_widget(at.segmented_control, "pg_pos").set_value("learned").run()
+    at.number_input(key="pg_pos_seed").set_value(3).run()
+    at.toggle(key="pg_bias").set_value(True).run()
+    set_order(at, "2，3，1")
+    params = link(at)
+    assert {params["pos"], params["pseed"], params["order"], params["lang"]} == {"learned", "3", "2，3，1", "zh"}
+    again = open_link("playground", params)
+    assert not again.exception and not again.warning[1:]  # the one warning: the outputs changed
+    assert "输出变了" in shown(again.warning[0].value)
+    np.testing.assert_array_equal(outputs(again).to_numpy(), outputs(at).to_numpy())
+    for mine, theirs in zip(before_after(again), before_after(at)):
+        np.testing.assert_array_equal(mine, theirs)
+    assert texts(again).count("只是移到了") == texts(at).count("只是移到了")
+
+
+def test_positions_and_the_shuffle_are_coloured_by_role():
+    from tests.test_colours import assert_coloured_by_role
+
+    at = open_link("playground", {"order": "3 1 2", "pos": "sinusoidal"})
+    # the weights and P (a row of P sums to 1: green, 0..1); PE diverging around 0
+    assert assert_coloured_by_role(heatmap_specs(at)) == (2, 1)

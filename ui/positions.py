@@ -21,7 +21,7 @@ from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from ui import fit
 from ui import state as settings
-from ui.common import choice, error_text, tr
+from ui.common import choice, error_text, tr, tr_plain
 
 MAX_UNDO = 20  # orders the Undo button can go back through
 LISTED = 8  # rows of the check written out before the rest go into an expander
@@ -72,9 +72,10 @@ def positions_section(x: np.ndarray, tokens: list[str], tables: dict) -> None:
     x_cols, p_cols = column_names("x", d_in), column_names("p", d_in)
     slots, px = fit.side_by_side(2, d_in, tokens, min_cell=fit.LABEL_GAP_PX)
     with slots[0]:
-        tables["pe"] = fit.show_map(tr("pg.pos_pe"), pe, [tr("pg.pos_row", i=i + 1) for i in range(n)], p_cols,
-                                    key="pe", width=px, role="signed", domain=(-max(1.0, np.abs(pe).max()),
-                                                                                max(1.0, np.abs(pe).max())))
+        top = max(1.0, float(np.abs(pe).max()))  # sines and cosines fill [-1, 1]; learned-style ones go further
+        rows = [tr_plain("pg.pos_row", i=i) for i in range(n)]  # pos 0, 1, ... as in the formula
+        tables["pe"] = fit.show_map(tr("pg.pos_pe"), pe, rows, p_cols, key="pe", width=px, role="signed",
+                                    domain=(-top, top))
     with slots[1]:
         tables["x_plus_pe"] = fit.show_map("X + PE", x + pe, tokens, x_cols, key="x_plus_pe", width=px, role="values")
     st.info(tr("pg.pos_used"), icon=":material/add_location_alt:")

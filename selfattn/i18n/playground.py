@@ -264,7 +264,8 @@ STRINGS.update({
     "pg.order_why_causal": {"en": "The causal mask lets each token see only the tokens before it, and which tokens "
                                   "come before changes with the order.",
                             "zh": "因果掩码只让每个词元看到它前面的词元，而哪些词元在前面会随顺序改变。"},
-    "pg.order_row_same": {"en": "Output of {label} (row {old}) is unchanged; it moved to row {new} (difference {diff}).",
+    "pg.order_row_same": {"en": "Output of {label} (row {old}) is unchanged; it moved to row {new} "
+                                "(difference {diff}).",
                           "zh": "{label}（第 {old} 行）的输出没有变，只是移到了第 {new} 行（相差 {diff}）。"},
     "pg.order_row_changed": {"en": "Output of {label} (row {old}) changed: in row {new} it differs from before by "
                                    "up to {diff}.",
