@@ -9,16 +9,23 @@ from selfattn.core.attention import unit_rows
 from tests.apptest import heatmap_specs, open_link, open_page, shown
 
 
-def maps(at) -> list[np.ndarray]:
-    """The view's four weight maps (the last four maps of the page): static first, second; contextual first, second."""
+def all_maps(at) -> list[np.ndarray]:
+    """The view's six weight maps (the last six of the page): for static, then contextual vectors, the first
+    sentence's, the first's permuted (P A Pᵀ) and the second's."""
     out = []
-    for spec in heatmap_specs(at)[-4:]:
+    for spec in heatmap_specs(at)[-6:]:
         cells = spec["data"]["values"]
         m = np.zeros((max(c["r"] for c in cells) + 1, max(c["c"] for c in cells) + 1))
         for c in cells:
             m[c["r"], c["c"]] = c["v"]
         out.append(m)
     return out
+
+
+def maps(at) -> list[np.ndarray]:
+    """Static first, static second, contextual first, contextual second."""
+    out = all_maps(at)
+    return [out[0], out[2], out[3], out[5]]
 
 
 def weights(x: np.ndarray) -> np.ndarray:
@@ -53,6 +60,9 @@ def test_the_default_pair_static_only_moves_contextual_changes(lang):
     else:
         assert "Static vectors" in " ".join(s.value for s in at.subheader)
     assert any("狗 咬" in shown(i.value) for i in at.info)  # MiniLM lacks them, and the page says so
+    moved = all_maps(at)
+    np.testing.assert_array_equal(moved[1], static_a[[2, 1, 0]][:, [2, 1, 0]])  # P A Pᵀ drawn between the two
+    np.testing.assert_array_equal(moved[4], ctx_a[order][:, order])
 
 
 def test_dog_bites_man_from_its_button_and_in_the_link():

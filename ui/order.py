@@ -119,12 +119,14 @@ def _show(kind: str, a: TokenEmbeddings, b: TokenEmbeddings, check: ReorderTrace
                 icon=":material/help:")
     la, lb = labels(a), labels(b)
     st.markdown(tr("emb.order_perm", order=" ".join(str(int(i) + 1) for i in check.order)))
-    slots, px = fit.side_by_side(2, len(la), la + lb, min_cell=fit.LABEL_GAP_PX)
-    for slot, emb, lab, trace, which in ((slots[0], a, la, check.first, "first"),
-                                         (slots[1], b, lb, check.second, "second")):
+    slots, px = fit.side_by_side(3, len(la), la + lb, min_cell=fit.LABEL_GAP_PX)
+    for slot, title, weights, lab, which in (
+            (slots[0], tr("emb.order_weights", text=a.text), check.first.weights, la, "first"),
+            (slots[1], tr("emb.order_moved"), check.moved_weights, lb, "first-permuted"),
+            (slots[2], tr("emb.order_weights", text=b.text), check.second.weights, lb, "second")):
         with slot:
-            fit.show_map(tr("emb.order_weights", text=emb.text), trace.weights, lab, lab,
-                         key=f"order-{kind}-{which}", width=px, role="weights", domain=(0.0, 1.0))
+            fit.show_map(title, weights, lab, lab, key=f"order-{kind}-{which}", width=px, role="weights",
+                         domain=(0.0, 1.0))
     numbers = {"w": _fmt(check.weights_diff), "o": _fmt(check.outputs_diff)}
     if check.same:
         st.success(tr("emb.order_same", **numbers), icon=":material/check_circle:")

@@ -189,12 +189,14 @@ def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) ->
     tables["order"] = fit.show_map(tr("pg.order_p"), perm, moved, tokens, key="order", width=fit.PAGE_PX,
                                    role="weights", domain=(0.0, 1.0), caption=tr("pg.order_p_help"))
     slots, px = fit.side_by_side(2, len(v_cols), moved, min_cell=fit.LABEL_GAP_PX)
+    both = np.concatenate([check.before.outputs, check.after.outputs])  # one colour scale, so colours compare
+    domain = (float(both.min()), float(both.max())) if both.min() < both.max() else None
     with slots[0]:
         fit.show_map(tr("pg.order_before"), check.before.outputs, tokens, v_cols, key="outputs_before", width=px,
-                     role="outputs")
+                     role="outputs", domain=domain)
     with slots[1]:
         tables["shuffled_outputs"] = fit.show_map(tr("pg.order_after"), check.after.outputs, moved, v_cols,
-                                                  key="shuffled_outputs", width=px, role="outputs")
+                                                  key="shuffled_outputs", width=px, role="outputs", domain=domain)
     tables["shuffled_x"] = partial(labelled, check.after.x, moved, column_names("x", check.after.x.shape[1]))
     if check.equivariant:
         st.success(tr("pg.order_verdict_same", diff=fmt(check.max_diff), tol=fmt(check.tolerance)),

@@ -364,6 +364,7 @@ STRINGS.update({
     "emb.order_fallback": {"en": "The model chosen above could not be loaded, so this view uses the installed vectors: "
                                  "jieba's character vectors for Chinese, MiniLM for the rest.",
                            "zh": "上面选择的模型无法加载，这里改用已安装的向量：中文用 jieba 字向量，其余用 MiniLM。"},
+    "emb.order_moved": {"en": "The first, permuted: $PAP^\\top$", "zh": "第一句置换后：$PAP^\\top$"},
     "emb.order_weights": {"en": "Attention weights · “{text}”", "zh": "注意力权重 · “{text}”"},
     "emb.order_same": {
         "en": "Only moved: the second map is the first with its rows and columns permuted, $PAP^\\top$, to within "
