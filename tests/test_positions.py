@@ -145,6 +145,9 @@ def test_without_positions_every_output_row_moves_with_its_token(problem):
     np.testing.assert_allclose(after, before[order], rtol=0, atol=1e-12 * max(1.0, np.abs(before).max()))
     check = shuffle_check(x, order, **kwargs)
     assert check.equivariant and check.max_diff <= check.tolerance
+    for i in range(len(x)):  # old token i's output is in new row where[i]
+        np.testing.assert_allclose(check.after.outputs[check.where[i]], before[i], rtol=0,
+                                   atol=1e-12 * max(1.0, np.abs(before).max()))
     np.testing.assert_array_equal(check.after.outputs, after)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from selfattn import self_attention
-from selfattn.core.positions import (KINDS, ShuffleTrace, inverse, parse_order, positional_encoding, random_order,
+from selfattn.core.positions import (KINDS, ShuffleTrace, parse_order, positional_encoding, random_order,
                                      shuffle_check)
 from selfattn.display.export import column_names, labelled
 from selfattn.errors import InputError
@@ -205,10 +205,9 @@ def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) ->
         reasons = [tr(k) for k, on in (("pg.order_why_pe", has_pe), ("pg.order_why_causal", causal)) if on]
         why = Markdown("".join(f"\n- {reason}" for reason in reasons))
         st.warning(tr("pg.order_verdict_changed", diff=fmt(check.max_diff), why=why), icon=":material/warning:")
-    where = inverse(order)  # the new row of each old token
     by_old = []
     for i in range(n):  # in the old order: "Input 1 ... moved to row 3" first
-        r = int(where[i])
+        r = int(check.where[i])
         diff = float(check.row_diff[r])
         key = "pg.order_row_same" if diff <= check.tolerance else "pg.order_row_changed"
         by_old.append("- " + tr(key, label=tokens[i], old=i + 1, new=r + 1, diff=fmt(diff)))

@@ -161,6 +161,7 @@ class ShuffleTrace:
     """Attention on X (+ PE) and on the shuffled X (+ the same PE), and how their outputs compare."""
 
     order: np.ndarray  # (n,) int: new row r holds old token order[r]
+    where: np.ndarray  # (n,) int: old token i went to new row where[i] (the inverse of order)
     pe: np.ndarray  # (n, d_in) position vectors added in both runs (zeros: none)
     before: AttentionTrace  # on x + pe
     after: AttentionTrace  # on x[order] + pe
@@ -205,7 +206,7 @@ def shuffle_check(x: Any, order: Any, attention: Callable[[np.ndarray], Attentio
     row_diff = np.max(np.abs(after.outputs - expected), axis=1)  # (n,)
     max_diff = float(np.max(row_diff))
     tolerance = EQUIVARIANCE_TOL * max(1.0, float(np.max(np.abs(before.outputs))))
-    return ShuffleTrace(order=perm, pe=pe, before=before, after=after, expected=expected, row_diff=row_diff,
+    return ShuffleTrace(order=perm, where=inverse(perm), pe=pe, before=before, after=after, expected=expected, row_diff=row_diff,
                         max_diff=max_diff, tolerance=tolerance, equivariant=max_diff <= tolerance)
 
 
