@@ -109,17 +109,23 @@ X_EDITOR = re.compile(r"-ed_x_\d+$")  # the Playground's X editor: its key is ed
 EDIT_ROW, EDIT_COLUMN = 0, 1  # first token, first number x1 (the label column comes first)
 FINISHED = ForwardMsg.FINISHED_SUCCESSFULLY
 EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
+FRAGMENT_FINISHED = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 
 
 # ── The wire: what the frontend sends ──────────────────────────────────────────────────
 def rerun_request(*, url: str, page_name: str = "", page_hash: str = "", query_string: str = "",
-                  widgets=(), cached_hashes=()) -> bytes:
-    """A ``rerun_script`` BackMsg as the frontend sends it (on load: ``page_name``; later: ``page_hash``)."""
+                  widgets=(), cached_hashes=(), fragment_id: str = "") -> bytes:
+    """A ``rerun_script`` BackMsg as the frontend sends it (on load: ``page_name``; later: ``page_hash``).
+
+    ``fragment_id``: a widget inside an ``st.fragment`` (the Playground's editors) reruns only its
+    fragment, as the browser asks for it.
+    """
     msg = BackMsg()
     state = msg.rerun_script
     state.query_string = query_string
     state.page_script_hash = page_hash
     state.page_name = page_name
+    state.fragment_id = fragment_id
     state.widget_states.widgets.extend(widgets)
     state.cached_message_hashes.extend(cached_hashes)
     context = state.context_info
@@ -210,6 +216,7 @@ class Visitor:
         self.widgets: dict[str, WidgetState] = {}  # widget id -> value, the browser's widget manager
         self.drawn: set[str] = set()  # widget ids drawn in the current run
         self.revs: dict[str, int] = {}  # matrix editor id -> the last revision sent
+        self.fragments: dict[str, str] = {}  # widget id -> the id of the fragment it is drawn in ("" for none)
 
     async def open(self, page: str) -> float:
         """Load ``page`` (a name of PAGES); return the seconds until its last run finished."""
@@ -244,7 +251,8 @@ class Visitor:
         self.revs[editor] = max(self.revs.get(editor, 0), data["rev"]) + 1
         self.widgets[editor] = WidgetState(id=editor, json_value=editor_state(cells, self.revs[editor]))
         await self.ws.send(rerun_request(url=self.url, page_hash=self.page_hash, query_string=self.query_string,
-                                         widgets=self.widgets.values(), cached_hashes=self.cache))
+                                         widgets=self.widgets.values(), cached_hashes=self.cache,
+                                         fragment_id=self.fragments.get(editor, "")))
 
     async def edit(self, value: str) -> float:
         """Type ``value`` into X's first cell of column x1; return the seconds until the run finished."""
@@ -286,7 +294,7 @@ class Visitor:
             msg = ForwardMsg()
             msg.ParseFromString(data)
             status = self.handle(msg)
-            if status == FINISHED:
+            if status in (FINISHED, FRAGMENT_FINISHED):
                 self.widgets = {wid: state for wid, state in self.widgets.items() if wid in self.drawn}
                 return
             if status is not None and status != EARLY_FOR_RERUN:
@@ -311,7 +319,7 @@ class Visitor:
         elif kind == "navigation":  # st.navigation: the page shown (new_session names app.py)
             self.page_hash = msg.navigation.page_script_hash
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            self.draw(tuple(msg.metadata.delta_path), msg.delta.new_element)
+            self.draw(tuple(msg.metadata.delta_path), msg.delta.new_element, msg.delta.fragment_id)
         elif kind == "page_info_changed":  # the app set a query parameter: the tab's URL now has it
             self.query_string = msg.page_info_changed.query_string
         elif kind == "session_event" and msg.session_event.HasField("script_compilation_exception"):
@@ -322,7 +330,7 @@ class Visitor:
             return msg.script_finished
         return None
 
-    def draw(self, path: tuple, element) -> None:
+    def draw(self, path: tuple, element, fragment_id: str = "") -> None:
         self.elements[path] = element
         kind = element.WhichOneof("type")
         if kind == "exception":
@@ -330,6 +338,7 @@ class Visitor:
         widget_id = getattr(getattr(element, kind), "id", "") if kind else ""
         if widget_id:
             self.drawn.add(widget_id)
+            self.fragments[widget_id] = fragment_id  # its change reruns this fragment only (or all: "")
             if widget_id not in self.widgets or getattr(getattr(element, kind), "set_value", False):
                 state = widget_state(element)
                 if state is not None:

@@ -7,12 +7,13 @@ import streamlit as st
 
 from selfattn import AttentionTrace, self_attention
 from selfattn.core.presets import PRESETS
-from selfattn.display.charts import MINUS_INFINITY
+from selfattn.display.charts import LINKED_PICK, MINUS_INFINITY
 from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.errors import InputError
 from ui import fit
 from ui import playground as pg
 from ui import positions as order_ui
+from ui import guard
 from ui import state as settings
 from ui.common import choice, show_error, tr, tr_plain, vega
 
@@ -32,6 +33,28 @@ def vec(values) -> str:
     return "[" + ", ".join(fmt(v) for v in values) + "]"
 
 
+# ── Compute, or keep the last good result ───────────────────────────────────────────────
+def compute(use_bias: bool, scale: bool, causal: bool) -> tuple[pg.Inputs, AttentionTrace, bool]:
+    """The edited tables as numbers, their trace, and whether the biases were used."""
+    inputs = pg.parse_inputs(use_bias)
+    biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
+    trace = self_attention(order_ui.with_positions(inputs.x), inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
+                           mask="causal" if causal else None, **biases)
+    return inputs, trace, use_bias
+
+
+# ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
+SHORT_TERMS = 4  # a sum of more terms (a vector of more numbers) is shortened to "…" but for the focus token
+
+
+def sums(full: list[str], short: list[str]) -> None:
+    """Lines of arithmetic: in full, or (when some are long) shortened, with the full ones in an expander."""
+    st.code("\n".join(short), language=None, wrap_lines=True)
+    if short != full:
+        with st.expander(tr("pg.focus_full"), icon=":material/unfold_more:"):
+            st.code("\n".join(full), language=None, wrap_lines=True)
+
+
 settings.start("playground", extra=pg.open_link, extra_params=pg.LINK_PARAMS, setup=pg.setup)
 state = pg.state()
 st.title(tr("pg.title"))
@@ -49,7 +72,7 @@ with st.container(border=True):
                     help=tr("pg.seed_help"), on_change=pg.on_seed)
     c3.button(tr("pg.load_preset"), on_click=pg.load_chosen_preset, help=tr("pg.load_preset_help"),
               icon=":material/restart_alt:", width="stretch")
-    st.caption(tr(f"pg.preset_{st.session_state['pg_preset']}_help"))
+    st.caption(pg.preset_caption(st.session_state["pg_preset"]))
     o1, o2, o3 = st.columns(3)
     for key in pg.TOGGLES:
         settings.keep(key)
@@ -66,20 +89,6 @@ with st.container(border=True):
         u1, u2 = st.columns([3, 1], vertical_alignment="center")
         u1.caption(tr(f"pg.undo_{state['undo']['what']}_note"))
         u2.button(tr("pg.undo"), on_click=pg.undo, icon=":material/undo:", key="pg_undo", width="stretch")
-
-# ── Step 1 and 2: the editable inputs ───────────────────────────────────────────────────
-st.subheader(tr("pg.step1"))
-st.caption(tr("pg.step1_help"))
-pg.editor("x")
-st.subheader(tr("pg.step2"))
-st.caption(tr("pg.step2_help"))
-# Each editor as wide as its columns; a row that does not fit the window wraps (1024 px projectors).
-for names in (("w_q", "w_k", "w_v"), pg.BIASES if use_bias else ()):
-    with st.container(horizontal=True, wrap=True, gap="medium"):
-        for name in names:
-            with st.container(width="content"):
-                st.markdown(f"**{pg.NAMES[name]}**")
-                pg.editor(name)
 
 with st.expander(tr("pg.import"), icon=":material/upload_file:"):
     st.caption(tr("pg.import_help"))
@@ -99,144 +108,155 @@ with st.expander(tr("pg.import"), icon=":material/upload_file:"):
         else:
             st.success(tr("pg.upload_ok", name=upload_notice), icon=":material/check_circle:")
 
-# ── Compute, or keep the last good result ───────────────────────────────────────────────
-def compute(use_bias: bool, scale: bool, causal: bool) -> tuple[pg.Inputs, AttentionTrace, bool]:
-    """The edited tables as numbers, their trace, and whether the biases were used."""
-    inputs = pg.parse_inputs(use_bias)
-    biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
-    trace = self_attention(order_ui.with_positions(inputs.x), inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
-                           mask="causal" if causal else None, **biases)
-    return inputs, trace, use_bias
+# ── Everything an edit changes runs as one fragment: an edit reruns only this part ─────────
+@st.fragment
+def steps(scale: bool, causal: bool, use_bias: bool) -> None:
+    """Steps 1-8, the linked view, the export and the link: an edit in an editor reruns only these.
+
+    A fragment's rerun skips the page's top, so the checks that run there run here again; when
+    they refuse something, the whole page runs again to say so where it says it.
+    """
+    version = pg.state()["version"]
+    if guard.refuse_unfit_settings(settings.fields("playground")) or pg.setup()["version"] != version:
+        st.rerun(scope="app")
+    # ── Step 1 and 2: the editable inputs ───────────────────────────────────────────────────
+    st.subheader(tr("pg.step1"))
+    st.caption(tr("pg.step1_help"))
+    pg.editor("x")
+    st.subheader(tr("pg.step2"))
+    sizes = pg.current_sizes()
+    st.caption(tr("pg.step2_help", d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v))
+    # Each editor as wide as its columns; a row that does not fit the window wraps (1024 px projectors).
+    for names in (("w_q", "w_k", "w_v"), pg.BIASES if use_bias else ()):
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for name in names:
+                with st.container(width="content"):
+                    st.markdown(f"**${pg.NAMES[name]}$**")  # typeset, as in the formulas
+                    pg.editor(name)
+
+    good, error = settings.last_good("pg_good", partial(compute, use_bias, scale, causal))
+    if error is not None and error.code.startswith("cell_"):  # named in full under its editor, which is marked red
+        message = tr("pg.bad_cell_above", matrix=error.params["matrix"])
+        if good is not None:
+            message += "\n\n" + tr("common.kept_last_good")
+        st.error(message, icon=":material/error:")
+    elif error is not None:
+        show_error(error, kept=good is not None)
+    LINK = {"page": "playground", "bulky": pg.CELL_LINK_PARAMS}
+    if good is None:
+        settings.stop(extra=pg.link_params(), **LINK)
+    inputs, trace, shown_bias = good
+
+    tokens = inputs.tokens
+    n, d_in = trace.x.shape
+    d_k, d_v = trace.queries.shape[1], trace.values.shape[1]
+    x_cols, q_cols, k_cols, v_cols = (column_names(p, d) for p, d in
+                                      (("x", d_in), ("q", d_k), ("k", d_k), ("v", d_v)))
+    tables = {}
+    order_ui.positions_section(inputs.x, tokens, tables)  # X + PE, when positions are on
+
+    st.divider()
+    st.subheader(tr("pg.step3"))
+    maths = pg.formulas(scale, causal, shown_bias)
+    st.caption(tr("pg.step3_help", formula=maths["step3"]))
+    # Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
+    slots, qkv_px = fit.side_by_side(3, max(d_k, d_v), tokens, min_cell=fit.LABEL_GAP_PX)
+    for col, (title, key, matrix, labels) in zip(slots, (
+            (maths["q"], "queries", trace.queries, q_cols),
+            (maths["k"], "keys", trace.keys, k_cols),
+            (maths["v"], "values", trace.values, v_cols))):
+        with col:
+            tables[key] = fit.show_map(title, matrix, tokens, labels, key=key, width=qkv_px)
+
+    st.subheader(tr("pg.step4"))
+    st.caption(tr("pg.step4_help"))
+    tables["scores"] = fit.show_map(tr("pg.scores"), trace.scores, tokens, tokens, key="scores",
+                                    caption=tr("pg.scores_caption"), table=True, width=fit.PAGE_PX)
+    if scale or causal:  # what was done to them, in the title and the line under it
+        done = "scaled" if scale and causal else "scaled_only" if scale else "masked_only"
+        tables["scaled_scores"] = fit.show_map(
+            tr(f"pg.{done}_scores"), trace.scaled_scores, tokens, tokens, key="scaled_scores", table=True,
+            width=fit.PAGE_PX, caption=tr(f"pg.{done}_caption", d_k=d_k, s=fmt(trace.scale_factor)))
+
+    st.subheader(tr("pg.step5"))
+    st.caption(tr("pg.step5_help", formula=maths["step5"]))
+    tables["weights"] = fit.show_map(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
+                                     domain=(0.0, 1.0), role="weights", table=True, width=fit.PAGE_PX)
+
+    st.subheader(tr("pg.focus_title"))
+    i = choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})
+    q_i = trace.queries[i]
+    long_q, long_v = d_k > SHORT_TERMS, d_v > SHORT_TERMS
+    with st.container(border=True):
+        st.markdown(tr("pg.focus_step4", token=tokens[i], q=vec(q_i)))
+        if (long_q or long_v) and n > 1:
+            st.caption(tr("pg.focus_short_note", token=tokens[i]))
+        lines, short = [], []
+        for j in range(n):
+            terms = " + ".join(f"{fmt(a)}×{fmt(b)}" for a, b in zip(q_i, trace.keys[j]))
+            head, tail = f"q{i + 1}·k{j + 1} = ", f" = {fmt(trace.scores[i, j])}"
+            if not trace.allowed[i, j]:
+                tail += "   → " + tr("pg.masked")
+            elif scale:
+                tail += f"   → ÷ {fmt(trace.scale_factor)} = {fmt(trace.scaled_scores[i, j])}"
+            lines.append(head + terms + tail)
+            short.append(head + ("…" if long_q and j != i else terms) + tail)
+        sums(lines, short)
+        st.markdown(tr("pg.focus_step5"))
+        st.code(f"softmax({vec(np.where(trace.allowed[i], trace.scaled_scores[i], -np.inf))})\n"
+                f"= {vec(trace.weights[i])}", language=None, wrap_lines=True)
+        st.markdown(tr("pg.focus_step6"))
+        sums([f"{fmt(trace.weights[i, j])} × {vec(trace.values[j])} = {vec(trace.weighted_values[i, j])}"
+              for j in range(n)],
+             [f"{fmt(trace.weights[i, j])} × {vec(trace.values[j]) if j == i or not long_v else f'v{j + 1}'} = "
+              f"{vec(trace.weighted_values[i, j])}" for j in range(n)])
+        tables[f"weighted_values_{i + 1}"] = fit.show_map(
+            tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
+            key=f"weighted_values_{i + 1}", width=fit.column_px([1, 1], fit.EXPANDER_PX)[0])
+        st.markdown(tr("pg.focus_step7"))
+        added = [vec(v) for v in trace.weighted_values[i]]
+        shown_terms = added if not long_v or n <= 2 else [added[0], "…", added[-1]]
+        sums([" + ".join(added) + f"\n= {vec(trace.outputs[i])}"],
+             [" + ".join(shown_terms) + f"\n= {vec(trace.outputs[i])}"])
+
+    st.subheader(tr("pg.step8"))
+    st.caption(tr("pg.step8_help", formula=maths["step8"]))
+    tables["outputs"] = fit.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs", table=True,
+                                     width=fit.PAGE_PX)
+
+    # ── Every step in one chart: the cells of one query and one key light up together ────────
+    st.subheader(tr("pg.linked_title"))
+    if n > fit.LINKED_MAX_TOKENS:  # every cell of this chart is redrawn on every edit (at 32 tokens: 0.1-0.3 s more)
+        st.caption(tr("pg.linked_off", top=fit.LINKED_MAX_TOKENS, n=n))
+    else:
+        st.caption(tr("pg.linked_help"))
+        scored = trace.scaled_scores if scale or causal else trace.scores  # what the softmax sees
+        vega(fit.fit_linked(
+            {"queries": trace.queries, "keys": trace.keys, "values": trace.values, "scores": scored,
+             "weights": trace.weights, "outputs": trace.outputs},
+            tokens, {"queries": q_cols, "keys": k_cols, "values": v_cols, "scores": tokens, "weights": tokens,
+                     "outputs": v_cols},
+            {"queries": "Q", "keys": "K", "values": "V",
+             "scores": tr_plain("pg.linked_scaled" if scale or causal else "pg.linked_scores"),
+             "weights": tr_plain("pg.linked_weights"), "outputs": tr_plain("pg.linked_outputs")},
+            allowed=trace.allowed, map_title=tr_plain("pg.linked_map")),
+            key=pg.LINKED_KEY, on_select=pg.on_linked_pick, selection=LINKED_PICK)
+        st.caption(tr("pg.linked_focus", token=tokens[i], i=i + 1))
+
+    order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # issue 24: does attention see the order?
+
+    # ── Export everything ───────────────────────────────────────────────────────────────────
+    st.divider()
+    inputs_tables = {"x": partial(labelled, inputs.x, tokens, x_cols), "w_q": partial(labelled, inputs.w_q, x_cols, q_cols),
+                     "w_k": partial(labelled, inputs.w_k, x_cols, k_cols), "w_v": partial(labelled, inputs.w_v, x_cols, v_cols)}
+    if shown_bias:
+        inputs_tables.update({"b_q": partial(labelled, [inputs.b_q], ["b_q"], q_cols),
+                              "b_k": partial(labelled, [inputs.b_k], ["b_k"], k_cols),
+                              "b_v": partial(labelled, [inputs.b_v], ["b_v"], v_cols)})
+    st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}),  # written when clicked
+                       file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
+                       on_click="ignore", icon=":material/folder_zip:", type="primary")
+    settings.publish(extra=pg.link_params(), **LINK)
 
 
-good, error = settings.last_good("pg_good", partial(compute, use_bias, scale, causal))
-if error is not None and error.code.startswith("cell_"):  # named in full under its editor, which is marked red
-    message = tr("pg.bad_cell_above", matrix=error.params["matrix"])
-    if good is not None:
-        message += "\n\n" + tr("common.kept_last_good")
-    st.error(message, icon=":material/error:")
-elif error is not None:
-    show_error(error, kept=good is not None)
-LINK = {"page": "playground", "bulky": pg.CELL_LINK_PARAMS}
-if good is None:
-    settings.stop(extra=pg.link_params(), **LINK)
-inputs, trace, shown_bias = good
-
-tokens = inputs.tokens
-n, d_in = trace.x.shape
-d_k, d_v = trace.queries.shape[1], trace.values.shape[1]
-x_cols, q_cols, k_cols, v_cols = (column_names(p, d) for p, d in
-                                  (("x", d_in), ("q", d_k), ("k", d_k), ("v", d_v)))
-tables = {}
-order_ui.positions_section(inputs.x, tokens, tables)  # X + PE, when positions are on
-
-st.divider()
-st.subheader(tr("pg.step3"))
-st.caption(tr("pg.step3_help"))
-# Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
-slots, qkv_px = fit.side_by_side(3, max(d_k, d_v), tokens, min_cell=fit.LABEL_GAP_PX)
-for col, (title, key, matrix, labels) in zip(slots, (
-        ("Q = X·W_q", "queries", trace.queries, q_cols),
-        ("K = X·W_k", "keys", trace.keys, k_cols),
-        ("V = X·W_v", "values", trace.values, v_cols))):
-    with col:
-        tables[key] = fit.show_map(title, matrix, tokens, labels, key=key, width=qkv_px)
-
-st.subheader(tr("pg.step4"))
-st.caption(tr("pg.step4_help"))
-tables["scores"] = fit.show_map(tr("pg.scores"), trace.scores, tokens, tokens, key="scores",
-                                caption=tr("pg.scores_caption"), table=True, width=fit.PAGE_PX)
-if scale or causal:
-    tables["scaled_scores"] = fit.show_map(tr("pg.scaled_scores"), trace.scaled_scores, tokens, tokens,
-                                           key="scaled_scores", caption=tr("pg.scaled_caption", s=fmt(trace.scale_factor)),
-                                           table=True, width=fit.PAGE_PX)
-
-st.subheader(tr("pg.step5"))
-st.caption(tr("pg.step5_help"))
-tables["weights"] = fit.show_map(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
-                                 domain=(0.0, 1.0), role="weights", table=True, width=fit.PAGE_PX)
-
-# ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
-SHORT_TERMS = 4  # a sum of more terms (a vector of more numbers) is shortened to "…" but for the focus token
-
-
-def sums(full: list[str], short: list[str]) -> None:
-    """Lines of arithmetic: in full, or (when some are long) shortened, with the full ones in an expander."""
-    st.code("\n".join(short), language=None, wrap_lines=True)
-    if short != full:
-        with st.expander(tr("pg.focus_full"), icon=":material/unfold_more:"):
-            st.code("\n".join(full), language=None, wrap_lines=True)
-
-
-st.subheader(tr("pg.focus_title"))
-i = choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})
-q_i = trace.queries[i]
-long_q, long_v = d_k > SHORT_TERMS, d_v > SHORT_TERMS
-with st.container(border=True):
-    st.markdown(tr("pg.focus_step4", token=tokens[i], q=vec(q_i)))
-    if (long_q or long_v) and n > 1:
-        st.caption(tr("pg.focus_short_note", token=tokens[i]))
-    lines, short = [], []
-    for j in range(n):
-        terms = " + ".join(f"{fmt(a)}×{fmt(b)}" for a, b in zip(q_i, trace.keys[j]))
-        head, tail = f"q{i + 1}·k{j + 1} = ", f" = {fmt(trace.scores[i, j])}"
-        if not trace.allowed[i, j]:
-            tail += "   → " + tr("pg.masked")
-        elif scale:
-            tail += f"   → ÷ {fmt(trace.scale_factor)} = {fmt(trace.scaled_scores[i, j])}"
-        lines.append(head + terms + tail)
-        short.append(head + ("…" if long_q and j != i else terms) + tail)
-    sums(lines, short)
-    st.markdown(tr("pg.focus_step5"))
-    st.code(f"softmax({vec(np.where(trace.allowed[i], trace.scaled_scores[i], -np.inf))})\n"
-            f"= {vec(trace.weights[i])}", language=None, wrap_lines=True)
-    st.markdown(tr("pg.focus_step6"))
-    sums([f"{fmt(trace.weights[i, j])} × {vec(trace.values[j])} = {vec(trace.weighted_values[i, j])}"
-          for j in range(n)],
-         [f"{fmt(trace.weights[i, j])} × {vec(trace.values[j]) if j == i or not long_v else f'v{j + 1}'} = "
-          f"{vec(trace.weighted_values[i, j])}" for j in range(n)])
-    tables[f"weighted_values_{i + 1}"] = fit.show_map(
-        tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
-        key=f"weighted_values_{i + 1}", width=fit.column_px([1, 1], fit.EXPANDER_PX)[0])
-    st.markdown(tr("pg.focus_step7"))
-    added = [vec(v) for v in trace.weighted_values[i]]
-    shown_terms = added if not long_v or n <= 2 else [added[0], "…", added[-1]]
-    sums([" + ".join(added) + f"\n= {vec(trace.outputs[i])}"],
-         [" + ".join(shown_terms) + f"\n= {vec(trace.outputs[i])}"])
-
-st.subheader(tr("pg.step8"))
-st.caption(tr("pg.step8_help"))
-tables["outputs"] = fit.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs", table=True,
-                                 width=fit.PAGE_PX)
-
-# ── Every step in one chart: the cells of one query and one key light up together ────────
-st.subheader(tr("pg.linked_title"))
-if n > fit.LINKED_MAX_TOKENS:  # every cell of this chart is redrawn on every edit (at 32 tokens: 0.1-0.3 s more)
-    st.caption(tr("pg.linked_off", top=fit.LINKED_MAX_TOKENS, n=n))
-else:
-    st.caption(tr("pg.linked_help"))
-    scored = trace.scaled_scores if scale or causal else trace.scores  # what the softmax sees
-    vega(fit.fit_linked(
-        {"queries": trace.queries, "keys": trace.keys, "values": trace.values, "scores": scored,
-         "weights": trace.weights, "outputs": trace.outputs},
-        tokens, {"queries": q_cols, "keys": k_cols, "values": v_cols, "scores": tokens, "weights": tokens,
-                 "outputs": v_cols},
-        {"queries": "Q", "keys": "K", "values": "V",
-         "scores": tr_plain("pg.linked_scaled" if scale or causal else "pg.linked_scores"),
-         "weights": tr_plain("pg.linked_weights"), "outputs": tr_plain("pg.linked_outputs")},
-        allowed=trace.allowed, map_title=tr_plain("pg.linked_map")))
-
-order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # issue 24: does attention see the order?
-
-# ── Export everything ───────────────────────────────────────────────────────────────────
-st.divider()
-inputs_tables = {"x": partial(labelled, inputs.x, tokens, x_cols), "w_q": partial(labelled, inputs.w_q, x_cols, q_cols),
-                 "w_k": partial(labelled, inputs.w_k, x_cols, k_cols), "w_v": partial(labelled, inputs.w_v, x_cols, v_cols)}
-if shown_bias:
-    inputs_tables.update({"b_q": partial(labelled, [inputs.b_q], ["b_q"], q_cols),
-                          "b_k": partial(labelled, [inputs.b_k], ["b_k"], k_cols),
-                          "b_v": partial(labelled, [inputs.b_v], ["b_v"], v_cols)})
-st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}),  # written when clicked
-                   file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
-                   on_click="ignore", icon=":material/folder_zip:", type="primary")
-settings.publish(extra=pg.link_params(), **LINK)
+steps(scale, causal, use_bias)

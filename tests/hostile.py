@@ -85,9 +85,11 @@ class Hostile(bench_load.Visitor):
             state = WidgetState(id=wid)
             setattr(state, kind, value)
             self.widgets[wid] = state
+        # As the browser does: a widget drawn in a fragment (the Playground's editors) reruns only it.
+        fragment = next((self.fragments.get(self.widget_id(p), "") for p in values), "")
         await self.ws.send(bench_load.rerun_request(
             url=self.url, page_hash=self.page_hash, query_string=self.query_string,
-            widgets=self.widgets.values(), cached_hashes=self.cache))
+            widgets=self.widgets.values(), cached_hashes=self.cache, fragment_id=fragment))
 
     def texts(self) -> list[str]:
         """Every piece of text the last run drew: markdown, alerts, code, captions, headings."""

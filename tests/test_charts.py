@@ -133,9 +133,10 @@ def test_linked_view_is_one_valid_view_with_a_pointer_selection_on_query_and_key
     to_altair(spec).to_dict()  # raises if Altair's schema rejects the spec
     assert "hconcat" not in spec and "vconcat" not in spec and spec["autosize"]["type"] == "fit-x"
     lit, hit = spec["layer"][len(LINKED_PANELS):len(LINKED_PANELS) + 2]
-    (param,) = hit["params"]
+    param, pick = hit["params"]
     assert param == {"name": "hover", "select": {"type": "point", "fields": ["qi", "kj"], "on": "pointerover",
-                                                 "clear": "pointerout"}}  # in the browser: on_select is not set
+                                                 "clear": "pointerout"}}  # in the browser: not a selection mode
+    assert pick == {"name": "pick", "select": {"type": "point", "fields": ["qi"], "on": "click", "clear": False}}
     assert lit["mark"]["stroke"] == colours.HIGHLIGHT and hit["mark"]["fill"] == colours.HIT_FILL
     assert lit["transform"] == [{"filter": linked_highlight(None)}]  # only the cells that light up are drawn
     assert [s["name"] for s in spec["params"]] == ["hq", "hk"]  # the hovered query and key, from hover

@@ -33,7 +33,7 @@ def test_cell_text_reads_back_as_the_same_float():
 @pytest.mark.parametrize("value, code", [("abc", "cell_not_number"), ("", "cell_empty"), (None, "cell_empty"),
                                          (float("nan"), "cell_empty"), (float("inf"), "cell_not_finite"),
                                          ("-inf", "cell_not_finite"), (pd.NA, "cell_empty"),
-                                         ("1,5", "cell_not_number"), ("1e400", "cell_not_finite"),
+                                         ("1,5", "cell_not_number"), ("1e400", "cell_too_large"), ("-1e400", "cell_too_large"), ("inf", "cell_not_finite"),
                                          ("nan", "cell_not_finite"), ("   ", "cell_empty")])
 def test_parse_cell_names_matrix_row_and_column(value, code):
     with pytest.raises(InputError) as info:

@@ -128,6 +128,27 @@ def test_crafted_tables_are_refused_by_name(server, state, why):
     assert numbers(after) == numbers(before)
 
 
+def test_an_edit_reruns_only_the_fragment_and_a_crafted_one_is_still_refused(server):
+    """The editors sit in a fragment, so the browser asks for a fragment rerun: the page's checks run
+    there too, and a refusal reruns the whole page to say so (the attack above, as the browser sends it)."""
+    async def run():
+        async with hostile.visitor(server.url) as v:
+            await v.open_link("playground")
+            fragment = v.fragments[v.widget_id(X)]
+            await v.send_edit("7")
+            await v.finish_run()
+            edited = v.texts()
+            await v.send(**{X: editor([ROW] * 10_000)})
+            await v.finish_run()
+            return fragment, edited, v.texts(), v.tally.exceptions
+
+    fragment, edited, after, exceptions = asyncio.run(run())
+    assert fragment and exceptions == 0
+    assert any("[7" in t for t in edited)
+    assert any("A change to X was not used" in t and "fixed size" in t for t in after), after
+    assert numbers(after) == numbers(edited)
+
+
 @pytest.mark.parametrize("values", [
     {X: ("json_value", "not json {")},  # a component's state is JSON text
     {r"-pg_seed$": ("double_value", float("nan"))},  # a whole-number box: int(nan) raises

@@ -100,6 +100,8 @@ def test_the_linked_view_fits_its_column_at_n12_d16_and_lights_up_on_its_canvas(
         page.goto(f"{url}/playground?size=12.16.16.16")
         page.wait_for_function("() => document.body.innerText.includes('12 × 12')", timeout=120000)
         wait_until_idle(page, timeout_ms=120000)
+        page.wait_for_function("() => document.querySelectorAll(\"[data-testid='stVegaLiteChart'] canvas, "
+                               "[data-testid='stVegaLiteChart'] svg\").length >= 8", timeout=60000)
         chart = page.locator(CANVAS).last
         for width in (1400, 1024, 768):
             page.set_viewport_size({"width": width, "height": 1000})
@@ -119,3 +121,19 @@ def test_the_linked_view_fits_its_column_at_n12_d16_and_lights_up_on_its_canvas(
         after = shot()
         top = (0, 0, before.width, before.height // 2)  # Q, K and V
         assert ImageChops.difference(before.crop(top), after.crop(top)).getbbox() is not None
+
+
+def test_a_click_on_a_weights_row_makes_that_token_the_focus_of_steps_4_to_7():
+    """Clicking weight (query 3, key 1) picks token 3: one fragment rerun, and the focus box, the step-4 line
+    and the caption under the chart name it (hovering alone sent nothing, above)."""
+    with streamlit_server() as url, chromium_page(height=1400) as page:
+        page.goto(f"{url}/playground")
+        page.wait_for_selector(HIT, timeout=60000)
+        wait_until_idle(page)
+        page.locator(LINKED).scroll_into_view_if_needed()
+        assert "now: 1: “Input 1”" in page.inner_text("body")
+        page.locator(HIT).nth(PANEL["weights"] + 2 * N).click()
+        page.wait_for_function("() => document.body.innerText.includes('now: 3: “Input 3”')", timeout=30000)
+        wait_until_idle(page)
+        text = page.inner_text("body")
+        assert "The query of “Input 3”" in text and "q3·k1 = " in text

@@ -274,6 +274,51 @@ def test_choosing_a_preset_loads_it_and_undo_brings_the_edits_back():
     assert not [b for b in at.button if b.key == "pg_undo"]  # used up
 
 
+def test_undo_after_a_preset_puts_back_the_preset_box_and_its_caption_too():
+    at = open_page("playground")
+    choice_widget(at.selectbox, "pg_preset").set_value("random").run()
+    assert choice_widget(at.selectbox, "pg_preset").value == "random"
+    at.button(key="pg_undo").click().run()
+    assert choice_widget(at.selectbox, "pg_preset").value == "tutorial"
+    assert any("The tutorial's example" in c.value or "Three inputs of dimension 4" in c.value for c in at.caption)
+    assert not any("Xavier" in c.value for c in at.caption)
+    assert at.toggle(key="pg_scale").value is False
+
+
+@pytest.mark.parametrize("lang, said", [("en", "“Scale by √d_k” on"), ("zh", "“除以 √d_k”开")])
+def test_a_preset_says_what_it_switches_on_and_off(lang, said):
+    at = open_page("playground", lang)
+    assert not at.toggle(key="pg_scale").value
+    choice_widget(at.selectbox, "pg_preset").set_value("random").run()
+    assert at.toggle(key="pg_scale").value  # Xavier weights come scaled: the page says so
+    assert any(said in shown(s.value) for s in at.success), [s.value for s in at.success]
+    assert any(said in shown(c.value) for c in at.caption)  # and the preset's caption said it before
+
+
+@pytest.mark.parametrize("lang, label", [("en", "Input 4"), ("zh", "输入 4")])
+def test_new_rows_are_named_like_the_others(lang, label):
+    at = open_page("playground", lang)
+    at.number_input(key="pg_n").set_value(4).run()
+    assert list(outputs_table(at).index)[-1] == label
+
+
+@pytest.mark.parametrize("lang, said", [("en", "must be a whole number; 2.5 is not, so it stays 3"),
+                                        ("zh", "2.5 不是整数，因此保持为 3")])
+def test_a_size_with_a_fraction_is_refused_in_words_not_cut(lang, said):
+    at = open_page("playground", lang)
+    at.number_input(key="pg_d_v").set_value(2.5).run()
+    assert not at.exception
+    assert any(said in shown(w.value) for w in at.warning), [w.value for w in at.warning]
+    assert at.number_input(key="pg_d_v").value == 3 and outputs_table(at).shape == (3, 3)
+
+
+def test_a_number_too_large_for_a_float_is_called_too_large_not_infinite():
+    at = open_page("playground")
+    edit(at, "x", 0, "x1", "1e400")
+    messages = " ".join(shown(e.value) for e in at.error)
+    assert "too large" in messages and "inf" not in messages.replace("information", "")
+
+
 def test_a_size_beyond_its_limit_is_set_to_the_limit_and_said():
     at = open_page("playground")
     at.number_input(key="pg_n").set_value(40).run()
@@ -393,3 +438,31 @@ def test_long_sums_are_shortened_but_for_the_focus_token_with_every_line_in_an_e
     assert str(t("pg.focus_short_note", lang, token="Input 1" if lang == "en" else "输入 1")) in texts(at)
     assert str(t("pg.linked_off", lang, top=12, n=32)) in texts(at)  # the linked view: up to 12 tokens
     assert not any("linked" in json.loads(c.proto.spec).get("usermeta", {}) for c in at.get("vega_lite_chart"))
+
+
+def page_text(at) -> str:
+    """Every markdown text of the page as sent (its KaTeX as written) and as read (escapes undone)."""
+    return "\n".join(f"{e.value}\n{shown(e.value)}" for kind in ("markdown", "caption", "subheader")
+                     for e in getattr(at, kind))
+
+
+@pytest.mark.parametrize("scale, causal, bias, said, unsaid", [
+    (True, False, False, ["Scaled scores", r"Divided by $\sqrt{d_k} = \sqrt{3}$ ≈ 1.73205.", r"/\sqrt{d_k})"],
+     ["masked", "+ b_q", "+ M"]),
+    (False, True, False, ["Masked scores", "Not scaled; masked positions", r"softmax}(QK^\top + M)"],
+     ["Divided by", r"\sqrt{d_k})"]),
+    (True, True, True, ["Scaled and masked scores", r"$Q = XW_q + b_q,\; K = XW_k + b_k", r"/\sqrt{d_k} + M)"], []),
+    (False, False, False, [r"softmax}(QK^\top)\,V$", "$W_q$ and $W_k$ are $d_{in} \\times d_k$ = 4 × 3"],
+     ["Scaled", "Masked scores", "Divided by"]),
+])
+def test_every_title_caption_and_formula_follows_the_options(scale, causal, bias, said, unsaid):
+    """The words around the scores and the equations say what the options do, never more (typeset with KaTeX)."""
+    at = open_page("playground")
+    for key, on in (("pg_scale", scale), ("pg_causal", causal), ("pg_bias", bias)):
+        if at.toggle(key=key).value != on:
+            at.toggle(key=key).set_value(on).run()
+    text = page_text(at)
+    for words in said:
+        assert words in text, words
+    for words in unsaid:
+        assert words not in text, words

@@ -279,6 +279,36 @@ def test_a_pasted_block_fills_from_the_cell_and_says_what_did_not_fit(url):
         assert "Pasted a block of 2 × 2." in status and "3 values did not fit" in status, status
 
 
+COPY = """e => { const data = new DataTransfer();
+    e.dispatchEvent(new ClipboardEvent("copy", {clipboardData: data, bubbles: true, cancelable: true}));
+    return data.getData("text/plain"); }"""
+
+
+def test_shift_arrows_or_shift_click_pick_a_block_that_copy_takes_out(url):
+    """A block picked from the keyboard or the mouse is tinted and copied tab-separated; a plain move
+    drops it, and copy then takes the whole table as before. Nothing of this sends a message."""
+    with chromium_page(height=1600) as page:
+        sent = sent_reruns(page)
+        open_playground(page, url)
+        count = len(sent)
+        cell(page, "X, Input 1, x1").click()
+        page.keyboard.press("Shift+ArrowRight")
+        page.keyboard.press("Shift+ArrowDown")
+        picked = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stBidiComponentIsolated']")]
+            .flatMap(host => [...host.shadowRoot.querySelectorAll("td.picked input")])
+            .map(e => e.getAttribute("aria-label"))""")
+        assert picked == ["X, Input 1, x1", "X, Input 1, x2", "X, Input 2, x1", "X, Input 2, x2"], picked
+        assert cell(page, "X, Input 2, x2").evaluate(COPY) == "1\t0\n0\t2"
+        cell(page, "W_q, x1, q1").click()  # a plain click drops the block
+        cell(page, "W_q, x3, q3").click(modifiers=["Shift"])
+        assert cell(page, "W_q, x3, q3").evaluate(COPY) == "1\t0\t1\n1\t0\t0\n0\t0\t1"
+        page.keyboard.press("ArrowLeft")  # the text is selected: the arrow moves and the block goes
+        whole = cell(page, "W_q, x3, q2").evaluate("e => { e.setSelectionRange(0, 0); return 0; }")
+        assert whole == 0 and cell(page, "W_q, x3, q2").evaluate(COPY).count("\n") == 3  # the whole 4 × 3 table
+        page.wait_for_timeout(500)
+        assert len(sent) == count
+
+
 def test_a_bad_cell_is_marked_at_its_place_and_the_mark_goes_when_fixed(url, tmp_path):
     with chromium_page(height=1600) as page:
         open_playground(page, url)

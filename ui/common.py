@@ -74,7 +74,7 @@ def chart_words() -> dict:
 
 
 def choice(widget: Callable, label: str, options, key: str, names: dict | None = None, *,
-           on_pick: Callable[[], None] | None = None, **kwargs):
+           on_pick: Callable[[object], None] | None = None, **kwargs):
     """A selectbox, radio or segmented control whose choice survives its option names changing.
 
     Streamlit maps the browser's answer back to an option through the name it displayed, so
@@ -86,7 +86,8 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
 
     Args:
         key: a setting of a page's table in ``ui.state`` (its default is the table's).
-        on_pick: called after the visitor picks an option (the new choice is already under ``key``).
+        on_pick: called after the visitor picks an option, with the option chosen before (the new
+            choice is already under ``key``).
 
     Returns:
         The chosen option (always one of ``options``).
@@ -102,14 +103,15 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
     def picked() -> None:
         value = st.session_state.get(widget_key)
         if value in options:
+            before = st.session_state.get(key)
             settings.put(key, value)
             if on_pick is not None:
-                on_pick()
+                on_pick(before)
 
     if widget is st.segmented_control or getattr(widget, "__name__", "") == "segmented_control":
-        kwargs.update(default=current, required=True)
+        kwargs.update(default=None if widget_key in st.session_state else current, required=True)
     else:
-        kwargs.update(index=options.index(current))
+        kwargs.update(index=None if widget_key in st.session_state else options.index(current))
     if widget is st.selectbox or getattr(widget, "__name__", "") == "selectbox":
         kwargs.setdefault("placeholder", tr("common.choose_one"))  # shown while the visitor types to filter
     widget(label, options, format_func=names.__getitem__, key=widget_key, on_change=picked, **kwargs)
@@ -130,7 +132,8 @@ def csv_button(frame: pd.DataFrame | Callable[[], pd.DataFrame], file_name: str,
                        icon=":material/download:")
 
 
-def vega(spec: dict) -> None:
+def vega(spec: dict, *, key: str | None = None, on_select: Callable[[], None] | None = None,
+         selection: str | None = None) -> None:
     """Draw a Vega-Lite spec from :mod:`selfattn.display.charts` at its own size, or narrower in a narrow column.
 
     A spec from :mod:`ui.fit` carries its natural width in ``usermeta.width_px``: Streamlit
@@ -139,13 +142,21 @@ def vega(spec: dict) -> None:
     run past its column.) The cells go to Streamlit as an Arrow table built straight from
     the spec's list of records: handing Streamlit the list costs a trip through pandas,
     2-4 ms per chart.
+
+    Args:
+        key, on_select, selection: for a chart whose selection parameter ``selection`` comes back
+            to the server (a click that picks something): its widget key and callback.
     """
     spec = dict(spec)
     values = spec.pop("data")["values"]
     width = spec.get("usermeta", {}).get("width_px", "content")
     if len(values) > CANVAS_MIN_CELLS:  # one canvas draws faster than thousands of SVG nodes
         spec["usermeta"] = {**spec.get("usermeta", {}), "embedOptions": {"renderer": "canvas"}}
-    st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None)
+    if on_select is None:
+        st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None)
+    else:  # a chart that sends its selection ``selection`` back (under ``key``), which ``on_select`` reads
+        st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None, key=key,
+                           on_select=on_select, selection_mode=selection)
 
 
 def require_frame() -> None:

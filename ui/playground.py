@@ -26,12 +26,12 @@ import pandas as pd
 import streamlit as st
 
 from selfattn.core.presets import PRESETS, Example, preset
-from selfattn.display import share
+from selfattn.display import charts, share
 from selfattn.display.export import column_names
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
                                    read_csv_matrix)
 from selfattn.errors import InputError
-from selfattn.i18n import LANGS, t_plain
+from selfattn.i18n import LANGS, Markdown, t_plain
 from ui import guard
 from ui.components import matrix_editor as editor_component
 from ui import state as settings
@@ -182,21 +182,27 @@ def setup() -> dict:
     return pg
 
 
+PRESET_KEYS = ("pg_preset", "pg_seed")  # the preset box and seed: put back by Undo with the tables
+
+
 def snapshot() -> dict:
-    """Everything a preset, resize or upload replaces: the tables and the three toggles."""
-    return {"frames": dict(state()["frames"]), "toggles": {k: st.session_state.get(k, False) for k in TOGGLES}}
+    """Everything a preset, resize or upload replaces: the tables, the three toggles, the preset box."""
+    return {"frames": dict(state()["frames"]), "toggles": {k: st.session_state.get(k, False) for k in TOGGLES},
+            "preset": {k: st.session_state[k] for k in PRESET_KEYS if k in st.session_state}}
 
 
-def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None) -> None:
+def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, before: dict | None = None) -> None:
     """Replace matrices from outside the editors (preset, resize, upload) and reset the editors.
 
     Args:
         undo: what replaced them ("preset", "resize", "upload"): the tables before it are kept
             so that one click brings them back. None for the undo itself.
+        before: settings as they were before the change, where they already changed (the preset box).
     """
     pg = state()
     if undo is not None:
-        pg["undo"] = {**snapshot(), "what": undo}
+        saved = snapshot()
+        pg["undo"] = {**saved, "preset": {**saved["preset"], **(before or {})}, "what": undo}
     pg["frames"] = {**pg["frames"], **_as_text(frames)}
     pg["version"] += 1
 
@@ -208,7 +214,7 @@ def undo() -> None:
     if not saved:
         return
     replace_frames(saved["frames"])
-    for key, value in saved["toggles"].items():
+    for key, value in {**saved["toggles"], **saved.get("preset", {})}.items():
         settings.put(key, value)
     sync_size_widgets()
     pg["notice"] = ("success", "pg.undone", {})
@@ -220,21 +226,56 @@ def current_sizes() -> Sizes:
                  d_v=frames["w_v"].shape[1])
 
 
-def load_preset(name: str, seed: int) -> None:
+def load_preset(name: str, seed: int, before: dict | None = None) -> None:
     """Load a preset (random uses the current sizes and the chosen seed); one click undoes it."""
     sizes = current_sizes()
     example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
-    replace_frames(frames_from_example(example), undo="preset")
-    settings.put("pg_scale", example.scale)
-    settings.put("pg_causal", False)
-    settings.put("pg_bias", False)
+    toggles_before = {key: bool(st.session_state.get(key, False)) for key in TOGGLES}
+    replace_frames(frames_from_example(example), undo="preset", before=before)
+    after = preset_toggles(example)
+    for key, value in after.items():
+        settings.put(key, value)
     sync_size_widgets()
-    state()["notice"] = ("success", "pg.preset_loaded", {"name": tr(f"pg.preset_{name}")})
+    changed = {key: value for key, value in after.items() if value != toggles_before[key]}
+    state()["notice"] = ("success", "pg.preset_loaded_changed" if changed else "pg.preset_loaded",
+                         {"name": tr(f"pg.preset_{name}"), "changes": toggle_words(changed)})
 
 
-def load_chosen_preset() -> None:
-    """Callback of the preset box and the reload button: load the chosen preset with the seed."""
-    load_preset(st.session_state.get("pg_preset", "tutorial"), int(st.session_state.get("pg_seed", 0)))
+def formulas(scale: bool, causal: bool, bias: bool) -> dict[str, Markdown]:
+    """Each step's equation (KaTeX) as the options stand: with biases, √d_k and the mask only when on."""
+    b = {name: f" + b_{name}" if bias else "" for name in "qkv"}
+    scores = r"QK^\top" + (r"/\sqrt{d_k}" if scale else "") + (" + M" if causal else "")
+    s = "s'" if scale or causal else "s"
+    mask = r",\quad M_{ij} = -\infty \text{ for } j > i" if causal else ""
+    return {
+        **{name: Markdown(f"${name.upper()} = XW_{name}{b[name]}$") for name in "qkv"},  # the maps' titles
+        "step3": Markdown(f"$Q = XW_q{b['q']},\\; K = XW_k{b['k']},\\; V = XW_v{b['v']}$"),
+        "step5": Markdown(f"$w_{{ij}} = e^{{{s}_{{ij}}}} / \\sum_{{j'}} e^{{{s}_{{ij'}}}}$"),
+        "step8": Markdown(f"$\\mathrm{{outputs}} = \\mathrm{{softmax}}({scores})\\,V{mask}$"),
+    }
+
+
+def preset_toggles(example: Example) -> dict[str, bool]:
+    """The toggles a preset sets when it loads: its own scaling, no mask, no biases."""
+    return {"pg_scale": bool(example.scale), "pg_causal": False, "pg_bias": False}
+
+
+def toggle_words(toggles: dict[str, bool]) -> Markdown:
+    """Toggles as words: "“Scale by √d_k” on, “Causal mask” off"."""
+    return Markdown(tr("pg.list_sep").join(tr("pg.toggle_on" if on else "pg.toggle_off", name=tr(f"pg.opt_{key[3:]}"))
+                                           for key, on in toggles.items()))
+
+
+def preset_caption(name: str) -> Markdown:
+    """What a preset is, and what loading it sets (from the preset itself, so it cannot drift)."""
+    return Markdown(tr(f"pg.preset_{name}_help") + " " + tr("pg.preset_sets", changes=toggle_words(preset_toggles(preset(name)))))
+
+
+def load_chosen_preset(before: str | None = None) -> None:
+    """Callback of the preset box (given the preset chosen ``before``) and of the reload button:
+    load the chosen preset with the seed."""
+    load_preset(st.session_state.get("pg_preset", "tutorial"), int(st.session_state.get("pg_seed", 0)),
+                before={"pg_preset": before} if before is not None else None)
 
 
 def on_seed() -> None:
@@ -246,7 +287,7 @@ def on_seed() -> None:
 def sync_size_widgets() -> None:
     sizes = current_sizes()
     for field in ("n", "d_in", "d_k", "d_v"):
-        st.session_state[f"pg_{field}"] = getattr(sizes, field)
+        st.session_state[f"pg_{field}"] = float(getattr(sizes, field))
 
 
 def _reframe(frame: pd.DataFrame, index, columns) -> pd.DataFrame:
@@ -255,10 +296,10 @@ def _reframe(frame: pd.DataFrame, index, columns) -> pd.DataFrame:
 
 
 def fit_frames(frames: dict[str, pd.DataFrame], sizes: Sizes) -> dict[str, pd.DataFrame]:
-    """Every table cut or zero-padded to ``sizes``, keeping the numbers that still fit (new tokens t4, t5...)."""
+    """Every table cut or zero-padded to ``sizes``, keeping the numbers that still fit (new tokens Input 4, ...)."""
     n, d_in, d_k, d_v = sizes.n, sizes.d_in, sizes.d_k, sizes.d_v
     x = frames["x"]
-    tokens = list(x[TOKEN_COL])[:n] + [f"t{i + 1}" for i in range(len(x), n)]
+    tokens = list(x[TOKEN_COL])[:n] + [tr("pg.input_label", i=i + 1) for i in range(len(x), n)]
     x_num = _reframe(x.drop(columns=[TOKEN_COL]).reset_index(drop=True), range(n), column_names("x", d_in))
     new = {"x": pd.concat([pd.DataFrame({TOKEN_COL: tokens}), x_num], axis=1)}
     rows = column_names("x", d_in)
@@ -271,11 +312,16 @@ def fit_frames(frames: dict[str, pd.DataFrame], sizes: Sizes) -> dict[str, pd.Da
 
 def resize_to_widgets() -> None:
     """Callback: apply the size widgets, keeping the numbers that still fit."""
+    now = current_sizes()
     for field, top in LIMITS.items():  # the boxes have no limits of their own: a typed 40 would stay there
         value = st.session_state[f"pg_{field}"]
-        if value is None or not 1 <= value <= top:
+        if value is not None and 1 <= value <= top and value != int(value):  # 2.5 is no size: keep the old one
+            st.session_state[f"pg_{field}"] = float(getattr(now, field))
+            state()["notice"] = ("warning", "pg.size_not_whole", {"name": field, "value": f"{value:g}",
+                                                                 "kept": getattr(now, field)})
+        elif value is None or not 1 <= value <= top:
             fixed = top if value is not None and value > top else 1
-            st.session_state[f"pg_{field}"] = fixed
+            st.session_state[f"pg_{field}"] = float(fixed)
             state()["notice"] = ("warning", "pg.size_clamped", {"name": field, "top": top, "fixed": fixed})
     sizes = Sizes(*(int(st.session_state[f"pg_{field}"]) for field in LIMITS))
     if sizes != current_sizes():
@@ -285,11 +331,11 @@ def resize_to_widgets() -> None:
 def size_widgets() -> None:
     """Number inputs for n, d_in, d_k, d_v; a change resizes every matrix at once."""
     sizes = current_sizes()
-    for field in ("n", "d_in", "d_k", "d_v"):
-        st.session_state.setdefault(f"pg_{field}", getattr(sizes, field))
+    for field in ("n", "d_in", "d_k", "d_v"):  # numbers with a fraction, so that 2.5 is seen and refused, not cut to 2
+        st.session_state.setdefault(f"pg_{field}", float(getattr(sizes, field)))
     cols = st.columns(4)
     for col, field in zip(cols, LIMITS):
-        col.number_input(tr(f"pg.size_{field}"), step=1, key=f"pg_{field}", on_change=resize_to_widgets,
+        col.number_input(tr(f"pg.size_{field}"), step=1.0, format="%g", key=f"pg_{field}", on_change=resize_to_widgets,
                          help=tr(f"pg.size_{field}_help"))
 
 
@@ -339,7 +385,7 @@ def _bad_cell(name: str, problem: InputError | None) -> tuple[int, int] | None:
 def editor_texts() -> dict[str, str]:
     """The matrix editor's own texts in the current language, with {placeholders} it fills."""
     return {part: t_plain(f"pg.ed_{part}", current_lang())  # templates, filled in the browser
-            for part in ("cell", "row", "pasted", "pasted_left", "pasted_cut", "copied")}
+            for part in ("cell", "row", "pasted", "pasted_left", "pasted_cut", "copied", "copied_block")}
 
 
 def editor(name: str) -> pd.DataFrame:
@@ -596,3 +642,22 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
         settings.put("pg_focus", 0)
         bad["focus"] = share.BadValue("out_of_range", lo=1, hi=sizes.n)
     return bad
+
+
+LINKED_KEY = "pg_linked"
+
+
+def on_linked_pick() -> None:
+    """Callback of the linked view: a click on a cell of query row i makes token i the focus.
+
+    The selection is a widget state, so it is read as anything a visitor may send: only a whole
+    number naming a token of the current table is used.
+    """
+    try:
+        picked = st.session_state[LINKED_KEY]["selection"][charts.LINKED_PICK]
+        qi = picked[0]["qi"] if isinstance(picked, list) and picked and isinstance(picked[0], dict) else None
+    except (KeyError, TypeError, IndexError):
+        return
+    n = len(state()["frames"]["x"])
+    if isinstance(qi, (int, float)) and not isinstance(qi, bool) and float(qi).is_integer() and 0 <= qi < n:
+        settings.put("pg_focus", int(qi))

@@ -27,11 +27,15 @@ MAX_UNDO = 20  # orders the Undo button can go back through
 LISTED = 8  # rows of the check written out before the rest go into an expander
 
 
+def _chosen(key: str, options=None):
+    """A setting of this section: kept (written back) the first time in a run, read as it is after that,
+    so that nothing writes to a widget drawn since (the seed box, the choice of positions)."""
+    return st.session_state[key] if key in st.session_state else settings.keep(key, options)
+
+
 def encoding(n: int, d_in: int) -> np.ndarray:
     """The position vectors the visitor chose for n tokens of width d_in (zeros for none)."""
-    # The seed box's own key holds the seed: once kept in this run (or drawn), it is read, never written again.
-    seed = st.session_state["pg_pos_seed"] if "pg_pos_seed" in st.session_state else settings.keep("pg_pos_seed")
-    return positional_encoding(n, d_in, settings.keep("pg_pos", KINDS), int(seed))
+    return positional_encoding(n, d_in, _chosen("pg_pos", KINDS), int(_chosen("pg_pos_seed")))
 
 
 def with_positions(x: np.ndarray) -> np.ndarray:

@@ -273,6 +273,8 @@ def put(key: str, value) -> None:
     field(key)
     st.session_state[key] = value
     st.session_state[shadow(key)] = value
+    for widget_key in [k for k in st.session_state if isinstance(k, str) and k.startswith(f"{key}__")]:
+        st.session_state[widget_key] = value  # the box of ui.common.choice showing it (Undo puts a preset back)
 
 
 def _result_key(key: str) -> str:

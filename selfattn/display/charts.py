@@ -308,6 +308,7 @@ LINKED_ROWS = (("queries", "keys", "values"), ("scores", "weights", "outputs")) 
 _QUERY_ROWS = (0, 3, 4, 5)  # panels whose rows are queries: Q, scores, weights, outputs
 _KEY_ROWS = (1, 2)  # panels whose rows are keys: K, V (a score's or weight's column is a key too)
 _HQ, _HK = "hq", "hk"  # signals: the query and key under the pointer, or null (LINKED_SIGNALS)
+LINKED_PICK = "pick"  # a click on a cell of a query row: the selection the page reads to pick its focus token
 LINKED_SIGNALS = [{"name": _HQ, "expr": "hover.qi ? hover.qi[0] : null"},
                   {"name": _HK, "expr": "hover.kj ? hover.kj[0] : null"}]
 
@@ -369,7 +370,8 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
     row j of K and V; pointing at an output row outlines that row of the weights and the values
     it mixed (see :func:`linked_highlight`). The highlight is a Vega-Lite point selection
     (``hover``, on the fields ``qi`` and ``kj``) that lives in the browser: no message goes to
-    the server. Like :func:`heatmap_grid` the panels are laid out here, in pixels, in one plain
+    the server. A click on a cell of a query's row is the selection :data:`LINKED_PICK` (field ``qi``),
+    which a page can read (``on_select``) to make that token its focus. Like :func:`heatmap_grid` the panels are laid out here, in pixels, in one plain
     layered view (each panel a layer with its own colour scale), which ``autosize: fit-x``
     narrows to a narrow column.
 
@@ -445,7 +447,8 @@ def linked_view(panels: dict, row_labels, col_labels: dict, titles: dict, *, all
     })
     layers.append({  # on top of every panel: catches the pointer and shows the tooltip, paints nothing
         "params": [{"name": "hover", "select": {"type": "point", "fields": ["qi", "kj"], "on": "pointerover",
-                                                "clear": "pointerout"}}],
+                                                "clear": "pointerout"}},
+                   {"name": LINKED_PICK, "select": {"type": "point", "fields": ["qi"], "on": "click", "clear": False}}],
         "transform": [
             {"calculate": f"{_js_list(rows_text)}[datum.r]", "as": "row"},
             {"calculate": f"{_js_list(cols_text)}[datum.m][datum.c]", "as": "col"},

@@ -71,6 +71,9 @@ def parse_cell(value, matrix: str, row: str, col: str) -> float:
         except (TypeError, ValueError):
             raise InputError("cell_not_number", f"{matrix}, row {row}, column {col}: "
                              f"'{value}' is not a number.", value=str(value), **where) from None
+    if math.isinf(number) and isinstance(value, str) and "inf" not in text.lower():  # 1e400: a number, too large
+        raise InputError("cell_too_large", f"{matrix}, row {row}, column {col}: {text} is too large to compute "
+                         "with; numbers must stay within ±1.8e308.", value=text, **where)
     if not math.isfinite(number):
         raise InputError("cell_not_finite", f"{matrix}, row {row}, column {col} is {number}; "
                          "only finite numbers are allowed.", value=str(number), **where)

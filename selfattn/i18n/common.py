@@ -18,18 +18,18 @@ STRINGS: dict[str, dict[str, str]] = {
               "queries, keys and values, scores, softmax, weighted values, their sum, for every "
               "token. Starts with the tutorials' worked example (3 inputs of dimension 4).",
         "zh": "编辑输入 X 和权重 W_q、W_k、W_v，跟着八个步骤走：查询、键、值，打分，softmax，"
-              "加权值，求和，再对每个词重复。默认载入教程中的例子（3 个 4 维输入）。",
+              "加权值，求和，再对每个词元重复。默认载入教程中的例子（3 个 4 维输入）。",
     },
     "home.embeddings": {
         "en": "Type a Chinese or English sentence and see its embeddings, the raw form "
               "Softmax(XXᵀ/√d)X, and what the heads of a real pretrained model attend to.",
-        "zh": "输入一句中文或英文，查看它的词向量、最原始的 Softmax(XXᵀ/√d)X，"
+        "zh": "输入一句中文或英文，查看它的词元向量、不带权重的 Softmax(XXᵀ/√d)X，"
               "以及真实预训练模型中各个注意力头的关注模式。",
     },
     "home.heads": {
         "en": "Split attention into heads: compare one head with many, check the result against "
               "torch.nn.MultiheadAttention, see two classic bugs, and time it on CPU and GPU.",
-        "zh": "把注意力拆成多个头：比较单头与多头，与 torch.nn.MultiheadAttention 核对结果，"
+        "zh": "把注意力拆成多个头：比较单头与多头，与 PyTorch 多头模块（`torch.nn.MultiheadAttention`）核对结果，"
               "看两个常见错误，并在 CPU 和 GPU 上测速。",
     },
     "home.footer": {
@@ -59,11 +59,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.not_finite": {"en": "{name} holds {value} at position ({where}); only finite numbers are allowed.",
                        "zh": "{name} 在位置 ({where}) 的值为 {value}；只允许有限的数字。"},
     "err.mask_kind": {"en": "The mask must be causal or a True/False matrix.",
-                      "zh": "掩码必须是因果掩码或由 True/False 组成的矩阵。"},
+                      "zh": "掩码必须是因果掩码或由真/假值组成的矩阵。"},
     "err.mask_shape": {"en": "The mask must be {n} × {n} for {n} tokens; it is {shape}.",
-                       "zh": "{n} 个词需要 {n} × {n} 的掩码，当前为 {shape}。"},
+                       "zh": "{n} 个词元需要 {n} × {n} 的掩码，当前为 {shape}。"},
     "err.mask_empty_row": {"en": "The mask leaves token {row} with nothing to attend to.",
-                           "zh": "掩码让第 {row} 个词没有任何可以关注的位置。"},
+                           "zh": "掩码让第 {row} 个词元没有任何可以关注的位置。"},
     "err.rows_mismatch": {"en": "{name} has {rows} rows but X has {d_in} columns; they must be equal.",
                           "zh": "{name} 有 {rows} 行，而 X 有 {d_in} 列；两者必须相等。"},
     "err.dk_mismatch": {"en": "W_q has {q} columns but W_k has {k}: queries and keys need the same d_k.",
@@ -80,6 +80,9 @@ STRINGS: dict[str, dict[str, str]] = {
                                   "请写成 0.5、-2 或 1e-3 这样的形式（小数点用英文句点）。"},
     "err.cell_empty": {"en": "{matrix}, row {row}, column {col} is empty. Type a number.",
                        "zh": "{matrix} 第 {row} 行、第 {col} 列是空的，请输入一个数字。"},
+    "err.cell_too_large": {"en": "{matrix}, row {row}, column {col}: {value} is too large to compute with; "
+                                 "numbers must stay within ±1.8e308.",
+                           "zh": "{matrix} 第 {row} 行、第 {col} 列：{value} 太大，无法计算；数字必须在 ±1.8e308 以内。"},
     "err.cell_not_finite": {"en": "{matrix}, row {row}, column {col} is {value}; only finite numbers are allowed.",
                             "zh": "{matrix} 第 {row} 行、第 {col} 列为 {value}；只允许有限的数字。"},
     "err.upload_too_big": {"en": "The file is {size_kb} KB; files up to {limit_kb} KB are accepted.",

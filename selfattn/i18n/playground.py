@@ -4,10 +4,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.title": {"en": "Playground: self-attention in eight steps", "zh": "动手实验：八步看懂自注意力"},
     "pg.intro": {
         "en": "Every cell below is editable. Click a number, type, press Enter or Tab: all eight "
-              "steps recompute at once. Arrow keys move between cells, Escape undoes a cell, and a block "
-              "pasted from a spreadsheet fills from the cell. Hover over a heatmap cell for its exact value.",
+              "steps recompute at once. Arrow keys move between cells, Escape undoes a cell, Shift+arrows "
+              "(or Shift+click) pick a block that Ctrl+C copies, and a block pasted from a spreadsheet fills "
+              "from the cell. Hover over a heatmap cell for its exact value.",
         "zh": "下面每个格子都可以编辑：单击数字、输入、按回车或 Tab 键，八个步骤会立即全部重算。"
-              "方向键在格子间移动，Esc 撤销当前格子的修改，从电子表格粘贴的数据块从当前格子开始填入。"
+              "方向键在格子间移动，Esc 撤销当前格子的修改，Shift+方向键（或 Shift+单击）选中一块格子，"
+              "按 Ctrl+C 复制；从电子表格粘贴的数据块从当前格子开始填入。"
               "把鼠标移到热力图的格子上可以看到精确数值。",
     },
     "pg.preset": {"en": "Preset", "zh": "预设"},
@@ -23,8 +25,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.preset_raw_help": {
         "en": "With identity weights Q = K = V = X, so this is the raw form Softmax(XXᵀ)X: each token "
               "is re-written as a weighted mix of the tokens it is most similar to (早, 上, 好).",
-        "zh": "权重为单位矩阵时 Q = K = V = X，这就是最原始的 Softmax(XXᵀ)X："
-              "每个字被改写成与它最相似的那些字的加权组合（早、上、好）。",
+        "zh": "权重为单位矩阵时 Q = K = V = X，这就是不带权重矩阵的 Softmax(XXᵀ)X："
+              "每个词元被改写成与它最相似的那些词元的加权组合（早、上、好）。",
     },
     "pg.preset_random_help": {
         "en": "Standard-normal inputs and Xavier-uniform weights at the current sizes, rounded to "
@@ -57,12 +59,21 @@ STRINGS: dict[str, dict[str, str]] = {
                           "zh": "有 {n} 个值超出表格范围，未粘贴。"},
     "pg.ed_pasted_cut": {"en": "{n} values were cut to {chars} characters.",
                          "zh": "有 {n} 个值被截短到 {chars} 个字符。"},
+    "pg.ed_copied_block": {"en": "Copied a block of {rows} × {cols}, tab-separated.",
+                           "zh": "已复制 {rows} × {cols} 的数据块，以制表符分隔。"},
     "pg.ed_copied": {"en": "Copied the table ({rows} × {cols}), tab-separated.",
                      "zh": "已复制整个表格（{rows} × {cols}），以制表符分隔。"},
     "pg.labels_cut": {"en": "Token labels are cut to {n} characters in the tables, charts and CSV files "
                             "(“{first}” is longer).",
-                      "zh": "词的标签在表格、图和 CSV 文件中最多保留 {n} 个字符（“{first}”超过了这个长度）。"},
-    "pg.undone": {"en": "The previous matrices are back.", "zh": "已找回之前的矩阵。"},
+                      "zh": "词元的标签在表格、图表和 CSV 文件中最多保留 {n} 个字符（“{first}”超过了这个长度）。"},
+    "pg.undone": {"en": "The previous matrices, options and preset are back.", "zh": "已找回之前的矩阵、选项和预设。"},
+    "pg.preset_loaded_changed": {"en": "Loaded “{name}”; it set {changes}.", "zh": "已载入“{name}”，并设置了：{changes}。"},
+    "pg.preset_sets": {"en": "Loading it sets {changes}.", "zh": "载入时会设置：{changes}。"},
+    "pg.toggle_on": {"en": "“{name}” on", "zh": "“{name}”开"},
+    "pg.toggle_off": {"en": "“{name}” off", "zh": "“{name}”关"},
+    "pg.list_sep": {"en": ", ", "zh": "，"},
+    "pg.size_not_whole": {"en": "{name} must be a whole number; {value} is not, so it stays {kept}.",
+                          "zh": "{name} 必须是整数；{value} 不是整数，因此保持为 {kept}。"},
     "pg.size_clamped": {"en": "{name} must be between 1 and {top}, so it is set to {fixed}.",
                         "zh": "{name} 必须在 1 到 {top} 之间，已设为 {fixed}。"},
     "pg.opt_scale": {"en": "Scale by √d_k", "zh": "除以 √d_k"},
@@ -74,11 +85,11 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "pg.opt_causal": {"en": "Causal mask", "zh": "因果掩码"},
     "pg.opt_causal_help": {"en": "Token i may attend only to tokens 1..i, as in a language model.",
-                           "zh": "第 i 个词只能关注第 1 到第 i 个词，就像语言模型那样。"},
+                           "zh": "第 i 个词元只能关注第 1 到第 i 个词元，就像语言模型那样。"},
     "pg.opt_bias": {"en": "Biases", "zh": "偏置"},
-    "pg.opt_bias_help": {"en": "Add b_q, b_k, b_v after the projections (Q = X·W_q + b_q, ...).",
-                         "zh": "在线性变换之后加上偏置 b_q、b_k、b_v（Q = X·W_q + b_q，依此类推）。"},
-    "pg.size_n": {"en": "Tokens n", "zh": "词数 n"},
+    "pg.opt_bias_help": {"en": "Add $b_q$, $b_k$, $b_v$ after the projections ($Q = XW_q + b_q$, ...).",
+                         "zh": "在线性变换之后加上偏置 $b_q$、$b_k$、$b_v$（$Q = XW_q + b_q$，依此类推）。"},
+    "pg.size_n": {"en": "Tokens n", "zh": "词元数 n"},
     "pg.size_d_in": {"en": "Input dim d_in", "zh": "输入维度 d_in"},
     "pg.size_d_k": {"en": "Query/key dim d_k", "zh": "查询/键维度 d_k"},
     "pg.size_d_v": {"en": "Value dim d_v", "zh": "值维度 d_v"},
@@ -91,19 +102,21 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.size_d_v_help": {"en": "1 to 16: values may differ from d_k; the output has d_v columns.",
                          "zh": "1 到 16：值的维度可以与 d_k 不同，输出有 d_v 列。"},
     "pg.input_label": {"en": "Input {i}", "zh": "输入 {i}"},
-    "pg.token_col": {"en": "token", "zh": "词"},
+    "pg.token_col": {"en": "token", "zh": "词元"},
     "pg.step1": {"en": "Step 1 · Inputs X", "zh": "第 1 步 · 输入 X"},
     "pg.step1_help": {"en": "One row per token. The first column is the token's label (editable).",
-                      "zh": "每个词一行，第一列是词的标签（可编辑）。"},
-    "pg.step2": {"en": "Step 2 · Weights W_q, W_k, W_v", "zh": "第 2 步 · 权重 W_q、W_k、W_v"},
-    "pg.step2_help": {"en": "Each is d_in × d (x @ W). In a trained network they are learned; here you set them.",
-                      "zh": "每个权重都是 d_in × d（x @ W）。在训练好的网络中它们是学出来的，这里由你来设定。"},
+                      "zh": "每个词元一行，第一列是词元的标签（可编辑）。"},
+    "pg.step2": {"en": "Step 2 · Weights $W_q$, $W_k$, $W_v$", "zh": "第 2 步 · 权重 $W_q$、$W_k$、$W_v$"},
+    "pg.step2_help": {"en": "$W_q$ and $W_k$ are $d_{{in}} \\times d_k$ = {d_in} × {d_k}, $W_v$ is $d_{{in}} \\times d_v$ = "
+                            "{d_in} × {d_v}. In a trained network they are learned; here you set them.",
+                      "zh": "$W_q$ 和 $W_k$ 是 $d_{{in}} \\times d_k$ = {d_in} × {d_k}，$W_v$ 是 $d_{{in}} \\times d_v$ = "
+                            "{d_in} × {d_v}。在训练好的网络中它们是学出来的，这里由你来设定。"},
     "pg.import": {"en": "Import a matrix from CSV", "zh": "从 CSV 导入矩阵"},
     "pg.import_help": {
         "en": "X may have 1–32 rows and must have d_in columns (a first text column becomes the "
               "token labels); a weight must be d_in × d_k (or d_in × d_v for W_v). Files up to 1 MB. "
               "Our own CSV downloads read back unchanged.",
-        "zh": "X 可以有 1–32 行，列数必须等于 d_in（若第一列是文字，则作为词的标签）；"
+        "zh": "X 可以有 1–32 行，列数必须等于 d_in（若第一列是文字，则作为词元的标签）；"
               "权重必须是 d_in × d_k（W_v 为 d_in × d_v）。文件不超过 1 MB。本页下载的 CSV 可以原样导入。",
     },
     "pg.import_target": {"en": "Matrix to replace", "zh": "要替换的矩阵"},
@@ -111,19 +124,26 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.import_file_help": {"en": "A .csv file up to 1 MB.", "zh": "不超过 1 MB 的 .csv 文件。"},
     "pg.upload_ok": {"en": "Loaded {name}.", "zh": "已载入 {name}。"},
     "pg.step3": {"en": "Step 3 · Queries, keys and values", "zh": "第 3 步 · 查询、键和值"},
-    "pg.step3_help": {"en": "Each token's row of X multiplied by each weight matrix.",
-                      "zh": "X 中每个词的那一行分别乘以三个权重矩阵。"},
+    "pg.step3_help": {"en": "Each token's row of X multiplied by each weight matrix: {formula}",
+                      "zh": "X 中每个词元的那一行分别乘以三个权重矩阵：{formula}"},
     "pg.step4": {"en": "Step 4 · Attention scores", "zh": "第 4 步 · 注意力分数"},
-    "pg.step4_help": {"en": "Score[i, j] = q_i · k_j: how strongly query i matches key j.",
-                      "zh": "分数[i, j] = q_i · k_j：查询 i 与键 j 的匹配程度。"},
+    "pg.step4_help": {"en": "$s_{{ij}} = q_i \\cdot k_j$: how strongly query $i$ matches key $j$.",
+                      "zh": "$s_{{ij}} = q_i \\cdot k_j$：查询 $i$ 与键 $j$ 的匹配程度。"},
     "pg.scores": {"en": "Scores Q·Kᵀ (rows: queries, columns: keys)", "zh": "分数 Q·Kᵀ（行：查询，列：键）"},
     "pg.scores_caption": {"en": "Raw dot products, before scaling and masking.", "zh": "原始点积，尚未缩放和掩码。"},
     "pg.scaled_scores": {"en": "Scaled and masked scores", "zh": "缩放并掩码后的分数"},
-    "pg.scaled_caption": {"en": "Divided by {s}; masked positions are −∞ (grey) and get weight 0.",
-                          "zh": "除以 {s}；被掩码的位置为 −∞（灰色），权重为 0。"},
+    "pg.scaled_only_scores": {"en": "Scaled scores", "zh": "缩放后的分数"},
+    "pg.masked_only_scores": {"en": "Masked scores", "zh": "掩码后的分数"},
+    "pg.scaled_caption": {"en": "Divided by $\\sqrt{{d_k}} = \\sqrt{{{d_k}}}$ ≈ {s}; masked positions are −∞ (grey) "
+                                "and get weight 0.",
+                          "zh": "除以 $\\sqrt{{d_k}} = \\sqrt{{{d_k}}}$ ≈ {s}；被掩码的位置为 −∞（灰色），权重为 0。"},
+    "pg.scaled_only_caption": {"en": "Divided by $\\sqrt{{d_k}} = \\sqrt{{{d_k}}}$ ≈ {s}.",
+                               "zh": "除以 $\\sqrt{{d_k}} = \\sqrt{{{d_k}}}$ ≈ {s}。"},
+    "pg.masked_only_caption": {"en": "Not scaled; masked positions ($j > i$) are −∞ (grey) and get weight 0.",
+                               "zh": "未缩放；被掩码的位置（$j > i$）为 −∞（灰色），权重为 0。"},
     "pg.step5": {"en": "Step 5 · Softmax", "zh": "第 5 步 · Softmax"},
-    "pg.step5_help": {"en": "Each row becomes positive weights that add up to 1.",
-                      "zh": "每一行变成和为 1 的正数权重。"},
+    "pg.step5_help": {"en": "Each row becomes positive weights that add up to 1: {formula}",
+                      "zh": "每一行变成和为 1 的正数权重：{formula}"},
     "pg.weights": {"en": "Attention weights", "zh": "注意力权重"},
     "pg.focus_title": {"en": "Steps 4–7 for one input", "zh": "针对一个输入的第 4–7 步"},
     "pg.focus": {"en": "Focus on input", "zh": "聚焦于输入"},
@@ -139,8 +159,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.focus_full": {"en": "Every line in full", "zh": "每一行的完整算式"},
     "pg.focus_short_note": {
         "en": "Long sums are shortened to “…” except for “{token}” itself; the full lines are below.",
-        "zh": "除 “{token}” 本身外，较长的求和式以 “…” 省略；完整算式见下方。"},
+        "zh": "除词元“{token}”本身外，较长的求和式以“…”省略；完整算式见下方。"},
     "pg.linked_title": {"en": "All steps at once: point at a cell", "zh": "所有步骤一览：指向一个格子"},
+    "pg.linked_focus": {"en": "Click a cell of a query's row (Q, scores, weights, outputs) to make that token the "
+                              "focus of steps 4–7 above; now: {i}: “{token}”.",
+                        "zh": "单击某个查询所在行的格子（Q、分数、权重、输出），即可把该词元设为上方第 4–7 步的"
+                              "聚焦对象；当前：{i}：“{token}”。"},
     "pg.linked_help": {
         "en": "Point at (or tap) a score or weight (i, j): row i of Q and of the outputs and row j of K "
               "and V light up. Point at an output row: its weights and the values it mixed light up. "
@@ -151,15 +175,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.linked_off": {
         "en": "Drawn for up to {top} tokens: with {n}, every edit would redraw thousands of linked cells. Set "
               "Tokens n above to {top} or fewer to point at a weight and see the rows that made it.",
-        "zh": "词数不超过 {top} 时才绘制：{n} 个词时，每次编辑都要重绘数千个联动的单元格。把上方的词数 n 设为 {top} "
+        "zh": "词元数不超过 {top} 时才绘制：{n} 个词元时，每次编辑都要重绘数千个联动的单元格。把上方的词元数 n 设为 {top} "
               "或更少，即可指向一个权重，看到产生它的那几行。"},
     "pg.linked_scores": {"en": "scores", "zh": "分数"},
     "pg.linked_scaled": {"en": "scaled scores", "zh": "缩放后的分数"},
     "pg.linked_weights": {"en": "weights", "zh": "权重"},
     "pg.linked_outputs": {"en": "outputs", "zh": "输出"},
     "pg.step8": {"en": "Step 8 · Repeat for every input: the outputs", "zh": "第 8 步 · 对每个输入重复：输出"},
-    "pg.step8_help": {"en": "Row i is the output for token i, a weighted sum of the value vectors.",
-                      "zh": "第 i 行是第 i 个词的输出，即值向量的加权和。"},
+    "pg.step8_help": {"en": "Row $i$ is the output for token $i$, a weighted sum of the value vectors: {formula}",
+                      "zh": "第 $i$ 行是第 $i$ 个词元的输出，即值向量的加权和：{formula}"},
     "pg.outputs": {"en": "Outputs", "zh": "输出"},
     "pg.download_zip": {"en": "Download all matrices (zip of CSV)", "zh": "下载全部矩阵（CSV 压缩包）"},
 }

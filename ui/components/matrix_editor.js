@@ -123,11 +123,43 @@ function build(parent, data) {
   const at = (input) => [Number(input.dataset.row), Number(input.dataset.col)];
   const allSelected = (input) => input.selectionStart === 0 && input.selectionEnd === input.value.length;
 
+  // A block of cells picked with Shift+arrows or Shift+click, from an anchor cell to the focused
+  // one: tinted, and what Ctrl+C copies (tab-separated, as a spreadsheet pastes it).
+  let anchor = null;
+  let block = null; // [top, left, bottom, right], inclusive
+  function pick(from, to) {
+    anchor = from;
+    block = [Math.min(from[0], to[0]), Math.min(from[1], to[1]), Math.max(from[0], to[0]), Math.max(from[1], to[1])];
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        const inside = i >= block[0] && i <= block[2] && j >= block[1] && j <= block[3];
+        inputs[i][j].parentElement.classList.toggle("picked", inside);
+      }
+    }
+  }
+  function unpick() {
+    if (!block) return;
+    anchor = null;
+    block = null;
+    table.querySelectorAll("td.picked").forEach((td) => td.classList.remove("picked"));
+  }
+  const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
   table.addEventListener("keydown", (event) => {
     const input = event.target;
     if (input.tagName !== "INPUT" || event.isComposing) return; // an input method's Enter is its own
     const [i, j] = at(input);
     const key = event.key;
+    const step = ARROWS[key];
+    if (step && event.shiftKey && (block || key === "ArrowUp" || key === "ArrowDown" || allSelected(input))) {
+      event.preventDefault(); // Shift+arrow: grow or shrink the block; the focus moves with its far corner
+      const ti = Math.max(0, Math.min(rows - 1, i + step[0]));
+      const tj = Math.max(0, Math.min(cols - 1, j + step[1]));
+      pick(anchor || [i, j], [ti, tj]);
+      select(ti, tj);
+      return;
+    }
+    if (key !== "Shift" && !(event.ctrlKey || event.metaKey)) unpick();
     if (key === "Enter") {
       event.preventDefault();
       commit();
@@ -160,7 +192,18 @@ function build(parent, data) {
   // The first click or tap selects the whole cell, as a spreadsheet does; a second places the caret.
   table.addEventListener("pointerdown", (event) => {
     const input = event.target;
-    if (input.tagName !== "INPUT" || input === parent.activeElement || input === document.activeElement) return;
+    if (input.tagName !== "INPUT") return;
+    const focused = inputs.flat().find((cell) => cell === document.activeElement || cell === parent.activeElement
+                                        || cell.matches(":focus"));
+    if (event.shiftKey && focused && focused !== input) { // Shift+click: the block from the focused cell
+      event.preventDefault();
+      pick(anchor || at(focused), at(input));
+      input.focus();
+      input.select();
+      return;
+    }
+    unpick();
+    if (input === parent.activeElement || input === document.activeElement) return;
     event.preventDefault();
     input.focus();
     input.select();
@@ -198,6 +241,16 @@ function build(parent, data) {
   // Copy with nothing selected inside a cell's text: the whole table, tab-separated, for a spreadsheet.
   table.addEventListener("copy", (event) => {
     const input = event.target;
+    if (block && (block[2] > block[0] || block[3] > block[1])) { // a picked block of more than one cell
+      event.preventDefault();
+      const lines = [];
+      for (let i = block[0]; i <= block[2]; i++) {
+        lines.push(inputs[i].slice(block[1], block[3] + 1).map((cell) => cell.value).join("\t"));
+      }
+      event.clipboardData.setData("text/plain", lines.join("\n"));
+      status.textContent = fill(data.texts.copied_block, { rows: block[2] - block[0] + 1, cols: block[3] - block[1] + 1 });
+      return;
+    }
     if (input.selectionStart !== input.selectionEnd) return; // the selected text, as usual
     event.preventDefault();
     event.clipboardData.setData("text/plain", inputs.map((row) => row.map((cell) => cell.value).join("\t")).join("\n"));
