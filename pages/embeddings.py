@@ -17,6 +17,7 @@ from selfattn.text.embeddings import KINDS, SOURCES, TokenEmbeddings, get_source
 from selfattn.text.prefetch import visitors_may_download
 from ui import embeddings as cached
 from ui import fit
+from ui import order as order_ui
 from ui import readout as readout_ui
 from ui import state as settings
 from ui.common import choice, csv_button, show_error, tr, vega
@@ -306,4 +307,5 @@ for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), 
                              role="values"))
         csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",
                    key=f"dl_head_{name}")
+order_ui.section(source, None if model_error else spec, raw_scale, raw_unit)  # issue 24: same words, another order
 settings.publish("embeddings")

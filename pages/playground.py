@@ -12,6 +12,7 @@ from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.errors import InputError
 from ui import fit
 from ui import playground as pg
+from ui import positions as order_ui
 from ui import guard
 from ui import state as settings
 from ui.common import choice, show_error, tr, tr_plain, vega
@@ -37,7 +38,7 @@ def compute(use_bias: bool, scale: bool, causal: bool) -> tuple[pg.Inputs, Atten
     """The edited tables as numbers, their trace, and whether the biases were used."""
     inputs = pg.parse_inputs(use_bias)
     biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
-    trace = self_attention(inputs.x, inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
+    trace = self_attention(order_ui.with_positions(inputs.x), inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
                            mask="causal" if causal else None, **biases)
     return inputs, trace, use_bias
 
@@ -152,6 +153,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     x_cols, q_cols, k_cols, v_cols = (column_names(p, d) for p, d in
                                       (("x", d_in), ("q", d_k), ("k", d_k), ("v", d_v)))
     tables = {}
+    order_ui.positions_section(inputs.x, tokens, tables)  # X + PE, when positions are on
 
     st.divider()
     st.subheader(tr("pg.step3"))
@@ -240,6 +242,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
             allowed=trace.allowed, map_title=tr_plain("pg.linked_map")),
             key=pg.LINKED_KEY, on_select=pg.on_linked_pick, selection=LINKED_PICK)
         st.caption(tr("pg.linked_focus", token=tokens[i], i=i + 1))
+
+    order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # issue 24: does attention see the order?
 
     # ── Export everything ───────────────────────────────────────────────────────────────────
     st.divider()

@@ -7,13 +7,15 @@ from selfattn.core.attention import (AttentionTrace, attend, causal_mask, cosine
                                      self_attention, stable_softmax)
 from selfattn.core.heads import (MISTAKES, MultiHeadTrace, merge_heads, multi_head_attention,
                                  multi_head_attention_with_mistake, split_heads)
+from selfattn.core.positions import ShuffleTrace, positional_encoding, shuffle_check
 from selfattn.text.charvec import load_char_vectors, nearest, segment
 from selfattn.text.embeddings import TokenEmbeddings, embed
 from selfattn.text.models import ModelBundle, ModelRun, head_qkv, load_model, recompute_head_attention, run_model
 
 __all__ = [
-    "MISTAKES", "AttentionTrace", "ModelBundle", "ModelRun", "MultiHeadTrace", "TokenEmbeddings",
+    "MISTAKES", "AttentionTrace", "ModelBundle", "ModelRun", "MultiHeadTrace", "ShuffleTrace", "TokenEmbeddings",
     "attend", "causal_mask", "merge_heads", "multi_head_attention", "multi_head_attention_with_mistake", "split_heads",
+    "positional_encoding", "shuffle_check",
     "cosine_similarity", "embed", "head_qkv", "load_char_vectors", "load_model", "nearest",
     "raw_self_attention", "recompute_head_attention", "run_model", "segment", "self_attention",
     "stable_softmax",

@@ -71,7 +71,18 @@ def _playground() -> tuple[Field, ...]:
             Field("pg_scale", "scale", Bool(), False),
             Field("pg_causal", "causal", Bool(), False),
             Field("pg_bias", "bias", Bool(), False),
-            Field("pg_focus", "focus", Int(1, MAX_TOKENS, shift=1), 0))
+            Field("pg_focus", "focus", Int(1, MAX_TOKENS, shift=1), 0),
+            *_order_fields())
+
+
+def _order_fields() -> tuple[Field, ...]:
+    """Issue 24: positions added to X, and the tokens' new order as typed (ui/positions.py)."""
+    from selfattn.core.positions import KINDS, MAX_ORDER_CHARS
+
+    return (Field("pg_pos", "pos", Choice(KINDS), "none"),
+            Field("pg_pos_seed", "pseed", Int(0, MAX_SEED), 0),
+            Field("pg_order", "order", Text(MAX_ORDER_CHARS), ""),
+            Field("pg_order_seed", "oseed", Int(0, MAX_SEED), 0))
 
 
 def _embeddings() -> tuple[Field, ...]:
@@ -97,7 +108,9 @@ def _embeddings() -> tuple[Field, ...]:
             Field("emb_head", "head", Int(1, 64), 1),
             Field("emb_units", "units", Choice(("tokens", "words")), "tokens"),
             Field("emb_view", "map", Choice(("head", "mean", "max", "rollout")), "head"),
-            Field("emb_pick", "pick", Int(0, 600), 0))  # head view: 0 all tokens, i the i-th
+            Field("emb_pick", "pick", Int(0, 600), 0),  # head view: 0 all tokens, i the i-th
+            Field("emb_order_a", "oa", Text(MAX_CHARS), "狗咬人"),  # issue 24: same words, another order
+            Field("emb_order_b", "ob", Text(MAX_CHARS), "人咬狗"))
 
 
 def _heads() -> tuple[Field, ...]:
@@ -173,9 +186,12 @@ KEPT: dict[str, str] = {
     "pg_d_v": "the Playground's d_v (its size box)",
     "pg_upload_*": "the Playground's CSV uploader (one per editor version) and which matrix it fills",
     "ed_*": "the Playground's matrix editors, one per matrix and version",
+    "pg_order_good": "last_good: the Playground's last good order of the tokens, 0-based (ui/positions.py)",
+    "pg_order_undo": "the Playground's earlier orders of the tokens, for its Undo button (ui/positions.py)",
     "emb_good": "last_good: each sentence slot's embeddings ({mode}{index} -> TokenEmbeddings)",
     "emb_model_good": "last_good: (spec, bundle, run) of the model's heads last shown",
     "emb_download": "the model whose download button was clicked, until the download runs",
+    "emb_order_good": "last_good: {kind: (first, second, ReorderTrace)} of the same words in another order (ui/order.py)",
     "emb_patterns": "the pattern grid's selection (a click picks a layer and head)",
     "hd_good": "last_good: (x, tokens, weights, single, multi) of the head comparison",
     "hd_bench": "last_good: the records of this session's benchmark run",

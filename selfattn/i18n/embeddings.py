@@ -319,3 +319,74 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.download_asking": {"en": "Asking the model hub for the files of {name}…", "zh": "正在向模型仓库查询 {name} 的文件……"},
     "emb.downloading": {"en": "Downloading {name}: {done} of {total}", "zh": "正在下载 {name}：{done} / {total}"},
 }
+
+# ── Issue 24: order and positions ──
+STRINGS.update({
+    "emb.order_header": {"en": "Same words, another order", "zh": "同样的词，换个顺序"},
+    "emb.order_intro": {
+        "en": "狗咬人 (dog bites man) and 人咬狗 (man bites dog) are the same three characters with opposite meanings. "
+              "Here both sentences go through Softmax(XXᵀ/√d)X as in part 1, twice: with static vectors, the same "
+              "for a token wherever it stands, and with a model's contextual vectors, which come out of a model that "
+              "added a position vector to every token at its input. If attention saw only the tokens, the second "
+              "sentence's map would be the first's with its rows and columns moved.",
+        "zh": "狗咬人和人咬狗是同样的三个字，意思却相反。这里两句话都像第 1 部分那样经过 Softmax(XXᵀ/√d)X，"
+              "各算两次：一次用静态向量，同一个词元无论在哪里向量都相同；一次用模型的上下文向量，模型在输入处给"
+              "每个词元加上了位置向量。如果注意力只看词元本身，第二句的热力图就只是把第一句的行和列换了位置。"},
+    "emb.order_first": {"en": "First sentence", "zh": "第一句"},
+    "emb.order_second": {"en": "Second sentence: the same tokens in another order", "zh": "第二句：同样的词元，换个顺序"},
+    "emb.order_text_help": {
+        "en": "Up to {n} tokens. Both sentences must be made of the same tokens, each as many times.",
+        "zh": "最多 {n} 个词元。两句话必须由同样的词元组成，每个词元出现的次数也相同。"},
+    "emb.order_static_title": {"en": "Static vectors: {name}", "zh": "静态向量：{name}"},
+    "emb.order_contextual_title": {"en": "Contextual vectors: {name}, layer {layer}",
+                                   "zh": "上下文向量：{name}，第 {layer} 层"},
+    "emb.order_static_why": {
+        "en": "Static: a lookup table, one vector per token, whatever its place. Another order only moves the rows "
+              "of X, $X' = PX$, so self-attention gives the same weights, moved: $A' = PAP^\\top$.",
+        "zh": "静态向量是一张查找表：每个词元一个向量，与它的位置无关。换个顺序只是移动 X 的行，$X' = PX$，"
+              "所以自注意力给出同样的权重，只是换了位置：$A' = PAP^\\top$。"},
+    "emb.order_contextual_why": {
+        "en": "Contextual: {name}'s hidden states after its last layer. The model added a position embedding to each "
+              "token before its first layer, and every layer mixed the tokens, so the same token gets another "
+              "vector in another place.",
+        "zh": "上下文向量：{name} 最后一层输出的隐藏状态。模型在第一层之前给每个词元加上了位置向量，每一层又把"
+              "各个词元混合在一起，所以同一个词元换了位置就得到另一个向量。"},
+    "emb.order_unknown": {
+        "en": "No vector for {tokens}: each counts as one unknown token, so this view cannot tell them apart. "
+              "Pick a source that knows them above (for Chinese, the character vectors or a Chinese model).",
+        "zh": "{tokens} 没有向量：它们都算作同一个未知词元，这里无法区分。请在上方选择认识它们的来源"
+              "（中文可选字向量或中文模型）。"},
+    "emb.order_perm": {
+        "en": "The second sentence is the first's tokens in the order **{order}** (its token r is the first's token "
+              "numbered r-th here): that is the permutation $P$.",
+        "zh": "第二句是第一句的词元按 **{order}** 重新排列（第二句的第 r 个词元是这里第 r 个编号所指的第一句词元）："
+              "这就是置换 $P$。"},
+    "emb.order_fallback": {"en": "The model chosen above could not be loaded, so this view uses the installed vectors: "
+                                 "jieba's character vectors for Chinese, MiniLM for the rest.",
+                           "zh": "上面选择的模型无法加载，这里改用已安装的向量：中文用 jieba 字向量，其余用 MiniLM。"},
+    "emb.order_moved": {"en": "The first, permuted: $PAP^\\top$", "zh": "第一句置换后：$PAP^\\top$"},
+    "emb.order_weights": {"en": "Attention weights · “{text}”", "zh": "注意力权重 · “{text}”"},
+    "emb.order_same": {
+        "en": "Only moved: the second map is the first with its rows and columns permuted, $PAP^\\top$, to within "
+              "{w}, and so are the outputs, to within {o}. These vectors carry no order, so attention over them "
+              "cannot tell the two sentences apart.",
+        "zh": "只是换了位置：第二张热力图就是第一张的行和列按 $PAP^\\top$ 置换后的结果，最多相差 {w}；输出也一样，"
+              "最多相差 {o}。这些向量不含顺序，所以基于它们的注意力分不出这两句话。"},
+    "emb.order_changed": {
+        "en": "Not only moved: the second map differs from the first's permuted, $PAP^\\top$, by up to {w}, and the "
+              "outputs by up to {o}. The vectors carry their positions, so the two orders read differently.",
+        "zh": "不只是换了位置：第二张热力图与第一张置换后的 $PAP^\\top$ 最多相差 {w}，输出最多相差 {o}。"
+              "这些向量带着位置信息，所以两种顺序读出来不一样。"},
+    "emb.order_cosines": {
+        "en": "Each token's vector in the second sentence against its vector in the first (cosine; 1 = the same "
+              "vector): {items}",
+        "zh": "第二句中每个词元的向量与它在第一句中的向量相比（余弦相似度；1 表示同一个向量）：{items}"},
+    "emb.order_cos_item": {"en": "{label} {cos}", "zh": "{label} {cos}"},
+    "err.order_not_same_tokens": {
+        "en": "The two sentences are not made of the same tokens: only in the first: {only_first}; only in the "
+              "second: {only_second}. Use the same tokens, each as many times, in another order.",
+        "zh": "两句话的词元不一样：只在第一句中有 {only_first}；只在第二句中有 {only_second}。"
+              "请用同样的词元（每个出现的次数也相同），只换顺序。"},
+    "err.order_too_many_tokens": {"en": "This view takes sentences of at most {top} tokens.",
+                                  "zh": "这里的句子最多 {top} 个词元。"},
+})

@@ -187,3 +187,134 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.outputs": {"en": "Outputs", "zh": "输出"},
     "pg.download_zip": {"en": "Download all matrices (zip of CSV)", "zh": "下载全部矩阵（CSV 压缩包）"},
 }
+
+# ── Issue 24: order and positions ──
+STRINGS.update({
+    "pg.pos_title": {"en": "Positions (optional): X + PE", "zh": "位置编码（可选）：X + PE"},
+    "pg.pos_help": {
+        "en": "On its own, self-attention does not see the order of the tokens: each output is a weighted sum over "
+              "all of them, and a sum is the same in any order. A positional encoding gives every place in the "
+              "sequence a vector of its own, $PE$, added to X before the projections: $Q = (X + PE) W_q$, and "
+              "the same for K and V.",
+        "zh": "自注意力本身看不到词元的顺序：每个输出都是所有词元的加权和，而求和与顺序无关。位置编码给序列中的"
+              "每个位置一个自己的向量 $PE$，在投影之前加到 X 上：$Q = (X + PE) W_q$，K 和 V 也一样。"},
+    "pg.pos_kind": {"en": "Positions", "zh": "位置编码"},
+    "pg.pos_kind_none": {"en": "None", "zh": "不加"},
+    "pg.pos_kind_sinusoidal": {"en": "Sinusoidal", "zh": "正弦位置编码"},
+    "pg.pos_kind_learned": {"en": "Learned-style (random)", "zh": "可学习位置编码（随机初始值）"},
+    "pg.pos_kind_help": {
+        "en": "Sinusoidal: the fixed sines and cosines of Vaswani et al. (2017). Learned-style: a table of random "
+              "numbers, as a learned position table starts before training (standard normal, as "
+              "`torch.nn.Embedding` starts, rounded to 3 decimals).",
+        "zh": "正弦位置编码：Vaswani 等人（2017）提出的固定正弦和余弦。可学习位置编码：一张随机数表，也就是"
+              "可学习的位置表在训练之前的样子（标准正态分布，与 `torch.nn.Embedding` 的初始值一样，保留 3 位小数）。"},
+    "pg.pos_seed": {"en": "Seed of the positions", "zh": "位置编码的随机种子"},
+    "pg.pos_seed_help": {"en": "The same seed always gives the same position vectors.",
+                         "zh": "相同的随机种子总是得到相同的位置向量。"},
+    "pg.pos_sinusoidal_formula": {
+        "en": "Sinusoidal (Vaswani et al., 2017): $PE_{{(pos, 2i)}} = \\sin\\left(pos / 10000^{{2i/d}}\\right)$ and "
+              "$PE_{{(pos, 2i+1)}} = \\cos\\left(pos / 10000^{{2i/d}}\\right)$, here with $d = {d}$ (the columns "
+              "of X) and $pos = 0, 1, 2, \\dots$ from the first token. Each pair of columns is one wave: the first "
+              "pairs change fast down the rows, the last ones slowly, so every position has a pattern of its own. "
+              "When $d$ is odd, the last column is a sine.",
+        "zh": "正弦位置编码（Vaswani 等人，2017）：$PE_{{(pos, 2i)}} = \\sin\\left(pos / 10000^{{2i/d}}\\right)$，"
+              "$PE_{{(pos, 2i+1)}} = \\cos\\left(pos / 10000^{{2i/d}}\\right)$，这里 $d = {d}$（X 的列数），"
+              "$pos = 0, 1, 2, \\dots$ 从第一个词元算起。每两列是一组波：前面的列沿行变化得快，后面的列变化得慢，"
+              "所以每个位置都有自己的模式。$d$ 为奇数时，最后一列是正弦。"},
+    "pg.pos_learned_formula": {
+        "en": "Learned-style: $PE$ is an $n \\times {d}$ table of numbers drawn with the seed, one row per position. "
+              "A real model learns this table in training; here it is as it starts. Either way, row $pos$ belongs to "
+              "the place in the sequence, not to the token that sits there.",
+        "zh": "可学习位置编码：$PE$ 是一张用随机种子生成的 $n \\times {d}$ 数表，每个位置一行。真实的模型在训练中"
+              "学习这张表；这里是它开始时的样子。无论哪种，第 $pos$ 行都属于序列中的这个位置，而不属于放在那里的词元。"},
+    "pg.pos_pe": {"en": "Position vectors PE", "zh": "位置向量 PE"},
+    "pg.pos_row": {"en": "pos {i}", "zh": "位置 {i}"},
+    "pg.pos_used": {
+        "en": "The steps below use X + PE: queries, keys and values are $(X + PE) W$. Shuffle the tokens at the "
+              "end of the page to see what this changes.",
+        "zh": "下面的步骤使用 X + PE：查询、键和值都是 $(X + PE) W$。在页面末尾打乱词元，看看这会改变什么。"},
+    "pg.order_title": {"en": "Shuffle the tokens: does attention see the order?",
+                       "zh": "打乱词元：注意力看得到顺序吗？"},
+    "pg.order_intro": {
+        "en": "Give the tokens a new order and run the same attention again (same weights, same switches). Without "
+              "positions each output just moves with its token and keeps its numbers: self-attention is "
+              "permutation-equivariant. With positions, or with the causal mask, it is not.",
+        "zh": "给词元一个新的顺序，用同样的权重和开关再算一遍注意力。不加位置编码时，每个输出只是跟着自己的词元"
+              "移动，数字不变：自注意力对置换是等变的。加上位置编码或因果掩码后，就不再如此。"},
+    "pg.order": {"en": "New order (the tokens' old numbers)", "zh": "新顺序（词元原来的编号）"},
+    "pg.order_help": {
+        "en": "The old numbers of the tokens, 1 to {n}, each once, in their new order: “3 1 2” puts token 3 first. "
+              "Spaces or commas between them; empty keeps the order as it is.",
+        "zh": "按新顺序写出词元原来的编号 1 到 {n}，每个一次：“3 1 2”把第 3 个词元放到最前面。"
+              "用空格或逗号分开；留空则保持原顺序。"},
+    "pg.order_seed": {"en": "Shuffle seed", "zh": "打乱用的随机种子"},
+    "pg.order_seed_help": {"en": "A new seed draws a new order at once; the same seed always gives the same order.",
+                           "zh": "换一个随机种子会立即抽出新的顺序；相同的随机种子总是得到相同的顺序。"},
+    "pg.order_draw": {"en": "Shuffle at random", "zh": "随机打乱"},
+    "pg.order_undo": {"en": "Undo", "zh": "撤销"},
+    "pg.order_reset": {"en": "Original order", "zh": "恢复原顺序"},
+    "pg.order_same": {"en": "The tokens are in their original order. Type a new order, or shuffle at random.",
+                      "zh": "词元仍是原来的顺序。输入一个新顺序，或者随机打乱。"},
+    "pg.order_new": {"en": "New order: **{order}** (row r of the shuffled tokens holds the token whose old number "
+                           "stands r-th here).",
+                     "zh": "新顺序：**{order}**（打乱后的第 r 行放的是这里第 r 个编号所指的词元）。"},
+    "pg.order_formula": {
+        "en": "Shuffling is multiplying by a permutation matrix $P$: the shuffled tokens are $PX$. Write $f$ for "
+              "self-attention; without positions $f(PX) = P f(X)$: the same outputs, in the new order.",
+        "zh": "打乱就是乘以一个置换矩阵 $P$：打乱后的词元是 $PX$。把自注意力记作 $f$；不加位置编码时 "
+              "$f(PX) = P f(X)$：输出相同，只是换了顺序。"},
+    "pg.order_formula_pe": {
+        "en": "Shuffling multiplies the tokens by a permutation matrix $P$, but the positions stay where they are: "
+              "the shuffled input is $PX + PE$, not $P(X + PE)$. So $f(PX + PE)$ need not equal $P f(X + PE)$; "
+              "the check below measures by how much.",
+        "zh": "打乱把词元乘以置换矩阵 $P$，但位置留在原处：打乱后的输入是 $PX + PE$，而不是 $P(X + PE)$。"
+              "所以 $f(PX + PE)$ 不一定等于 $P f(X + PE)$；下面的检查给出相差多少。"},
+    "pg.order_p": {"en": "Permutation matrix P", "zh": "置换矩阵 P"},
+    "pg.order_p_help": {"en": "Row r has its 1 in the column of the token it now holds.",
+                        "zh": "第 r 行的 1 在它现在所放词元的那一列。"},
+    "pg.order_before": {"en": "Outputs, original order", "zh": "输出（原顺序）"},
+    "pg.order_after": {"en": "Outputs after the shuffle", "zh": "输出（打乱后）"},
+    "pg.order_verdict_same": {
+        "en": "Every output only moved: each row of the shuffled outputs equals its token's output before, to within "
+              "{diff} (rounding; the check allows {tol}). Self-attention did not see the new order.",
+        "zh": "每个输出都只是换了位置：打乱后输出的每一行都等于它的词元原来的输出，最大相差 {diff}"
+              "（舍入误差；检查允许 {tol}）。自注意力没有看出新的顺序。"},
+    "pg.order_verdict_changed": {
+        "en": "The outputs changed, not only their order: they differ from the moved outputs by up to {diff}.{why}",
+        "zh": "输出变了，不只是换了顺序：与移动后的原输出最多相差 {diff}。{why}"},
+    "pg.order_why_pe": {"en": "The positions stayed in place while the tokens moved, so each token now gets another "
+                              "position vector.",
+                        "zh": "词元移动了，位置向量却留在原处，所以每个词元现在加上的是另一个位置向量。"},
+    "pg.order_why_causal": {"en": "The causal mask lets each token see only the tokens before it, and which tokens "
+                                  "come before changes with the order.",
+                            "zh": "因果掩码只让每个词元看到它前面的词元，而哪些词元在前面会随顺序改变。"},
+    "pg.order_row_same": {"en": "Output of {label} (row {old}) is unchanged; it moved to row {new} "
+                                "(difference {diff}).",
+                          "zh": "{label}（第 {old} 行）的输出没有变，只是移到了第 {new} 行（相差 {diff}）。"},
+    "pg.order_row_changed": {"en": "Output of {label} (row {old}) changed: in row {new} it differs from before by "
+                                   "up to {diff}.",
+                             "zh": "{label}（第 {old} 行）的输出变了：移到第 {new} 行后，与原来最多相差 {diff}。"},
+    "pg.order_kept": {"en": "The last good order, **{order}**, is used below.",
+                      "zh": "下面仍使用上一个有效的顺序 **{order}**。"},
+    "pg.order_more": {"en": "The other {n} tokens", "zh": "其余 {n} 个词元"},
+    "err.pos_whole": {"en": "{name} must be a whole number from {lo} to {hi}; it is {value}.",
+                      "zh": "{name} 必须是 {lo} 到 {hi} 之间的整数，现在是 {value}。"},
+    "err.pos_kind": {"en": "Positions must be one of {choices}; “{kind}” is not one.",
+                     "zh": "位置编码只能是 {choices} 之一，不能是“{kind}”。"},
+    "err.pos_too_big": {"en": "{n} × {d} position numbers are too many: at most {top} are made.",
+                        "zh": "{n} × {d} 个位置数值太多了：最多生成 {top} 个。"},
+    "err.pos_shape": {"en": "PE is {pe} but X is {x}: they must have the same shape.",
+                      "zh": "PE 的形状是 {pe}，X 的是 {x}：两者必须相同。"},
+    "err.order_too_long": {"en": "An order is at most {top} characters long.", "zh": "顺序最多 {top} 个字符。"},
+    "err.order_not_numbers": {
+        "en": "“{what}” is not a token number: write the numbers 1 to {n}, each once, in the new order.",
+        "zh": "“{what}”不是词元编号：请按新顺序写出 1 到 {n}，每个数一次。"},
+    "err.order_length": {"en": "The order names {got} tokens, but there are {n}: write each of 1 to {n} once.",
+                         "zh": "这个顺序写了 {got} 个词元，但一共有 {n} 个：请把 1 到 {n} 各写一次。"},
+    "err.order_range": {"en": "{value} is not a token number: the tokens are numbered 1 to {n}.",
+                        "zh": "{value} 不是词元编号：词元的编号是 1 到 {n}。"},
+    "err.order_repeat": {"en": "{value} appears twice and {missing} is missing: a new order names every token once.",
+                         "zh": "{value} 出现了两次，{missing} 没有出现：新顺序要把每个词元写一次。"},
+    "err.order_bad": {"en": "The order must name each of the {n} tokens once.",
+                      "zh": "顺序必须把 {n} 个词元各写一次。"},
+})

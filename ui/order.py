@@ -1,0 +1,136 @@
+"""Sentence embeddings: "same words, another order" (狗咬人 / 人咬狗).
+
+Two sentences made of the same tokens, each as vectors, each through Softmax(XXᵀ/√d)X as in
+part 1 of the page. Static vectors (one per token, wherever it stands) give the first sentence's
+attention with its rows and columns permuted; a model's contextual vectors carry positions and
+do not. One call from ``pages/embeddings.py``: :func:`section`.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from selfattn.core.attention import raw_self_attention, unit_rows
+from selfattn.core.positions import ReorderTrace, match_order, reorder_check
+from selfattn.errors import InputError
+from selfattn.hosting import is_hosted
+from selfattn.i18n import Markdown, one_line
+from selfattn.text import models
+from selfattn.text.embedding_text import MAX_CHARS
+from selfattn.text.embeddings import KINDS, TokenEmbeddings, get_source
+from ui import embeddings as cached
+from ui import fit
+from ui import state as settings
+from ui.common import show_error, tr
+
+PAIRS = [("狗咬人", "人咬狗"), ("dog bites man", "man bites dog"), ("我爱你", "你爱我")]
+
+
+def max_tokens() -> int:
+    """Tokens a sentence may have here: four n × n maps and two model runs, for a sentence, not an essay."""
+    return 16 if is_hosted() else 32
+
+
+def labels(emb: TokenEmbeddings) -> list[str]:
+    """Token labels numbered by position (repeated tokens stay apart), one line each."""
+    return [f"{i + 1}·{one_line(tok)}" for i, tok in enumerate(emb.tokens)]
+
+
+def vectors_name(emb: TokenEmbeddings) -> str:
+    """The vectors' name as the page writes it: jieba's character vectors, or the model's name."""
+    label = get_source(emb.source).vectors_label
+    return tr(label) if label else models.display_name(emb.model)
+
+
+def _source_for(kind: str, source: str, text: str) -> str:
+    """The page's source when it offers ``kind`` for ``text``, else MiniLM (the installed model)."""
+    return source if kind in get_source(source).resolve(text).kinds else "minilm"
+
+
+def _embed(text: str, source: str, kind: str, spec: str | None) -> TokenEmbeddings:
+    top = max_tokens()
+    emb = cached.embeddings(text, source, kind, None, spec, top)
+    if emb.truncated:
+        raise InputError("order_too_many_tokens", f"This view takes sentences of at most {top} tokens.", top=top)
+    return emb
+
+
+def compute(first: str, second: str, source: str, spec: str | None, scale: bool, unit: bool) -> dict:
+    """For each kind of vectors: (first's embeddings, second's, their ReorderTrace). InputError says why not."""
+    attention = partial(raw_self_attention, scale=scale)
+    results = {}
+    for kind in KINDS:  # static, then contextual
+        pair = [_embed(text, _source_for(kind, source, first), kind, spec) for text in (first, second)]
+        order = match_order(pair[0].tokens, pair[1].tokens)
+        xa, xb = ((unit_rows(e.vectors) if unit else e.vectors) for e in pair)
+        results[kind] = (*pair, reorder_check(xa, xb, order, attention))
+    return results
+
+
+def _fmt(value: float) -> str:
+    return "0" if value == 0 else f"{value:.2g}"
+
+
+def section(source: str, spec: str | None, scale: bool, unit: bool) -> None:
+    """The whole view: two sentences, then static and contextual vectors compared.
+
+    Args:
+        source, spec: the page's embedding source and model (the view uses them where they fit); spec None
+            when the page's model could not be loaded (then the installed vectors are used).
+        scale, unit: part 1's switches (÷√d, unit-length rows), so the maps read like part 1's.
+    """
+    st.header(tr("emb.order_header"))
+    st.markdown(tr("emb.order_intro"))
+    settings.keep("emb_order_a")
+    settings.keep("emb_order_b")
+    cols = st.columns(len(PAIRS))
+    for col, (a, b) in zip(cols, PAIRS):
+        col.button(f"{a} / {b}", key=f"order_pair_{a}", width="stretch",
+                   on_click=lambda a=a, b=b: (settings.put("emb_order_a", a), settings.put("emb_order_b", b)))
+    left, right = st.columns(2)
+    left.text_input(tr("emb.order_first"), key="emb_order_a", max_chars=MAX_CHARS,
+                    help=tr("emb.order_text_help", n=max_tokens()))
+    right.text_input(tr("emb.order_second"), key="emb_order_b", max_chars=MAX_CHARS,
+                     help=tr("emb.order_text_help", n=max_tokens()))
+    first, second = st.session_state["emb_order_a"], st.session_state["emb_order_b"]
+    if get_source(source).asks_model and not spec:  # the page has said why its model is not there
+        source = "auto"
+        st.caption(tr("emb.order_fallback"))
+    with st.spinner(tr("emb.computing")):
+        good, error = settings.last_good("emb_order_good",
+                                         partial(compute, first, second, source, spec, scale, unit))
+    if error is not None:
+        show_error(error, kept=good is not None)
+    if good is None:
+        return
+    for kind in KINDS:
+        _show(kind, *good[kind])
+
+
+def _show(kind: str, a: TokenEmbeddings, b: TokenEmbeddings, check: ReorderTrace) -> None:
+    name = vectors_name(a)
+    layer = a.layer if a.layer is not None else 0
+    st.subheader(tr(f"emb.order_{kind}_title", name=name, layer=layer))
+    st.caption(tr(f"emb.order_{kind}_why", name=name))
+    if a.unknown or b.unknown:
+        st.info(tr("emb.order_unknown", tokens=" ".join(dict.fromkeys(a.unknown_text + b.unknown_text))),
+                icon=":material/help:")
+    la, lb = labels(a), labels(b)
+    st.markdown(tr("emb.order_perm", order=" ".join(str(int(i) + 1) for i in check.order)))
+    slots, px = fit.side_by_side(3, len(la), la + lb, min_cell=fit.LABEL_GAP_PX)
+    for slot, title, weights, lab, which in (
+            (slots[0], tr("emb.order_weights", text=a.text), check.first.weights, la, "first"),
+            (slots[1], tr("emb.order_moved"), check.moved_weights, lb, "first-permuted"),
+            (slots[2], tr("emb.order_weights", text=b.text), check.second.weights, lb, "second")):
+        with slot:
+            fit.show_map(title, weights, lab, lab, key=f"order-{kind}-{which}", width=px, role="weights",
+                         domain=(0.0, 1.0))
+    numbers = {"w": _fmt(check.weights_diff), "o": _fmt(check.outputs_diff)}
+    if check.same:
+        st.success(tr("emb.order_same", **numbers), icon=":material/check_circle:")
+    else:
+        st.info(tr("emb.order_changed", **numbers), icon=":material/swap_horiz:")  # expected: no warning
+    items = [tr("emb.order_cos_item", label=lb[r], cos=f"{c:.6f}") for r, c in enumerate(check.cosines)]
+    st.caption(tr("emb.order_cosines", items=Markdown(" · ".join(items))))

@@ -1,0 +1,221 @@
+"""The Playground's word-order sections: add positions to X, and shuffle the tokens to see what moves.
+
+Three calls from ``pages/playground.py``: :func:`with_positions` inside its computation (X + PE goes
+into the projections), :func:`positions_section` before step 3 (the choice, the formula, PE and
+X + PE), :func:`shuffle_section` after the steps (a new order, typed or drawn, and the check
+written out row by row). Both sections add their matrices to the page's ZIP.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import streamlit as st
+
+from selfattn import self_attention
+from selfattn.core.positions import (KINDS, ShuffleTrace, parse_order, positional_encoding, random_order,
+                                     shuffle_check)
+from selfattn.display.export import column_names, labelled
+from selfattn.errors import InputError
+from selfattn.i18n import Markdown
+from ui import fit
+from ui import state as settings
+from ui.common import choice, error_text, tr, tr_plain
+
+MAX_UNDO = 20  # orders the Undo button can go back through
+LISTED = 8  # rows of the check written out before the rest go into an expander
+
+
+def _chosen(key: str, options=None):
+    """A setting of this section: kept (written back) the first time in a run, read as it is after that,
+    so that nothing writes to a widget drawn since (the seed box, the choice of positions)."""
+    return st.session_state[key] if key in st.session_state else settings.keep(key, options)
+
+
+def encoding(n: int, d_in: int) -> np.ndarray:
+    """The position vectors the visitor chose for n tokens of width d_in (zeros for none)."""
+    return positional_encoding(n, d_in, _chosen("pg_pos", KINDS), int(_chosen("pg_pos_seed")))
+
+
+def with_positions(x: np.ndarray) -> np.ndarray:
+    """X + PE, what the projections receive (X itself when no positions are chosen)."""
+    return x + encoding(*x.shape)
+
+
+def fmt(value: float) -> str:
+    """A difference as the check writes it: 0, or 2 significant digits in scientific notation."""
+    return "0" if value == 0 else f"{value:.2g}"
+
+
+# ── Positions ─────────────────────────────────────────────────────────────────────────
+
+def positions_section(x: np.ndarray, tokens: list[str], tables: dict) -> None:
+    """The choice of positions; when on, the formula, PE and X + PE as heatmaps (and in the ZIP).
+
+    Args:
+        x: (n, d_in) the edited X, without positions.
+        tokens: its row labels.
+        tables: the page's tables for the ZIP; "pe" and "x_plus_pe" are added when positions are on.
+    """
+    st.subheader(tr("pg.pos_title"))
+    st.caption(tr("pg.pos_help"))
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    with c1:
+        kind = choice(st.segmented_control, tr("pg.pos_kind"), list(KINDS), "pg_pos",
+                      {k: tr(f"pg.pos_kind_{k}") for k in KINDS}, help=tr("pg.pos_kind_help"))
+    settings.keep("pg_pos_seed")
+    if kind == "learned":
+        c2.number_input(tr("pg.pos_seed"), min_value=0, max_value=settings.MAX_SEED, step=1, key="pg_pos_seed",
+                        help=tr("pg.pos_seed_help"))
+    if kind == "none":
+        return
+    n, d_in = x.shape
+    pe = encoding(n, d_in)
+    st.markdown(tr(f"pg.pos_{kind}_formula", d=d_in))
+    x_cols, p_cols = column_names("x", d_in), column_names("p", d_in)
+    slots, px = fit.side_by_side(2, d_in, tokens, min_cell=fit.LABEL_GAP_PX)
+    with slots[0]:
+        top = max(1.0, float(np.abs(pe).max()))  # sines and cosines fill [-1, 1]; learned-style ones go further
+        rows = [tr_plain("pg.pos_row", i=i) for i in range(n)]  # pos 0, 1, ... as in the formula
+        tables["pe"] = fit.show_map(tr("pg.pos_pe"), pe, rows, p_cols, key="pe", width=px, role="signed",
+                                    domain=(-top, top))
+    with slots[1]:
+        tables["x_plus_pe"] = fit.show_map("X + PE", x + pe, tokens, x_cols, key="x_plus_pe", width=px, role="values")
+    st.info(tr("pg.pos_used"), icon=":material/add_location_alt:")
+
+
+# ── Shuffling ─────────────────────────────────────────────────────────────────────────
+
+def _order_text(order) -> str:
+    return " ".join(str(int(i) + 1) for i in order)
+
+
+def _set_order(text: str) -> None:
+    """Make ``text`` the order, keeping the one it replaces for Undo."""
+    before = st.session_state.get("pg_order", "")
+    if text != before:
+        undo = st.session_state.setdefault("pg_order_undo", [])
+        undo.append(before)
+        del undo[:-MAX_UNDO]
+    settings.put("pg_order", text)
+
+
+def _typed() -> None:
+    """Callback of the order box: the text box already holds the new order; remember the old one."""
+    undo = st.session_state.setdefault("pg_order_undo", [])
+    undo.append(st.session_state.get(settings.shadow("pg_order"), ""))
+    del undo[:-MAX_UNDO]
+    settings.put("pg_order", st.session_state["pg_order"])
+
+
+def _draw(n: int) -> None:
+    """Callback: a random new order with the chosen seed."""
+    _set_order(_order_text(random_order(n, int(st.session_state.get("pg_order_seed", 0) or 0))))
+
+
+def _undo() -> None:
+    undo = st.session_state.get("pg_order_undo") or [""]
+    settings.put("pg_order", undo.pop())
+
+
+def _controls(n: int) -> None:
+    settings.keep("pg_order")
+    settings.keep("pg_order_seed")
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    c1.text_input(tr("pg.order"), key="pg_order", max_chars=settings.field("pg_order").codec.max_chars,
+                  placeholder=_order_text(range(n)), help=tr("pg.order_help", n=n), on_change=_typed)
+    c2.number_input(tr("pg.order_seed"), min_value=0, max_value=settings.MAX_SEED, step=1, key="pg_order_seed",
+                    help=tr("pg.order_seed_help"), on_change=_draw, args=(n,))
+    b1, b2, b3 = st.columns(3)
+    b1.button(tr("pg.order_draw"), on_click=_draw, args=(n,), icon=":material/shuffle:", key="pg_order_draw",
+              width="stretch", disabled=n < 2)
+    b2.button(tr("pg.order_undo"), on_click=_undo, icon=":material/undo:", key="pg_order_undo_button",
+              width="stretch", disabled=not st.session_state.get("pg_order_undo"))
+    b3.button(tr("pg.order_reset"), on_click=_set_order, args=("",), icon=":material/restart_alt:",
+              key="pg_order_reset", width="stretch", disabled=not st.session_state["pg_order"].strip())
+
+
+def _order(n: int) -> np.ndarray | None:
+    """The typed order, or the last good one while the typed one is bad (said in words); None when neither fits.
+
+    What is kept is the order, not its results: they are computed on the tables the page shows now.
+    """
+    good, error = settings.last_good("pg_order_good", lambda: parse_order(st.session_state["pg_order"], n))
+    usable = good is not None and len(good) == n  # an order for another number of tokens is no use
+    if error is not None:
+        message = error_text(error)
+        if usable and not np.array_equal(good, np.arange(n)):
+            message += "\n\n" + tr("pg.order_kept", order=_order_text(good))
+        st.error(message, icon=":material/error:")
+    return good if usable else None
+
+
+def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: dict) -> None:
+    """Shuffle the tokens: the outputs before and after, the permutation, and the check in words.
+
+    Args:
+        inputs: the Playground's parsed matrices (``ui.playground.Inputs``).
+        scale, causal, use_bias: the page's switches, as the steps above used them.
+        tables: the page's tables for the ZIP; the order and the shuffled run are added.
+    """
+    tokens, x = inputs.tokens, inputs.x
+    n = len(tokens)
+    st.subheader(tr("pg.order_title"))
+    st.caption(tr("pg.order_intro"))
+    _controls(n)
+    order = _order(n)
+    if order is None:
+        return
+    if np.array_equal(order, np.arange(n)):
+        st.caption(tr("pg.order_same"))
+        return
+    biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
+    attention = partial(self_attention, w_q=inputs.w_q, w_k=inputs.w_k, w_v=inputs.w_v, scale=scale,
+                        mask="causal" if causal else None, **biases)
+    try:
+        check = shuffle_check(x, order, attention, pe=encoding(n, x.shape[1]))
+    except InputError as exc:  # the shuffled numbers overflow where the page's did not: said, nothing drawn
+        st.error(error_text(exc), icon=":material/error:")
+        return
+    _show(tokens, check, causal, tables)
+
+
+def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) -> None:
+    order, n = check.order, len(check.order)
+    moved = [tokens[i] for i in order]
+    v_cols = column_names("v", check.before.outputs.shape[1])
+    perm = np.zeros((n, n))  # P: row r has its 1 in the column of the token it now holds
+    perm[np.arange(n), order] = 1.0
+    st.markdown(tr("pg.order_new", order=_order_text(order)))
+    has_pe = bool(np.any(check.pe))
+    st.markdown(tr("pg.order_formula_pe" if has_pe else "pg.order_formula"))
+    tables["order"] = fit.show_map(tr("pg.order_p"), perm, moved, tokens, key="order", width=fit.PAGE_PX,
+                                   role="weights", domain=(0.0, 1.0), caption=tr("pg.order_p_help"))
+    slots, px = fit.side_by_side(2, len(v_cols), moved, min_cell=fit.LABEL_GAP_PX)
+    both = np.concatenate([check.before.outputs, check.after.outputs])  # one colour scale, so colours compare
+    domain = (float(both.min()), float(both.max())) if both.min() < both.max() else None
+    with slots[0]:
+        fit.show_map(tr("pg.order_before"), check.before.outputs, tokens, v_cols, key="outputs_before", width=px,
+                     role="outputs", domain=domain)
+    with slots[1]:
+        tables["shuffled_outputs"] = fit.show_map(tr("pg.order_after"), check.after.outputs, moved, v_cols,
+                                                  key="shuffled_outputs", width=px, role="outputs", domain=domain)
+    tables["shuffled_x"] = partial(labelled, check.after.x, moved, column_names("x", check.after.x.shape[1]))
+    if check.equivariant:
+        st.success(tr("pg.order_verdict_same", diff=fmt(check.max_diff), tol=fmt(check.tolerance)),
+                   icon=":material/check_circle:")
+    else:
+        reasons = [tr(k) for k, on in (("pg.order_why_pe", has_pe), ("pg.order_why_causal", causal)) if on]
+        why = Markdown("".join(f"\n- {reason}" for reason in reasons))
+        st.warning(tr("pg.order_verdict_changed", diff=fmt(check.max_diff), why=why), icon=":material/warning:")
+    by_old = []
+    for i in range(n):  # in the old order: "Input 1 ... moved to row 3" first
+        r = int(check.where[i])
+        diff = float(check.row_diff[r])
+        key = "pg.order_row_same" if diff <= check.tolerance else "pg.order_row_changed"
+        by_old.append("- " + tr(key, label=tokens[i], old=i + 1, new=r + 1, diff=fmt(diff)))
+    st.markdown("\n".join(by_old[:LISTED]))
+    if n > LISTED:
+        with st.expander(tr("pg.order_more", n=n - LISTED), icon=":material/unfold_more:"):
+            st.markdown("\n".join(by_old[LISTED:]))
