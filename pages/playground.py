@@ -157,7 +157,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
 
     st.divider()
     st.subheader(tr("pg.step3"))
-    maths = pg.formulas(scale, causal, shown_bias)
+    maths = pg.formulas(scale, causal, shown_bias, positions=order_ui.positions_on())
     st.caption(tr("pg.step3_help", formula=maths["step3"]))
     # Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
     slots, qkv_px = fit.side_by_side(3, max(d_k, d_v), tokens, min_cell=fit.LABEL_GAP_PX)

@@ -10,8 +10,8 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display.grid import read_csv_matrix
-from tests.apptest import (assert_fits, choice_widget, edit, editor_cells, editors, heatmap_specs, open_page, shown,
-                           texts)
+from tests.apptest import (assert_fits, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
+                           shown, texts)
 
 
 def outputs_table(at) -> pd.DataFrame:
@@ -466,3 +466,9 @@ def test_every_title_caption_and_formula_follows_the_options(scale, causal, bias
         assert words in text, words
     for words in unsaid:
         assert words not in text, words
+
+
+def test_with_positions_the_formulas_read_x_plus_pe():
+    assert "$Q = XW_q$" in page_text(open_page("playground"))
+    text = page_text(open_link("playground", {"pos": "sinusoidal"}))
+    assert "$Q = (X + PE)W_q$" in text and r"$Q = (X + PE)W_q,\; K = (X + PE)W_k" in text

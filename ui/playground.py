@@ -241,15 +241,17 @@ def load_preset(name: str, seed: int, before: dict | None = None) -> None:
                          {"name": tr(f"pg.preset_{name}"), "changes": toggle_words(changed)})
 
 
-def formulas(scale: bool, causal: bool, bias: bool) -> dict[str, Markdown]:
-    """Each step's equation (KaTeX) as the options stand: with biases, √d_k and the mask only when on."""
+def formulas(scale: bool, causal: bool, bias: bool, positions: bool = False) -> dict[str, Markdown]:
+    """Each step's equation (KaTeX) as the options stand: with biases, √d_k, the mask and the
+    position vectors (X + PE) only when on."""
     b = {name: f" + b_{name}" if bias else "" for name in "qkv"}
+    x = "(X + PE)" if positions else "X"
     scores = r"QK^\top" + (r"/\sqrt{d_k}" if scale else "") + (" + M" if causal else "")
     s = "s'" if scale or causal else "s"
     mask = r",\quad M_{ij} = -\infty \text{ for } j > i" if causal else ""
     return {
-        **{name: Markdown(f"${name.upper()} = XW_{name}{b[name]}$") for name in "qkv"},  # the maps' titles
-        "step3": Markdown(f"$Q = XW_q{b['q']},\\; K = XW_k{b['k']},\\; V = XW_v{b['v']}$"),
+        **{name: Markdown(f"${name.upper()} = {x}W_{name}{b[name]}$") for name in "qkv"},  # the maps' titles
+        "step3": Markdown(f"$Q = {x}W_q{b['q']},\\; K = {x}W_k{b['k']},\\; V = {x}W_v{b['v']}$"),
         "step5": Markdown(f"$w_{{ij}} = e^{{{s}_{{ij}}}} / \\sum_{{j'}} e^{{{s}_{{ij'}}}}$"),
         "step8": Markdown(f"$\\mathrm{{outputs}} = \\mathrm{{softmax}}({scores})\\,V{mask}$"),
     }

@@ -38,6 +38,11 @@ def encoding(n: int, d_in: int) -> np.ndarray:
     return positional_encoding(n, d_in, _chosen("pg_pos", KINDS), int(_chosen("pg_pos_seed")))
 
 
+def positions_on() -> bool:
+    """Whether position vectors are added to X (the formulas then read X + PE)."""
+    return _chosen("pg_pos", KINDS) != "none"
+
+
 def with_positions(x: np.ndarray) -> np.ndarray:
     """X + PE, what the projections receive (X itself when no positions are chosen)."""
     return x + encoding(*x.shape)
