@@ -438,10 +438,11 @@ def results_chart(records: list[dict], field: str, title: str):
     named = [{**r, "impl": impl_name(r["impl"])} for r in records]
     chart = benchmark_chart(named, y=field, y_title=title, x_title=tr_plain("hd.axis_n"),
                             source_title=tr_plain("hd.axis_source"), field_titles=chart_field_titles())
-    # The results' legend comes from the lines alone (the filled points would draw its dashes 0 px wide), in ink.
+    # The results' legend comes from the lines alone (the filled points would draw its dashes 0 px wide), in ink,
+    # above the plot: beside the implementations' legend its long names ran out of the chart at 1024 px.
     lines, points = chart.layer
     lines.encoding.strokeDash = alt.StrokeDash("source:N", title=tr_plain("hd.axis_source"),
-                                               legend=alt.Legend(symbolStrokeColor=colours.TEXT))
+                                               legend=alt.Legend(symbolStrokeColor=colours.TEXT, orient="top"))
     points.encoding.strokeDash = alt.StrokeDash("source:N", legend=None)
     # fit-x: the height is the plot's own, so the legends underneath add to it instead of squeezing it.
     return (chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
