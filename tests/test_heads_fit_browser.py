@@ -8,7 +8,8 @@ One server and one Chromium serve every case; each opens the page in a fresh tab
 import pytest
 
 from selfattn.core.heads import MISTAKES
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_until_idle
+from tests.browser import wait_until_idle
+from tests.test_layout_browser import browser, url  # noqa: F401 (its fixtures: one server, one Chromium)
 
 pytestmark = pytest.mark.browser
 
@@ -65,22 +66,6 @@ CHART_WORDS = """() => {
         });
     });
 }"""
-
-
-@pytest.fixture(scope="module")
-def url():
-    with streamlit_server() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 def open_heads(browser, url: str, width: int, lang: str):
