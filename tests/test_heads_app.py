@@ -249,7 +249,7 @@ def test_progress_counts_runs_from_1():
                                                     warmup=0, min_run_time=0.01),
                                   progress=lambda *call: calls.append(hd.progress_text(*call)))
     assert len(records) == 2
-    assert calls == ["Run 1 of 2: fused h=1 n=8", "Run 2 of 2: naive h=1 n=8", "Finished all 2 runs."]
+    assert calls == ["Run 1 of 2: fused h=1 n=8", "Run 2 of 2: three steps h=1 n=8", "Finished all 2 runs."]
 
 
 def noisy_results() -> bytes:

@@ -289,7 +289,8 @@ def progress_text(done: int, total: int, label: str) -> str:
     """The progress bar's words for ``bench.run_benchmark``'s callback: the run starting now, counted from 1."""
     if done >= total:
         return tr("hd.bench_finished", total=total)
-    return tr("hd.bench_progress", run=done + 1, total=total, label=label)
+    impl, _, sizes = label.partition(" ")  # "naive h=1 n=256": the implementation named in the page's language
+    return tr("hd.bench_progress", run=done + 1, total=total, label=f"{impl_name(impl)} {sizes}".strip())
 
 
 def bench_settings(limits: dict) -> bench.BenchConfig:
