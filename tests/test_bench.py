@@ -164,6 +164,10 @@ def test_speed_ratios():
     rows = [{"device": "cpu", "dtype": "float32", "batch": 1, "d_model": 8, "heads": 2, "seq_len": 4,
              "impl": impl, "median_ms": ms, "status": "ok"} for impl, ms in (("naive", 6.0), ("fused", 2.0))]
     assert speed_ratios(rows) == [{"heads": 2, "seq_len": 4, "ratio": 3.0, "naive_ms": 6.0, "fused_ms": 2.0}]
+    assert speed_ratios(rows, field="min_ms") == []  # files from before the best round was kept have none
+    rows = [{**r, "min_ms": ms} for r, ms in zip(rows, (4.0, 1.6))]
+    assert speed_ratios(rows, field="min_ms") == [{"heads": 2, "seq_len": 4, "ratio": 2.5, "naive_ms": 4.0,
+                                                   "fused_ms": 1.6}]
 
 
 def run_cli(*args):

@@ -51,6 +51,11 @@ def test_tiny_benchmark_runs_and_exports(downloads):
     assert [(r["impl"], r["heads"], r["seq_len"]) for r in back[:len(records)]] == [
         (r["impl"], r["heads"], r["seq_len"]) for r in records]
     assert all(r["min_ms"] <= r["median_ms"] for r in records)  # the best round is never above the median
+    ratios = at.dataframe[0].value  # this run's rows first: naive/fused on best rounds, as the records say
+    best = {(q["heads"], q["seq_len"]): q["ratio"] for q in bench.speed_ratios(records, field="min_ms")}
+    mine = ratios[ratios["results"] == "your run"]
+    assert [pytest.approx(best[(h, n)]) for h, n in zip(mine["heads"], mine["sequence length n"])] == list(
+        mine["best rounds three steps / fused"])
     assert len(at.get("arrow_vega_lite_chart")) + len(at.get("vega_lite_chart")) >= 2
 
 

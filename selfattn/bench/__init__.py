@@ -534,14 +534,19 @@ def is_noisy(record: dict) -> bool:
     return iqr > NOISY_IQR_SHARE * median
 
 
-def speed_ratios(records: list[dict], slower: str = "naive", faster: str = "fused") -> list[dict]:
+def speed_ratios(records: list[dict], slower: str = "naive", faster: str = "fused",
+                 field: str = "median_ms") -> list[dict]:
     """Time ratio ``slower / faster`` for each (device, dtype, batch, d_model, heads, seq_len) where both ran ok.
 
+    Args:
+        field: the time compared, ``median_ms`` or ``min_ms`` (the best round, steadier on a busy machine;
+            records written before it have none).
+
     Returns:
-        dicts with heads, seq_len, ratio (> 1 means ``faster`` really is faster) and both medians.
+        dicts with heads, seq_len, ratio (> 1 means ``faster`` really is faster) and both times.
     """
     key = lambda r: (r["device"], r["dtype"], r["batch"], r["d_model"], r["heads"], r["seq_len"])
-    ok = {(key(r), r["impl"]): r["median_ms"] for r in records if r["status"] == "ok"}
+    ok = {(key(r), r["impl"]): r[field] for r in records if r["status"] == "ok" and r.get(field)}
     out = []
     for r in records:
         if r["impl"] == slower and (key(r), slower) in ok and (key(r), faster) in ok:

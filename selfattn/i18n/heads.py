@@ -230,6 +230,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.bundled_placeholder": {"en": "Choose result files", "zh": "选择结果文件"},
     "hd.bench_placeholder": {"en": "Choose at least one", "zh": "请至少选择一项"},
     "hd.col_time_ratio": {"en": "time {a} / {b}", "zh": "时间 {a} / {b}"},
+    "hd.col_best_ratio": {"en": "best rounds {a} / {b}", "zh": "最快一轮 {a} / {b}"},
     "hd.col_mem_ratio": {"en": "memory {a} / {b}", "zh": "内存 {a} / {b}"},
     "hd.results": {"en": "All runs", "zh": "全部结果"},
     "hd.download_csv": {"en": "Download results (CSV)", "zh": "下载结果（CSV）"},
