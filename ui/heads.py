@@ -137,7 +137,7 @@ def show_scale_after_softmax(right: MultiHeadTrace, wrong: MultiHeadTrace, token
     weight_title = tr("chart.weight")
     for block, which, trace in ((a, "hd.right", right), (b, "hd.wrong", wrong)):
         with block:
-            show_part(tr("hd.weights_of", which=tr(which), h=h), trace.head_weights[0], tokens, tokens,
+            show_part(tr("hd.weights_of", which=tr(which)), trace.head_weights[0], tokens, tokens,
                       key=f"hd_{which[3:]}_scale_after_softmax", width=third_px, budget=budget, role="weights",
                       domain=(0.0, 1.0), value_title=weight_title)
     with c:

@@ -88,7 +88,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "hd.tex_wrong": {"en": r"$\mathrm{{softmax}}(QK^\top{mask})/\sqrt{{{dk}}}$",
                      "zh": r"$\mathrm{{softmax}}(QK^\top{mask})/\sqrt{{{dk}}}$"},
-    "hd.weights_of": {"en": "{which}: weights of head 1 of {h}", "zh": "{which}：{h} 个头中第 1 个头的权重"},
+    "hd.weights_of": {"en": "{which}: head 1's weights", "zh": "{which}：第 1 个头的权重"},
     "hd.row_sums": {"en": "Row sums of head 1's weights", "zh": "第 1 个头权重的行和"},
     "hd.row_sums_range": {"en": "Row sums over all {h} heads, right: {right_lo} to {right_hi}; wrong: {wrong_lo} to "
                                 "{wrong_hi}.",
