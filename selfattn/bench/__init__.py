@@ -111,7 +111,7 @@ class BenchConfig:
     memory_cap_bytes: int | None = None  # refuse runs estimated above this (None: free memory only)
     guard: bool = True  # refuse runs that would not fit; only CUDA may switch it off (OOM is then caught)
     seed: int = 0  # weights and inputs
-    threads: int | None = None  # CPU threads for the sweep (None: torch's own setting); one is steadiest on a busy machine
+    threads: int | None = None  # CPU threads for the sweep (None: torch's own); one is steadiest on a busy machine
 
 
 def limits_for(hosted: bool | None = None) -> dict[str, Any]:
@@ -504,7 +504,8 @@ def _sweep(config: BenchConfig, progress: Callable[[int, int, str], None] | None
 def _new_record(common: dict, impl: str, h: int, n: int, config: BenchConfig) -> dict:
     est = estimate_run_bytes(impl, config.batch, n, config.d_model, h, config.dtype, config.device)
     fields = {**common, "impl": impl, "heads": h, "head_dim": config.d_model // h, "seq_len": n,
-              "median_ms": None, "iqr_ms": None, "min_ms": None, "runs": 0, "flops": flop_count(config.batch, n, config.d_model),
+              "median_ms": None, "iqr_ms": None, "min_ms": None, "runs": 0,
+              "flops": flop_count(config.batch, n, config.d_model),
               "gflops": None, "peak_mem_bytes": None, "peak_mem_kind": "", "est_mem_bytes": est,
               "status": "ok", "error_code": "", "error": ""}
     return {k: fields[k] for k in RECORD_FIELDS}

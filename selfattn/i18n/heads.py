@@ -26,7 +26,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.tex_attention": {"en": r"$\mathrm{{softmax}}(QK^\top/\sqrt{{{dk}}}{mask})$",
                          "zh": r"$\mathrm{{softmax}}(QK^\top/\sqrt{{{dk}}}{mask})$"},
     "hd.tex_mask": {"en": r" + M", "zh": r" + M"},
-    "hd.mask_note": {"en": r"$M$ is the causal mask: $-\infty$ above the diagonal, so token $i$ sees tokens $1 \dots i$ only.",
+    "hd.mask_note": {"en": r"$M$ is the causal mask: $-\infty$ above the diagonal, so token $i$ sees tokens "
+                           r"$1 \dots i$ only.",
                      "zh": r"$M$ 是因果掩码：对角线以上为 $-\infty$，因此第 $i$ 个词元只能看到第 $1 \dots i$ 个词元。"},
     "hd.shapes": {
         "en": "$X$ `{n} × {d}` → $Q, K, V = XW_q, XW_k, XW_v$ `{n} × {d}` → split into {h} heads `{h} × {n} × {hd}` → "
