@@ -68,9 +68,9 @@ CHART_WORDS = """() => {
 }"""
 
 
-def open_heads(browser, url: str, width: int, lang: str):
+def open_heads(browser, url: str, width: int, lang: str, extra: str = ""):
     page = browser.new_page(viewport={"width": width, "height": 1000})
-    page.goto(f"{url}/heads?lang={lang}&open={'~'.join(MISTAKES)}")  # every mistake panel open (a link)
+    page.goto(f"{url}/heads?lang={lang}&open={'~'.join(MISTAKES)}{extra}")  # every mistake panel open (a link)
     page.wait_for_function("() => document.querySelectorAll(\"[data-testid='stVegaLiteChart'] .role-legend-symbol\")"
                            ".length >= 2", timeout=120000)  # the bundled results' charts, drawn
     wait_until_idle(page, timeout_ms=120000)
@@ -78,12 +78,13 @@ def open_heads(browser, url: str, width: int, lang: str):
     return page
 
 
-CASES = [(width, lang) for lang in ("en", "zh") for width in WIDTHS]
+CASES = [(width, lang, "") for lang in ("en", "zh") for width in WIDTHS]
+CASES += [(1024, "zh", "&input=sentence&causal=1")]  # the sentence box and the mask's note instead
 
 
-@pytest.mark.parametrize("width, lang", CASES, ids=[f"{w}-{lang}" for w, lang in CASES])
-def test_every_control_shows_its_whole_text(browser, url, width, lang):
-    page = open_heads(browser, url, width, lang)
+@pytest.mark.parametrize("width, lang, extra", CASES, ids=[f"{w}-{lang}{x and '-sentence'}" for w, lang, x in CASES])
+def test_every_control_shows_its_whole_text(browser, url, width, lang, extra):
+    page = open_heads(browser, url, width, lang, extra)
     try:
         assert page.locator("[data-testid='stException']").count() == 0
         clipped = page.evaluate(CLIPPED, CONTROLS)
