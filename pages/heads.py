@@ -21,7 +21,7 @@ settings.show_problems("heads")
 # ── 1. Single head vs multi-head on one input ─────────────────────────────────────────
 st.header(tr("hd.compare_header"))
 with st.container(border=True):
-    # Two rows, so that every box shows its whole value at 1024 and 768 px (tests/test_fit_heads_browser.py).
+    # Two rows, so that every box shows its whole value at 1024 and 768 px (tests/test_heads_fit_browser.py).
     c1, c5 = st.columns([3, 2], vertical_alignment="bottom")
     with c1:
         source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input",
@@ -39,6 +39,7 @@ with st.container(border=True):
         c3.text_input(tr("hd.sentence"), key="hd_text", max_chars=200, placeholder=tr("hd.sentence_placeholder"))
         n = d_model = None
     seed = c2.number_input(tr("hd.seed"), 0, 2**31 - 1, key="hd_seed")
+
 
 def comparison(source: str, seed: int, n: int | None, d_model: int | None, causal: bool) -> tuple:
     """(x, tokens, weights, single, multi) for the input chosen, with the head-count slider drawn."""

@@ -84,9 +84,13 @@ def mistake(x, weights, num_heads: int, causal: bool, name: str) -> MultiHeadTra
 
 # ── Words and formulas taken from the state they describe ────────────────────────────
 
+def _mask_tex(causal: bool) -> Markdown:
+    return tr("hd.tex_mask") if causal else Markdown("")
+
+
 def attention_tex(d_k: int, causal: bool) -> Markdown:
     """softmax(QKᵀ/√d_k [+ M]) in KaTeX, with this d_k and the mask term only while the causal mask is on."""
-    return tr("hd.tex_attention", dk=int(d_k), mask=tr("hd.tex_mask") if causal else Markdown(""))
+    return tr("hd.tex_attention", dk=int(d_k), mask=_mask_tex(causal))
 
 
 def _shared_domain(*matrices) -> tuple[float, float]:
@@ -124,7 +128,7 @@ def show_scale_after_softmax(right: MultiHeadTrace, wrong: MultiHeadTrace, token
     h, hdim = right.num_heads, right.head_dim
     st.markdown(tr("hd.mistake_scale_after_softmax_explain", hd=hdim, root=f"{math.sqrt(hdim):.4g}",
                    right=attention_tex(hdim, causal),
-                   wrong=tr("hd.tex_wrong", dk=hdim, mask=tr("hd.tex_mask") if causal else Markdown(""))))
+                   wrong=tr("hd.tex_wrong", dk=hdim, mask=_mask_tex(causal))))
     diff = wrong.outputs - right.outputs
     st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
     sums = {"right": weight_row_sums(right), "wrong": weight_row_sums(wrong)}  # (h, n) each
