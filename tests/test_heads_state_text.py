@@ -161,3 +161,31 @@ def test_the_device_box_names_the_device_briefly_and_the_caption_names_the_machi
     assert box.options == [CATALOG["hd.device_cpu"]["en"]] + ([CATALOG["hd.device_cuda"]["en"]]
                                                              if torch.cuda.is_available() else [])
     assert any(bench.device_name("cpu") in c.value and "1 thread(s)" in c.value for c in at.caption)
+
+
+def test_chart_legends_name_the_implementations_in_chinese_while_exports_keep_the_ids(downloads):
+    import json
+
+    import pyarrow as pa
+
+    from selfattn import bench
+
+    at = open_link("heads", {"lang": "zh"})
+    assert not at.exception
+    series, sorts = set(), []
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        if "usermeta" in spec:  # a heatmap of ui.fit
+            continue
+        sorts.append(spec["layer"][0]["encoding"]["color"]["sort"])
+        for dataset in chart.proto.datasets:
+            frame = pa.ipc.open_stream(dataset.data.data).read_pandas()
+            series |= set(frame["series"])
+    assert len(sorts) == 2 and series
+    names = [CATALOG[f"hd.impl_{impl}"]["zh"] for impl in bench.IMPLS]
+    assert all(s.split(" · ")[0] in names for s in series), series  # 分步实现, 融合实现, PyTorch 多头模块
+    assert not any(word in s for s in series for word in ("naive", "fused", "torch_mha"))
+    assert series <= set(sorts[0]) and sorts[0][0].startswith(names[0])  # three steps first, by heads 1, 8, 16
+    back = bench.load_results(downloads["selfattn-bench.csv"], "selfattn-bench.csv")
+    assert {r["impl"] for r in back} == set(bench.IMPLS)  # the files keep the stable ids
+    assert json.loads(downloads["selfattn-bench.json"])["records"][0]["impl"] in bench.IMPLS

@@ -449,6 +449,11 @@ def results_chart(records: list[dict], field: str, title: str):
     lines.encoding.strokeDash = alt.StrokeDash("source:N", title=tr_plain("hd.axis_source"),
                                                legend=alt.Legend(symbolStrokeColor=colours.TEXT, orient="top"))
     points.encoding.strokeDash = alt.StrokeDash("source:N", legend=None)
+    # Series in the order of the page (three steps, fused, PyTorch; 1, 8, 16 heads), not alphabetical (h=16 < h=8).
+    heads = sorted({r["heads"] for r in named})
+    order = [f"{impl_name(impl)} · h={h}" for impl in bench.IMPLS for h in heads]  # as benchmark_chart names them
+    for layer in chart.layer:
+        layer.encoding.color = alt.Color("series:N", title=None, sort=order)
     # fit-x: the height is the plot's own, so the legends underneath add to it instead of squeezing it.
     return (chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
             .configure_axis(labelFontSize=CHART_FONT_PX, titleFontSize=CHART_FONT_PX)
