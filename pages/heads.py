@@ -2,13 +2,12 @@
 
 from functools import partial
 
-import numpy as np
 import streamlit as st
 
 from selfattn import bench
 from selfattn.core.heads import MISTAKES
-from selfattn.display.charts import benchmark_chart
 from selfattn.display.export import column_names
+from selfattn.i18n import Markdown
 from ui import fit
 from ui import heads as hd
 from ui import state as settings
@@ -22,21 +21,24 @@ settings.show_problems("heads")
 # ── 1. Single head vs multi-head on one input ─────────────────────────────────────────
 st.header(tr("hd.compare_header"))
 with st.container(border=True):
-    c1, c2, c3, c4, c5 = st.columns(5, vertical_alignment="bottom")
+    # Two rows, so that every box shows its whole value at 1024 and 768 px (tests/test_heads_fit_browser.py).
+    c1, c5 = st.columns([3, 2], vertical_alignment="bottom")
     with c1:
         source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input",
                         {"random": tr("hd.input_random"), "sentence": tr("hd.input_sentence")})
     for key in ("hd_seed", "hd_n", "hd_d", "hd_text", "hd_heads"):  # kept while their boxes are hidden too
         settings.keep(key)
-    seed = c2.number_input(tr("hd.seed"), 0, 2**31 - 1, key="hd_seed")
+    settings.keep("hd_causal")
+    causal = c5.toggle(tr("hd.causal"), key="hd_causal")
     if source == "random":
+        c2, c3, c4 = st.columns(3, vertical_alignment="bottom")
         n = c3.number_input(tr("hd.n"), 1, hd.MAX_N, key="hd_n")
         d_model = c4.selectbox(tr("hd.d_model"), hd.D_CHOICES, key="hd_d", placeholder=tr("common.choose_one"))
     else:
+        c2, c3 = st.columns([1, 2], vertical_alignment="bottom")
         c3.text_input(tr("hd.sentence"), key="hd_text", max_chars=200, placeholder=tr("hd.sentence_placeholder"))
         n = d_model = None
-    settings.keep("hd_causal")
-    causal = c5.toggle(tr("hd.causal"), key="hd_causal")
+    seed = c2.number_input(tr("hd.seed"), 0, 2**31 - 1, key="hd_seed")
 
 
 def comparison(source: str, seed: int, n: int | None, d_model: int | None, causal: bool) -> tuple:
@@ -59,7 +61,10 @@ x, tokens, weights, single, multi = good
 n_tok, d = x.shape
 h, hdim = multi.num_heads, multi.head_dim
 
-st.markdown(tr("hd.shapes", n=n_tok, d=d, h=h, hd=hdim))
+attention = hd.attention_tex(hdim, causal)  # every formula below follows h, d_model and the mask
+st.markdown(tr("hd.shapes", n=n_tok, d=d, h=h, hd=hdim, attention=attention))
+if causal:
+    st.caption(tr("hd.mask_note"))
 # Side by side while the window holds both (and the one-head map keeps readable cells), else one above the other.
 # Each map sends at most its share of the page's bytes (ui.heads.DRAW_BYTES); the CSVs hold everything.
 map_px, grid_px = fit.compare_layout(tokens)
@@ -72,11 +77,11 @@ head_grid = fit.fit_grid(multi.head_weights[:k], tokens, tokens, titles[:k], gri
 left, right = fit.row([one_map["usermeta"]["width_px"], head_grid["usermeta"]["width_px"]])
 with left:
     fit.map_header(tr("hd.single_map"), (n_tok, n_tok), hd.part_note(one_rows, one_cols, (n_tok, n_tok)))
-    st.caption(tr("hd.single_caption", d=d))
+    st.caption(tr("hd.single_caption", d=d, attention=hd.attention_tex(d, causal)))
     vega(one_map)
 with right:
     fit.map_header(tr("hd.multi_maps", h=h), (h, n_tok, n_tok), tr("hd.shown_heads", k=k, h=h) if k < h else "")
-    st.caption(tr("hd.multi_caption", hd=hdim))
+    st.caption(tr("hd.multi_caption", hd=hdim, attention=attention) if h > 1 else tr("hd.multi_caption_one"))
     vega(head_grid)
     csv_button(partial(hd.heads_frame, multi.head_weights, tokens, titles), "heads", key="dl_hd_heads")
 cols, third_px = fit.side_by_side(3, d, [*tokens, *column_names("c", d)])
@@ -85,15 +90,15 @@ with cols[0]:
     hd.show_part(tr("hd.concat", h=h, hd=hdim), multi.concat, tokens, column_names("c", d), key="hd_concat",
                  width=third_px, budget=matrix_bytes)
 with cols[1]:
-    hd.show_part("W_o", weights["w_o"], column_names("c", d), column_names("o", d), key="hd_w_o", width=third_px,
-                 budget=matrix_bytes)
+    hd.show_part(tr("hd.w_o"), weights["w_o"], column_names("c", d), column_names("o", d), key="hd_w_o",
+                 width=third_px, budget=matrix_bytes)
 with cols[2]:
     hd.show_part(tr("hd.output"), multi.outputs, tokens, column_names("o", d), key="hd_outputs", width=third_px,
                  budget=matrix_bytes)
 
 # ── 2. Correctness ────────────────────────────────────────────────────────────────────
 st.header(tr("hd.check_header"))
-st.markdown(tr("hd.check_intro"))
+st.markdown(tr("hd.check_intro", n=n_tok, d=d, h=h))
 checks = hd.torch_checks(x, weights, h)
 m1, m2 = st.columns(2)
 m1.metric(tr("hd.check_no_mask"), f"{checks['none']:.1e}", help=tr("hd.check_help"))
@@ -113,32 +118,21 @@ for mistake in MISTAKES:  # a panel's maps are computed only while it is open
     if not panel.open:
         continue
     with panel:
-        st.markdown(tr(f"hd.mistake_{mistake}_explain"))
-        if mistake == "bare_reshape" and (h == 1 or n_tok == 1):
-            st.info(tr("hd.mistake_same"))
         wrong = hd.mistake(x, weights, h, causal, mistake)
-        diff = wrong.outputs - multi.outputs
-        st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
-        spread = float(np.max(np.abs(diff))) or 1.0
-        (a, b, c), third_px = fit.side_by_side(3, d, tokens, fit.EXPANDER_PX)
-        mistake_bytes = hd.draw_budget("mistake")
-        with a:
-            hd.show_part(tr("hd.right"), multi.outputs, tokens, column_names("o", d), key=f"hd_right_{mistake}",
-                         width=third_px, budget=mistake_bytes)
-        with b:
-            hd.show_part(tr("hd.wrong"), wrong.outputs, tokens, column_names("o", d), key=f"hd_wrong_{mistake}",
-                         width=third_px, budget=mistake_bytes)
-        with c:
-            hd.show_part(tr("hd.difference"), diff, tokens, column_names("o", d), key=f"hd_diff_{mistake}",
-                         width=third_px, budget=mistake_bytes, role="signed", domain=(-spread, spread))
+        if mistake == "bare_reshape":
+            hd.show_bare_reshape(multi, wrong, tokens, n_tok, d)
+        else:
+            hd.show_scale_after_softmax(multi, wrong, tokens, causal)
 
 # ── 3. Benchmark ──────────────────────────────────────────────────────────────────────
 st.header(tr("hd.bench_header"))
-st.markdown(tr("hd.bench_intro"))
+st.markdown(tr("hd.bench_intro", **{impl: Markdown(hd.impl_name(impl)) for impl in bench.IMPLS}))
 limits = bench.limits_for()
 with st.container(border=True):
     config = hd.bench_settings(limits)
+    st.caption(hd.device_caption(config, limits))
     st.caption(hd.limits_caption(limits))
+    st.caption(hd.method_caption(config, limits))
     if limits["cpu_budget_s"] is not None:
         st.caption(tr("hd.bench_shared", budget=round(limits["cpu_budget_s"]), cooldown=limits["cooldown_s"]))
     # A callback, not the button's return value: it survives require_frame's rerun on a first visit.
@@ -157,11 +151,12 @@ if submitted:
     if error is not None:
         show_error(error, kept=records is not None)
 
+bundled = hd.bundled_results()
 with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
     st.caption(tr("hd.upload_help"))
-    bundled = hd.bundled_results()
     settings.keep("hd_bundled")
-    st.multiselect(tr("hd.bundled"), list(bundled), key="hd_bundled", placeholder=tr("hd.bundled_placeholder"))
+    st.multiselect(tr("hd.bundled"), list(bundled), format_func=hd.bundled_label, key="hd_bundled", wrap=True,
+                   placeholder=tr("hd.bundled_placeholder"))
     upload = st.file_uploader(tr("hd.upload_file"), type=["json", "csv"], key="hd_upload",
                               help=tr("hd.upload_file_help", mb=bench.RESULTS_MAX_BYTES // 2**20))
     if upload is not None:
@@ -172,33 +167,36 @@ with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
         else:
             show_error(error, kept=uploaded is not None)
 
-shown = [{**r, "source": tr("hd.this_run")} for r in settings.kept("hd_bench") or []]
-for name in st.session_state["hd_bundled"]:
-    shown += [{**r, "source": name} for r in bundled.get(name, ())]  # only files offered, whatever was sent
+shown = [{**r, "source": tr_plain("hd.this_run")} for r in settings.kept("hd_bench") or []]
+chosen = [name for name in st.session_state["hd_bundled"] if name in bundled]  # only files offered
+for name in chosen:
+    shown += [{**r, "source": hd.bundled_label(name)} for r in bundled[name]]
 uploaded = settings.kept("hd_uploaded")
 if uploaded is not None:
     name, records = uploaded
     shown += [{**r, "source": name} for r in records]
 
 if shown:
+    sources = list(dict.fromkeys(r["source"] for r in shown))
+    st.markdown(tr("hd.bench_shown", sources=", ".join(sources)))
+    for name in chosen:
+        st.caption(hd.bundled_caption(name))
     table = hd.results_table(shown)
     bad = [r for r in shown if r.get("status") != "ok"]
     if bad:
         st.warning(tr("hd.bench_not_ok", n=len(bad)))
     noisy = sum(bench.is_noisy(r) for r in shown)
+    share = f"{bench.NOISY_IQR_SHARE:.0%}"
     if noisy:
-        st.warning(tr("hd.bench_noisy", n=noisy, total=len(shown) - len(bad), share=f"{bench.NOISY_IQR_SHARE:.0%}",
-                      mark=hd.NOISY_MARK), icon=":material/warning:")
-    titles = hd.chart_field_titles()
-    t1, t2 = st.columns(2)
-    with t1:
-        st.markdown(f"**{tr('hd.chart_time')}**")
-        st.altair_chart(benchmark_chart(shown, y="median_ms", y_title=tr("hd.axis_time"), x_title=tr("hd.axis_n"),
-                                        source_title=tr("hd.axis_source"), field_titles=titles), width="stretch")
-    with t2:
-        st.markdown(f"**{tr('hd.chart_mem')}**")
-        st.altair_chart(benchmark_chart(shown, y="peak_mem_bytes", y_title=tr("hd.axis_mem"), x_title=tr("hd.axis_n"),
-                                        source_title=tr("hd.axis_source"), field_titles=titles), width="stretch")
+        st.warning(tr("hd.bench_noisy", n=noisy, total=len(shown) - len(bad), share=share, mark=hd.NOISY_MARK),
+                   icon=":material/warning:")
+    elif len(shown) > len(bad):
+        st.caption(tr("hd.bench_quiet", total=len(shown) - len(bad), share=share))
+    # One above the other, legends underneath: at 768 px two side by side cut their legends off.
+    for title, field, axis in (("hd.chart_time", "median_ms", "hd.axis_time"),
+                               ("hd.chart_mem", "peak_mem_bytes", "hd.axis_mem")):
+        st.markdown(f"**{tr(title)}**")
+        st.altair_chart(hd.results_chart(shown, field, tr_plain(axis)), width="stretch")
     ratios = hd.ratio_table(shown)
     if not ratios.empty:
         st.markdown(f"**{tr('hd.ratios')}**")

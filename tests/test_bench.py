@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from selfattn.bench import (NOISY_IQR_SHARE, RECORD_FIELDS, RESULTS_MAX_BYTES, RESULTS_MAX_ROWS, BenchConfig,
+from selfattn.bench import (NOISY_IQR_SHARE, RECORD_FIELDS, ROUNDS, RESULTS_MAX_BYTES, RESULTS_MAX_ROWS, BenchConfig,
                             check_memory, estimate_memory_bytes, flop_count, is_noisy, load_results, records_to_csv,
                             records_to_json, run_benchmark, speed_ratios, validate_config)
 from selfattn.core.heads import multi_head_attention
@@ -80,7 +80,7 @@ def test_run_benchmark_records_and_progress():
     for r in records:
         assert tuple(r) == RECORD_FIELDS
         assert r["status"] == "ok", r["error"]
-        assert r["median_ms"] > 0 and r["iqr_ms"] >= 0 and r["runs"] >= 1
+        assert r["median_ms"] > 0 and r["iqr_ms"] >= 0 and r["runs"] == ROUNDS and 0 < r["min_ms"] <= r["median_ms"]
         assert r["gflops"] == pytest.approx(r["flops"] / (r["median_ms"] / 1e3) / 1e9)
         assert r["num_threads"] == torch.get_num_threads() and r["torch_version"] == torch.__version__
         assert r["device"] == "cpu" and r["device_name"]
@@ -164,6 +164,10 @@ def test_speed_ratios():
     rows = [{"device": "cpu", "dtype": "float32", "batch": 1, "d_model": 8, "heads": 2, "seq_len": 4,
              "impl": impl, "median_ms": ms, "status": "ok"} for impl, ms in (("naive", 6.0), ("fused", 2.0))]
     assert speed_ratios(rows) == [{"heads": 2, "seq_len": 4, "ratio": 3.0, "naive_ms": 6.0, "fused_ms": 2.0}]
+    assert speed_ratios(rows, field="min_ms") == []  # files from before the best round was kept have none
+    rows = [{**r, "min_ms": ms} for r, ms in zip(rows, (4.0, 1.6))]
+    assert speed_ratios(rows, field="min_ms") == [{"heads": 2, "seq_len": 4, "ratio": 2.5, "naive_ms": 4.0,
+                                                   "fused_ms": 1.6}]
 
 
 def run_cli(*args):
@@ -378,6 +382,47 @@ def test_the_cost_estimate_is_an_upper_bound_of_one_thread_and_refuses_over_budg
         bench.check_cost(heavy, hosted=True)  # ... but not the time budget
     assert info.value.code == "bench_cost" and info.value.params["budget_s"] == 6
     assert bench.check_cost(heavy, hosted=False) > 6  # no budget locally
+
+
+def test_the_implementations_of_one_configuration_take_turns_in_every_round(monkeypatch):
+    """Interleaved rounds: a busy moment of the machine hits every implementation of a configuration alike."""
+    from selfattn import bench
+
+    timed, real = [], bench._seconds_per_call
+    owners = {}
+
+    def watched(fn, number, device):
+        timed.append(owners.setdefault(fn, len(owners)))  # the order the calls are timed in, by call
+        return real(fn, number, device)
+
+    monkeypatch.setattr(bench, "_seconds_per_call", watched)
+    records = run_benchmark(replace(TINY, heads=(1,)))
+    assert all(r["runs"] == ROUNDS for r in records)
+    # One calibrating call per implementation while preparing, then ROUNDS rounds of all three, rotating.
+    rounds = timed[len(IMPLS):]
+    assert len(rounds) == ROUNDS * len(IMPLS)
+    for turn in range(ROUNDS):
+        block = rounds[turn * len(IMPLS):(turn + 1) * len(IMPLS)]
+        assert sorted(block) == [0, 1, 2] and block[0] == turn % len(IMPLS), (turn, block)
+
+
+def test_a_sweep_on_one_thread_records_it_and_gives_the_threads_back():
+    before = torch.get_num_threads()
+    records = run_benchmark(replace(TINY, threads=1))
+    assert {r["num_threads"] for r in records} == {1} and {r["status"] for r in records} == {"ok"}
+    assert torch.get_num_threads() == before
+    with pytest.raises(InputError) as info:
+        validate_config(replace(TINY, threads=0))
+    assert info.value.code == "bench_positive" and info.value.params["name"] == "threads"
+
+
+def test_bundled_files_say_where_and_when_they_were_measured():
+    from selfattn.bench import read_about
+
+    for path in sorted(Path(__file__).parents[1].joinpath("benchmarks", "results").glob("*.json")):
+        about = read_about(path.read_bytes())
+        assert set(about) == {"measured", "machine"} and about["measured"].startswith("2026-"), path
+    assert read_about(b"[1, 2]") == {} and read_about(b'{"about": {"machine": 3}}') == {}
 
 
 def test_a_hosted_sweep_stops_at_its_cpu_time_and_memory(monkeypatch):

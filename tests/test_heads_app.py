@@ -46,8 +46,16 @@ def test_tiny_benchmark_runs_and_exports(downloads):
     assert len(records) == 2 * 2 * 3 and all(r["status"] == "ok" for r in records)
     assert all(r["median_ms"] > 0 and r["d_model"] == 64 for r in records)
     back = bench.load_results(downloads["selfattn-bench.csv"], "selfattn-bench.csv")
-    assert [(r["impl"], r["heads"], r["seq_len"]) for r in back] == [(r["impl"], r["heads"], r["seq_len"])
-                                                                    for r in records]
+    bundled = sum(len(v) for v in hd.bundled_results().values())  # shown by default, after the visitor's run
+    assert len(back) == len(records) + bundled
+    assert [(r["impl"], r["heads"], r["seq_len"]) for r in back[:len(records)]] == [
+        (r["impl"], r["heads"], r["seq_len"]) for r in records]
+    assert all(r["min_ms"] <= r["median_ms"] for r in records)  # the best round is never above the median
+    ratios = at.dataframe[0].value  # this run's rows first: naive/fused on best rounds, as the records say
+    best = {(q["heads"], q["seq_len"]): q["ratio"] for q in bench.speed_ratios(records, field="min_ms")}
+    mine = ratios[ratios["results"] == "your run"]
+    assert [pytest.approx(best[(h, n)]) for h, n in zip(mine["heads"], mine["sequence length n"])] == list(
+        mine["best rounds three steps / fused"])
     assert len(at.get("arrow_vega_lite_chart")) + len(at.get("vega_lite_chart")) >= 2
 
 
@@ -111,9 +119,10 @@ def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier
 def test_bundled_results_can_be_shown():
     files = sorted(Path(__file__).parent.parent.joinpath("benchmarks", "results").glob("*.json"))
     at = open_page("heads")
-    options = at.multiselect(key="hd_bundled").options
-    assert sorted(options) == sorted(f.stem for f in files), "every committed results file loads and is offered"
-    gpu = [o for o in options if "h100" in o]
+    box = at.multiselect(key="hd_bundled")
+    assert sorted(box.value) == sorted(f.stem for f in files), "every committed results file loads and is shown"
+    assert sorted(box.options) == sorted(hd.bundled_label(f.stem) for f in files)  # named by machine, precision
+    gpu = [f.stem for f in files if "h100" in f.stem]
     assert gpu, "the H100 results measured on the device tool are offered"
     at.multiselect(key="hd_bundled").set_value(gpu).run()
     assert not at.exception
@@ -245,7 +254,7 @@ def test_progress_counts_runs_from_1():
                                                     warmup=0, min_run_time=0.01),
                                   progress=lambda *call: calls.append(hd.progress_text(*call)))
     assert len(records) == 2
-    assert calls == ["Run 1 of 2: fused h=1 n=8", "Run 2 of 2: naive h=1 n=8", "Finished all 2 runs."]
+    assert calls == ["Run 1 of 2: fused h=1 n=8", "Run 2 of 2: three steps h=1 n=8", "Finished all 2 runs."]
 
 
 def noisy_results() -> bytes:
@@ -262,6 +271,7 @@ def noisy_results() -> bytes:
                                            ("zh", "所显示的 17 个计时中有 1 个的四分位距超过中位数的 25%")])
 def test_a_noisy_timing_is_flagged_in_the_table_and_a_warning(lang, warning):
     at = open_page("heads", lang)
+    at.multiselect(key="hd_bundled").set_value([]).run()  # the uploaded file alone
     at.get("file_uploader")[0].upload("noisy.json", noisy_results(), "application/json").run()
     assert not at.exception and not at.error
     assert any(warning in w.value for w in at.warning), [w.value for w in at.warning]

@@ -7,16 +7,21 @@ import math
 import time
 from pathlib import Path
 
+import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from selfattn import bench
 from selfattn.bench import guard
-from selfattn.core.heads import MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake
+from selfattn.core.heads import (MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake,
+                                 weight_row_sums)
 from selfattn.core.presets import xavier
-from selfattn.display.export import labelled
+from selfattn.display import colours
+from selfattn.display.charts import benchmark_chart
+from selfattn.display.export import column_names, labelled
 from selfattn.errors import InputError
+from selfattn.i18n import Markdown
 from selfattn.hosting import is_hosted
 from ui import fit
 from ui import state as settings
@@ -29,6 +34,7 @@ MAX_HEADS = 16
 MAX_TEXT = 200  # characters of the sentence box
 MIN_RUN_TIME = 0.2  # seconds per timed configuration on the page (the CLI defaults to 1 s; hosted: its limit)
 WARMUP = 3  # untimed calls before a run (hosted: its limit)
+CPU_THREADS = 1  # the page times CPU runs on one thread: two sweeps back to back agree on a busy machine
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 BENCH_D_CHOICES = (64, 128, 256, 512, 1024, 2048)
 BENCH_HEADS = (1, 2, 4, 8, 16)
@@ -74,6 +80,74 @@ def compare(x, weights, num_heads: int, causal: bool) -> tuple[MultiHeadTrace, M
 def mistake(x, weights, num_heads: int, causal: bool, name: str) -> MultiHeadTrace:
     return multi_head_attention_with_mistake(*_args(x, weights), num_heads, mistake=name,
                                              mask="causal" if causal else None)
+
+
+# ── Words and formulas taken from the state they describe ────────────────────────────
+
+def _mask_tex(causal: bool) -> Markdown:
+    return tr("hd.tex_mask") if causal else Markdown("")
+
+
+def attention_tex(d_k: int, causal: bool) -> Markdown:
+    """softmax(QKᵀ/√d_k [+ M]) in KaTeX, with this d_k and the mask term only while the causal mask is on."""
+    return tr("hd.tex_attention", dk=int(d_k), mask=_mask_tex(causal))
+
+
+def _shared_domain(*matrices) -> tuple[float, float]:
+    """One colour scale for maps meant to be compared: one colour, one number."""
+    values = np.concatenate([np.asarray(m, dtype=float).ravel() for m in matrices])
+    return float(values.min()), float(values.max())
+
+
+def show_bare_reshape(right: MultiHeadTrace, wrong: MultiHeadTrace, tokens, n: int, d_model: int) -> None:
+    """Mistake 1: the right and the wrong outputs on one colour scale, and their difference."""
+    h, hdim = right.num_heads, right.head_dim
+    st.markdown(tr("hd.mistake_bare_reshape_explain", n=n, d=d_model, h=h, hd=hdim))
+    if h == 1 or n == 1:
+        st.info(tr("hd.mistake_same_heads" if h == 1 else "hd.mistake_same_tokens"))
+    diff = wrong.outputs - right.outputs
+    st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
+    spread = float(np.max(np.abs(diff))) or 1.0
+    shared = _shared_domain(right.outputs, wrong.outputs)
+    outs = column_names("o", d_model)
+    (a, b, c), third_px = fit.side_by_side(3, d_model, tokens, fit.EXPANDER_PX)
+    budget = draw_budget("mistake")
+    with a:
+        show_part(tr("hd.right_output"), right.outputs, tokens, outs, key="hd_right_bare_reshape", width=third_px,
+                  budget=budget, domain=shared)
+    with b:
+        show_part(tr("hd.wrong_output"), wrong.outputs, tokens, outs, key="hd_wrong_bare_reshape", width=third_px,
+                  budget=budget, domain=shared)
+    with c:
+        show_part(tr("hd.difference"), diff, tokens, outs, key="hd_diff_bare_reshape", width=third_px,
+                  budget=budget, role="signed", domain=(-spread, spread))
+
+
+def show_scale_after_softmax(right: MultiHeadTrace, wrong: MultiHeadTrace, tokens, causal: bool) -> None:
+    """Mistake 2: head 1's weights, right and wrong, on one 0–1 scale, and their row sums (computed here)."""
+    h, hdim = right.num_heads, right.head_dim
+    st.markdown(tr("hd.mistake_scale_after_softmax_explain", hd=hdim, root=f"{math.sqrt(hdim):.4g}",
+                   right=attention_tex(hdim, causal),
+                   wrong=tr("hd.tex_wrong", dk=hdim, mask=_mask_tex(causal))))
+    diff = wrong.outputs - right.outputs
+    st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
+    sums = {"right": weight_row_sums(right), "wrong": weight_row_sums(wrong)}  # (h, n) each
+    st.caption(tr("hd.row_sums_range", h=h, **{f"{which}_{end}": f"{fn(sums[which]):.6g}"
+                                              for which in sums for end, fn in (("lo", np.min), ("hi", np.max))}))
+    names = [tr_plain("hd.right"), tr_plain("hd.wrong")]
+    table = np.stack([sums["right"][0], sums["wrong"][0]], axis=1)  # (n, 2): head 1's row sums
+    (a, b, c), third_px = fit.side_by_side(3, len(tokens), tokens, fit.EXPANDER_PX)
+    budget = draw_budget("mistake")
+    weight_title = tr("chart.weight")
+    for block, which, trace in ((a, "hd.right", right), (b, "hd.wrong", wrong)):
+        with block:
+            show_part(tr("hd.weights_of", which=tr(which)), trace.head_weights[0], tokens, tokens,
+                      key=f"hd_{which[3:]}_scale_after_softmax", width=third_px, budget=budget, role="weights",
+                      domain=(0.0, 1.0), value_title=weight_title)
+    with c:
+        # Sums, not weights (the right ones may be 1 + 2e-16): the values' colours, from 0, both columns on one scale.
+        show_part(tr("hd.row_sums"), table, tokens, names, key="hd_sums_scale_after_softmax", width=third_px,
+                  budget=budget, domain=(0.0, max(1.0, float(table.max()))))
 
 
 # ── What one page run may send and draw ──────────────────────────────────────────────
@@ -165,7 +239,33 @@ def devices() -> list[str]:
 
 
 def device_label(device: str) -> str:
-    return f"{device.upper()} · {bench.device_name(device)}"
+    """The device box's short name (CPU, GPU), which fits the box; the caption under it names the machine."""
+    return tr_plain(f"hd.device_{device}") if device in bench.DEVICES else str(device)
+
+
+def impl_name(impl: str) -> str:
+    """An implementation's name in the current language (files and links keep the ids naive, fused, torch_mha)."""
+    return tr_plain(f"hd.impl_{impl}") if impl in bench.IMPLS else str(impl)
+
+
+def run_threads(config: bench.BenchConfig, limits: dict) -> int:
+    """The CPU threads a sweep of ``config`` computes on (what bench.run_benchmark will set)."""
+    import torch
+
+    return limits["threads"] or (config.threads if config.device == "cpu" and config.threads else
+                                 torch.get_num_threads())
+
+
+def device_caption(config: bench.BenchConfig, limits: dict) -> Markdown:
+    """What the runs will run on, from the chosen device and precision: the machine's name and its threads."""
+    return tr("hd.device_caption", name=bench.device_name(config.device), threads=run_threads(config, limits),
+              dtype=config.dtype)
+
+
+def method_caption(config: bench.BenchConfig, limits: dict) -> Markdown:
+    """How the visitor's runs are timed, from the sweep's own settings."""
+    return tr("hd.bench_method", warmup=config.warmup, rounds=bench.ROUNDS, ms=round(config.min_run_time * 1000),
+              threads=run_threads(config, limits))
 
 
 def bench_choices(limits: dict) -> dict:
@@ -193,7 +293,8 @@ def progress_text(done: int, total: int, label: str) -> str:
     """The progress bar's words for ``bench.run_benchmark``'s callback: the run starting now, counted from 1."""
     if done >= total:
         return tr("hd.bench_finished", total=total)
-    return tr("hd.bench_progress", run=done + 1, total=total, label=label)
+    impl, _, sizes = label.partition(" ")  # "naive h=1 n=256": the implementation named in the page's language
+    return tr("hd.bench_progress", run=done + 1, total=total, label=f"{impl_name(impl)} {sizes}".strip())
 
 
 def bench_settings(limits: dict) -> bench.BenchConfig:
@@ -210,6 +311,7 @@ def bench_settings(limits: dict) -> bench.BenchConfig:
     """
     offer = bench_choices(limits)
     one, some = tr("common.choose_one"), tr("hd.bench_placeholder")  # Streamlit's own are English
+    # Three rows, each box wide enough for its whole value at 1024 and 768 px in both languages.
     f1, f2, f3, f4 = st.columns(4)
     choices = devices()
     settings.keep("hd_device", choices)
@@ -224,7 +326,7 @@ def bench_settings(limits: dict) -> bench.BenchConfig:
     settings.keep("hd_bench_d", d_choices)
     d_model = f4.selectbox(tr("hd.bench_d_model"), d_choices, key="hd_bench_d", placeholder=one)
     # wrap=True: chips that do not fit go onto a second line instead of scrolling out of sight.
-    g1, g2, g3 = st.columns([2, 3, 4])
+    g1, g2 = st.columns([2, 3])
     head_choices_ = offer["heads"]
     settings.keep("hd_bench_heads", head_choices_)
     heads = g1.multiselect(tr("hd.bench_heads"), head_choices_, key="hd_bench_heads", wrap=True, placeholder=some)
@@ -232,7 +334,8 @@ def bench_settings(limits: dict) -> bench.BenchConfig:
     settings.keep("hd_bench_lens", len_choices)
     lens = g2.multiselect(tr("hd.bench_lens"), len_choices, key="hd_bench_lens", wrap=True, placeholder=some)
     settings.keep("hd_bench_impls", offer["impls"])
-    impls = g3.multiselect(tr("hd.bench_impls"), offer["impls"], key="hd_bench_impls", wrap=True, placeholder=some)
+    impls = st.multiselect(tr("hd.bench_impls"), offer["impls"], format_func=impl_name, key="hd_bench_impls",
+                           wrap=True, placeholder=some)
     # Only what was offered, once each, whatever a crafted message said (validate_config checks the rest).
     offered = lambda values, options: tuple(dict.fromkeys(v for v in values if v in options))  # noqa: E731
     return bench.BenchConfig(device=device if device in choices else choices[0],
@@ -242,7 +345,7 @@ def bench_settings(limits: dict) -> bench.BenchConfig:
                              d_model=int(d_model) if d_model in d_choices else min(d_choices),
                              heads=tuple(sorted(offered(heads, head_choices_))), impls=offered(impls, offer["impls"]),
                              warmup=min(WARMUP, limits["max_warmup"]),
-                             min_run_time=min(MIN_RUN_TIME, limits["max_min_run_time"]))
+                             min_run_time=min(MIN_RUN_TIME, limits["max_min_run_time"]), threads=CPU_THREADS)
 
 
 def run_benchmark(config: bench.BenchConfig, progress) -> list[dict]:
@@ -303,8 +406,64 @@ def bundled_results() -> dict[str, list[dict]]:
     return out
 
 
+@st.cache_resource(show_spinner=False)
+def bundled_about() -> dict[str, dict[str, str]]:
+    """Where and when each bundled results file was measured (its ``about``), by file name."""
+    return {name: bench.read_about((RESULTS_DIR / f"{name}.json").read_bytes()) for name in bundled_results()}
+
+
+def _values(records: list[dict], field: str) -> str:
+    return ", ".join(str(v) for v in sorted({r[field] for r in records if r.get(field) is not None}))
+
+
+def bundled_label(name: str) -> str:
+    """A bundled file's name on the page, from its records: the machine and precision it was measured with."""
+    records = bundled_results().get(name) or [{}]
+    return tr_plain("hd.bundled_name", device=records[0].get("device_name", name), dtype=records[0].get("dtype", ""))
+
+
+def bundled_caption(name: str) -> Markdown:
+    """What a bundled file holds, from its records and its ``about``: machine, date and the sweep's settings."""
+    records, about = bundled_results()[name], bundled_about().get(name, {})
+    return tr("hd.bundled_about", name=bundled_label(name), date=about.get("measured", "?")[:10],
+              machine=about.get("machine", _values(records, "device_name")), dtype=_values(records, "dtype"),
+              batch=_values(records, "batch"), d_model=_values(records, "d_model"), heads=_values(records, "heads"),
+              lens=_values(records, "seq_len"), torch=_values(records, "torch_version"),
+              threads=_values(records, "num_threads"))
+
+
+CHART_FONT_PX = 12  # axis and legend words, readable from the back of a room at 1024 px
+
+
+def results_chart(records: list[dict], field: str, title: str):
+    """:func:`selfattn.display.charts.benchmark_chart` in the current language, legends underneath, 12 px words.
+
+    Implementations are named in the current language in the legend (the records keep their ids).
+    """
+    named = [{**r, "impl": impl_name(r["impl"])} for r in records]
+    chart = benchmark_chart(named, y=field, y_title=title, x_title=tr_plain("hd.axis_n"),
+                            source_title=tr_plain("hd.axis_source"), field_titles=chart_field_titles())
+    # The results' legend comes from the lines alone (the filled points would draw its dashes 0 px wide), in ink,
+    # above the plot: beside the implementations' legend its long names ran out of the chart at 1024 px.
+    lines, points = chart.layer
+    lines.encoding.strokeDash = alt.StrokeDash("source:N", title=tr_plain("hd.axis_source"),
+                                               legend=alt.Legend(symbolStrokeColor=colours.TEXT, orient="top"))
+    points.encoding.strokeDash = alt.StrokeDash("source:N", legend=None)
+    # Series in the order of the page (three steps, fused, PyTorch; 1, 8, 16 heads), not alphabetical (h=16 < h=8).
+    heads = sorted({r["heads"] for r in named})
+    order = [f"{impl_name(impl)} · h={h}" for impl in bench.IMPLS for h in heads]  # as benchmark_chart names them
+    for layer in chart.layer:
+        layer.encoding.color = alt.Color("series:N", title=None, sort=order)
+    # fit-x: the height is the plot's own, so the legends underneath add to it instead of squeezing it.
+    return (chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+            .configure_axis(labelFontSize=CHART_FONT_PX, titleFontSize=CHART_FONT_PX)
+            .configure_legend(orient="bottom", direction="vertical", labelFontSize=CHART_FONT_PX,
+                              titleFontSize=CHART_FONT_PX, labelLimit=0, symbolType="stroke", symbolSize=400,
+                              symbolStrokeWidth=2))
+
+
 RESULT_COLUMNS = ("source", "impl", "heads", "seq_len", "batch", "d_model", "dtype", "device_name", "median_ms",
-                  "iqr_ms", "iqr_share", "noisy", "gflops", "peak_mem_bytes", "num_threads", "status", "error")
+                  "iqr_ms", "iqr_share", "noisy", "min_ms", "gflops", "peak_mem_bytes", "num_threads", "status", "error")
 NOISY_MARK = "⚠"  # the noisy column's mark; the warning above the table explains it
 
 
@@ -330,6 +489,7 @@ def shown_record(record: dict) -> dict:
         error = tr(f"hd.error_{record['error_code']}")
     return {**record, "iqr_share": round(100 * iqr / median, 1) if median and iqr is not None else None,
             "noisy": NOISY_MARK if bench.is_noisy(record) else "", "status": tr(f"hd.status_{record['status']}"),
+            "impl": impl_name(record.get("impl", "")),
             "error": error}
 
 
@@ -340,21 +500,28 @@ def results_table(records: list[dict]) -> pd.DataFrame:
     return frame.rename(columns={c: column_title(c) for c in frame.columns})
 
 
+def ratio_title(what: str, a: str, b: str) -> str:
+    """A ratio column's header, the implementations named in the current language."""
+    return tr_plain(f"hd.col_{what}_ratio", a=impl_name(a), b=impl_name(b))
+
+
 def ratio_table(records: list[dict]) -> pd.DataFrame:
-    """naive/fused and fused/torch_mha time ratios, and naive/fused peak memory, per configuration."""
+    """naive/fused (medians and best rounds) and fused/torch_mha time ratios, and naive/fused peak memory."""
     rows = []
     for source in dict.fromkeys(r.get("source", "") for r in records):
         mine = [r for r in records if r.get("source", "") == source]
         naive = {(r["heads"], r["seq_len"]): r for r in bench.speed_ratios(mine, "naive", "fused")}
         mha = {(r["heads"], r["seq_len"]): r for r in bench.speed_ratios(mine, "fused", "torch_mha")}
+        best = {(r["heads"], r["seq_len"]): r for r in bench.speed_ratios(mine, "naive", "fused", "min_ms")}
         mem = {(r["impl"], r["heads"], r["seq_len"]): r.get("peak_mem_bytes") for r in mine if r["status"] == "ok"}
         for key in sorted(set(naive) | set(mha)):
             h, n = key
             m_naive, m_fused = mem.get(("naive", h, n)), mem.get(("fused", h, n))
             rows.append({
                 column_title("source"): source, column_title("heads"): h, column_title("seq_len"): n,
-                tr_plain("hd.col_time_ratio", a="naive", b="fused"): naive[key]["ratio"] if key in naive else None,
-                tr_plain("hd.col_time_ratio", a="fused", b="torch_mha"): mha[key]["ratio"] if key in mha else None,
-                tr("hd.col_mem_ratio"): (m_naive / m_fused) if m_naive and m_fused else None,
+                ratio_title("time", "naive", "fused"): naive[key]["ratio"] if key in naive else None,
+                ratio_title("best", "naive", "fused"): best[key]["ratio"] if key in best else None,
+                ratio_title("time", "fused", "torch_mha"): mha[key]["ratio"] if key in mha else None,
+                ratio_title("mem", "naive", "fused"): (m_naive / m_fused) if m_naive and m_fused else None,
             })
     return pd.DataFrame(rows)

@@ -135,7 +135,7 @@ def _heads() -> tuple[Field, ...]:
             Field("hd_bench_heads", "bh", Choices(tuple(offer["heads"])), [1, 8]),
             Field("hd_bench_lens", "bn", Choices(tuple(offer["seq_len"])), [128, 256, 512]),
             Field("hd_bench_impls", "bi", Choices(tuple(offer["impls"])), list(offer["impls"])),
-            Field("hd_bundled", "results", Choices(tuple(hd.bundled_results())), []))
+            Field("hd_bundled", "results", Choices(tuple(hd.bundled_results())), list(hd.bundled_results())))
 
 
 TABLES: dict[str, Callable[[], tuple[Field, ...]]] = {

@@ -14,11 +14,14 @@ file is still written). Everything else here is a plain function the page calls 
 What a record's numbers mean:
 
 * ``median_ms`` / ``iqr_ms``: one forward call (projections included) under
-  ``torch.inference_mode``, after ``warmup`` calls, timed by
-  ``torch.utils.benchmark.Timer.blocked_autorange`` (it synchronises CUDA); median and
-  inter-quartile range over the timed blocks. A timing whose IQR exceeds ``NOISY_IQR_SHARE``
-  (25 %) of its median is *noisy* (:func:`is_noisy`): something else was using the machine,
-  so time it again before comparing.
+  ``torch.inference_mode``. For each (heads, seq_len) the implementations are warmed up
+  (``warmup`` calls), then timed in ``ROUNDS`` rounds in which they take turns (the order
+  rotates each round), so a busy moment of the machine hits every implementation alike and
+  their ratio stays honest; each round times a block of calls (about ``min_run_time / ROUNDS``
+  seconds, CUDA synchronised). The record holds the median and inter-quartile range of the
+  rounds' per-call times. A timing whose IQR exceeds ``NOISY_IQR_SHARE`` (25 %) of its median
+  is *noisy* (:func:`is_noisy`): something else was using the machine, so time it again
+  before comparing.
 * ``flops``: 4*B*h*n^2*head_dim for attention (q @ k.T and weights @ v) plus
   4 projections x 2*B*n*d_model^2; ``gflops`` is the achieved rate, ``flops / median``, in
   GFLOP/s (divide by 1000 for TFLOP/s). Softmax and biases are not counted.
@@ -44,12 +47,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
-from torch.utils.benchmark import Timer
 
 from selfattn.bench.results import (DEVICES, DTYPE_NAMES, RECORD_FIELDS, REQUIRED_FIELDS,  # noqa: F401 (re-exported)
                                     RESULTS_MAX_BYTES, RESULTS_MAX_ROWS, SCHEMA, STATUSES, flop_count, load_results,
-                                    records_to_csv, records_to_json, write_results)
+                                    read_about, records_to_csv, records_to_json, write_results)
 from selfattn.bench.guard import MemoryWatch
 from selfattn.core.checks import check_heads
 from selfattn.core.torch_attention import IMPLS, build_attention_modules
@@ -87,6 +90,8 @@ CPU_SPEED: dict[tuple[str, str], tuple[float, float]] = {
 CALL_OVERHEAD_S = 0.0005  # Python and dispatch around one small call
 RUN_OVERHEAD_S = 0.04  # per run: the memory profiler, the timer's set-up, the record
 MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of free memory
+ROUNDS = 5  # timing rounds per configuration, the implementations taking turns in each
+MAX_BLOCK_CALLS = 100_000  # calls in one round's block, at most
 NOISY_IQR_SHARE = 0.25  # IQR above this share of the median: the timing is noisy (quiet runs stay under 10 %)
 
 
@@ -106,6 +111,7 @@ class BenchConfig:
     memory_cap_bytes: int | None = None  # refuse runs estimated above this (None: free memory only)
     guard: bool = True  # refuse runs that would not fit; only CUDA may switch it off (OOM is then caught)
     seed: int = 0  # weights and inputs
+    threads: int | None = None  # CPU threads for the sweep (None: torch's own); one is steadiest on a busy machine
 
 
 def limits_for(hosted: bool | None = None) -> dict[str, Any]:
@@ -152,6 +158,8 @@ def validate_config(config: BenchConfig, hosted: bool | None = None) -> None:
         raise _not_positive("min_run_time", run_time, "a positive number of seconds")
     if run_time > lim["max_min_run_time"]:
         raise _limit("min_run_time", run_time, lim["max_min_run_time"])
+    if config.threads is not None and (not _is_int(config.threads) or config.threads < 1):
+        raise _not_positive("threads", config.threads, "a whole number of at least 1")
     if config.memory_cap_bytes is not None and not (_is_int(config.memory_cap_bytes) and config.memory_cap_bytes > 0):
         raise _not_positive("memory_cap_bytes", config.memory_cap_bytes, "a positive whole number")
     for h in config.heads:
@@ -207,13 +215,13 @@ def estimate_call_seconds(impl: str, batch: int, seq_len: int, d_model: int, hea
 
 
 def estimate_run_seconds(impl: str, seq_len: int, heads: int, config: BenchConfig) -> float:
-    """Estimated seconds of one run of ``config``: warm-up, the measured call, the timer's calls, overhead.
+    """Estimated seconds of one run of ``config``: warm-up, the measured and the calibrating calls, the rounds.
 
-    ``blocked_autorange`` times one call to choose its block, then blocks until ``min_run_time``
-    has passed, the last block running over by up to a call.
+    Each of the ``ROUNDS`` rounds times a block of at least one call, about ``min_run_time / ROUNDS``
+    seconds: in all ``min_run_time``, or ``ROUNDS`` calls where one call takes longer than a round.
     """
     call = estimate_call_seconds(impl, config.batch, seq_len, config.d_model, heads, config.dtype)
-    return (config.warmup + 3) * call + config.min_run_time + RUN_OVERHEAD_S
+    return (config.warmup + 2) * call + max(config.min_run_time, ROUNDS * call) + call + RUN_OVERHEAD_S
 
 
 def estimate_sweep_seconds(config: BenchConfig) -> float:
@@ -348,21 +356,47 @@ def _is_oom(exc: BaseException) -> bool:
     return isinstance(exc, torch.OutOfMemoryError) or "out of memory" in text or "can't allocate memory" in text
 
 
-def _measure(module: torch.nn.Module, seq_len: int, config: BenchConfig) -> dict:
-    """Warm up, measure peak memory in one call, then time; returns the record's measured fields."""
-    gen = torch.Generator(device=config.device).manual_seed(config.seed + seq_len)
-    with torch.inference_mode():
-        x = torch.randn(config.batch, seq_len, config.d_model, generator=gen, device=config.device,
-                        dtype=DTYPES[config.dtype])  # (B, n, d_model)
-        fn = lambda: module(x)
-        for _ in range(config.warmup):
-            fn()
-        peak, kind = _peak_bytes(fn, config.device)
-        timer = Timer("fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())  # Timer defaults to 1 thread
-        m = timer.blocked_autorange(min_run_time=config.min_run_time)
-    flops = flop_count(config.batch, seq_len, config.d_model)
-    return {"median_ms": m.median * 1e3, "iqr_ms": m.iqr * 1e3, "runs": len(m.times), "gflops": flops / m.median / 1e9,
-            "peak_mem_bytes": peak, "peak_mem_kind": kind}
+def _seconds_per_call(fn: Callable[[], Any], number: int, device: str) -> float:
+    """Wall seconds per call of ``number`` calls of ``fn`` (CUDA synchronised before and after)."""
+    if device == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return (time.perf_counter() - start) / number
+
+
+def _prepare(module: torch.nn.Module, x: torch.Tensor, config: BenchConfig) -> tuple[Callable[[], Any], int, dict]:
+    """Warm up, measure peak memory in one call, time one call to size the rounds' blocks.
+
+    Returns:
+        (fn, number, fields): the call, how many calls a round's block makes, the memory fields.
+    """
+    fn = lambda: module(x)  # noqa: E731
+    for _ in range(config.warmup):
+        fn()
+    peak, kind = _peak_bytes(fn, config.device)
+    once = _seconds_per_call(fn, 1, config.device)
+    number = int(min(MAX_BLOCK_CALLS, max(1, config.min_run_time / ROUNDS / max(once, 1e-9))))
+    return fn, number, {"peak_mem_bytes": peak, "peak_mem_kind": kind}
+
+
+def _summary(per_call: list[float], flops: int) -> dict:
+    """A record's timing fields from the rounds' seconds per call: median, IQR (ms), rounds, GFLOP/s."""
+    q1, median, q3 = (float(v) for v in np.percentile(per_call, [25, 50, 75]))
+    return {"median_ms": median * 1e3, "iqr_ms": (q3 - q1) * 1e3, "min_ms": min(per_call) * 1e3,
+            "runs": len(per_call),
+            "gflops": flops / median / 1e9}
+
+
+def _failure(exc: BaseException) -> dict:
+    """The record fields of a run that raised: out of memory, or another kernel error."""
+    oom = _is_oom(exc)
+    first_line = str(exc).splitlines()[0] if str(exc) else ""
+    return {"status": "oom" if oom else "error", "error_code": "bench_oom" if oom else "bench_kernel_error",
+            "error": f"{type(exc).__name__}: {first_line}"[:300]}
 
 
 def run_benchmark(config: BenchConfig, progress: Callable[[int, int, str], None] | None = None,
@@ -389,58 +423,108 @@ def run_benchmark(config: BenchConfig, progress: Callable[[int, int, str], None]
     """
     validate_config(config, hosted)
     check_cost(config, hosted)
-    lim = limits_for(hosted)
     limit_threads(hosted)
+    threads = torch.get_num_threads()
+    if config.threads is None or config.device != "cpu" or limits_for(hosted)["threads"] is not None:
+        return _sweep(config, progress, hosted, memory)
+    torch.set_num_threads(min(config.threads, os.cpu_count() or 1))  # process-wide: set back when the sweep ends
+    try:
+        return _sweep(config, progress, hosted, memory)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _sweep(config: BenchConfig, progress: Callable[[int, int, str], None] | None, hosted: bool | None,
+           memory: MemoryWatch | None) -> list[dict]:
+    """The runs of :func:`run_benchmark`, on the threads already set."""
+    lim = limits_for(hosted)
     runs = [(h, n, impl) for h in config.heads for n in config.seq_lens for impl in config.impls]
     budget = memory_budget_bytes(config, hosted) if config.guard else None
     common = {"device": config.device, "device_name": device_name(config.device), "dtype": config.dtype,
               "batch": config.batch, "d_model": config.d_model, "torch_version": torch.__version__,
               "num_threads": torch.get_num_threads()}
     dtype, records, modules = DTYPES[config.dtype], [], {}
-    started = time.thread_time()  # torch on one thread computes in this one
-    for done, (h, n, impl) in enumerate(runs):
-        if progress:
-            progress(done, len(runs), f"{impl} h={h} n={n}")
-        est = estimate_run_bytes(impl, config.batch, n, config.d_model, h, config.dtype, config.device)
-        fields = {**common, "impl": impl, "heads": h, "head_dim": config.d_model // h, "seq_len": n,
-                  "median_ms": None, "iqr_ms": None, "runs": 0, "flops": flop_count(config.batch, n, config.d_model),
-                  "gflops": None, "peak_mem_bytes": None, "peak_mem_kind": "", "est_mem_bytes": est,
-                  "status": "ok", "error_code": "", "error": ""}
-        record = {k: fields[k] for k in RECORD_FIELDS}
-        records.append(record)
-        stop = lim.get("cpu_stop_s")
-        if stop is not None and time.thread_time() - started + estimate_run_seconds(impl, n, h, config) > stop:
-            record.update(status="refused", error_code="bench_time",
-                          error=f"Skipped: the sweep had used its {stop:g} s of computing on this server.")
-            continue
-        if memory is not None and memory.over(lim["rss_cap_bytes"]):
-            record.update(status="refused", error_code="bench_rss",
-                          error=f"Skipped: the sweep had used its {lim['rss_cap_bytes'] // _MiB} MiB of memory "
-                                "on this server.")
-            continue
-        if budget is not None and est > budget:
-            err = _memory_error(est, budget)
-            record.update(status="refused", error_code=err.code, error=str(err))
-            continue
-        try:
-            if h not in modules:
-                modules.clear()  # one head count's weights in memory at a time
-                modules[h] = build_attention_modules(config.d_model, h, impls=config.impls, device=config.device,
-                                                     dtype=dtype, seed=config.seed)
-            record.update(_measure(modules[h][impl], n, config))
-            if record["peak_mem_kind"] == "estimate":
-                record["peak_mem_bytes"] = est
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a record, the sweep goes on
-            oom = _is_oom(exc)
-            first_line = str(exc).splitlines()[0] if str(exc) else ""
-            record.update(status="oom" if oom else "error", error_code="bench_oom" if oom else "bench_kernel_error",
-                               error=f"{type(exc).__name__}: {first_line}"[:300])
-        finally:
+    started, done = time.thread_time(), 0  # torch on one thread computes in this one
+    for h in config.heads:
+        for n in config.seq_lens:
+            ready: dict[str, tuple[dict, Callable[[], Any], int]] = {}  # impl -> (record, call, block size)
+            planned = 0.0  # estimated seconds of the runs of this (h, n) accepted so far
+            gen = torch.Generator(device=config.device).manual_seed(config.seed + n)
+            x = None  # (B, n, d_model), one input for every implementation, made once a run may start
+            with torch.inference_mode():
+                for impl in config.impls:
+                    if progress:
+                        progress(done, len(runs), f"{impl} h={h} n={n}")
+                    done += 1
+                    record = _new_record(common, impl, h, n, config)
+                    records.append(record)
+                    seconds = estimate_run_seconds(impl, n, h, config)
+                    refusal = _refusal(record, lim, started, planned + seconds, memory, budget)
+                    if refusal:
+                        record.update(status="refused", **refusal)
+                        continue
+                    planned += seconds
+                    try:
+                        if x is None:
+                            x = torch.randn(config.batch, n, config.d_model, generator=gen, device=config.device,
+                                            dtype=dtype)
+                        if h not in modules:
+                            modules.clear()  # one head count's weights in memory at a time
+                            modules[h] = build_attention_modules(config.d_model, h, impls=config.impls,
+                                                                 device=config.device, dtype=dtype, seed=config.seed)
+                        fn, number, fields = _prepare(modules[h][impl], x, config)
+                        record.update(fields)
+                        ready[impl] = (record, fn, number)
+                    except Exception as exc:  # noqa: BLE001 - every failure becomes a record, the sweep goes on
+                        record.update(_failure(exc))
+                per_call: dict[str, list[float]] = {impl: [] for impl in ready}
+                for turn in range(ROUNDS):  # the implementations take turns; the order rotates each round
+                    order = list(ready)[turn % max(len(ready), 1):] + list(ready)[:turn % max(len(ready), 1)]
+                    for impl in order:
+                        record, fn, number = ready[impl]
+                        if record["status"] != "ok":
+                            continue
+                        try:
+                            per_call[impl].append(_seconds_per_call(fn, number, config.device))
+                        except Exception as exc:  # noqa: BLE001
+                            record.update(_failure(exc))
+                for impl, (record, _, _) in ready.items():
+                    if record["status"] == "ok":
+                        record.update(_summary(per_call[impl], record["flops"]))
+                        if record["peak_mem_kind"] == "estimate":
+                            record["peak_mem_bytes"] = record["est_mem_bytes"]
+            del x, ready
             if config.device == "cuda":
                 torch.cuda.empty_cache()
     if progress:
         progress(len(runs), len(runs), "")
     return records
+
+
+def _new_record(common: dict, impl: str, h: int, n: int, config: BenchConfig) -> dict:
+    est = estimate_run_bytes(impl, config.batch, n, config.d_model, h, config.dtype, config.device)
+    fields = {**common, "impl": impl, "heads": h, "head_dim": config.d_model // h, "seq_len": n,
+              "median_ms": None, "iqr_ms": None, "min_ms": None, "runs": 0,
+              "flops": flop_count(config.batch, n, config.d_model),
+              "gflops": None, "peak_mem_bytes": None, "peak_mem_kind": "", "est_mem_bytes": est,
+              "status": "ok", "error_code": "", "error": ""}
+    return {k: fields[k] for k in RECORD_FIELDS}
+
+
+def _refusal(record: dict, lim: dict, started: float, seconds: float, memory: MemoryWatch | None,
+             budget: int | None) -> dict:
+    """Why a run may not start ({} when it may): the hosted CPU time or memory used up, or the memory guard."""
+    stop = lim.get("cpu_stop_s")
+    if stop is not None and time.thread_time() - started + seconds > stop:
+        return {"error_code": "bench_time", "error": f"Skipped: the sweep had used its {stop:g} s of computing on "
+                                                      "this server."}
+    if memory is not None and memory.over(lim["rss_cap_bytes"]):
+        return {"error_code": "bench_rss", "error": f"Skipped: the sweep had used its "
+                                                    f"{lim['rss_cap_bytes'] // _MiB} MiB of memory on this server."}
+    if budget is not None and record["est_mem_bytes"] > budget:
+        err = _memory_error(record["est_mem_bytes"], budget)
+        return {"error_code": err.code, "error": str(err)}
+    return {}
 
 
 def is_noisy(record: dict) -> bool:
@@ -451,14 +535,19 @@ def is_noisy(record: dict) -> bool:
     return iqr > NOISY_IQR_SHARE * median
 
 
-def speed_ratios(records: list[dict], slower: str = "naive", faster: str = "fused") -> list[dict]:
+def speed_ratios(records: list[dict], slower: str = "naive", faster: str = "fused",
+                 field: str = "median_ms") -> list[dict]:
     """Time ratio ``slower / faster`` for each (device, dtype, batch, d_model, heads, seq_len) where both ran ok.
 
+    Args:
+        field: the time compared, ``median_ms`` or ``min_ms`` (the best round, steadier on a busy machine;
+            records written before it have none).
+
     Returns:
-        dicts with heads, seq_len, ratio (> 1 means ``faster`` really is faster) and both medians.
+        dicts with heads, seq_len, ratio (> 1 means ``faster`` really is faster) and both times.
     """
     key = lambda r: (r["device"], r["dtype"], r["batch"], r["d_model"], r["heads"], r["seq_len"])
-    ok = {(key(r), r["impl"]): r["median_ms"] for r in records if r["status"] == "ok"}
+    ok = {(key(r), r["impl"]): r[field] for r in records if r["status"] == "ok" and r.get(field)}
     out = []
     for r in records:
         if r["impl"] == slower and (key(r), slower) in ok and (key(r), faster) in ok:
@@ -483,6 +572,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-memory-mib", type=int, default=None, help="refuse runs estimated above this")
     p.add_argument("--no-guard", action="store_true", help="CUDA only: skip the memory guard (OOM becomes a record)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's own setting)")
     p.add_argument("--out", nargs="+", default=[], help="results file(s): .csv for CSV, anything else JSON")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     return p
@@ -493,7 +583,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     config = BenchConfig(device=args.device, dtype=args.dtype, batch=args.batch, seq_lens=tuple(args.seq_len),
                          d_model=args.d_model, heads=tuple(args.heads), impls=tuple(args.impl), warmup=args.warmup,
-                         min_run_time=args.min_run_time, guard=not args.no_guard, seed=args.seed,
+                         min_run_time=args.min_run_time, guard=not args.no_guard, seed=args.seed, threads=args.threads,
                          memory_cap_bytes=None if args.max_memory_mib is None else args.max_memory_mib * _MiB)
     say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
     try:
@@ -514,7 +604,9 @@ def main(argv: list[str] | None = None) -> int:
     for slower, faster in (("naive", "fused"), ("fused", "torch_mha")):
         for q in speed_ratios(records, slower, faster):
             print(f"{slower}/{faster} time ratio h={q['heads']} n={q['seq_len']}: {q['ratio']:.2f}")
+    about = {"measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+             "machine": f"{device_name(config.device)}, {platform.node() or platform.machine()}"}
     for out in args.out:
-        print(f"wrote {write_results(records, out)}")
+        print(f"wrote {write_results(records, out, about)}")
     statuses = {r["status"] for r in records}
     return 2 if "refused" in statuses else 3 if statuses - {"ok"} else 0

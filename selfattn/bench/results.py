@@ -25,7 +25,7 @@ DEVICES = ("cpu", "cuda")
 STATUSES = ("ok", "oom", "refused", "error")
 RECORD_FIELDS = (
     "impl", "heads", "head_dim", "device", "device_name", "dtype", "batch", "seq_len", "d_model",
-    "median_ms", "iqr_ms", "runs", "flops", "gflops", "peak_mem_bytes", "peak_mem_kind", "est_mem_bytes",
+    "median_ms", "iqr_ms", "min_ms", "runs", "flops", "gflops", "peak_mem_bytes", "peak_mem_kind", "est_mem_bytes",
     "torch_version", "num_threads", "status", "error_code", "error",
 )
 SCHEMA = "selfattn-bench/1"
@@ -45,10 +45,33 @@ def flop_count(batch: int, seq_len: int, d_model: int) -> int:
     return 4 * batch * seq_len**2 * d_model + 4 * 2 * batch * seq_len * d_model**2
 
 
-def records_to_json(records: list[dict]) -> str:
-    """Serialise records as ``{"schema": SCHEMA, "records": [...]}`` (missing numbers are null)."""
-    return json.dumps({"schema": SCHEMA, "records": [{k: r.get(k) for k in RECORD_FIELDS} for r in records]},
+def records_to_json(records: list[dict], about: dict[str, str] | None = None) -> str:
+    """Serialise records as ``{"schema": SCHEMA, "about": {...}, "records": [...]}`` (missing numbers are null).
+
+    ``about`` says where and when they were measured (``measured``: an ISO date, ``machine``: words); see
+    :func:`read_about`.
+    """
+    head = {"schema": SCHEMA, **({"about": {k: str(v) for k, v in about.items()}} if about else {})}
+    return json.dumps({**head, "records": [{k: r.get(k) for k in RECORD_FIELDS} for r in records]},
                       indent=1, allow_nan=False) + "\n"
+
+
+ABOUT_FIELDS = ("measured", "machine")  # what a results file may say about itself
+ABOUT_MAX_CHARS = 120
+
+
+def read_about(raw: bytes) -> dict[str, str]:
+    """The ``about`` of a JSON results file (``measured``, ``machine``: short texts), {} when it has none.
+
+    Only for files already read by :func:`load_results` (the bundled ones): it trusts their size and nesting.
+    """
+    try:
+        about = json.loads(raw.decode("utf-8")).get("about", {})
+    except (ValueError, AttributeError):
+        return {}
+    if not isinstance(about, dict):
+        return {}
+    return {k: about[k][:ABOUT_MAX_CHARS] for k in ABOUT_FIELDS if isinstance(about.get(k), str)}
 
 
 def records_to_csv(records: list[dict]) -> str:
@@ -67,11 +90,11 @@ def records_to_csv(records: list[dict]) -> str:
     return buf.getvalue()
 
 
-def write_results(records: list[dict], path: str | Path) -> Path:
-    """Write records to ``path``: CSV when it ends in .csv, JSON otherwise."""
+def write_results(records: list[dict], path: str | Path, about: dict[str, str] | None = None) -> Path:
+    """Write records to ``path``: CSV when it ends in .csv, JSON otherwise (with ``about``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(records_to_csv(records) if path.suffix.lower() == ".csv" else records_to_json(records),
+    path.write_text(records_to_csv(records) if path.suffix.lower() == ".csv" else records_to_json(records, about),
                     encoding="utf-8")
     return path
 
@@ -80,7 +103,8 @@ _TEXT = {"impl": IMPLS, "device": DEVICES, "dtype": DTYPE_NAMES, "status": STATU
          "device_name": None, "torch_version": None, "peak_mem_kind": None, "error_code": None, "error": None}
 _INTS = ("heads", "head_dim", "batch", "seq_len", "d_model", "num_threads", "runs", "flops",
          "peak_mem_bytes", "est_mem_bytes")
-_FLOATS = ("median_ms", "iqr_ms", "gflops")
+_FLOATS = ("median_ms", "iqr_ms", "min_ms", "gflops")
+_OPTIONAL = ("min_ms",)  # fields files written before them lack
 REQUIRED_FIELDS = ("impl", "heads", "device", "device_name", "dtype", "batch", "seq_len", "d_model", "median_ms",
                    "iqr_ms", "gflops", "peak_mem_bytes", "torch_version", "num_threads", "status")
 _AT_LEAST_ONE = ("heads", "head_dim", "batch", "seq_len", "d_model", "num_threads")
@@ -156,7 +180,7 @@ def _check_row(raw: Any, row: int, from_csv: bool) -> dict:
         out["flops"] = flop_count(out["batch"], out["seq_len"], out["d_model"])
     if out["status"] == "ok":
         for name in _FLOATS:
-            if out[name] is None:
+            if out[name] is None and name not in _OPTIONAL:
                 raise _bad(row, name, None, "required_when_ok")
     return out
 

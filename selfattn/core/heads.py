@@ -159,6 +159,12 @@ MISTAKE_STEPS = {  # each mistake swaps its own steps into the right answer
 MISTAKES = tuple(MISTAKE_STEPS)  # ("bare_reshape", "scale_after_softmax")
 
 
+def weight_row_sums(trace: MultiHeadTrace) -> np.ndarray:
+    """(h, n) sum of each row of each head's attention weights: 1 for the right answer, 1/sqrt(head_dim) for
+    ``scale_after_softmax``."""
+    return trace.head_weights.sum(axis=-1)
+
+
 # ── Multi-head attention ────────────────────────────────────────────────────────────
 
 def _multi_head(

@@ -28,7 +28,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "home.heads": {
         "en": "Split attention into heads: compare one head with many, check the result against "
-              "torch.nn.MultiheadAttention, see two classic bugs, and time it on CPU and GPU.",
+              "`torch.nn.MultiheadAttention`, see two classic bugs, and time it on CPU and GPU.",
         "zh": "把注意力拆成多个头：比较单头与多头，与 PyTorch 多头模块（`torch.nn.MultiheadAttention`）核对结果，"
               "看两个常见错误，并在 CPU 和 GPU 上测速。",
     },

@@ -3,93 +3,135 @@
 STRINGS: dict[str, dict[str, str]] = {
     "hd.title": {"en": "Heads & devices: one head or many, and what it costs", "zh": "多头与设备：单头还是多头，代价几何"},
     "hd.intro": {
-        "en": "Multi-head attention cuts Q, K and V into h slices of head_dim = d_model / h columns, lets each "
-              "slice attend on its own, puts the results side by side and mixes them with W_o. Below: what "
+        "en": r"Multi-head attention cuts $Q$, $K$ and $V$ into $h$ slices of $d_k = d_{model}/h$ columns, lets each "
+              r"slice attend on its own, puts the results side by side and mixes them with $W_o$. Below: what "
               "that changes, proof that it matches PyTorch, two classic bugs, and timings.",
-        "zh": "多头注意力把 Q、K、V 按列切成 h 份（每份 head_dim = d_model / h 列），每一份各自计算注意力，"
-              "再把结果并排拼接，用 W_o 混合。下面展示这带来的变化、与 PyTorch 一致的证明、两个常见错误，以及测速。",
+        "zh": r"多头注意力把 $Q$、$K$、$V$ 按列切成 $h$ 份（每份 $d_k = d_{model}/h$ 列），每一份各自计算注意力，"
+              r"再把结果并排拼接，用 $W_o$ 混合。下面展示这带来的变化、与 PyTorch 一致的证明、两个常见错误，以及测速。",
     },
     "hd.compare_header": {"en": "1 · One head vs several, same weights", "zh": "1 · 同一组权重：单头与多头"},
     "hd.input": {"en": "Input", "zh": "输入"},
     "hd.input_random": {"en": "Random", "zh": "随机"},
-    "hd.input_sentence": {"en": "A sentence's vectors", "zh": "一句话的词向量"},
+    "hd.input_sentence": {"en": "A sentence's token vectors", "zh": "一句话的词元向量"},
     "hd.seed": {"en": "Seed", "zh": "随机种子"},
-    "hd.n": {"en": "Tokens n", "zh": "词数 n"},
+    "hd.n": {"en": "Tokens n", "zh": "词元数 n"},
     "hd.d_model": {"en": "d_model", "zh": "d_model"},
     "hd.sentence": {"en": "Sentence", "zh": "句子"},
     "hd.sentence_placeholder": {"en": "Type a sentence", "zh": "输入一句话"},
     "hd.causal": {"en": "Causal mask", "zh": "因果掩码"},
     "hd.heads": {"en": "Heads h", "zh": "头数 h"},
     "hd.heads_help": {"en": "Only divisors of d_model: every head gets d_model / h columns.",
-                      "zh": "只能是 d_model 的约数：每个头分到 d_model / h 列。"},
+                      "zh": "只能是 `d_model` 的约数：每个头分到 `d_model / h` 列。"},
+    # The formulas of the page, built from the state they describe (ui.heads.attention_tex).
+    "hd.tex_attention": {"en": r"$\mathrm{{softmax}}(QK^\top/\sqrt{{{dk}}}{mask})$",
+                         "zh": r"$\mathrm{{softmax}}(QK^\top/\sqrt{{{dk}}}{mask})$"},
+    "hd.tex_mask": {"en": r" + M", "zh": r" + M"},
+    "hd.mask_note": {"en": r"$M$ is the causal mask: $-\infty$ above the diagonal, so token $i$ sees tokens "
+                           r"$1 \dots i$ only.",
+                     "zh": r"$M$ 是因果掩码：对角线以上为 $-\infty$，因此第 $i$ 个词元只能看到第 $1 \dots i$ 个词元。"},
     "hd.shapes": {
-        "en": "X `{n} × {d}` → Q, K, V = X·W `{n} × {d}` → split into heads `{h} × {n} × {hd}` → "
-              "softmax(QKᵀ/√{hd}) per head `{h} × {n} × {n}` → × V `{h} × {n} × {hd}` → concat `{n} × {d}` → "
-              "× W_o `{d} × {d}` → output `{n} × {d}`",
-        "zh": "X `{n} × {d}` → Q、K、V = X·W `{n} × {d}` → 拆成多头 `{h} × {n} × {hd}` → "
-              "每个头 softmax(QKᵀ/√{hd}) `{h} × {n} × {n}` → 乘以 V `{h} × {n} × {hd}` → 拼接 `{n} × {d}` → "
-              "乘以 W_o `{d} × {d}` → 输出 `{n} × {d}`",
+        "en": "$X$ `{n} × {d}` → $Q, K, V = XW_q, XW_k, XW_v$ `{n} × {d}` → split into {h} heads `{h} × {n} × {hd}` → "
+              "{attention} per head `{h} × {n} × {n}` → $\\times V$ `{h} × {n} × {hd}` → concat `{n} × {d}` → "
+              "$\\times W_o$ `{d} × {d}` → output `{n} × {d}`",
+        "zh": "$X$ `{n} × {d}` → $Q, K, V = XW_q, XW_k, XW_v$ `{n} × {d}` → 拆成 {h} 个头 `{h} × {n} × {hd}` → "
+              "每个头 {attention} `{h} × {n} × {n}` → $\\times V$ `{h} × {n} × {hd}` → 拼接 `{n} × {d}` → "
+              "$\\times W_o$ `{d} × {d}` → 输出 `{n} × {d}`",
     },
     "hd.single_map": {"en": "One head", "zh": "单头"},
-    "hd.single_caption": {"en": "All {d} columns in one dot product, scaled by √{d}.",
-                          "zh": "全部 {d} 列做一次点积，除以 √{d}。"},
+    "hd.single_caption": {"en": "All {d} columns in one dot product: {attention}.",
+                          "zh": "全部 {d} 列做一次点积：{attention}。"},
     "hd.multi_maps": {"en": "{h} heads", "zh": "{h} 个头"},
-    "hd.multi_caption": {"en": "Each head uses its own slice of the columns (width {hd}), scaled by √{hd}: the "
+    "hd.multi_caption": {"en": "Each head uses its own slice of the columns ($d_k = {hd}$): {attention}; the "
                                "heads can look at different tokens.",
-                         "zh": "每个头只用属于自己的一段列（宽 {hd}），除以 √{hd}：不同的头可以关注不同的词。"},
+                         "zh": "每个头只用属于自己的一段列（$d_k = {hd}$）：{attention}；不同的头可以关注不同的词元。"},
+    "hd.multi_caption_one": {"en": "With $h = 1$ the one head is the whole of $Q$, $K$ and $V$: the same map as on "
+                                   "the left.",
+                             "zh": "当 $h = 1$ 时，唯一的头就是完整的 $Q$、$K$、$V$：与左边的图相同。"},
     "hd.head_n": {"en": "head {i}", "zh": "头 {i}"},
     "hd.concat": {"en": "Concat of {h} heads × {hd} columns", "zh": "{h} 个头 × {hd} 列的拼接"},
-    "hd.output": {"en": "Output = concat · W_o", "zh": "输出 = 拼接 · W_o"},
+    "hd.w_o": {"en": "$W_o$", "zh": "$W_o$"},
+    "hd.output": {"en": "Output = concat · $W_o$", "zh": "输出 = 拼接 · $W_o$"},
     "hd.check_header": {"en": "2 · Checked against PyTorch", "zh": "2 · 与 PyTorch 核对"},
     "hd.check_intro": {
-        "en": "The same X and weights go through torch.nn.MultiheadAttention in float64. The largest "
-              "difference between its output and ours:",
-        "zh": "把同样的 X 和权重以 float64 送入 torch.nn.MultiheadAttention，它的输出与我们的输出之间的最大差异：",
+        "en": "The same $X$ (`{n} × {d}`) and weights go through `torch.nn.MultiheadAttention` with {h} heads in "
+              "`float64`. The largest difference between its output and ours:",
+        "zh": "把同样的 $X$（`{n} × {d}`）和权重以 `float64` 送入 {h} 个头的 `torch.nn.MultiheadAttention`，"
+              "它的输出与本页输出之间的最大差异：",
     },
-    "hd.check_no_mask": {"en": "max |ours − PyTorch|, no mask", "zh": "最大 |我们 − PyTorch|，无掩码"},
-    "hd.check_causal": {"en": "max |ours − PyTorch|, causal mask", "zh": "最大 |我们 − PyTorch|，因果掩码"},
+    "hd.check_no_mask": {"en": "max |ours − PyTorch|, no mask", "zh": "与 PyTorch 的最大绝对差，无掩码"},
+    "hd.check_causal": {"en": "max |ours − PyTorch|, causal mask", "zh": "与 PyTorch 的最大绝对差，因果掩码"},
     "hd.check_help": {"en": "Around 1e-16 is float64 rounding; the tests require ≤ 1e-10.",
                       "zh": "1e-16 左右是 float64 的舍入误差；测试要求 ≤ 1e-10。"},
     "hd.check_failed": {"en": "The outputs disagree with PyTorch. Please report this.",
                         "zh": "输出与 PyTorch 不一致，请报告这个问题。"},
     "hd.mistake_bare_reshape": {"en": "Mistake 1: splitting heads with a bare reshape",
-                                "zh": "错误 1：直接 reshape 拆分多头"},
+                                "zh": "错误 1：只用一次变形拆分多头"},
     "hd.mistake_bare_reshape_explain": {
-        "en": "Reshaping Q from (n, d_model) straight to (h, n, head_dim) keeps the memory order, so "
-              "“head 1” gets the first rows of Q, that is, pieces of several tokens, not the first "
-              "head_dim columns of every token. The shapes look right; the answer is not. The right way "
-              "is reshape to (n, h, head_dim), then transpose to (h, n, head_dim).",
-        "zh": "把 Q 从 (n, d_model) 直接 reshape 成 (h, n, head_dim) 会保持内存顺序，于是“第 1 个头”拿到的是 "
-              "Q 的前几行——几个词的碎片——而不是每个词的前 head_dim 列。形状看起来没错，结果却错了。"
-              "正确做法是先 reshape 成 (n, h, head_dim)，再转置成 (h, n, head_dim)。",
+        "en": "Reshaping $Q$ from `({n}, {d})` straight to `({h}, {n}, {hd})` keeps the memory order, so "
+              "“head 1” gets the first rows of $Q$, that is, pieces of several tokens, not the first "
+              "{hd} columns of every token. The shapes look right; the answer is not. The right way "
+              "is reshape to `({n}, {h}, {hd})`, then transpose to `({h}, {n}, {hd})`. Both outputs below share "
+              "one colour scale.",
+        "zh": "把 $Q$ 从 `({n}, {d})` 直接变形成 `({h}, {n}, {hd})` 会保持内存顺序，于是“第 1 个头”拿到的是 "
+              "$Q$ 的前几行——几个词元的碎片——而不是每个词元的前 {hd} 列。形状看起来没错，结果却错了。"
+              "正确做法是先变形成 `({n}, {h}, {hd})`，再转置成 `({h}, {n}, {hd})`。下面两个输出共用同一个色标。",
     },
-    "hd.mistake_scale_after_softmax": {"en": "Mistake 2: dividing by √d_k after the softmax",
-                                       "zh": "错误 2：在 softmax 之后才除以 √d_k"},
+    "hd.mistake_scale_after_softmax": {"en": r"Mistake 2: dividing by $\sqrt{d_k}$ after the softmax",
+                                       "zh": r"错误 2：在 softmax 之后才除以 $\sqrt{d_k}$"},
     "hd.mistake_scale_after_softmax_explain": {
-        "en": "The scale belongs inside: softmax(QKᵀ/√d_k). Applied after the softmax it only shrinks "
-              "the weights (their rows no longer sum to 1) and leaves the softmax as sharp as before.",
-        "zh": "缩放应该放在里面：softmax(QKᵀ/√d_k)。放在 softmax 之后只会把权重整体缩小（每行之和不再是 1），"
-              "而 softmax 的尖锐程度丝毫未变。",
+        "en": "The scale belongs inside: {right}. The wrong code computes {wrong}: it only shrinks the weights "
+              "(here $d_k = {hd}$, so by $\\sqrt{{{hd}}} = {root}$) and leaves the softmax as sharp as without "
+              "scaling. Below: head 1's attention weights and every row's sum, both computed, for the right and the "
+              "wrong code, on one colour scale.",
+        "zh": "缩放应该放在里面：{right}。错误的代码算的是 {wrong}：它只会把权重整体缩小（这里 $d_k = {hd}$，"
+              "即除以 $\\sqrt{{{hd}}} = {root}$），而 softmax 的尖锐程度与不缩放时一样。下面是正确与错误两种代码"
+              "算出的第 1 个头的注意力权重及每行之和（都是实际算出的），共用同一个色标。",
     },
-    "hd.mistake_diff": {"en": "max |wrong − right|", "zh": "最大 |错误 − 正确|"},
+    "hd.tex_wrong": {"en": r"$\mathrm{{softmax}}(QK^\top{mask})/\sqrt{{{dk}}}$",
+                     "zh": r"$\mathrm{{softmax}}(QK^\top{mask})/\sqrt{{{dk}}}$"},
+    "hd.weights_of": {"en": "{which}: head 1's weights", "zh": "{which}：第 1 个头的权重"},
+    "hd.row_sums": {"en": "Row sums of head 1's weights", "zh": "第 1 个头权重的行和"},
+    "hd.row_sums_range": {"en": "Row sums over all {h} heads, right: {right_lo} to {right_hi}; wrong: {wrong_lo} to "
+                                "{wrong_hi}.",
+                          "zh": "全部 {h} 个头的行和，正确：{right_lo} 至 {right_hi}；错误：{wrong_lo} 至 {wrong_hi}。"},
+    "hd.query_token": {"en": "query token", "zh": "查询词元"},
+    "hd.mistake_diff": {"en": "max |wrong − right|", "zh": "错误与正确的最大绝对差"},
     "hd.right": {"en": "Right", "zh": "正确"},
     "hd.wrong": {"en": "Wrong", "zh": "错误"},
     "hd.difference": {"en": "Wrong − right", "zh": "错误 − 正确"},
-    "hd.bench_header": {"en": "3 · Timing: naive, fused and PyTorch's MultiheadAttention",
-                        "zh": "3 · 测速：朴素实现、融合实现与 PyTorch MultiheadAttention"},
+    "hd.right_output": {"en": "Right output", "zh": "正确的输出"},
+    "hd.wrong_output": {"en": "Wrong output", "zh": "错误的输出"},
+    "hd.bench_header": {"en": "3 · Timing: three steps, fused, and PyTorch's multi-head module",
+                        "zh": "3 · 测速：分步实现、融合实现与 PyTorch 多头模块"},
     "hd.bench_intro": {
-        "en": "**naive** computes QKᵀ, the softmax and ·V as three steps and keeps the full n×n score matrix "
-              "in memory; **fused** calls torch's scaled_dot_product_attention; **torch_mha** is "
-              "torch.nn.MultiheadAttention. All three include the Q, K, V and output projections. Each "
-              "configuration is warmed up, then timed with torch.utils.benchmark (median and IQR).",
-        "zh": "**naive** 分三步计算 QKᵀ、softmax 和 ·V，并在内存中保留完整的 n×n 分数矩阵；**fused** 调用 torch 的 "
-              "scaled_dot_product_attention；**torch_mha** 是 torch.nn.MultiheadAttention。三者都包含 Q、K、V 和"
-              "输出投影。每个配置先预热，再用 torch.utils.benchmark 计时（中位数与四分位距）。",
+        "en": r"**{naive}** computes $QK^\top$, the softmax and $\cdot V$ as three steps and keeps the full "
+              r"$n \times n$ score matrix in memory; **{fused}** calls torch's `scaled_dot_product_attention`; "
+              r"**{torch_mha}** is `torch.nn.MultiheadAttention`. All three include the $Q$, $K$, $V$ and output "
+              "projections.",
+        "zh": r"**{naive}**分三步计算 $QK^\top$、softmax 和 $\cdot V$，并在内存中保留完整的 $n \times n$ 分数矩阵；"
+              r"**{fused}**调用 torch 的 `scaled_dot_product_attention`；**{torch_mha}**即 "
+              "`torch.nn.MultiheadAttention`。三者都包含 $Q$、$K$、$V$ 和输出投影。",
     },
+    "hd.bench_method": {
+        "en": "How your runs are timed: on {threads} CPU thread(s), which other programs on the machine disturb least; "
+              "{warmup} warm-up call(s); then {rounds} rounds in which the implementations of one configuration take "
+              "turns, so that a busy moment hits them all; about {ms} ms of calls per configuration. Shown: the "
+              "median of the rounds with its spread (IQR), and the best round.",
+        "zh": "本页测速的方法：在 {threads} 个 CPU 线程上运行（机器上其他程序对它的干扰最小）；先预热 {warmup} 次调用；"
+              "再进行 {rounds} 轮，每轮中同一配置的各实现轮流计时，机器忙时各实现同样受影响；每个配置约 {ms} 毫秒的调用。"
+              "显示各轮的中位数及其四分位距，以及最快的一轮。",
+    },
+    "hd.impl_naive": {"en": "three steps", "zh": "分步实现"},
+    "hd.impl_fused": {"en": "fused", "zh": "融合实现"},
+    "hd.impl_torch_mha": {"en": "PyTorch multi-head module", "zh": "PyTorch 多头模块"},
     "hd.device": {"en": "Device", "zh": "设备"},
+    "hd.device_cpu": {"en": "CPU", "zh": "CPU"},
+    "hd.device_cuda": {"en": "GPU", "zh": "GPU"},
+    "hd.device_caption": {"en": "Runs on {name}, {threads} thread(s), {dtype}.",
+                          "zh": "运行于 {name}，{threads} 个线程，{dtype}。"},
     "hd.dtype": {"en": "Precision", "zh": "精度"},
     "hd.dtype_help": {"en": "bfloat16 and float16 are meant for GPUs; on a CPU they are often slower.",
-                      "zh": "bfloat16 和 float16 主要用于 GPU；在 CPU 上往往更慢。"},
+                      "zh": "`bfloat16` 和 `float16` 主要用于 GPU；在 CPU 上往往更慢。"},
     "hd.batch": {"en": "Batch B", "zh": "批大小 B"},
     "hd.bench_d_model": {"en": "d_model", "zh": "d_model"},
     "hd.bench_heads": {"en": "Heads", "zh": "头数"},
@@ -98,7 +140,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.bench_limits": {"en": "Offered here: n up to {n}, d_model up to {d}, up to {heads} heads, batch up to {batch}, "
                               "at most {runs} runs per sweep; runs that would not fit in memory are refused before "
                               "they start.",
-                        "zh": "此处可选：n 最大 {n}，d_model 最大 {d}，最多 {heads} 个头，批大小最大 {batch}，"
+                        "zh": "此处可选：n 最大 {n}，`d_model` 最大 {d}，最多 {heads} 个头，批大小最大 {batch}，"
                               "每次最多 {runs} 个配置；放不进内存的配置会在开始前被拒绝。"},
     "hd.bench_shared": {"en": "This is a shared server: a sweep may take about {budget} s of computing on one core, "
                               "one sweep runs at a time for everyone, and you can run again {cooldown} s after your "
@@ -115,10 +157,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "波动较大的计时：所显示的 {total} 个计时中有 {n} 个的四分位距超过中位数的 {share}（表中以 {mark} 标出）。"
               "说明当时机器还在做别的事；比较之前请重新计时。",
     },
+    "hd.bench_quiet": {"en": "All {total} timings shown are steady: every IQR is within {share} of its median.",
+                       "zh": "所显示的 {total} 个计时都很稳定：每个四分位距都不超过其中位数的 {share}。"},
     "hd.bench_not_ok": {"en": "{n} run(s) did not complete (refused or out of memory); see the status column.",
                         "zh": "有 {n} 个配置未完成（被拒绝或内存不足），见状态列。"},
     "hd.bench_empty": {"en": "Run a benchmark, or show a bundled or uploaded results file.",
                        "zh": "运行一次测速，或显示内置的、上传的结果文件。"},
+    "hd.bench_shown": {"en": "Shown: {sources}. Choose others under “Compare with results from another machine”.",
+                       "zh": "当前显示：{sources}。可在“与其他机器的结果比较”中另选。"},
     "hd.upload": {"en": "Compare with results from another machine", "zh": "与其他机器的结果比较"},
     "hd.upload_help": {
         "en": "Run `python -m selfattn.bench --device cuda ... --out results.json` on a GPU server and upload "
@@ -127,20 +173,27 @@ STRINGS: dict[str, dict[str, str]] = {
               "（JSON 或 CSV，不超过 2 MB）。也可以显示项目自带的结果。",
     },
     "hd.bundled": {"en": "Results bundled with the project", "zh": "项目自带的结果"},
+    "hd.bundled_name": {"en": "{device} · {dtype} (bundled)", "zh": "{device} · {dtype}（项目自带）"},
+    "hd.bundled_about": {
+        "en": "**{name}**: measured {date} on {machine}; {dtype}, batch {batch}, d_model {d_model}, heads {heads}, "
+              "n {lens}, torch {torch}, {threads} thread(s).",
+        "zh": "**{name}**：{date} 测于 {machine}；{dtype}，批大小 {batch}，`d_model` {d_model}，头数 {heads}，"
+              "n 取 {lens}，torch {torch}，{threads} 个线程。",
+    },
     "hd.upload_file": {"en": "Results file", "zh": "结果文件"},
     "hd.upload_file_help": {"en": "A .json or .csv file written by python -m selfattn.bench, up to {mb} MB.",
-                            "zh": "由 python -m selfattn.bench 生成的 .json 或 .csv 文件，不超过 {mb} MB。"},
+                            "zh": "由 `python -m selfattn.bench` 生成的 `.json` 或 `.csv` 文件，不超过 {mb} MB。"},
     "hd.upload_ok": {"en": "Loaded {name}: {n} runs.", "zh": "已载入 {name}：{n} 个配置。"},
-    "hd.this_run": {"en": "this run", "zh": "本次运行"},
+    "hd.this_run": {"en": "your run", "zh": "本次运行"},
     "hd.chart_time": {"en": "Time vs sequence length (log–log)", "zh": "时间与序列长度（双对数坐标）"},
     "hd.chart_mem": {"en": "Peak memory vs sequence length (log–log)", "zh": "峰值内存与序列长度（双对数坐标）"},
     "hd.axis_time": {"en": "median time (ms)", "zh": "中位时间（毫秒）"},
     "hd.axis_mem": {"en": "peak memory (bytes)", "zh": "峰值内存（字节）"},
     "hd.axis_n": {"en": "sequence length n", "zh": "序列长度 n"},
-    "hd.axis_source": {"en": "run", "zh": "来源"},
+    "hd.axis_source": {"en": "results", "zh": "来源"},
     "hd.ratios": {"en": "Ratios (above 1: the second is faster or smaller)", "zh": "比值（大于 1 表示后者更快或更省）"},
     # Column headers of the results tables and chart tooltips; exports keep the field names.
-    "hd.col_source": {"en": "run", "zh": "来源"},
+    "hd.col_source": {"en": "results", "zh": "来源"},
     "hd.col_impl": {"en": "implementation", "zh": "实现"},
     "hd.col_series": {"en": "implementation · heads", "zh": "实现 · 头数"},
     "hd.col_heads": {"en": "heads", "zh": "头数"},
@@ -151,6 +204,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.col_device_name": {"en": "device", "zh": "设备"},
     "hd.col_median_ms": {"en": "median (ms)", "zh": "中位时间（毫秒）"},
     "hd.col_iqr_ms": {"en": "IQR (ms)", "zh": "四分位距（毫秒）"},
+    "hd.col_min_ms": {"en": "best round (ms)", "zh": "最快一轮（毫秒）"},
     "hd.col_iqr_share": {"en": "IQR / median (%)", "zh": "四分位距 / 中位数（%）"},
     "hd.col_noisy": {"en": "noisy", "zh": "波动大"},
     "hd.col_gflops": {"en": "GFLOP/s", "zh": "GFLOP/s"},
@@ -177,13 +231,17 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.bundled_placeholder": {"en": "Choose result files", "zh": "选择结果文件"},
     "hd.bench_placeholder": {"en": "Choose at least one", "zh": "请至少选择一项"},
     "hd.col_time_ratio": {"en": "time {a} / {b}", "zh": "时间 {a} / {b}"},
-    "hd.col_mem_ratio": {"en": "memory naive / fused", "zh": "内存 naive / fused"},
+    "hd.col_best_ratio": {"en": "best rounds {a} / {b}", "zh": "最快一轮 {a} / {b}"},
+    "hd.col_mem_ratio": {"en": "memory {a} / {b}", "zh": "内存 {a} / {b}"},
     "hd.results": {"en": "All runs", "zh": "全部结果"},
     "hd.download_csv": {"en": "Download results (CSV)", "zh": "下载结果（CSV）"},
     "hd.download_json": {"en": "Download results (JSON)", "zh": "下载结果（JSON）"},
-    "hd.mistake_same": {"en": "With one head (or one token) the bare reshape happens to give the right answer; "
-                              "choose more heads to see it fail.",
-                        "zh": "只有一个头（或一个词）时，直接 reshape 恰好得到正确结果；选择更多的头就能看到它出错。"},
+    "hd.mistake_same_heads": {"en": "With one head the bare reshape happens to give the right answer; choose more "
+                                    "heads to see it fail.",
+                              "zh": "只有一个头时，直接变形恰好得到正确结果；选择更多的头就能看到它出错。"},
+    "hd.mistake_same_tokens": {"en": "With one token the bare reshape happens to give the right answer; choose more "
+                                     "tokens to see it fail.",
+                               "zh": "只有一个词元时，直接变形恰好得到正确结果；选择更多的词元就能看到它出错。"},
     # Errors of selfattn.core.heads, selfattn.core.torch_attention and selfattn.bench.
     "err.heads_not_positive": {"en": "The number of heads must be a positive whole number, not {num_heads}.",
                                "zh": "头数必须是正整数，而不是 {num_heads}。"},
@@ -193,7 +251,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.weight_shape": {"en": "{name} must be {expected}, not {got}.", "zh": "{name} 的形状应为 {expected}，而不是 {got}。"},
     "err.unknown_mistake": {"en": "Unknown mistake {mistake}; choose one of {allowed}.",
                             "zh": "未知的错误类型 {mistake}；可选：{allowed}。"},
-    "err.bench_device": {"en": "Unknown device {device}; choose cpu or cuda.", "zh": "未知设备 {device}；请选择 cpu 或 cuda。"},
+    "err.bench_device": {"en": "Unknown device {device}; choose cpu or cuda.", "zh": "未知设备 {device}；请选择 `cpu` 或 `cuda`。"},
     "err.bench_cuda_unavailable": {"en": "CUDA was chosen, but PyTorch sees no GPU on this machine.",
                                    "zh": "选择了 CUDA，但 PyTorch 在本机上找不到 GPU。"},
     "err.bench_dtype": {"en": "Unknown precision {dtype}; choose one of {allowed}.", "zh": "未知精度 {dtype}；可选：{allowed}。"},
@@ -230,7 +288,7 @@ STRINGS: dict[str, dict[str, str]] = {
                              "{budget_s} s per sweep. Choose fewer or shorter runs, a smaller batch or d_model, or "
                              "float32 or bfloat16 (float16 is slow on a CPU).",
                        "zh": "这次测速大约需要 {estimate_s} 秒的计算，而这台共享服务器每次只允许 {budget_s} 秒。"
-                             "请减少或缩短配置，减小批大小或 d_model，或选择 float32、bfloat16（float16 在 CPU 上很慢）。"},
+                             "请减少或缩短配置，减小批大小或 d_model，或选择 `float32`、`bfloat16`（`float16` 在 CPU 上很慢）。"},
     "err.bench_busy": {"en": "Someone else's benchmark is running on this server right now (one runs at a time). "
                              "Try again in about {retry_s} s.",
                        "zh": "这台服务器上正在运行别人的测速（同一时间只能运行一个）。请大约 {retry_s} 秒后再试。"},
@@ -251,7 +309,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.results_too_many_values": {"en": "The file holds far more values than a results file of at most {rows} runs; "
                                           "it was not read.",
                                     "zh": "文件中的数值远多于最多 {rows} 个配置的结果文件所能包含的数量，因此没有读取。"},
-    "err.results_format": {"en": "{filename} is neither a .json nor a .csv file.", "zh": "{filename} 既不是 .json 也不是 .csv 文件。"},
+    "err.results_format": {"en": "{filename} is neither a .json nor a .csv file.", "zh": "{filename} 既不是 `.json` 也不是 `.csv` 文件。"},
     "err.results_encoding": {"en": "The file is not UTF-8 text (byte {position}).", "zh": "文件不是 UTF-8 文本（第 {position} 字节）。"},
     # {detail} is the parser's own English words, kept because they say what it tripped on.
     "err.results_bad_json": {"en": "The file is not valid JSON (line {line}; the parser says: {detail}).",
@@ -259,7 +317,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.results_json_unreadable": {"en": "The file's JSON nests too deeply or holds a number too long to read.",
                                     "zh": "文件中的 JSON 嵌套过深，或含有过长而无法读取的数字。"},
     "err.results_not_records": {"en": "The JSON must be a list of records, or an object with a “records” list.",
-                                "zh": "JSON 必须是记录的列表，或含有“records”列表的对象。"},
+                                "zh": "JSON 必须是记录的列表，或含有 `records` 列表的对象。"},
     "err.results_bad_csv": {"en": "The file is not valid CSV (line {line}; the parser says: {detail}).",
                             "zh": "文件不是有效的 CSV（第 {line} 行；解析器的原话：{detail}）。"},
     "err.results_csv_cells": {"en": "Row {row} (line {line} of the file) has a different number of cells than the "
@@ -271,7 +329,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                   "zh": "文件有 {rows} 条结果；最多接受 {limit} 条。"},
     "err.results_missing_field": {"en": "Row {row} has no {field} field. Upload a file written by "
                                         "python -m selfattn.bench.",
-                                  "zh": "第 {row} 行缺少 {field} 字段。请上传由 python -m selfattn.bench 生成的文件。"},
+                                  "zh": "第 {row} 行缺少 {field} 字段。请上传由 `python -m selfattn.bench` 生成的文件。"},
     "err.results_not_finite": {"en": "Row {row}: {field} is not a finite number.", "zh": "第 {row} 行：{field} 不是有限的数字。"},
     "err.results_bad_value": {"en": "Row {row}: {field} = {value} is not valid.",
                               "zh": "第 {row} 行：{field} = {value} 无效。"},
@@ -289,5 +347,5 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.results_bad_value.not_divisor": {"en": "Row {row}: {field} = {value} does not divide d_model.",
                                           "zh": "第 {row} 行：{field} = {value} 不能整除 d_model。"},
     "err.results_bad_value.required_when_ok": {"en": "Row {row}: {field} needs a number when the status is “ok”.",
-                                               "zh": "第 {row} 行：状态为“ok”时，{field} 必须有数值。"},
+                                               "zh": "第 {row} 行：状态为“完成”（`ok`）时，{field} 必须有数值。"},
 }
