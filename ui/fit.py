@@ -66,8 +66,9 @@ def label_room(row_labels) -> int:
 
 
 def cell_space(width: float, row_labels) -> float:
-    """Pixels left for a heatmap's cells in ``width`` after its row labels and padding."""
-    return width - row_label_px(row_labels) - CHART_PAD_PX
+    """Pixels left for a heatmap's cells in ``width`` after its row labels and padding (the whole
+    pixels of :func:`label_room`, as drawn: cells plus that room never run past ``width``)."""
+    return width - label_room(row_labels)
 
 
 def columns_that_fit(row_labels, count: int, width: float) -> int:
