@@ -54,7 +54,8 @@ def page_with(sentence: str, **choices) -> object:
     at = open_page("embeddings")
     at.text_input(key="emb_text").set_value(sentence).run()
     for key, value in choices.items():
-        choice_widget(at.segmented_control, key).set_value(value).run()
+        widgets = at.selectbox if key == "emb_view" else at.segmented_control  # the map is a selectbox
+        choice_widget(widgets, key).set_value(value).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     return at
 
@@ -125,7 +126,8 @@ def test_head_view_shows_only_the_picked_tokens_lines(minilm):
 
 
 def test_the_readout_choices_are_in_the_link():
-    at = page_with(SENTENCE, emb_units="words", emb_view="rollout")
+    at = page_with(SENTENCE, emb_units="words")
     choice_widget(at.selectbox, "emb_pick").set_value(2).run()
+    choice_widget(at.selectbox, "emb_view").set_value("rollout").run()
     params = dict(at.query_params)
     assert params["units"] == "words" and params["map"] == "rollout" and params["pick"] == "2"

@@ -145,13 +145,18 @@ def offer_download(spec: str) -> None:
     st.rerun()  # the model now loads from the cache
 
 
-def number_slider(container, label: str, total: int, key: str, help: str) -> int:
+def number_slider(container, label: str, total: int, key: str, help: str, *, shown: bool = True) -> int:
     """Pick one of ``total`` layers or heads, numbered 1 .. total as in the headings and file names.
+
+    Args:
+        shown: draw the slider; when False (a view without layers or heads) the choice is kept as it is.
 
     Returns:
         The 0-based index (the slider's value minus 1).
     """
     settings.keep(key, range(1, total + 1))  # a smaller model than before: its last layer or head
+    if not shown:
+        return st.session_state[key] - 1
     if total == 1:  # a slider needs two ends
         container.caption(tr("emb.only_one", label=label))
         return 0
@@ -161,3 +166,59 @@ def number_slider(container, label: str, total: int, key: str, help: str) -> int
 @st.cache_resource(show_spinner=False)
 def _loaded() -> set[str]:
     return set()
+
+
+CHINESE_MODEL = "google-bert/bert-base-chinese"  # the Chinese model the page offers (hosted too: HOSTED_ALLOWLIST)
+
+
+def mostly_unknown(run: models.ModelRun) -> bool:
+    """True when at least half of the sentence's own tokens became [UNK] ([CLS] and [SEP] not counted)."""
+    n = int((~run.special).sum())
+    return n > 0 and 2 * len(run.unknown) >= n
+
+
+def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titled: bool, charvec_shown: bool) -> None:
+    """Say plainly that the model does not know most of the sentence, and lead to what works.
+
+    For Chinese: the character vectors of part 1, and a Chinese model: a button that picks it when it is
+    on this machine or may be downloaded here (the download itself waits for its own button, which says
+    the size first), honest words when it cannot be had.
+
+    Args:
+        tokens: the unknown tokens' text, listed for the message.
+        titled: name the sentence (a pair has two).
+        charvec_shown: part 1 already shows the character vectors.
+    """
+    from selfattn.text.embedding_text import has_cjk
+    from selfattn.text.prefetch import cached_folder, visitors_may_download
+
+    n = int((~run.special).sum())
+    message = tr("emb.mostly_unknown", name=model_name, known=n - len(run.unknown), n=n, tokens=tokens)
+    if titled:
+        message = tr("emb.heads_of", text=run.text) + "\n\n" + message
+    st.warning(message, icon=":material/help:")
+    if not any(has_cjk(piece) for piece in run.unknown_text):
+        return
+    try:
+        here = cached_folder(CHINESE_MODEL) is not None
+    except InputError:  # not offered here (a hosted allow-list without it)
+        here = False
+    if here:
+        offer = "emb.chinese_here"
+    elif visitors_may_download():
+        offer = "emb.chinese_download"
+    else:
+        offer = "emb.chinese_none"
+    path = (tr("emb.chinese_path", charvec=tr("emb.source_charvec")) if charvec_shown
+            else tr("emb.chinese_path_pick", charvec=tr("emb.source_charvec"), pick=tr("emb.source_pick")))
+    st.info(path + "\n\n" + tr(offer, name=CHINESE_MODEL),
+            icon=":material/translate:")
+    if offer != "emb.chinese_none":
+        st.button(tr("emb.use_chinese", name=CHINESE_MODEL), key=f"use_chinese_{run.text}", icon=":material/translate:",
+                  on_click=use_chinese_model)
+
+
+def use_chinese_model() -> None:
+    """Callback: heads from the Chinese model (its download, when needed, is offered with its size)."""
+    settings.put("emb_source", "hf")
+    settings.put("emb_model", CHINESE_MODEL)
