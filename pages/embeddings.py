@@ -245,27 +245,27 @@ settings.keep("emb_text")
 settings.keep("emb_text_b")
 if mode == "pair":
     st.caption(tr("emb.pairs"))
-    cols = st.columns(len(PAIRS))
-    for col, (a, b) in zip(cols, PAIRS):
-        col.button(f"{a} / {b}", on_click=lambda a=a, b=b: (settings.put("emb_text", a), settings.put("emb_text_b", b)),
-                   width="stretch", key=f"pair_{a}")
+    with st.container(horizontal=True, gap="small"):  # whole names, wrapped onto more rows when narrow
+        for a, b in PAIRS:
+            st.button(f"{a} / {b}", key=f"pair_{a}",
+                      on_click=lambda a=a, b=b: (settings.put("emb_text", a), settings.put("emb_text_b", b)))
     left, right = st.columns(2)
     left.text_input(tr("emb.text_a"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
     right.text_input(tr("emb.text_b"), key="emb_text_b", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
     texts = [st.session_state["emb_text"], st.session_state["emb_text_b"]]
 else:
     st.caption(tr("emb.presets"))
-    cols = st.columns(len(SENTENCES))
-    for col, sentence in zip(cols, SENTENCES):
-        col.button(sentence if len(sentence) < 24 else sentence[:22] + "…", help=sentence, width="stretch",
-                   on_click=settings.put, args=("emb_text", sentence), key=f"preset_{sentence}")
+    with st.container(horizontal=True, gap="small"):  # whole sentences, wrapped onto more rows when narrow
+        for sentence in SENTENCES:
+            st.button(sentence, on_click=settings.put, args=("emb_text", sentence), key=f"preset_{sentence}")
     st.text_input(tr("emb.text"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"),
                   help=tr("emb.text_help", chars=MAX_CHARS, tokens=MAX_TOKENS))
     texts = [st.session_state["emb_text"]]
 
 # ── Where the vectors come from ───────────────────────────────────────────────────────
 with st.container(border=True):
-    s1, s2, s3 = st.columns([2, 2, 2])
+    # Two to a row, so that every name fits a 1024 px projector with the sidebar open (three did not).
+    s1, s2 = st.columns(2)
     with s1:
         source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source",
                         {s: tr(get_source(s).label) for s in SOURCES}, help=tr("emb.source_help"))
@@ -282,16 +282,17 @@ with st.container(border=True):
         else:
             spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
                                  placeholder=tr("emb.model_placeholder")).strip()
-    with s3:
+    d1, d2 = st.columns(2)
+    with d1:
         kind = choice(st.radio, tr("emb.kind"), KINDS, "emb_kind", {k: tr(f"emb.kind_{k}") for k in KINDS},
                       horizontal=True, help=tr("emb.kind_help"), disabled=len(src.kinds) == 1)
-    d1, d2, d3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     settings.keep("emb_dims")
-    dims = d1.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
+    dims = d2.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
     settings.keep("emb_scale")
     settings.keep("emb_unit")
-    raw_scale = d2.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
-    raw_unit = d3.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
+    with st.container(horizontal=True, gap="medium"):
+        raw_scale = st.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
+        raw_unit = st.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
 
 if kind not in src.kinds:
     kind = src.kinds[0]  # character vectors are static only: they have no context (the switch is off for them)
@@ -369,17 +370,15 @@ views = [readout_ui.Units(each, each_labels, units == "words") for each, each_la
 run, labels = runs[0]
 shown = views[0]
 by_head = view == "head"  # the one-head view: the pattern grid, the head slider, the check, Q, K and V
-grid_box = st.container()  # the pattern grid, just above the sliders and the map it picks for
 c1, c2 = st.columns(2)
 layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers),
                         shown=view != "rollout")
 head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads),
                        shown=by_head)
-if by_head:
+if by_head:  # the pattern grid right above the map: a click shows its head just below, where the visitor looks
     run_key = (use_spec, run.text, MAX_TOKENS)  # the model and sentence ``run`` belongs to
-    with grid_box:
-        readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
-                                    f"head-patterns-{models.display_name(bundle.name)}")
+    readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
+                                f"head-patterns-{models.display_name(bundle.name)}")
 suffix = "-words" if units == "words" else ""
 name = {"head": f"L{layer_i + 1}-H{head_i + 1}", "mean": f"L{layer_i + 1}-mean", "max": f"L{layer_i + 1}-max",
         "rollout": "rollout"}[view]

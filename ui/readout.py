@@ -151,9 +151,9 @@ def pattern_overview(patterns, key: tuple, layer: int, head: int, file_name: str
     """
     st.subheader(tr("emb.patterns_title"))
     st.caption(tr("emb.patterns_help"))
+    st.markdown(tr("emb.patterns_read"))  # how to read it first: the picked head's map comes right under the grid
     spec = _grid_spec(key, current_lang(), layer, head, patterns)
     st.vega_lite_chart(spec, on_select=_on_pick, selection_mode="pick", key=PATTERN_KEY, width="content")
-    st.markdown(tr("emb.patterns_read"))
     csv_button(lambda: patterns_table(patterns).set_index(["layer", "head"]), file_name, key="dl_patterns",
                label=tr("emb.patterns_csv"))
 
