@@ -3,7 +3,8 @@ or hidden in a scroller, and a head picked in the pattern grid shows up where th
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_until_idle
+from tests.browser import wait_until_idle
+from tests.test_layout_browser import browser, url  # noqa: F401 - one server and one Chromium per module
 
 pytestmark = pytest.mark.browser
 
@@ -48,22 +49,6 @@ CLIPPED = """() => {
     }
     return found;
 }"""
-
-
-@pytest.fixture(scope="module")
-def url():
-    with streamlit_server() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 def open_embeddings(browser, url: str, width: int, lang: str, extra: str = ""):
