@@ -375,6 +375,8 @@ layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr(
                         shown=view != "rollout")
 head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads),
                        shown=by_head)
+if len(runs) > 1 and view != "rollout":  # the pattern grid, head view and layer grid are of one sentence: say which
+    st.caption(tr("emb.details_first", text=run.text))
 if by_head:  # the pattern grid right above the map: a click shows its head just below, where the visitor looks
     run_key = (use_spec, run.text, MAX_TOKENS)  # the model and sentence ``run`` belongs to
     readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
@@ -391,7 +393,5 @@ for idx, (slot, (each, _), each_view) in enumerate(zip(slots, runs, views)):
         readout_ui.view_block(bundle, each, each_view, view, layer_i, head_i, f"attention-{name}{suffix}{last}",
                               key=f"dl_head_map{last}", beside=len(runs) == 1)
 if view != "rollout":  # the rollout has no layer or head of its own: nothing below belongs to it
-    if len(runs) > 1:
-        st.caption(tr("emb.details_first", text=run.text))
     layer_details(bundle, run, labels, shown, layer_i, head_i, by_head, suffix)
 settings.publish("embeddings")

@@ -87,7 +87,7 @@ STRINGS: dict[str, dict[str, str]] = {
               "are, the largest entry of $XX^\\top$ is {top:.4g}; $\\div\\sqrt{{{d}}} = \\div {root:.4g}$ brings it to "
               "{top_scaled:.4g}, and $\\mathrm{{Softmax}}(XX^\\top/\\sqrt{{{d}}})$ then keeps on average {raw_self:.1%} of "
               "each token's weight on the token itself.",
-        "zh": "**这些向量：**{vectors}，$d = {d}$；各行长度在 {shortest:.3g} 到 {longest:.3g} 之间。不做处理时，$XX^\\top$ "
+        "zh": "**这些向量**：{vectors}，$d = {d}$；各行长度在 {shortest:.3g} 到 {longest:.3g} 之间。不做处理时，$XX^\\top$ "
               "的最大元素是 {top:.4g}；$\\div\\sqrt{{{d}}} = \\div {root:.4g}$ 之后为 {top_scaled:.4g}，"
               "$\\mathrm{{Softmax}}(XX^\\top/\\sqrt{{{d}}})$ 平均把每个词元 {raw_self:.1%} 的权重留给它自己。",
     },
@@ -209,8 +209,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "汉字向量没有上下文：一个字在任何句子中都是同一个向量，所以这里显示的是静态向量。要看中文的上下文向量，"
               "请在“{pick}”中选择“{hf}”，并使用中文模型，例如 `bert-base-chinese`。"},
     "emb.heads_of": {"en": "**“{text}”**", "zh": "**“{text}”**"},
-    "emb.details_first": {"en": "Below: the heads of the first sentence, “{text}”.",
-                          "zh": "下面是第一句话“{text}”的各个头。"},
+    "emb.details_first": {"en": "The pattern grid, the head view and the maps of every head of the layer below are "
+                                "of the first sentence, “{text}”; the map of the chosen heads shows both sentences.",
+                          "zh": "下面的模式网格、头视图和该层所有头的小图都属于第一句话“{text}”；所选头的注意力图则两句都画出。"},
     "emb.grid_axes": {"en": "In each small map, rows are the tokens attending (queries, top to bottom, in the order "
                             "of the big map) and columns the tokens attended to (keys, left to right); hover a cell "
                             "for its tokens and weight.",
@@ -225,12 +226,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.chinese_path": {
         "en": "**For Chinese, what works:** part 1 above uses the {charvec}, which know most common characters. "
               "For a real model's heads, use a model trained on Chinese.",
-        "zh": "**处理中文，可以这样做：**上面第 1 部分使用{charvec}，常用汉字大多都有向量。要看真实模型的注意力头，"
+        "zh": "**处理中文，可以这样做**：上面第 1 部分使用{charvec}，常用汉字大多都有向量。要看真实模型的注意力头，"
               "请使用用中文训练的模型。"},
     "emb.chinese_path_pick": {
         "en": "**For Chinese, what works:** the {charvec} know most common characters: choose them under “{pick}” "
               "for part 1. For a real model's heads, use a model trained on Chinese.",
-        "zh": "**处理中文，可以这样做：**{charvec}里常用汉字大多都有向量：在“{pick}”中选择它，用于第 1 部分。"
+        "zh": "**处理中文，可以这样做**：{charvec}里常用汉字大多都有向量：在“{pick}”中选择它，用于第 1 部分。"
               "要看真实模型的注意力头，请使用用中文训练的模型。"},
     "emb.chinese_here": {"en": "`{name}` is on this machine and loads without the network.",
                          "zh": "本机已有 `{name}`，无需联网即可载入。"},
@@ -351,10 +352,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.map_rollout": {"en": "Attention rollout through all {L} layers", "zh": "贯穿全部 {L} 层的注意力逐层累积"},
     "emb.patterns_title": {"en": "What each head does", "zh": "每个头在做什么"},
     "emb.patterns_help": {"en": "Each cell is one head, coloured by where its rows put most of their weight (averaged "
-                                "over the sentence's own tokens; paler = less; the symbol names the pattern too). Click a "
-                                "cell: its map, its check and its head view appear just below.",
-                          "zh": "每个格子是一个头，颜色表示它的各行把大部分权重放在哪里（对句子自身的词元取平均；越浅越弱；"
-                                "格子里的符号也标出了模式）。点击格子，它的注意力图、核对结果和头视图就显示在紧下方。"},
+                                "over the sentence's own tokens; paler = less). Click a cell: its map, its check and its "
+                                "head view appear just below.",
+                          "zh": "每个格子是一个头，颜色表示它的各行把大部分权重放在哪里（对句子自身的词元取平均；越浅越弱）。"
+                                "点击格子，它的注意力图、核对结果和头视图就显示在紧下方。"},
     "emb.pattern_legend": {"en": "Pattern", "zh": "模式"},
     "emb.pattern_mass": {"en": "weight on it", "zh": "其上的权重"},
     "emb.pattern_previous": {"en": "previous token", "zh": "前一个词元"},
@@ -370,7 +371,7 @@ STRINGS: dict[str, dict[str, str]] = {
               "parked on a special token, which often means \"nothing to do here\" (Clark et al. 2019). *Broad*: "
               "weight spread over the sentence, like an average (a bag-of-words view). *Mixed*: none of these "
               "above half: look at its map and head view, where the interesting heads (from “it” to “animal”) hide.",
-        "zh": "**如何解读：** *前一个/后一个词元*：这个头读取相邻的词元，记录词序（图中紧挨对角线的一条斜线）。*自身*：对角线。"
+        "zh": "**如何解读**：*前一个/后一个词元*：这个头读取相邻的词元，记录词序（图中紧挨对角线的一条斜线）。*自身*：对角线。"
               "*[CLS]/[SEP]*：大部分权重停在特殊词元上，常常表示“这里没事可做”（Clark 等，2019）。*分散*：权重铺满整句，"
               "像是求平均（词袋式的视角）。*混合*：以上都不过半：去看它的图和头视图，有趣的头（例如从代词指向它所指的名词）往往藏在这里。"},
     "emb.headview_title": {"en": "Head view: layer {layer}, head {head}", "zh": "头视图：第 {layer} 层第 {head} 个头"},
