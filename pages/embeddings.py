@@ -20,7 +20,7 @@ from ui import embeddings as cached
 from ui import fit
 from ui import readout as readout_ui
 from ui import state as settings
-from ui.common import choice, csv_button, show_error, tr, vega
+from ui.common import choice, csv_button, show_error, tr, tr_plain, vega
 from ui.embeddings import number_slider
 
 settings.start("embeddings")
@@ -204,9 +204,11 @@ def layer_details(bundle: models.ModelBundle, run: models.ModelRun, labels: list
     st.subheader(tr("emb.all_heads", layer=layer_i + 1))
     layer_maps = shown(run.attentions[layer_i])  # (H, m, m)
     drawn = len(shown.labels) if GRID_TOKENS is None else min(GRID_TOKENS, len(shown.labels))
-    st.caption(tr("emb.grid_axes"))
-    vega(fit.fit_grid(layer_maps[:, :drawn, :drawn], shown.labels[:drawn], shown.labels[:drawn],
-                      [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)], fit.PAGE_PX))
+    grid = fit.fit_grid(layer_maps[:, :drawn, :drawn], shown.labels[:drawn], shown.labels[:drawn],
+                        [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)], fit.PAGE_PX)
+    grid["title"] = {"text": tr_plain("emb.grid_axes"), "anchor": "start", "fontSize": 12, "fontWeight": "normal",
+                     "limit": grid["usermeta"]["width_px"]}  # the small maps' axes, on the chart itself
+    vega(grid)
     if drawn < len(shown.labels):  # say what was left out, as part 1 does for the columns of X
         st.caption(tr("emb.grid_cut", k=drawn, n=len(shown.labels)))
     layer_table = pd.DataFrame(  # one row per (head, query), one column per key

@@ -520,3 +520,12 @@ def test_separators_and_overrides_in_a_sentence_leave_every_chart_drawn(params):
     bad = [s for s in labels if one_line(s) != s or "\u2028" in s or "\u2029" in s]
     assert bad == [], bad[:3]
 
+
+
+@pytest.mark.parametrize("lang, words", [("en", ("rows ↓", "(queries)", "columns →", "(keys)")),
+                                         ("zh", ("行 ↓", "（查询）", "列 →", "（键）"))])
+def test_the_small_maps_of_every_head_name_their_axes(lang, words):
+    at = open_page("embeddings", lang)
+    grids = [spec for spec in chart_specs(at) if "grid" in spec["usermeta"]]
+    assert len(grids) == 1
+    assert all(word in grids[0]["title"]["text"] for word in words), grids[0]["title"]

@@ -212,11 +212,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.details_first": {"en": "The pattern grid, the head view and the maps of every head of the layer below are "
                                 "of the first sentence, “{text}”; the map of the chosen heads shows both sentences.",
                           "zh": "下面的模式网格、头视图和该层所有头的小图都属于第一句话“{text}”；所选头的注意力图则两句都画出。"},
-    "emb.grid_axes": {"en": "In each small map, rows are the tokens attending (queries, top to bottom, in the order "
-                            "of the big map) and columns the tokens attended to (keys, left to right); hover a cell "
-                            "for its tokens and weight.",
-                      "zh": "每张小图中，行是发出注意力的词元（查询，从上到下，顺序与大图相同），列是被注意的词元"
-                            "（键，从左到右）；把指针停在格子上可看到它的词元和权重。"},
+    "emb.grid_axes": {"en": "In each map: rows ↓ the tokens attending (queries), columns → the tokens attended to "
+                            "(keys), in the order of the map above",
+                      "zh": "每张小图：行 ↓ 是发出注意力的词元（查询），列 → 是被注意的词元（键），顺序与上面的图相同"},
     "emb.mostly_unknown": {
         "en": "{name} does not know most of this sentence: only {known} of its {n} tokens are in its vocabulary; "
               "the others ({tokens}) all became the same token [UNK] (“unknown”), with one shared vector. Its "
