@@ -229,7 +229,8 @@ def layer_details(bundle: models.ModelBundle, run: models.ModelRun, labels: list
         with col:
             dcols = column_names(name.lower(), matrix.shape[1])
             cut = qkv_dims < matrix.shape[1]  # say that the map is cut, as part 1 does for X
-            fit.map_header(name, matrix.shape, tr("emb.first_columns", k=qkv_dims, d=matrix.shape[1]) if cut else "")
+            fit.map_header(f"${name}$", matrix.shape,  # Q, K, V in KaTeX like the formulas around them
+                           tr("emb.first_columns", k=qkv_dims, d=matrix.shape[1]) if cut else "")
             vega(fit.fit_heatmap(matrix[:, :qkv_dims], labels, dcols[:qkv_dims], qkv_px, max_cell=18,
                                  annotate=False, role="values"))
             csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",

@@ -485,9 +485,9 @@ def test_qkv_headers_say_how_many_columns_are_drawn(minilm):
     at = open_page("embeddings")
     at.text_input(key="emb_text").set_value("Good morning").run()
     cut = f"`4 × {minilm.head_dim}` · first 16 columns shown; the CSV has all {minilm.head_dim}"
-    assert all(f"**{name}** &nbsp; {cut}" in texts(at) for name in "QKV"), texts(at)
+    assert all(f"**${name}$** &nbsp; {cut}" in texts(at) for name in "QKV"), texts(at)
     at.slider(key="emb_dims").set_value(minilm.head_dim).run()
-    assert f"**Q** &nbsp; `4 × {minilm.head_dim}`\n" in texts(at) + "\n" and "columns shown" not in texts(at)
+    assert f"**$Q$** &nbsp; `4 × {minilm.head_dim}`\n" in texts(at) + "\n" and "columns shown" not in texts(at)
 
 
 def strings_in(spec, key=""):
