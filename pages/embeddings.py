@@ -100,14 +100,25 @@ def shown_rows(emb: TokenEmbeddings, unit: bool) -> np.ndarray:
     return unit_rows(emb.vectors) if unit else emb.vectors
 
 
-def shared_range(embs: list[TokenEmbeddings], unit: bool) -> tuple[float, float] | None:
-    """One colour scale for the XXᵀ maps of a pair, so one colour is one number in both; None for one map."""
+def shared_ranges(embs: list[TokenEmbeddings], unit: bool, scale: bool) -> dict[str, tuple[float, float]]:
+    """One colour scale per kind of map for the two sentences of a pair, so one colour is one number in both.
+
+    XXᵀ always (on the cosine's −1..1 with unit length); X and the output when both sentences' vectors
+    come from the same source and model (a character vector and a MiniLM vector are not comparable).
+
+    Returns:
+        {"xxt": (low, high), "X": ..., "output": ...}; empty for one sentence.
+    """
     if len(embs) < 2:
-        return None
-    if unit:
-        return -1.0, 1.0
-    scores = [shown_rows(emb, unit) @ shown_rows(emb, unit).T for emb in embs]  # (n, n) each
-    return min(float(s.min()) for s in scores), max(float(s.max()) for s in scores)
+        return {}
+    xs = [shown_rows(emb, unit) for emb in embs]  # (n, d) each
+    traces = [raw_self_attention(x, scale=scale) for x in xs]
+    ranges = {"xxt": (-1.0, 1.0) if unit else (min(float(t.scores.min()) for t in traces),
+                                              max(float(t.scores.max()) for t in traces))}
+    if len({(emb.source, emb.model, emb.dim) for emb in embs}) == 1:
+        for name, matrices in (("X", xs), ("output", [t.outputs for t in traces])):
+            ranges[name] = min(float(m.min()) for m in matrices), max(float(m.max()) for m in matrices)
+    return ranges
 
 
 def embed_kind(text: str, src, kind: str) -> str:
@@ -122,11 +133,11 @@ def embed_kind(text: str, src, kind: str) -> str:
 
 
 def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, width: float,
-             xxt_range: tuple[float, float] | None) -> None:
+             ranges: dict[str, tuple[float, float]]) -> None:
     """X, XXᵀ (the cosine similarity when rows have unit length), Softmax(XXᵀ/√d) and the output, with CSVs.
 
     Args:
-        xxt_range: the colour scale of XXᵀ shared with the other sentence of a pair (None: its own).
+        ranges: colour scales shared with the other sentence of a pair, by map ("X", "xxt", "output").
     """
     labels = unit_labels(emb)
     x = shown_rows(emb, unit)
@@ -161,15 +172,16 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
     if unit:  # rows of length 1: XXᵀ is the cosine similarity, drawn once on its scale
         dots = [("xxt", tr("emb.xxt_cos_title"), trace.scores, (-1.0, 1.0), "signed")]
     else:
-        dots = [("xxt", tr("emb.xxt_title"), trace.scores, xxt_range, "values"),
+        dots = [("xxt", tr("emb.xxt_title"), trace.scores, ranges.get("xxt"), "values"),
                 ("cosine", tr("emb.cos_title"), cosine_similarity(x), (-1.0, 1.0), "signed")]
     blocks = [
-        ("X", tr("emb.x_title", k=shown, d=d), x[:, :shown], x_cols[:shown], labelled(x, labels, x_cols), None, "values"),
+        ("X", tr("emb.x_title", k=shown, d=d), x[:, :shown], x_cols[:shown], labelled(x, labels, x_cols),
+         ranges.get("X"), "values"),
         *((name, title, matrix, labels, None, domain, role) for name, title, matrix, domain, role in dots),
         ("weights", tr("emb.weights_title", formula=formula(scale, d)), trace.weights, labels, None, (0.0, 1.0),
          "weights"),
         ("output", tr("emb.out_title", formula=formula(scale, d, "X"), k=shown), trace.outputs[:, :shown],
-         x_cols[:shown], labelled(trace.outputs, labels, x_cols), None, "outputs"),
+         x_cols[:shown], labelled(trace.outputs, labels, x_cols), ranges.get("output"), "outputs"),
     ]
     for name, title, matrix, cols, full, domain, role in blocks:
         frame = full if full is not None else labelled(matrix, labels, cols)
@@ -323,16 +335,16 @@ for idx, (col, text) in enumerate(zip(columns, texts)):
             continue
         use_kind = embed_kind(text, src, kind)
         results.append(settings.last_good("emb_good", partial(compute, text, source, use_kind, spec), slot))
-xxt_range = shared_range([emb for emb, _ in results if emb is not None], raw_unit)
-if xxt_range is not None:
-    st.caption(tr("emb.shared_scale"))
+ranges = shared_ranges([emb for emb, _ in results if emb is not None], raw_unit, raw_scale)
+if ranges:
+    st.caption(tr("emb.shared_scale_all" if "X" in ranges else "emb.shared_scale"))
 for idx, (col, (emb, error)) in enumerate(zip(columns, results)):
     with col:
         if error is not None:
             show_error(error, kept=emb is not None)
             first_error = error if idx == 0 else first_error
         if emb is not None:  # this result, or the last good one
-            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit, fit.column_px([1] * len(texts))[idx], xxt_range)
+            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit, fit.column_px([1] * len(texts))[idx], ranges)
 
 # ── Part 2: what a real model's heads do ──────────────────────────────────────────────
 st.header(tr("emb.model_header"))

@@ -529,3 +529,23 @@ def test_the_small_maps_of_every_head_name_their_axes(lang, words):
     grids = [spec for spec in chart_specs(at) if "grid" in spec["usermeta"]]
     assert len(grids) == 1
     assert all(word in grids[0]["title"]["text"] for word in words), grids[0]["title"]
+
+
+def test_a_pair_compares_on_shared_colour_scales():
+    """Two sentences side by side: the same kind of map has one scale, so one colour is one number in both."""
+    at = open_page("embeddings")
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
+    at.toggle(key="emb_unit").set_value(False).run()
+    pair = [embed(text) for text in ("早上好", "Good morning")]
+    dots = [e.vectors @ e.vectors.T for e in pair]  # numpy, as the page should draw them
+    specs = [spec for spec in chart_specs(at) if "encoding" in spec and column_labels(spec)[0].startswith("1·")][:6]
+    domains = [colour_scale(spec).get("domain") for spec in specs]
+    expected = [min(d.min() for d in dots), max(d.max() for d in dots)]
+    shared = [d for d in domains if d not in ([-1.0, 1.0], [0.0, 1.0])]  # XXᵀ of both (the others are fixed)
+    assert len(shared) == 2 and shared[0] == shared[1], domains  # on one scale...
+    np.testing.assert_allclose(shared[0], expected, rtol=1e-14)  # ...from the lowest to the highest of both
+    assert "$X$ and outputs come from different vectors" in texts(at)
+    choice_widget(at.selectbox, "emb_source").set_value("minilm").run()  # both from MiniLM: X and outputs too
+    x_domains = [colour_scale(spec).get("domain") for spec in x_charts(at)]  # X, output, X, output
+    assert x_domains[0] == x_domains[2] and x_domains[1] == x_domains[3] and None not in x_domains
+    assert "one colour is one number in both" in texts(at)

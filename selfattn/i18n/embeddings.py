@@ -156,8 +156,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.cos_title": {"en": "Cosine similarity", "zh": "余弦相似度"},
     "emb.weights_title": {"en": "{formula}: attention weights", "zh": "{formula}：注意力权重"},
     "emb.out_title": {"en": "Output {formula} (first {k} dimensions)", "zh": "输出 {formula}（前 {k} 维）"},
-    "emb.shared_scale": {"en": "The two sentences' maps of the same kind share one colour scale.",
-                         "zh": "两句话的同类图共用同一个颜色刻度。"},
+    "emb.shared_scale": {"en": "The two sentences' $XX^\\top$ maps share one colour scale (and so do their weights). "
+                               "Their $X$ and outputs come from different vectors, so each has its own.",
+                         "zh": "两句话的 $XX^\\top$ 图共用同一个颜色刻度（权重图也是）。它们的 $X$ 和输出来自不同的向量，"
+                               "所以各用各的刻度。"},
+    "emb.shared_scale_all": {"en": "The two sentences' maps of the same kind share one colour scale: one colour is one "
+                                   "number in both.",
+                             "zh": "两句话的同类图共用同一个颜色刻度：同一种颜色在两边代表同一个数。"},
     "emb.model_header": {"en": "2 · What a pretrained model's heads do", "zh": "2 · 预训练模型的注意力头在做什么"},
     "emb.model_intro": {
         "en": "A real model learns $W_q$, $W_k$ and $W_v$ for each head of each layer. Below is the attention of "
