@@ -334,11 +334,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.units": {"en": "Show attention between", "zh": "注意力的单位"},
     "emb.units_tokens": {"en": "Tokens", "zh": "词元"},
     "emb.units_words": {"en": "Words", "zh": "词"},
-    "emb.units_help": {"en": "Words join WordPiece pieces (##…) and, for Chinese, characters into jieba's words. A "
-                             "word's row averages the rows of its pieces and its column sums theirs (Clark et al. "
-                             "2019), so every row still sums to 1.",
-                       "zh": "“词”把 WordPiece 片段（##…）合并，中文则按结巴分词把字合成词。一个词的行是其片段各行的平均，"
-                             "列是其片段各列之和（Clark 等，2019），所以每行仍然加起来等于 1。"},
+    "emb.units_help": {"en": "Words join WordPiece pieces (##…), a word split at an apostrophe or hyphen (didn't, "
+                             "state-of-the-art) and, for Chinese, characters into jieba's words. A word's row averages "
+                             "the rows of its pieces and its column sums theirs (Clark et al. 2019), so every row "
+                             "still sums to 1. Pieces the model does not know are labelled [UNK], as it sees them.",
+                       "zh": "“词”把 WordPiece 片段（##…）合并，也把在撇号或连字符处被拆开的英文词（`didn't`、`state-of-the-art`）"
+                             "合回一个词，中文则按 jieba 分词把字合成词。一个词的行是其片段各行的平均，列是其片段各列之和"
+                             "（Clark 等，2019），所以每行仍然加起来等于 1。模型不认识的片段按它看到的样子标为 [UNK]。"},
     "emb.view": {"en": "Map", "zh": "要看的注意力图"},
     "emb.view_head": {"en": "One head", "zh": "单个头"},
     "emb.view_mean": {"en": "Mean of the layer's heads", "zh": "该层各头的平均"},
