@@ -166,10 +166,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.model_header": {"en": "2 · What a pretrained model's heads do", "zh": "2 · 预训练模型的注意力头在做什么"},
     "emb.model_intro": {
         "en": "A real model learns $W_q$, $W_k$ and $W_v$ for each head of each layer. Below is the attention of "
-              "its heads on the sentence, exactly as the model returns it, next to the same map recomputed by this "
-              "app from the layer's input and the head's weights.",
+              "its heads on the sentence, exactly as the model returns it; for one head, the same map recomputed by "
+              "this app from the layer's input and the head's weights is checked against it.",
         "zh": "真实模型为每一层的每个头学习各自的 $W_q$、$W_k$、$W_v$。下面是这些头对句子的注意力，"
-              "与模型自己返回的结果完全一致；旁边是本应用根据该层输入和该头权重重新计算的结果。",
+              "与模型自己返回的结果完全一致；看单个头时，本应用还会根据该层输入和该头权重重新计算同一张图，并与之核对。",
     },
     "emb.model_used": {"en": "Model: **{name}**", "zh": "模型：**{name}**"},
     "emb.model_previous": {
