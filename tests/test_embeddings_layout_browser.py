@@ -105,5 +105,14 @@ def test_a_picked_head_is_shown_where_the_visitor_is_looking(browser, url):
         assert 0 <= top <= HEIGHT - 150, top  # in the window, with room for the map under it: no scrolling
         grid_top = grid.bounding_box()["y"]
         assert top > grid_top  # under the grid the visitor clicked, not 1,500 px above it
+        head_view = page.locator("[data-testid='stVegaLiteChart']").filter(has=page.locator("g.mark-rule.role-mark"))
+        assert head_view.count() == 1
+        for chart in (head_view, grid):  # read from the back of a room: no label under 12 px at 1024
+            sizes = chart.locator("text").evaluate_all(
+                "els => els.filter(e => e.textContent.trim()).map(e => parseFloat(getComputedStyle(e).fontSize))")
+            assert sizes and min(sizes) >= 12, sizes
+        rows = head_view.locator("g.mark-text.role-mark").first.locator("text").evaluate_all(
+            "els => els.map(e => e.getBoundingClientRect().top)")
+        assert min(b - a for a, b in zip(rows, rows[1:])) >= 24  # a row per token, labels never crowded
     finally:
         page.close()
