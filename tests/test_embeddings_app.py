@@ -297,7 +297,8 @@ def test_a_chinese_learner_is_led_to_what_works(monkeypatch):
     at = open_page("embeddings", "zh")
     guide = [i.value for i in at.info if "处理中文" in i.value]
     assert len(guide) == 1 and "上面第 1 部分使用汉字向量" in guide[0]
-    assert "约 400 MB" in guide[0] and "点击下载按钮之前不会下载任何东西" in guide[0]  # size and time first
+    assert "约 412.0 MB" in guide[0] and "约需 41 秒" in guide[0] and "约需 7 分钟" in guide[0]  # size and time first
+    assert "点击下载按钮之前不会下载任何东西" in guide[0]
     button = next(b for b in at.button if str(b.key).startswith("use_chinese_"))
     assert button.label == "改用 google-bert/bert-base-chinese"
     button.click().run()

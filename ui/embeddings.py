@@ -190,7 +190,7 @@ def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titl
         charvec_shown: part 1 already shows the character vectors.
     """
     from selfattn.text.embedding_text import has_cjk
-    from selfattn.text.prefetch import cached_folder, visitors_may_download
+    from selfattn.text.prefetch import cached_folder, download_estimate, format_bytes, visitors_may_download
 
     n = int((~run.special).sum())
     message = tr("emb.mostly_unknown", name=model_name, known=n - len(run.unknown), n=n, tokens=tokens)
@@ -211,7 +211,9 @@ def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titl
         offer = "emb.chinese_none"
     path = (tr("emb.chinese_path", charvec=tr("emb.source_charvec")) if charvec_shown
             else tr("emb.chinese_path_pick", charvec=tr("emb.source_charvec"), pick=tr("emb.source_pick")))
-    st.info(path + "\n\n" + tr(offer, name=CHINESE_MODEL),
+    size, (fast, slow) = download_estimate(CHINESE_MODEL)
+    st.info(path + "\n\n" + tr(offer, name=CHINESE_MODEL, size=format_bytes(size), fast=round(fast),
+                                 slow=round(slow / 60)),
             icon=":material/translate:")
     if offer != "emb.chinese_none":
         st.button(tr("emb.use_chinese", name=CHINESE_MODEL), key=f"use_chinese_{run.text}", icon=":material/translate:",

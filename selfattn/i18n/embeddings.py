@@ -239,11 +239,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.chinese_here": {"en": "`{name}` is on this machine and loads without the network.",
                          "zh": "本机已有 `{name}`，无需联网即可载入。"},
     "emb.chinese_download": {
-        "en": "`{name}` is not on this machine yet. Choosing it offers its download (once; about 400 MB of "
-              ".safetensors weights, roughly 40 s at 10 MB/s or 7 min at 1 MB/s); nothing is fetched before you "
+        "en": "`{name}` is not on this machine yet. Choosing it offers its download (once: about {size} of "
+              ".safetensors weights, some {fast} s at 10 MB/s or {slow} min at 1 MB/s); nothing is fetched before you "
               "click its download button.",
-        "zh": "本机还没有 `{name}`。选择它之后会提供下载（只需一次；约 400 MB 的 .safetensors 权重，按每秒 10 MB 约需 40 秒，"
-              "按每秒 1 MB 约需 7 分钟）；在你点击下载按钮之前不会下载任何东西。"},
+        "zh": "本机还没有 `{name}`。选择它之后会提供下载（只需一次：约 {size} 的 .safetensors 权重，按每秒 10 MB 约需 {fast} 秒，"
+              "按每秒 1 MB 约需 {slow} 分钟）；在你点击下载按钮之前不会下载任何东西。"},
     "emb.chinese_none": {
         "en": "A Chinese model such as `{name}` is not on this server, and downloading models is switched off here, "
               "so this page cannot show a Chinese model's heads. The character vectors above are what works.",
