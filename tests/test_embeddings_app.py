@@ -111,6 +111,11 @@ def test_the_raw_form_paragraph_states_these_vectors_numbers(text, d):
                                ("top_scaled", np.abs(dots).max() / np.sqrt(d), 4)):
         assert facts[key] == float(f"{value:.{digits}g}"), key
     assert facts["self"] == round(100 * np.diag(soft).mean(), 1)
+    unit = x / lengths[:, None]  # the map drawn by default: unit rows, no ÷√d
+    drawn = np.exp(unit @ unit.T - (unit @ unit.T).max(axis=1, keepdims=True))
+    drawn /= drawn.sum(axis=1, keepdims=True)
+    stated = re.search(r"In the map drawn, each token keeps on average ([\d.]+)% of its weight", texts(at))
+    assert stated and float(stated.group(1)) == round(100 * np.diag(drawn).mean(), 1)
     if d == 384:  # English: no "20 long", no √64
         assert "√64" not in texts(at) and r"\sqrt{64}" not in texts(at)
 
