@@ -116,3 +116,24 @@ def test_a_picked_head_is_shown_where_the_visitor_is_looking(browser, url):
         assert min(b - a for a, b in zip(rows, rows[1:])) >= 24  # a row per token, labels never crowded
     finally:
         page.close()
+
+
+def test_a_pair_in_chinese_shows_both_sentences_heads_and_typeset_maths(browser, url):
+    """At 1024 px in Chinese: the pair's model heads for both sentences, the state's numbers in the text,
+    and the formulas typeset by KaTeX (not XXᵀ/√d as plain text)."""
+    page = browser.new_page(viewport={"width": 1024, "height": HEIGHT})
+    try:
+        page.goto(f"{url}/embeddings?lang=zh&mode=pair")
+        page.wait_for_function("() => document.body.innerText.split('第 1 层第 1 个头：模型自己的注意力').length === 3",
+                               timeout=120000)  # one map per sentence
+        wait_until_idle(page, timeout_ms=120000)
+        text = page.locator("[data-testid='stMain']").inner_text()
+        assert "“早上好”" in text and "“Good morning”" in text
+        assert page.locator("[data-testid='stException']").count() == 0
+        katex = page.locator("[data-testid='stMain'] .katex")
+        assert katex.count() >= 20, katex.count()  # headings, titles and paragraphs of both sentences
+        formulas = " ".join(katex.evaluate_all("els => els.map(e => e.querySelector('annotation')?.textContent || '')"))
+        assert r"\sqrt{64}" in formulas and r"\sqrt{384}" in formulas  # each sentence's own d
+        assert "Softmax(XXᵀ / 1)" not in text and "√64 = ÷8" not in text
+    finally:
+        page.close()
