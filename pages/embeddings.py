@@ -191,21 +191,27 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
         csv_button(frame, f"{key}-{name}", key=f"dl_{key}_{name}")
 
 
-def model_warnings(run: models.ModelRun, model_name: str, *, titled: bool, charvec_shown: bool) -> None:
+def model_warnings(run: models.ModelRun, model_name: str, *, titled: bool, charvec_shown: bool, offer: bool) -> bool:
     """What the model did not know of ``run``'s sentence, and where its text was cut.
 
     Args:
         titled: name the sentence (a pair has two).
         charvec_shown: part 1 shows the character vectors (for the way to what works for Chinese).
+        offer: lead to what works when the sentence is mostly [UNK] (False once a pair's other sentence did).
+
+    Returns:
+        Whether the way to what works was shown.
     """
     n_words = int(np.count_nonzero(~run.special))  # the sentence's tokens, as counted in part 1
-    if cached.mostly_unknown(run):  # mostly [UNK]: lead to what works for this sentence
-        cached.unknown_guidance(run, model_name, listing(run.unknown_text), titled=titled,
-                               charvec_shown=charvec_shown)
+    led = False
+    if cached.mostly_unknown(run):  # mostly [UNK]: say so plainly, and lead to what works for this sentence
+        led = cached.unknown_guidance(run, model_name, listing(run.unknown_text), titled=titled,
+                                      charvec_shown=charvec_shown, offer=offer)
     elif run.unknown:
         unknown_warning(run.unknown_text, n_words, model_name)
     if run.truncated:
         st.info(tr("emb.truncated_model", n=n_words), icon=":material/content_cut:")
+    return led
 
 
 def layer_details(bundle: models.ModelBundle, run: models.ModelRun, labels: list[str], shown: readout_ui.Units,
@@ -377,8 +383,10 @@ if len(texts) > 1:
         if not any(same_error(exc, error) for _, error in results):
             show_error(exc, kept=False)
 charvec_shown = any(emb is not None and emb.source == "charvec" for emb, _ in results)
+offered = False  # the way to a Chinese model is offered once, for the first sentence that needs it
 for each, _ in runs:
-    model_warnings(each, model_name, titled=len(runs) > 1, charvec_shown=charvec_shown)
+    offered = model_warnings(each, model_name, titled=len(runs) > 1, charvec_shown=charvec_shown,
+                             offer=not offered) or offered
 
 units, view = readout_ui.controls()
 views = [readout_ui.Units(each, each_labels, units == "words") for each, each_labels in runs]

@@ -555,3 +555,13 @@ def test_a_pair_compares_on_shared_colour_scales():
     x_domains = [colour_scale(spec).get("domain") for spec in x_charts(at)]  # X, output, X, output
     assert x_domains[0] == x_domains[2] and x_domains[1] == x_domains[3] and None not in x_domains
     assert "one colour is one number in both" in texts(at)
+
+
+def test_a_pair_of_two_chinese_sentences_offers_the_chinese_model_once():
+    at = open_page("embeddings")
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
+    at.text_input(key="emb_text_b").set_value("早上好").run()  # both sentences mostly [UNK] in MiniLM
+    assert not at.exception and not at.error
+    assert sum("does not know most of this sentence" in w.value for w in at.warning) == 2
+    assert len([b for b in at.button if str(b.key).startswith("use_chinese_")]) == 1
+    assert sum("For Chinese, what works" in i.value for i in at.info) == 1

@@ -177,7 +177,8 @@ def mostly_unknown(run: models.ModelRun) -> bool:
     return n > 0 and 2 * len(run.unknown) >= n
 
 
-def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titled: bool, charvec_shown: bool) -> None:
+def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titled: bool, charvec_shown: bool,
+                     offer: bool = True) -> bool:
     """Say plainly that the model does not know most of the sentence, and lead to what works.
 
     For Chinese: the character vectors of part 1, and a Chinese model: a button that picks it when it is
@@ -188,6 +189,10 @@ def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titl
         tokens: the unknown tokens' text, listed for the message.
         titled: name the sentence (a pair has two).
         charvec_shown: part 1 already shows the character vectors.
+        offer: show the way to what works (a pair shows it once).
+
+    Returns:
+        Whether the way to what works was shown.
     """
     from selfattn.text.embedding_text import has_cjk
     from selfattn.text.prefetch import cached_folder, download_estimate, format_bytes, visitors_may_download
@@ -197,27 +202,28 @@ def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titl
     if titled:
         message = tr("emb.heads_of", text=run.text) + "\n\n" + message
     st.warning(message, icon=":material/help:")
-    if not any(has_cjk(piece) for piece in run.unknown_text):
-        return
+    if not offer or not any(has_cjk(piece) for piece in run.unknown_text):
+        return False
     try:
         here = cached_folder(CHINESE_MODEL) is not None
     except InputError:  # not offered here (a hosted allow-list without it)
         here = False
     if here:
-        offer = "emb.chinese_here"
+        way = "emb.chinese_here"
     elif visitors_may_download():
-        offer = "emb.chinese_download"
+        way = "emb.chinese_download"
     else:
-        offer = "emb.chinese_none"
+        way = "emb.chinese_none"
     path = (tr("emb.chinese_path", charvec=tr("emb.source_charvec")) if charvec_shown
             else tr("emb.chinese_path_pick", charvec=tr("emb.source_charvec"), pick=tr("emb.source_pick")))
     size, (fast, slow) = download_estimate(CHINESE_MODEL)
-    st.info(path + "\n\n" + tr(offer, name=CHINESE_MODEL, size=format_bytes(size), fast=round(fast),
+    st.info(path + "\n\n" + tr(way, name=CHINESE_MODEL, size=format_bytes(size), fast=round(fast),
                                  slow=round(slow / 60)),
             icon=":material/translate:")
-    if offer != "emb.chinese_none":
-        st.button(tr("emb.use_chinese", name=CHINESE_MODEL), key=f"use_chinese_{run.text}", icon=":material/translate:",
+    if way != "emb.chinese_none":
+        st.button(tr("emb.use_chinese", name=CHINESE_MODEL), key="use_chinese_model", icon=":material/translate:",
                   on_click=use_chinese_model)
+    return True
 
 
 def use_chinese_model() -> None:
