@@ -53,7 +53,7 @@ def count(noun: str, n: int) -> str:
     """``n`` with its noun in the current language, singular or plural: "1 layer", "6 layers".
 
     Args:
-        noun: "tokens", "layers" or "heads" (the catalog has ``emb.n_<noun>`` and ``emb.n_<noun>_one``).
+        noun: "layers" or "heads" (the catalog has ``emb.n_<noun>`` and ``emb.n_<noun>_one``).
     """
     return tr(f"emb.n_{noun}_one" if n == 1 else f"emb.n_{noun}", n=n)
 

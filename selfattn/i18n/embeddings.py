@@ -137,8 +137,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "这个模型是用英文训练的，词表里缺少大部分汉字。处理中文时，请在“{pick}”中选择“{hf}”，"
               "并使用中文模型，例如 `bert-base-chinese`。",
     },
-    "emb.n_tokens": {"en": "{n} tokens", "zh": "{n} 个词元"},
-    "emb.n_tokens_one": {"en": "{n} token", "zh": "{n} 个词元"},
     "emb.n_layers": {"en": "{n} layers", "zh": "{n} 层"},
     "emb.n_layers_one": {"en": "{n} layer", "zh": "{n} 层"},
     "emb.n_heads": {"en": "{n} heads", "zh": "{n} 个头"},
