@@ -99,6 +99,7 @@ def test_the_chinese_model_offered_to_a_chinese_learner_downloads_on_its_button(
     offer.click().run()
     assert not at.exception and hub.requests == []
     assert any("约 412.0 MB" in i.value for i in at.info)  # the size and time, before the download button
+    assert any("约 412.0 MB，按每秒 10 MB 约需 41 秒" in i.value and "可以从模型仓库下载" in i.value for i in at.info)
     download_button(at, CHINESE).click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert sorted(hub.fetched()) == WANTED

@@ -119,9 +119,15 @@ def offer_download(spec: str) -> None:
     weights into the Hugging Face cache (from ``HF_ENDPOINT`` when set), with a progress bar;
     afterwards the model loads offline. The caller has checked ``check_visitor_download``.
     """
-    from selfattn.text.prefetch import download_model, format_bytes
+    from selfattn.text.prefetch import download_estimate, download_model, format_bytes
 
-    st.info(tr("emb.download_offer", name=spec), icon=":material/cloud_download:")
+    estimate = download_estimate(spec)  # the size and time of a model we know, said before the click
+    if estimate is None:
+        st.info(tr("emb.download_offer", name=spec), icon=":material/cloud_download:")
+    else:
+        size, (fast, slow) = estimate
+        st.info(tr("emb.download_offer_sized", name=spec, size=format_bytes(size), fast=round(fast),
+                   slow=round(slow / 60)), icon=":material/cloud_download:")
     # A callback, not the button's return value: the request survives an aborted run (as on the Heads page).
     asked = st.session_state.pop("emb_download", None) == spec
     st.button(tr("emb.download_button", name=spec), key=f"download_{spec}", type="primary",

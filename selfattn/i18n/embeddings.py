@@ -386,12 +386,17 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.headview_all": {"en": "all tokens", "zh": "全部词元"},
     "emb.patterns_csv": {"en": "Download the patterns (CSV)", "zh": "下载各头的模式（CSV）"},
     "emb.download_offer": {"en": "“{name}” can be downloaded from the model hub: config, tokenizer and .safetensors "
-                                 "weights (no code; a base model is about 400 MB, roughly 40 s at 10 MB/s or 7 min at "
-                                 "1 MB/s). Nothing is fetched until you click. It is kept in the Hugging Face cache "
-                                 "and loads without the network afterwards.",
-                           "zh": "可以从模型仓库下载“{name}”：配置、分词器和 .safetensors 权重（不含代码；基础模型约 400 MB，"
-                                 "按每秒 10 MB 约需 40 秒，按每秒 1 MB 约需 7 分钟）。"
+                                 "weights (no code; a base model is about 400 MB). Nothing is fetched until you "
+                                 "click. It is kept in the Hugging Face cache and loads without the network "
+                                 "afterwards.",
+                           "zh": "可以从模型仓库下载“{name}”：配置、分词器和 .safetensors 权重（不含代码；基础模型约 400 MB）。"
                                  "点击之前不会下载任何东西。下载后存放在 Hugging Face 缓存中，之后无需联网即可载入。"},
+    "emb.download_offer_sized": {
+        "en": "“{name}” can be downloaded from the model hub: config, tokenizer and .safetensors weights (no code; "
+              "about {size}, some {fast} s at 10 MB/s or {slow} min at 1 MB/s). Nothing is fetched until you click. "
+              "It is kept in the Hugging Face cache and loads without the network afterwards.",
+        "zh": "可以从模型仓库下载“{name}”：配置、分词器和 .safetensors 权重（不含代码；约 {size}，按每秒 10 MB 约需 {fast} 秒，"
+              "按每秒 1 MB 约需 {slow} 分钟）。点击之前不会下载任何东西。下载后存放在 Hugging Face 缓存中，之后无需联网即可载入。"},
     "emb.download_button": {"en": "Download {name}", "zh": "下载 {name}"},
     "emb.download_asking": {"en": "Asking the model hub for the files of {name}…", "zh": "正在向模型仓库查询 {name} 的文件……"},
     "emb.downloading": {"en": "Downloading {name}: {done} of {total}", "zh": "正在下载 {name}：{done} / {total}"},
