@@ -15,13 +15,14 @@ from selfattn.text import models
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
 from selfattn.text.embeddings import KINDS, SOURCES, TokenEmbeddings, get_source
 from selfattn.text.prefetch import visitors_may_download
+from selfattn.text.rawform import raw_facts
 from ui import embeddings as cached
 from ui import fit
 from ui import order as order_ui
 from ui import readout as readout_ui
 from ui import state as settings
-from ui.common import choice, csv_button, show_error, tr, vega
-from ui.embeddings import count, number_slider
+from ui.common import choice, csv_button, show_error, tr, tr_plain, vega
+from ui.embeddings import number_slider
 
 settings.start("embeddings")
 
@@ -90,10 +91,57 @@ def unknown_warning(unknown_text: list[str], n: int, model_name: str | None) -> 
     st.warning(message, icon=":material/help:")
 
 
-def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, width: float) -> None:
-    """X, XXᵀ, cosine similarity, Softmax(XXᵀ/√d) and the output, as heatmaps with CSVs."""
+def formula(scale: bool, d, tail: str = ""):
+    """The raw form as KaTeX, as the ÷√d toggle has it: Softmax(XXᵀ/√d) or Softmax(XXᵀ), then ``tail``."""
+    return tr("emb.softmax_scaled", d=d, tail=tail) if scale else tr("emb.softmax_raw", tail=tail)
+
+
+def shown_rows(emb: TokenEmbeddings, unit: bool) -> np.ndarray:
+    """X as the page draws it: unit-length rows, or the source's vectors as they are."""
+    return unit_rows(emb.vectors) if unit else emb.vectors
+
+
+def shared_ranges(embs: list[TokenEmbeddings], unit: bool, scale: bool) -> dict[str, tuple[float, float]]:
+    """One colour scale per kind of map for the two sentences of a pair, so one colour is one number in both.
+
+    XXᵀ always (on the cosine's −1..1 with unit length); X and the output when both sentences' vectors
+    come from the same source and model (a character vector and a MiniLM vector are not comparable).
+
+    Returns:
+        {"xxt": (low, high), "X": ..., "output": ...}; empty for one sentence.
+    """
+    if len(embs) < 2:
+        return {}
+    xs = [shown_rows(emb, unit) for emb in embs]  # (n, d) each
+    traces = [raw_self_attention(x, scale=scale) for x in xs]
+    ranges = {"xxt": (-1.0, 1.0) if unit else (min(float(t.scores.min()) for t in traces),
+                                              max(float(t.scores.max()) for t in traces))}
+    if len({(emb.source, emb.model, emb.dim) for emb in embs}) == 1:
+        for name, matrices in (("X", xs), ("output", [t.outputs for t in traces])):
+            ranges[name] = min(float(m.min()) for m in matrices), max(float(m.max()) for m in matrices)
+    return ranges
+
+
+def embed_kind(text: str, src, kind: str) -> str:
+    """The kind of vectors a source can give for ``text``; says so when it is not the one asked for."""
+    offered = src.resolve(text).kinds
+    if kind in offered:
+        return kind
+    if src.name == "auto":  # character vectors have no context: show the static ones, and say what would
+        st.info(tr("emb.static_fallback", hf=tr("emb.source_hf"), pick=tr("emb.source_pick")),
+                icon=":material/info:")
+    return offered[0]
+
+
+def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, width: float,
+             ranges: dict[str, tuple[float, float]]) -> None:
+    """X, XXᵀ (the cosine similarity when rows have unit length), Softmax(XXᵀ/√d) and the output, with CSVs.
+
+    Args:
+        ranges: colour scales shared with the other sentence of a pair, by map ("X", "xxt", "output").
+    """
     labels = unit_labels(emb)
-    x = unit_rows(emb.vectors) if unit else emb.vectors
+    x = shown_rows(emb, unit)
     d = x.shape[1]
     trace = raw_self_attention(x, scale=scale)
     shown = fit.columns_that_fit(labels, min(dims, d), width)  # a half-page column holds fewer columns of X
@@ -108,21 +156,33 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
     if emb.unknown:
         unknown_warning(emb.unknown_text, len(emb.tokens), name if origin.unk else None)
     if emb.truncated:
-        st.info(tr("emb.truncated", tokens=count("tokens", len(emb.tokens))), icon=":material/content_cut:")
+        st.info(tr("emb.truncated", n=len(emb.tokens)), icon=":material/content_cut:")
     if emb.words:
         words = " / ".join(emb.words[:MAX_WORDS_SHOWN])
         if len(emb.words) > MAX_WORDS_SHOWN:
             words = tr("emb.words_more", words=words, more=len(emb.words) - MAX_WORDS_SHOWN)
         st.caption(tr("emb.words", words=words))
+    facts = raw_facts(emb.vectors, unit=unit, scale=scale)
+    st.markdown(" ".join([
+        tr("emb.raw_facts", vectors=name, d=d, shortest=facts.shortest, longest=facts.longest, top=facts.top_dot,
+           root=facts.root_d, top_scaled=facts.top_dot / facts.root_d, raw_self=facts.raw_self_weight),
+        tr("emb.raw_unit_on" if unit else "emb.raw_unit_off"),
+        tr("emb.raw_scale_on", d=d, root=facts.root_d, self=facts.self_weight) if scale
+        else tr("emb.raw_scale_off", self=facts.self_weight)]))
 
+    if unit:  # rows of length 1: XXᵀ is the cosine similarity, drawn once on its scale
+        dots = [("xxt", tr("emb.xxt_cos_title"), trace.scores, (-1.0, 1.0), "signed")]
+    else:
+        dots = [("xxt", tr("emb.xxt_title"), trace.scores, ranges.get("xxt"), "values"),
+                ("cosine", tr("emb.cos_title"), cosine_similarity(x), (-1.0, 1.0), "signed")]
     blocks = [
-        ("X", tr("emb.x_title", k=shown, d=d), x[:, :shown], x_cols[:shown], labelled(x, labels, x_cols), None, "values"),
-        ("xxt", tr("emb.xxt_title"), trace.scores, labels, labelled(trace.scores, labels, labels), None, "values"),
-        ("cosine", tr("emb.cos_title"), cosine_similarity(x), labels, None, (-1.0, 1.0), "signed"),
-        ("weights", tr("emb.weights_title", s=f"{trace.scale_factor:.4g}"), trace.weights, labels, None,
-         (0.0, 1.0), "weights"),
-        ("output", tr("emb.out_title", k=shown), trace.outputs[:, :shown], x_cols[:shown],
-         labelled(trace.outputs, labels, x_cols), None, "outputs"),
+        ("X", tr("emb.x_title", k=shown, d=d), x[:, :shown], x_cols[:shown], labelled(x, labels, x_cols),
+         ranges.get("X"), "values"),
+        *((name, title, matrix, labels, None, domain, role) for name, title, matrix, domain, role in dots),
+        ("weights", tr("emb.weights_title", formula=formula(scale, d)), trace.weights, labels, None, (0.0, 1.0),
+         "weights"),
+        ("output", tr("emb.out_title", formula=formula(scale, d, "X"), k=shown), trace.outputs[:, :shown],
+         x_cols[:shown], labelled(trace.outputs, labels, x_cols), ranges.get("output"), "outputs"),
     ]
     for name, title, matrix, cols, full, domain, role in blocks:
         frame = full if full is not None else labelled(matrix, labels, cols)
@@ -130,6 +190,70 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
         vega(fit.fit_heatmap(matrix, labels, cols, width, domain=domain, role=role,
                              annotate=name not in ("X", "output")))
         csv_button(frame, f"{key}-{name}", key=f"dl_{key}_{name}")
+
+
+def model_warnings(run: models.ModelRun, model_name: str, *, titled: bool, charvec_shown: bool, offer: bool) -> bool:
+    """What the model did not know of ``run``'s sentence, and where its text was cut.
+
+    Args:
+        titled: name the sentence (a pair has two).
+        charvec_shown: part 1 shows the character vectors (for the way to what works for Chinese).
+        offer: lead to what works when the sentence is mostly [UNK] (False once a pair's other sentence did).
+
+    Returns:
+        Whether the way to what works was shown.
+    """
+    n_words = int(np.count_nonzero(~run.special))  # the sentence's tokens, as counted in part 1
+    led = False
+    if cached.mostly_unknown(run):  # mostly [UNK]: say so plainly, and lead to what works for this sentence
+        led = cached.unknown_guidance(run, model_name, listing(run.unknown_text), titled=titled,
+                                      charvec_shown=charvec_shown, offer=offer)
+    elif run.unknown:
+        unknown_warning(run.unknown_text, n_words, model_name)
+    if run.truncated:
+        st.info(tr("emb.truncated_model", n=n_words), icon=":material/content_cut:")
+    return led
+
+
+def layer_details(bundle: models.ModelBundle, run: models.ModelRun, labels: list[str], shown: readout_ui.Units,
+                  layer_i: int, head_i: int, by_head: bool, suffix: str) -> None:
+    """Below the map: the head view and Q, K, V of the chosen head (one-head view), every head of the layer."""
+    if by_head:
+        readout_ui.head_view(shown(run.attentions[layer_i, head_i]), shown.labels, layer_i, head_i)
+    st.subheader(tr("emb.all_heads", layer=layer_i + 1))
+    layer_maps = shown(run.attentions[layer_i])  # (H, m, m)
+    drawn = len(shown.labels) if GRID_TOKENS is None else min(GRID_TOKENS, len(shown.labels))
+    grid = fit.fit_grid(layer_maps[:, :drawn, :drawn], shown.labels[:drawn], shown.labels[:drawn],
+                        [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)], fit.PAGE_PX)
+    grid["title"] = {"text": tr_plain("emb.grid_axes"), "anchor": "start", "fontSize": 12, "fontWeight": "normal",
+                     "limit": grid["usermeta"]["width_px"]}  # the small maps' axes, on the chart itself
+    vega(grid)
+    if drawn < len(shown.labels):  # say what was left out, as part 1 does for the columns of X
+        st.caption(tr("emb.grid_cut", k=drawn, n=len(shown.labels)))
+    layer_table = pd.DataFrame(  # one row per (head, query), one column per key
+        layer_maps.reshape(-1, len(shown.labels)),  # (H * m, m)
+        index=pd.MultiIndex.from_product([[h + 1 for h in range(bundle.num_heads)], shown.labels],
+                                         names=["head", "query"]),
+        columns=shown.labels)
+    csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads{suffix}", key="dl_layer_heads")
+    if not by_head:
+        return
+    trace = models.recompute_head_attention(bundle, run, layer_i, head_i)
+    st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
+    # Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
+    qkv_dims = min(st.session_state["emb_dims"], bundle.head_dim, QKV_DIMS)
+    slots, qkv_px = fit.side_by_side(3, qkv_dims, labels, min_cell=fit.LABEL_GAP_PX, max_cell=18)
+    qkv_dims = fit.columns_that_fit(labels, qkv_dims, qkv_px)
+    for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):
+        with col:
+            dcols = column_names(name.lower(), matrix.shape[1])
+            cut = qkv_dims < matrix.shape[1]  # say that the map is cut, as part 1 does for X
+            fit.map_header(f"${name}$", matrix.shape,  # Q, K, V in KaTeX like the formulas around them
+                           tr("emb.first_columns", k=qkv_dims, d=matrix.shape[1]) if cut else "")
+            vega(fit.fit_heatmap(matrix[:, :qkv_dims], labels, dcols[:qkv_dims], qkv_px, max_cell=18,
+                                 annotate=False, role="values"))
+            csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",
+                       key=f"dl_head_{name}")
 
 
 st.title(tr("emb.title"))
@@ -143,27 +267,27 @@ settings.keep("emb_text")
 settings.keep("emb_text_b")
 if mode == "pair":
     st.caption(tr("emb.pairs"))
-    cols = st.columns(len(PAIRS))
-    for col, (a, b) in zip(cols, PAIRS):
-        col.button(f"{a} / {b}", on_click=lambda a=a, b=b: (settings.put("emb_text", a), settings.put("emb_text_b", b)),
-                   width="stretch", key=f"pair_{a}")
+    with st.container(horizontal=True, gap="small"):  # whole names, wrapped onto more rows when narrow
+        for a, b in PAIRS:
+            st.button(f"{a} / {b}", key=f"pair_{a}",
+                      on_click=lambda a=a, b=b: (settings.put("emb_text", a), settings.put("emb_text_b", b)))
     left, right = st.columns(2)
     left.text_input(tr("emb.text_a"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
     right.text_input(tr("emb.text_b"), key="emb_text_b", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
     texts = [st.session_state["emb_text"], st.session_state["emb_text_b"]]
 else:
     st.caption(tr("emb.presets"))
-    cols = st.columns(len(SENTENCES))
-    for col, sentence in zip(cols, SENTENCES):
-        col.button(sentence if len(sentence) < 24 else sentence[:22] + "…", help=sentence, width="stretch",
-                   on_click=settings.put, args=("emb_text", sentence), key=f"preset_{sentence}")
+    with st.container(horizontal=True, gap="small"):  # whole sentences, wrapped onto more rows when narrow
+        for sentence in SENTENCES:
+            st.button(sentence, on_click=settings.put, args=("emb_text", sentence), key=f"preset_{sentence}")
     st.text_input(tr("emb.text"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"),
                   help=tr("emb.text_help", chars=MAX_CHARS, tokens=MAX_TOKENS))
     texts = [st.session_state["emb_text"]]
 
 # ── Where the vectors come from ───────────────────────────────────────────────────────
 with st.container(border=True):
-    s1, s2, s3 = st.columns([2, 2, 2])
+    # Two to a row, so that every name fits a 1024 px projector with the sidebar open (three did not).
+    s1, s2 = st.columns(2)
     with s1:
         source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source",
                         {s: tr(get_source(s).label) for s in SOURCES}, help=tr("emb.source_help"))
@@ -180,19 +304,20 @@ with st.container(border=True):
         else:
             spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
                                  placeholder=tr("emb.model_placeholder")).strip()
-    with s3:
+    d1, d2 = st.columns(2)
+    with d1:
         kind = choice(st.radio, tr("emb.kind"), KINDS, "emb_kind", {k: tr(f"emb.kind_{k}") for k in KINDS},
                       horizontal=True, help=tr("emb.kind_help"), disabled=len(src.kinds) == 1)
-    d1, d2, d3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     settings.keep("emb_dims")
-    dims = d1.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
+    dims = d2.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
     settings.keep("emb_scale")
     settings.keep("emb_unit")
-    raw_scale = d2.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
-    raw_unit = d3.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
+    with st.container(horizontal=True, gap="medium"):
+        raw_scale = st.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
+        raw_unit = st.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
 
 if kind not in src.kinds:
-    kind = src.kinds[0]  # character vectors are static only: they have no context
+    kind = src.kinds[0]  # character vectors are static only: they have no context (the switch is off for them)
 
 # ── The model: part 2 always needs one, part 1 for MiniLM or Hugging Face vectors ─────
 kept_model = settings.kept("emb_model_good")  # (spec, bundle, run) of the last heads shown
@@ -204,22 +329,29 @@ except InputError as exc:  # explained in the loading box, which has turned red
     model_error = exc
 
 # ── Part 1: the raw form ──────────────────────────────────────────────────────────────
-st.header(tr("emb.raw_header"))
+st.header(tr("emb.raw_header", formula=formula(raw_scale, "d", "X")))
 st.markdown(tr("emb.raw_intro"))
 columns = st.columns(len(texts)) if len(texts) > 1 else [st.container()]
 first_error = None
+results = []  # (embeddings or None, error or None) per sentence
 for idx, (col, text) in enumerate(zip(columns, texts)):
     with col:
         slot = f"{mode}{idx}"
         if src.asks_model and model_error is not None:
-            emb, error = settings.kept("emb_good", slot), None  # explained above
-        else:
-            emb, error = settings.last_good("emb_good", partial(compute, text, source, kind, spec), slot)
+            results.append((settings.kept("emb_good", slot), None))  # explained above
+            continue
+        use_kind = embed_kind(text, src, kind)
+        results.append(settings.last_good("emb_good", partial(compute, text, source, use_kind, spec), slot))
+ranges = shared_ranges([emb for emb, _ in results if emb is not None], raw_unit, raw_scale)
+if ranges:
+    st.caption(tr("emb.shared_scale_all" if "X" in ranges else "emb.shared_scale"))
+for idx, (col, (emb, error)) in enumerate(zip(columns, results)):
+    with col:
         if error is not None:
             show_error(error, kept=emb is not None)
             first_error = error if idx == 0 else first_error
         if emb is not None:  # this result, or the last good one
-            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit, fit.column_px([1] * len(texts))[idx])
+            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit, fit.column_px([1] * len(texts))[idx], ranges)
 
 # ── Part 2: what a real model's heads do ──────────────────────────────────────────────
 st.header(tr("emb.model_header"))
@@ -243,69 +375,48 @@ else:
     st.markdown(tr("emb.model_used", name=model_name))
 if not fresh:
     st.caption(tr("emb.model_kept_text", text=run.text))
-labels = run_labels(run)
-n_words = int(np.count_nonzero(~run.special))  # the sentence's tokens, as counted in part 1
-if run.unknown:
-    unknown_warning(run.unknown_text, n_words, model_name)
-if run.truncated:
-    st.info(tr("emb.truncated_model", tokens=count("tokens", n_words)), icon=":material/content_cut:")
+runs = [(run, run_labels(run))]  # (run, token labels) of each sentence: a pair's translation too
+if len(texts) > 1:
+    try:
+        second = cached.model_run(use_spec, texts[1], MAX_TOKENS)
+        runs.append((second, run_labels(second)))
+    except InputError as exc:  # said in part 1's column of the translation; its heads are left out
+        if not any(same_error(exc, error) for _, error in results):
+            show_error(exc, kept=False)
+charvec_shown = any(emb is not None and emb.source == "charvec" for emb, _ in results)
+offered = False  # the way to a Chinese model is offered once, for the first sentence that needs it
+for each, _ in runs:
+    offered = model_warnings(each, model_name, titled=len(runs) > 1, charvec_shown=charvec_shown,
+                             offer=not offered) or offered
 
 units, view = readout_ui.controls()
-shown = readout_ui.Units(run, labels, units == "words")
+views = [readout_ui.Units(each, each_labels, units == "words") for each, each_labels in runs]
+run, labels = runs[0]
+shown = views[0]
+by_head = view == "head"  # the one-head view: the pattern grid, the head slider, the check, Q, K and V
 c1, c2 = st.columns(2)
-layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers))
-head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads))
+layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers),
+                        shown=view != "rollout")
+head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads),
+                       shown=by_head)
+if len(runs) > 1 and view != "rollout":  # the pattern grid, head view and layer grid are of one sentence: say which
+    st.caption(tr("emb.details_first", text=run.text))
+if by_head:  # the pattern grid right above the map: a click shows its head just below, where the visitor looks
+    run_key = (use_spec, run.text, MAX_TOKENS)  # the model and sentence ``run`` belongs to
+    readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
+                                f"head-patterns-{models.display_name(bundle.name)}")
 suffix = "-words" if units == "words" else ""
-
-own = run.attentions[layer_i, head_i]
-trace = models.recompute_head_attention(bundle, run, layer_i, head_i)
-diff = float(np.max(np.abs(trace.weights - own)))
-token_map, map_title = readout_ui.view_map(run, view, layer_i, head_i)
-view_map = shown(token_map)  # (m, m) in tokens or words
-map_px, side_px = fit.column_px([3, 2])  # the map in up to three fifths of the page, the check beside it
-head_map = fit.fit_heatmap(view_map, shown.labels, shown.labels, map_px, domain=(0.0, 1.0), role="weights")
-left, right = fit.row([head_map["usermeta"]["width_px"], side_px])
-with left:
-    fit.map_header(map_title, view_map.shape)
-    vega(head_map)
-    name = {"head": f"L{layer_i + 1}-H{head_i + 1}", "mean": f"L{layer_i + 1}-mean", "max": f"L{layer_i + 1}-max",
-            "rollout": "rollout"}[view]
-    csv_button(lambda: labelled(view_map, shown.labels, shown.labels), f"attention-{name}{suffix}", key="dl_head_map")
-with right:
-    st.metric(tr("emb.recomputed"), f"{diff:.1e}", help=tr("emb.recomputed_help"))
-    st.caption(tr("emb.recomputed_caption", d=bundle.head_dim))
-
-st.subheader(tr("emb.all_heads", layer=layer_i + 1))
-layer_maps = shown(run.attentions[layer_i])  # (H, m, m)
-drawn = len(shown.labels) if GRID_TOKENS is None else min(GRID_TOKENS, len(shown.labels))
-vega(fit.fit_grid(layer_maps[:, :drawn, :drawn], shown.labels[:drawn], shown.labels[:drawn],
-                  [tr("emb.head_n", h=h + 1) for h in range(bundle.num_heads)], fit.PAGE_PX))
-if drawn < len(shown.labels):  # say what was left out, as part 1 does for the columns of X
-    st.caption(tr("emb.grid_cut", k=drawn, n=len(shown.labels)))
-layer_table = pd.DataFrame(  # one row per (head, query), one column per key
-    layer_maps.reshape(-1, len(shown.labels)),  # (H * m, m)
-    index=pd.MultiIndex.from_product([[h + 1 for h in range(bundle.num_heads)], shown.labels], names=["head", "query"]),
-    columns=shown.labels)
-csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads{suffix}", key="dl_layer_heads")
-
-run_key = (use_spec, run.text, MAX_TOKENS)  # the model and sentence ``run`` belongs to
-readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
-                            f"head-patterns-{models.display_name(bundle.name)}")
-readout_ui.head_view(shown(own), shown.labels, layer_i, head_i)
-
-st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
-# Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
-qkv_dims = min(dims, bundle.head_dim, QKV_DIMS)
-slots, qkv_px = fit.side_by_side(3, qkv_dims, labels, min_cell=fit.LABEL_GAP_PX, max_cell=18)
-qkv_dims = fit.columns_that_fit(labels, qkv_dims, qkv_px)
-for col, (name, matrix) in zip(slots, (("Q", trace.queries), ("K", trace.keys), ("V", trace.values))):
-    with col:
-        dcols = column_names(name.lower(), matrix.shape[1])
-        cut = qkv_dims < matrix.shape[1]  # say that the map is cut, as part 1 does for X
-        fit.map_header(name, matrix.shape, tr("emb.first_columns", k=qkv_dims, d=matrix.shape[1]) if cut else "")
-        vega(fit.fit_heatmap(matrix[:, :qkv_dims], labels, dcols[:qkv_dims], qkv_px, max_cell=18, annotate=False,
-                             role="values"))
-        csv_button(labelled(matrix, labels, dcols), f"{name.lower()}-L{layer_i + 1}-H{head_i + 1}",
-                   key=f"dl_head_{name}")
+name = {"head": f"L{layer_i + 1}-H{head_i + 1}", "mean": f"L{layer_i + 1}-mean", "max": f"L{layer_i + 1}-max",
+        "rollout": "rollout"}[view]
+slots = st.columns(len(runs)) if len(runs) > 1 else [st.container()]
+for idx, (slot, (each, _), each_view) in enumerate(zip(slots, runs, views)):
+    with slot:
+        if len(runs) > 1:
+            st.markdown(tr("emb.heads_of", text=each.text))
+        last = "" if idx == 0 else f"-{idx + 1}"  # the translation's files and buttons: -2
+        readout_ui.view_block(bundle, each, each_view, view, layer_i, head_i, f"attention-{name}{suffix}{last}",
+                              key=f"dl_head_map{last}", beside=len(runs) == 1)
+if view != "rollout":  # the rollout has no layer or head of its own: nothing below belongs to it
+    layer_details(bundle, run, labels, shown, layer_i, head_i, by_head, suffix)
 order_ui.section(source, None if model_error else spec, raw_scale, raw_unit)  # issue 24: same words, another order
 settings.publish("embeddings")

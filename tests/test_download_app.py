@@ -77,14 +77,33 @@ def test_old_and_new_ids_download_one_copy(hub, cache, tiny_files):
     assert [p.name for p in cache.iterdir() if p.name.startswith("models--")] == ["models--google-bert--bert-base-chinese"]
 
 
-def test_an_unreachable_hub_is_said_in_plain_words(hub, cache):
-    at = choose_model(open_page("embeddings"), REPO)
+@pytest.mark.parametrize("lang, said", [
+    ("en", "The model could not be downloaded: this server cannot reach the model hub."),
+    ("zh", "无法下载该模型：此服务器连不上模型仓库。")])
+def test_an_unreachable_hub_is_said_in_plain_words(hub, cache, lang, said):
+    at = choose_model(open_page("embeddings", lang), REPO)
     hub.stop()
     download_button(at, REPO).click().run()
     assert not at.exception
     message = at.error[-1].value
-    assert message == "The model could not be downloaded: this server cannot reach the model hub."
-    assert hub.url not in texts(at) and "Errno" not in texts(at)
+    assert message == said
+    page = texts(at) + "\n".join(str(s.label) for s in at.get("status"))
+    assert hub.url not in page and "127.0.0.1" not in page and "Errno" not in page and "Connect" not in page
+
+
+def test_the_chinese_model_offered_to_a_chinese_learner_downloads_on_its_button(hub, cache, tiny_files):
+    """早上好 in MiniLM is mostly [UNK]: the page offers the Chinese model, and its download (no request before)."""
+    hub.add(CHINESE, tiny_files)
+    at = open_page("embeddings", "zh")
+    offer = next(b for b in at.button if str(b.key).startswith("use_chinese_"))
+    offer.click().run()
+    assert not at.exception and hub.requests == []
+    assert any("约 412.0 MB" in i.value for i in at.info)  # the size and time, before the download button
+    assert any("约 412.0 MB，按每秒 10 MB 约需 41 秒" in i.value and "可以从模型仓库下载" in i.value for i in at.info)
+    download_button(at, CHINESE).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert sorted(hub.fetched()) == WANTED
+    assert f"**{CHINESE}**" in texts(at)  # its heads are on the page now
 
 
 @pytest.mark.parametrize("opt_in", [False, True])

@@ -1,13 +1,17 @@
 """The Sentence embeddings page through AppTest: presets, both languages, model heads, bad input."""
 
+import io
 import json
+import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from selfattn import embed, run_model
 from selfattn.core.attention import raw_self_attention
 from selfattn.i18n import escape_markdown, t
+from selfattn.text import models
 from selfattn.text.embeddings import REGISTRY, SOURCES
 from tests.apptest import (assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_link, open_page,
                            texts)
@@ -33,6 +37,11 @@ def matrix_width(spec: dict) -> int:
 def x_charts(at) -> list[dict]:
     """The heatmaps of X and of the output (columns d1, d2, ...)."""
     return [spec for spec in chart_specs(at) if "encoding" in spec and column_labels(spec)[0] == "d1"]
+
+
+def colour_scale(spec: dict) -> dict:
+    """A heatmap's colour scale (its scheme and, when fixed, its domain)."""
+    return spec["layer"][0]["encoding"]["color"]["scale"]
 
 
 def statuses(at) -> list:
@@ -72,7 +81,62 @@ def test_the_default_weights_are_not_one_hot_and_the_text_says_why():
     unit = emb.vectors / np.linalg.norm(emb.vectors, axis=1, keepdims=True)
     assert raw_self_attention(unit, scale=False).weights.max() < 0.5  # every token sees the others
     assert raw_self_attention(emb.vectors, scale=True).weights.max() > 0.999  # what ÷√d alone would give
-    assert "÷√64 = ÷8" in texts(at)
+    assert r"$\div\sqrt{64} = \div 8$" in texts(at)
+
+
+def stated_facts(page_text: str) -> dict[str, float]:
+    """The numbers the raw-form paragraph states, read back from the English text."""
+    found = re.search(r"\$d = (\d+)\$; their rows are ([\d.e+-]+) to ([\d.e+-]+) long\. As they are, the largest "
+                      r"entry of \$XX\^\\top\$ is ([\d.e+-]+); \$\\div\\sqrt\{\d+\} = \\div ([\d.e+-]+)\$ brings it to "
+                      r"([\d.e+-]+), .* keeps on average ([\d.]+)% of each token", page_text)
+    assert found, page_text[:3000]
+    return dict(zip(("d", "shortest", "longest", "top", "root", "top_scaled", "self"), map(float, found.groups())))
+
+
+@pytest.mark.parametrize("text, d", [("早上好", 64), ("The animal didn't cross the street because it was too tired", 384)])
+def test_the_raw_form_paragraph_states_these_vectors_numbers(text, d):
+    """Not "about 20 long, ÷√64 = ÷8" for every sentence: MiniLM's rows are about 1 long and d = 384."""
+    at = open_page("embeddings")
+    at.text_input(key="emb_text").set_value(text).run()
+    x = embed(text).vectors  # numpy, independently of selfattn.text.rawform
+    lengths = np.sqrt((x * x).sum(axis=1))
+    dots = x @ x.T
+    scaled = dots / np.sqrt(d)
+    soft = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    soft /= soft.sum(axis=1, keepdims=True)
+    facts = stated_facts(texts(at))
+    assert facts["d"] == d == x.shape[1]
+    for key, value, digits in (("shortest", lengths.min(), 3), ("longest", lengths.max(), 3),
+                               ("top", np.abs(dots).max(), 4), ("root", np.sqrt(d), 4),
+                               ("top_scaled", np.abs(dots).max() / np.sqrt(d), 4)):
+        assert facts[key] == float(f"{value:.{digits}g}"), key
+    assert facts["self"] == round(100 * np.diag(soft).mean(), 1)
+    unit = x / lengths[:, None]  # the map drawn by default: unit rows, no ÷√d
+    drawn = np.exp(unit @ unit.T - (unit @ unit.T).max(axis=1, keepdims=True))
+    drawn /= drawn.sum(axis=1, keepdims=True)
+    stated = re.search(r"In the map drawn, each token keeps on average ([\d.]+)% of its weight", texts(at))
+    assert stated and float(stated.group(1)) == round(100 * np.diag(drawn).mean(), 1)
+    if d == 384:  # English: no "20 long", no √64
+        assert "√64" not in texts(at) and r"\sqrt{64}" not in texts(at)
+
+
+def test_headings_follow_the_scale_toggle_and_unit_length_draws_xxt_once():
+    at = open_page("embeddings")
+    page = texts(at)
+    assert r"$\mathrm{Softmax}(XX^\top)$: attention weights" in page  # ÷√d off: no "/ 1"
+    assert "/ 1)" not in page and r"\sqrt" not in page.split("Output")[0].split("attention weights")[-1]
+    assert "Cosine similarity" not in page and "= cosine similarity" in page  # drawn once
+    assert len([spec for spec in chart_specs(at) if colour_scale(spec).get("domain") == [-1.0, 1.0]]) == 1
+    at.toggle(key="emb_scale").set_value(True).run()
+    at.toggle(key="emb_unit").set_value(False).run()
+    page = texts(at)
+    assert r"$\mathrm{Softmax}(XX^\top/\sqrt{64})$: attention weights" in page
+    assert r"Output $\mathrm{Softmax}(XX^\top/\sqrt{64})X$" in page
+    assert r"1 · The raw form: $\mathrm{Softmax}(XX^\top/\sqrt{d})X$" in [h.value for h in at.header][0]
+    assert "Cosine similarity" in page and "$XX^\\top$: dot products" in page  # two different maps now
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert r"$\mathrm{Softmax}(XX^\top/\sqrt{64})$：注意力权重" in texts(at)
 
 
 def test_english_preset_and_model_heads(minilm, downloads):
@@ -111,7 +175,24 @@ def test_pair_mode_shows_both_sentences():
     at.slider(key="emb_dims").set_value(64).run()
     drawn = len(column_labels(x_charts(at)[0]))
     assert 16 < drawn < 64 and all(matrix_width(spec) <= half for spec in x_charts(at))
-    assert f"X：词向量（64 维中的前 {drawn} 维）" in texts(at)  # the title says how many columns are drawn
+    assert f"$X$：词元向量（64 维中的前 {drawn} 维）" in texts(at)  # the title says how many columns are drawn
+
+
+def test_a_pair_shows_model_heads_for_both_sentences_checked_against_the_model(minilm, downloads):
+    """Not only the first (Chinese, [UNK]) sentence: the translation's heads too, each the model's own map."""
+    at = open_page("embeddings")
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
+    at.slider(key="emb_layer").set_value(2).run()
+    at.slider(key="emb_head").set_value(5).run()
+    assert not at.exception and not at.error
+    page = texts(at)
+    assert "“早上好”" in page and "“Good morning”" in page
+    assert page.count("Layer 2, head 5: the model's own attention") == 2
+    assert len([m for m in at.metric if m.label == "Max |recomputed − model|"]) == 2
+    for name, text in (("attention-L2-H5.csv", "早上好"), ("attention-L2-H5-2.csv", "Good morning")):
+        shown_map = pd.read_csv(io.StringIO(downloads[name].decode()), index_col=0).to_numpy()
+        np.testing.assert_allclose(shown_map, run_model(minilm, text).attentions[1, 4], rtol=0, atol=1e-12)
+    assert all(float(m.value) < 1e-5 for m in at.metric if m.label == "Max |recomputed − model|")
 
 
 def test_text_typed_in_a_box_shown_only_some_of_the_time_survives_while_it_is_hidden():
@@ -170,7 +251,8 @@ def test_every_heatmap_fits_its_column_with_readable_labels(mode, text):
     at.slider(key="emb_dims").set_value(64).run()
     assert not at.exception and not at.error
     specs = heatmap_specs(at)
-    assert len(specs) >= (10 if mode == "pair" else 5) + 5  # raw form (per sentence); head, grid, Q, K, V
+    # raw form (X, XXᵀ = cosine, weights, output per sentence); the head map (per sentence), grid, Q, K, V
+    assert len(specs) >= (8 if mode == "pair" else 4) + (6 if mode == "pair" else 5)
     for spec in specs:
         assert_fits(spec, f"{mode} {text[:8]}")
 
@@ -192,7 +274,7 @@ def test_chinese_page_shows_no_internal_names_and_short_captions():
     shown = texts(at)
     assert "minilm" not in shown.lower().replace("all-minilm-l6-v2", "")  # the readable name only
     assert "模型：**all-MiniLM-L6-v2**" in shown
-    assert "向量：由 jieba 词典构建的 64 维 PPMI-SVD 汉字向量" in shown
+    assert "向量：由 jieba 词表构建的 64 维 PPMI-SVD 汉字向量" in shown
     assert "jieba-dict" not in shown and "character vectors" not in shown
     at.text_input(key="emb_text").set_value("天气" * 300).run()  # 300 jieba words
     words = [c.value for c in at.caption if c.value.startswith("jieba 分词")]
@@ -204,11 +286,53 @@ def test_zaoshanghao_names_the_characters_minilm_does_not_know():
     at = open_page("embeddings", "en")
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 1  # part 1 uses the character vectors, which know all three
-    assert "all-MiniLM-L6-v2 does not know: 早、好. Known: 1 of 3 tokens, not counting [CLS] and [SEP]" in warnings[0]
-    assert "[UNK]、" not in warnings[0] and "bert-base-chinese" in warnings[0]
-    assert "“A Hugging Face BERT model” under “Vectors from”" in warnings[0]
+    assert ("all-MiniLM-L6-v2 does not know most of this sentence: only 1 of its 3 tokens are in its vocabulary; "
+            "the others (早、好) all became the same token [UNK]") in warnings[0]
+    assert "[UNK]、" not in warnings[0]
     choice_widget(at.selectbox, "emb_source").set_value("minilm").run()  # part 1 with MiniLM too
-    assert sum("does not know: 早、好" in w.value for w in at.warning) == 2
+    assert sum("does not know" in w.value and "早、好" in w.value for w in at.warning) == 2
+
+
+def test_a_chinese_learner_is_led_to_what_works(monkeypatch):
+    """早上好 is [UNK] 上 [UNK] in MiniLM: say so, point to the character vectors and to a Chinese model."""
+    from selfattn.text import prefetch
+
+    monkeypatch.setattr(prefetch, "cached_folder", lambda spec: None)  # bert-base-chinese is not on this machine
+    monkeypatch.delenv(models.HOSTED_ENV, raising=False)
+    at = open_page("embeddings", "zh")
+    guide = [i.value for i in at.info if "处理中文" in i.value]
+    assert len(guide) == 1 and "上面第 1 部分使用汉字向量" in guide[0]
+    assert "约 412.0 MB" in guide[0] and "约需 41 秒" in guide[0] and "约需 7 分钟" in guide[0]  # size and time first
+    assert "点击下载按钮之前不会下载任何东西" in guide[0]
+    button = next(b for b in at.button if str(b.key).startswith("use_chinese_"))
+    assert button.label == "改用 google-bert/bert-base-chinese"
+    button.click().run()
+    assert at.session_state["emb_source"] == "hf"
+    assert at.session_state["emb_model"] == "google-bert/bert-base-chinese"
+    assert not at.exception
+
+
+def test_a_chinese_model_that_cannot_be_had_is_said_honestly(monkeypatch):
+    monkeypatch.setenv(models.HOSTED_ENV, "1")
+    monkeypatch.delenv("SELFATTN_ALLOW_DOWNLOADS", raising=False)
+    from selfattn.text import prefetch
+
+    monkeypatch.setattr(prefetch, "cached_folder", lambda spec: None)
+    at = open_page("embeddings")
+    guide = [i.value for i in at.info if "For Chinese, what works" in i.value]
+    assert len(guide) == 1 and "downloading models is switched off here" in guide[0]
+    assert not [b for b in at.button if str(b.key).startswith("use_chinese_")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_contextual_vectors_of_a_chinese_sentence_fall_back_with_an_explanation(lang):
+    """Not a red error and an empty column: the static character vectors, and what would give context."""
+    at = open_page("embeddings", lang)
+    choice_widget(at.radio, "emb_kind").set_value("contextual").run()
+    assert not at.exception and not at.error
+    assert any("`bert-base-chinese`" in i.value for i in at.info)
+    assert at.metric[0].value == "3" and at.metric[1].value == "64"  # 早 上 好 as character vectors
+    assert at.metric[2].value == "100%"
 
 
 @pytest.mark.parametrize("bad, code_text", [("", "empty"), ("   ", "empty"), ("，。！？", "punctuation")])
@@ -367,9 +491,9 @@ def test_qkv_headers_say_how_many_columns_are_drawn(minilm):
     at = open_page("embeddings")
     at.text_input(key="emb_text").set_value("Good morning").run()
     cut = f"`4 × {minilm.head_dim}` · first 16 columns shown; the CSV has all {minilm.head_dim}"
-    assert all(f"**{name}** &nbsp; {cut}" in texts(at) for name in "QKV"), texts(at)
+    assert all(f"**${name}$** &nbsp; {cut}" in texts(at) for name in "QKV"), texts(at)
     at.slider(key="emb_dims").set_value(minilm.head_dim).run()
-    assert f"**Q** &nbsp; `4 × {minilm.head_dim}`\n" in texts(at) + "\n" and "columns shown" not in texts(at)
+    assert f"**$Q$** &nbsp; `4 × {minilm.head_dim}`\n" in texts(at) + "\n" and "columns shown" not in texts(at)
 
 
 def strings_in(spec, key=""):
@@ -402,3 +526,42 @@ def test_separators_and_overrides_in_a_sentence_leave_every_chart_drawn(params):
     bad = [s for s in labels if one_line(s) != s or "\u2028" in s or "\u2029" in s]
     assert bad == [], bad[:3]
 
+
+
+@pytest.mark.parametrize("lang, words", [("en", ("rows ↓", "(queries)", "columns →", "(keys)")),
+                                         ("zh", ("行 ↓", "（查询）", "列 →", "（键）"))])
+def test_the_small_maps_of_every_head_name_their_axes(lang, words):
+    at = open_page("embeddings", lang)
+    grids = [spec for spec in chart_specs(at) if "grid" in spec["usermeta"]]
+    assert len(grids) == 1
+    assert all(word in grids[0]["title"]["text"] for word in words), grids[0]["title"]
+
+
+def test_a_pair_compares_on_shared_colour_scales():
+    """Two sentences side by side: the same kind of map has one scale, so one colour is one number in both."""
+    at = open_page("embeddings")
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
+    at.toggle(key="emb_unit").set_value(False).run()
+    pair = [embed(text) for text in ("早上好", "Good morning")]
+    dots = [e.vectors @ e.vectors.T for e in pair]  # numpy, as the page should draw them
+    specs = [spec for spec in chart_specs(at) if "encoding" in spec and column_labels(spec)[0].startswith("1·")][:6]
+    domains = [colour_scale(spec).get("domain") for spec in specs]
+    expected = [min(d.min() for d in dots), max(d.max() for d in dots)]
+    shared = [d for d in domains if d not in ([-1.0, 1.0], [0.0, 1.0])]  # XXᵀ of both (the others are fixed)
+    assert len(shared) == 2 and shared[0] == shared[1], domains  # on one scale...
+    np.testing.assert_allclose(shared[0], expected, rtol=1e-14)  # ...from the lowest to the highest of both
+    assert "$X$ and outputs come from different vectors" in texts(at)
+    choice_widget(at.selectbox, "emb_source").set_value("minilm").run()  # both from MiniLM: X and outputs too
+    x_domains = [colour_scale(spec).get("domain") for spec in x_charts(at)]  # X, output, X, output
+    assert x_domains[0] == x_domains[2] and x_domains[1] == x_domains[3] and None not in x_domains
+    assert "one colour is one number in both" in texts(at)
+
+
+def test_a_pair_of_two_chinese_sentences_offers_the_chinese_model_once():
+    at = open_page("embeddings")
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
+    at.text_input(key="emb_text_b").set_value("早上好").run()  # both sentences mostly [UNK] in MiniLM
+    assert not at.exception and not at.error
+    assert sum("does not know most of this sentence" in w.value for w in at.warning) == 2
+    assert len([b for b in at.button if str(b.key).startswith("use_chinese_")]) == 1
+    assert sum("For Chinese, what works" in i.value for i in at.info) == 1

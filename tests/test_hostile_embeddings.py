@@ -65,6 +65,8 @@ WORST_LINKS: dict[str, dict[str, str]] = {
                                            "kind": "contextual", **HF},
     "bert-base: layer 12 head 12, max": {"text": LONG_ZH, "dims": "64", "layer": "12", "head": "12", "map": "max",
                                          **HF},
+    "bert-base: layer 12 head 12, one head": {"text": LONG_ZH, "dims": "64", "layer": "12", "head": "12",
+                                              "map": "head", **HF},
     "bert-base by its old id, words": {"text": LONG_ZH, "dims": "64", "units": "words", "source": "hf",
                                        "model": "bert-base-chinese"},
 }
@@ -202,7 +204,7 @@ def test_the_worst_links_stay_within_bytes_and_cpu(server, name):
 
 
 def test_what_was_left_out_is_said(server):
-    texts = "\n".join(open_cost(server, WORST_LINKS["bert-base: layer 12 head 12, max"]).texts)
+    texts = "\n".join(open_cost(server, WORST_LINKS["bert-base: layer 12 head 12, one head"]).texts)
     assert "The text was cut to its first 32 tokens" in texts
     assert "Each map of the grid shows the first 16 of the 34 rows and columns" in texts
     assert "first 32 columns shown; the CSV has all 64" in texts

@@ -349,7 +349,8 @@ def test_a_copy_cached_under_the_old_id_still_loads(hub, cache, tiny_files):
     hub.add("bert-base-chinese", tiny_files)
     from huggingface_hub import snapshot_download
 
-    old = snapshot_download("bert-base-chinese", allow_patterns=list(models.DOWNLOAD_PATTERNS), endpoint=hub.url)
+    with prefetch.hub_online():  # a page opened earlier in this process set HF_HUB_OFFLINE (models.stay_offline)
+        old = snapshot_download("bert-base-chinese", allow_patterns=list(models.DOWNLOAD_PATTERNS), endpoint=hub.url)
     hub.stop()
     bundle = models.load_model("google-bert/bert-base-chinese")
     assert bundle.name == "google-bert/bert-base-chinese" and Path(bundle.folder) == Path(old).resolve()

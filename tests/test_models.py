@@ -346,3 +346,20 @@ def test_the_page_says_the_same_for_every_path_that_is_not_a_model_folder(tmp_pa
         for lang in ("en", "zh"):
             texts.add((lang, t(f"err.{err.value.code}", lang, **{**err.value.params, "path": "P"})))
     assert len(texts) == 2  # one text per language
+
+
+def test_the_size_said_before_downloading_bert_base_chinese_is_its_weights():
+    """The page says the size and time of the Chinese model's download before asking the hub anything: the
+    figure is bert-base-chinese's float32 parameters (BertForPreTraining, 21,128 tokens), counted here."""
+    import torch
+    from transformers import BertConfig, BertForPreTraining
+
+    from selfattn.text import prefetch
+
+    with torch.device("meta"):  # the shapes only, no memory
+        model = BertForPreTraining(BertConfig(vocab_size=21128))
+    weights = 4 * sum(p.numel() for p in model.parameters())  # float32; the tied decoder is stored once
+    size, (fast, slow) = prefetch.download_estimate("bert-base-chinese")  # either id
+    assert weights == 411_529_768 and abs(size - weights) <= 1_000_000  # config and tokenizer: under 1 MB
+    assert (round(fast), round(slow / 60)) == (41, 7)  # seconds at 10 MB/s, minutes at 1 MB/s
+    assert prefetch.download_estimate("no-such-model") is None

@@ -7,6 +7,8 @@ and the bundled all-MiniLM-L6-v2's own heads (a previous-token head and many [CL
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -113,10 +115,26 @@ def test_chinese_characters_join_into_jieba_words(chinese):
 def test_unknown_characters_join_like_the_characters_they_stand_for(chinese, minilm):
     run = models.run_model(chinese, "他爱自然语言处理器")  # 他 and 器 are not in the tiny vocabulary
     assert run.tokens == ["[CLS]", "[UNK]", "爱", "自", "然", "语", "言", "处", "理", "[UNK]", "[SEP]"]
-    assert labels(run) == ["[CLS]", "他", "爱", "自然语言", "处理器", "[SEP]"]  # jieba: 他/爱/自然语言/处理器
+    # jieba: 他/爱/自然语言/处理器, labelled as the model has them: never with a character it did not see
+    assert labels(run) == ["[CLS]", "[UNK]", "爱", "自然语言", "处理[UNK]", "[SEP]"]
     run = models.run_model(minilm, "早上好，今天天气很好")  # MiniLM knows 上 and 天 only
     assert run.tokens[1:4] == ["[UNK]", "上", "[UNK]"]
-    assert labels(run) == ["[CLS]", "早上好", "，", "今天天气", "很", "好", "[SEP]"]
+    assert labels(run) == ["[CLS]", "[UNK]上[UNK]", "，", "[UNK]天天[UNK]", "[UNK]", "[UNK]", "[SEP]"]
+    run = models.run_model(minilm, "我爱自然语言处理")  # [CLS] 我 [UNK]×7 [SEP]
+    assert labels(run) == ["[CLS]", "我", "[UNK]", "[UNK]×4", "[UNK]×2", "[SEP]"]
+
+
+def test_contractions_and_hyphenated_words_are_one_word(minilm):
+    """As a reader counts them: didn't is one word (MiniLM: didn ' t), so is state-of-the-art."""
+    run = models.run_model(minilm, "The animal didn't cross the state-of-the-art street, 'quoted' - yes")
+    assert run.tokens[3:6] == ["didn", "'", "t"]
+    assert labels(run) == ["[CLS]", "The", "animal", "didn't", "cross", "the", "state-of-the-art", "street", ",",
+                           "'", "quoted", "'", "-", "yes", "[SEP]"]
+    groups = readout.word_groups(run)
+    merged = readout.merge_words(run.attentions, groups)  # (L, H, m, m)
+    token_sums = run.attentions.sum(axis=-1)  # (L, H, n): 1 to float32 rounding
+    word_sums = np.stack([token_sums[..., g].mean(axis=-1) for g in groups], axis=-1)  # a word row: its pieces' mean
+    np.testing.assert_allclose(merged.sum(axis=-1), word_sums, rtol=0, atol=1e-12)
 
 
 def test_tokens_without_their_text_still_group():
@@ -124,9 +142,9 @@ def test_tokens_without_their_text_still_group():
     run = hand_run("我爱自然 语言", ["[CLS]", "我", "[UNK]", "自", "然", "语", "言", "[SEP]"], unknown=[2])
     assert readout.token_spans(run) == [None, (0, 1), (1, 2), (2, 3), (3, 4), (5, 6), (6, 7), None]
     assert readout.word_groups(run) == [[0], [1], [2], [3, 4], [5, 6], [7]]  # no word across the space
-    assert labels(run) == ["[CLS]", "我", "爱", "自然", "语言", "[SEP]"]
+    assert labels(run) == ["[CLS]", "我", "[UNK]", "自然", "语言", "[SEP]"]
     run = hand_run("un-believable", ["[CLS]", "un", "-", "believ", "##able", "[SEP]"])
-    assert labels(run) == ["[CLS]", "un", "-", "believable", "[SEP]"]
+    assert labels(run) == ["[CLS]", "un-believable", "[SEP]"]
 
 
 def test_special_tokens_stay_alone():
@@ -165,8 +183,12 @@ def test_chinese_groups_are_jieba_words(text, unknown_at):
         run = hand_run(text, ["[CLS]", *tokens, "[SEP]"], originals, unknown)
         groups = readout.word_groups(run)
         assert [i for g in groups for i in g] == list(range(len(text) + 2))
-        expected = [piece for word in segment(text) for piece in ([word] if all("\u4e00" <= c <= "\u9fff" for c in word)
-                                                                     else list(word))]
+        words = [piece for word in segment(text) for piece in ([word] if all("\u4e00" <= c <= "\u9fff" for c in word)
+                                                                  else list(word))]
+        starts = np.cumsum([0, *map(len, words)])
+        expected = [re.sub(r"(?:\x00)+", lambda m: "[UNK]" + (f"×{len(m.group())}" if len(m.group()) > 1 else ""),
+                           "".join("\x00" if start + k in unknown_at else c for k, c in enumerate(word)))
+                    for word, start in zip(words, starts)]  # each run of unknown characters: [UNK] or [UNK]×k
         assert labels(run)[1:-1] == expected
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from selfattn import run_model
-from tests.apptest import choice_widget, open_page, texts
+from tests.apptest import choice_widget, heatmap_specs, open_page, texts
 from ui import readout as readout_ui
 
 SENTENCE = "Tokenization is unbelievable fun"
@@ -54,7 +54,8 @@ def page_with(sentence: str, **choices) -> object:
     at = open_page("embeddings")
     at.text_input(key="emb_text").set_value(sentence).run()
     for key, value in choices.items():
-        choice_widget(at.segmented_control, key).set_value(value).run()
+        widgets = at.selectbox if key == "emb_view" else at.segmented_control  # the map is a selectbox
+        choice_widget(widgets, key).set_value(value).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     return at
 
@@ -69,6 +70,31 @@ def test_words_rollout_matches_the_formula_on_the_models_own_attention(minilm, d
     np.testing.assert_allclose(got.to_numpy(), want, rtol=0, atol=1e-12)
     np.testing.assert_allclose(got.to_numpy().sum(axis=1), 1.0, atol=1e-12)  # rows are still distributions
     assert "1·Tokenization" in list(got.index) and "Attention rollout through all 6 layers" in texts(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_rollout_view_shows_only_what_belongs_to_it(lang):
+    """No layer or head sliders, no check of one head, no √d of a head, no maps of layer 1 under it."""
+    at = page_with(SENTENCE, emb_view="rollout")
+    if lang == "zh":
+        at.session_state["lang"] = "zh"
+        at.run()
+    assert [s.key for s in at.slider] == ["emb_dims"]  # part 1's only
+    assert not [m for m in at.metric if "recomputed" in m.label or "重算" in m.label]
+    page = texts(at)
+    for gone in ("Every head of layer", "第 1 层的所有头", "Head view", "头视图", "What each head does", "每个头在做什么",
+                 r"\sqrt{32}", "Queries, keys and values", "查询、键和值"):
+        assert gone not in page, gone
+    assert ("Attention rollout through all 6 layers" if lang == "en" else "贯穿全部 6 层的注意力逐层累积") in page
+    assert len(heatmap_specs(at)) == 4 + 1  # part 1's four maps and the rollout
+
+
+@pytest.mark.parametrize("view", ["mean", "max"])
+def test_mean_and_max_show_the_layer_but_no_single_head(view):
+    at = page_with(SENTENCE, emb_view=view)
+    assert [s.key for s in at.slider] == ["emb_dims", "emb_layer"]
+    assert not [m for m in at.metric if "recomputed" in m.label]
+    assert "Every head of layer 1" in texts(at) and "Head view" not in texts(at)
 
 
 @pytest.mark.parametrize("view, reduce", [("mean", np.mean), ("max", np.max)])
@@ -125,7 +151,8 @@ def test_head_view_shows_only_the_picked_tokens_lines(minilm):
 
 
 def test_the_readout_choices_are_in_the_link():
-    at = page_with(SENTENCE, emb_units="words", emb_view="rollout")
+    at = page_with(SENTENCE, emb_units="words")
     choice_widget(at.selectbox, "emb_pick").set_value(2).run()
+    choice_widget(at.selectbox, "emb_view").set_value("rollout").run()
     params = dict(at.query_params)
     assert params["units"] == "words" and params["map"] == "rollout" and params["pick"] == "2"

@@ -17,7 +17,7 @@ def test_a_click_on_the_pattern_grid_selects_that_head():
         assert page.get_by_text("Head view: layer 1, head 1").count() == 1
         grid = page.locator("[data-testid='stVegaLiteChart']").filter(has_text="Pattern")
         grid.scroll_into_view_if_needed()
-        cells = grid.locator("g.mark-rect path")
+        cells = grid.locator("g.mark-rect").first.locator("path")  # the cells (the chosen head's frame is another layer)
         page.wait_for_timeout(500)
         assert cells.count() == 6 * 12, cells.count()  # MiniLM: 6 layers x 12 heads, drawn as SVG
         box = cells.nth(2).bounding_box()  # layer 1, head 3: the previous-token head

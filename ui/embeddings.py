@@ -53,7 +53,7 @@ def count(noun: str, n: int) -> str:
     """``n`` with its noun in the current language, singular or plural: "1 layer", "6 layers".
 
     Args:
-        noun: "tokens", "layers" or "heads" (the catalog has ``emb.n_<noun>`` and ``emb.n_<noun>_one``).
+        noun: "layers" or "heads" (the catalog has ``emb.n_<noun>`` and ``emb.n_<noun>_one``).
     """
     return tr(f"emb.n_{noun}_one" if n == 1 else f"emb.n_{noun}", n=n)
 
@@ -119,9 +119,15 @@ def offer_download(spec: str) -> None:
     weights into the Hugging Face cache (from ``HF_ENDPOINT`` when set), with a progress bar;
     afterwards the model loads offline. The caller has checked ``check_visitor_download``.
     """
-    from selfattn.text.prefetch import download_model, format_bytes
+    from selfattn.text.prefetch import download_estimate, download_model, format_bytes
 
-    st.info(tr("emb.download_offer", name=spec), icon=":material/cloud_download:")
+    estimate = download_estimate(spec)  # the size and time of a model we know, said before the click
+    if estimate is None:
+        st.info(tr("emb.download_offer", name=spec), icon=":material/cloud_download:")
+    else:
+        size, (fast, slow) = estimate
+        st.info(tr("emb.download_offer_sized", name=spec, size=format_bytes(size), fast=round(fast),
+                   slow=round(slow / 60)), icon=":material/cloud_download:")
     # A callback, not the button's return value: the request survives an aborted run (as on the Heads page).
     asked = st.session_state.pop("emb_download", None) == spec
     st.button(tr("emb.download_button", name=spec), key=f"download_{spec}", type="primary",
@@ -145,13 +151,18 @@ def offer_download(spec: str) -> None:
     st.rerun()  # the model now loads from the cache
 
 
-def number_slider(container, label: str, total: int, key: str, help: str) -> int:
+def number_slider(container, label: str, total: int, key: str, help: str, *, shown: bool = True) -> int:
     """Pick one of ``total`` layers or heads, numbered 1 .. total as in the headings and file names.
+
+    Args:
+        shown: draw the slider; when False (a view without layers or heads) the choice is kept as it is.
 
     Returns:
         The 0-based index (the slider's value minus 1).
     """
     settings.keep(key, range(1, total + 1))  # a smaller model than before: its last layer or head
+    if not shown:
+        return st.session_state[key] - 1
     if total == 1:  # a slider needs two ends
         container.caption(tr("emb.only_one", label=label))
         return 0
@@ -161,3 +172,67 @@ def number_slider(container, label: str, total: int, key: str, help: str) -> int
 @st.cache_resource(show_spinner=False)
 def _loaded() -> set[str]:
     return set()
+
+
+CHINESE_MODEL = "google-bert/bert-base-chinese"  # the Chinese model the page offers (hosted too: HOSTED_ALLOWLIST)
+
+
+def mostly_unknown(run: models.ModelRun) -> bool:
+    """True when at least half of the sentence's own tokens became [UNK] ([CLS] and [SEP] not counted)."""
+    n = int((~run.special).sum())
+    return n > 0 and 2 * len(run.unknown) >= n
+
+
+def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titled: bool, charvec_shown: bool,
+                     offer: bool = True) -> bool:
+    """Say plainly that the model does not know most of the sentence, and lead to what works.
+
+    For Chinese: the character vectors of part 1, and a Chinese model: a button that picks it when it is
+    on this machine or may be downloaded here (the download itself waits for its own button, which says
+    the size first), honest words when it cannot be had.
+
+    Args:
+        tokens: the unknown tokens' text, listed for the message.
+        titled: name the sentence (a pair has two).
+        charvec_shown: part 1 already shows the character vectors.
+        offer: show the way to what works (a pair shows it once).
+
+    Returns:
+        Whether the way to what works was shown.
+    """
+    from selfattn.text.embedding_text import has_cjk
+    from selfattn.text.prefetch import cached_folder, download_estimate, format_bytes, visitors_may_download
+
+    n = int((~run.special).sum())
+    message = tr("emb.mostly_unknown", name=model_name, known=n - len(run.unknown), n=n, tokens=tokens)
+    if titled:
+        message = tr("emb.heads_of", text=run.text) + "\n\n" + message
+    st.warning(message, icon=":material/help:")
+    if not offer or not any(has_cjk(piece) for piece in run.unknown_text):
+        return False
+    try:
+        here = cached_folder(CHINESE_MODEL) is not None
+    except InputError:  # not offered here (a hosted allow-list without it)
+        here = False
+    if here:
+        way = "emb.chinese_here"
+    elif visitors_may_download():
+        way = "emb.chinese_download"
+    else:
+        way = "emb.chinese_none"
+    path = (tr("emb.chinese_path", charvec=tr("emb.source_charvec")) if charvec_shown
+            else tr("emb.chinese_path_pick", charvec=tr("emb.source_charvec"), pick=tr("emb.source_pick")))
+    size, (fast, slow) = download_estimate(CHINESE_MODEL)
+    st.info(path + "\n\n" + tr(way, name=CHINESE_MODEL, size=format_bytes(size), fast=round(fast),
+                                 slow=round(slow / 60)),
+            icon=":material/translate:")
+    if way != "emb.chinese_none":
+        st.button(tr("emb.use_chinese", name=CHINESE_MODEL), key="use_chinese_model", icon=":material/translate:",
+                  on_click=use_chinese_model)
+    return True
+
+
+def use_chinese_model() -> None:
+    """Callback: heads from the Chinese model (its download, when needed, is offered with its size)."""
+    settings.put("emb_source", "hf")
+    settings.put("emb_model", CHINESE_MODEL)

@@ -12,11 +12,13 @@ import pandas as pd
 import streamlit as st
 
 from selfattn.display import charts
+from selfattn.display.export import labelled
 from selfattn.i18n import one_line
-from selfattn.text import readout
+from selfattn.text import models, readout
 from selfattn.text.models import ModelRun
+from ui import fit
 from ui import state as settings
-from ui.common import choice, csv_button, current_lang, tr
+from ui.common import choice, csv_button, current_lang, tr, vega
 
 UNITS = ("tokens", "words")
 VIEWS = ("head", "mean", "max", "rollout")
@@ -24,13 +26,17 @@ PATTERN_KEY = "emb_patterns"
 
 
 def controls() -> tuple[str, str]:
-    """The Tokens/Words switch and the choice of map; returns (units, view)."""
+    """The Tokens/Words switch and the choice of map; returns (units, view).
+
+    The map is a selectbox: its four long names would not fit a segmented control at 1024 px (the
+    last one hid in a scroller without a scrollbar); a selectbox shows every name whole when opened.
+    """
     c1, c2 = st.columns([1, 2])
     with c1:
         units = choice(st.segmented_control, tr("emb.units"), UNITS, "emb_units",
                        {u: tr(f"emb.units_{u}") for u in UNITS}, help=tr("emb.units_help"))
     with c2:
-        view = choice(st.segmented_control, tr("emb.view"), VIEWS, "emb_view",
+        view = choice(st.selectbox, tr("emb.view"), VIEWS, "emb_view",
                       {v: tr(f"emb.view_{v}") for v in VIEWS}, help=tr("emb.view_help"))
     return units, view
 
@@ -63,6 +69,32 @@ def view_map(run: ModelRun, view: str, layer: int, head: int) -> tuple[np.ndarra
     if view == "rollout":
         return readout.rollout(run.attentions), tr("emb.map_rollout", L=run.attentions.shape[0])
     return layer_maps[head], tr("emb.head_map", layer=layer + 1, head=head + 1)
+
+
+def view_block(bundle, run: ModelRun, units: Units, view: str, layer: int, head: int, file_name: str, key: str,
+               *, beside: bool) -> None:
+    """The map a view shows for one sentence, its CSV, and for one head the check against a recomputation.
+
+    Args:
+        layer, head: 0-based.
+        beside: the check sits beside the map (one sentence); else under it (a pair's half).
+    """
+    token_map, title = view_map(run, view, layer, head)
+    shown_map = units(token_map)  # (m, m) in tokens or words
+    map_px, side_px = fit.column_px([3, 2]) if beside else (fit.column_px([1, 1])[0], 0.0)
+    chart = fit.fit_heatmap(shown_map, units.labels, units.labels, map_px, domain=(0.0, 1.0), role="weights")
+    left, right = fit.row([chart["usermeta"]["width_px"], side_px]) if beside else (st.container(), st.container())
+    with left:
+        fit.map_header(title, shown_map.shape)
+        vega(chart)
+        csv_button(lambda: labelled(shown_map, units.labels, units.labels), file_name, key=key)
+    if view != "head":  # the mean, max and rollout are computed here from the model's own maps
+        return
+    trace = models.recompute_head_attention(bundle, run, layer, head)
+    diff = float(np.max(np.abs(trace.weights - run.attentions[layer, head])))
+    with right:
+        st.metric(tr("emb.recomputed"), f"{diff:.1e}", help=tr("emb.recomputed_help"))
+        st.caption(tr("emb.recomputed_caption", d=bundle.head_dim))
 
 
 def pick_head(selection, most: int = 64) -> tuple[int, int] | None:
@@ -119,9 +151,9 @@ def pattern_overview(patterns, key: tuple, layer: int, head: int, file_name: str
     """
     st.subheader(tr("emb.patterns_title"))
     st.caption(tr("emb.patterns_help"))
+    st.markdown(tr("emb.patterns_read"))  # how to read it first: the picked head's map comes right under the grid
     spec = _grid_spec(key, current_lang(), layer, head, patterns)
     st.vega_lite_chart(spec, on_select=_on_pick, selection_mode="pick", key=PATTERN_KEY, width="content")
-    st.markdown(tr("emb.patterns_read"))
     csv_button(lambda: patterns_table(patterns).set_index(["layer", "head"]), file_name, key="dl_patterns",
                label=tr("emb.patterns_csv"))
 

@@ -31,6 +31,8 @@ MASKED = "!isValid(datum.v)"  # a masked (−∞) cell: sent as null, drawn grey
 EXACT = f"isValid(datum.v) ? toString(datum.v) : '{MINUS_INFINITY}'"  # a cell's value in full, for its tooltip
 LABEL_LIMIT_X = 90  # longest column label of a notebook heatmap, in pixels
 LABEL_LIMIT_Y = 120  # the same for row labels
+READOUT_FONT_PX = 13  # labels of the pattern grid and the head view, read from the back of a room
+HEAD_VIEW_ROW_PX = 28  # one token's row in the head view
 
 
 @dataclass(frozen=True)
@@ -583,30 +585,38 @@ def pattern_grid(patterns, kind_names: dict[str, str], *, layer_title: str = "la
             for li, layer in enumerate(patterns) for hi, p in enumerate(layer)]
     kinds = [k for k in PATTERN_COLOURS if k in {p.kind for layer in patterns for p in layer}]
     pick = alt.selection_point(name="pick", fields=["layer", "head"], on="click")
+    big = alt.Axis(labelFontSize=READOUT_FONT_PX, titleFontSize=READOUT_FONT_PX)
     base = alt.Chart(alt.Data(values=rows)).encode(
-        x=alt.X("head:O", title=head_title, axis=alt.Axis(labelAngle=0, orient="top")),
-        y=alt.Y("layer:O", title=layer_title))
-    cells = base.mark_rect(stroke=colours.INK, cursor="pointer").encode(
+        x=alt.X("head:O", title=head_title, axis=alt.Axis(labelAngle=0, orient="top", labelFontSize=READOUT_FONT_PX,
+                                                            titleFontSize=READOUT_FONT_PX)),
+        y=alt.Y("layer:O", title=layer_title, axis=big))
+    # White seams between cells and a thick frame only around the chosen one: the legend's swatches are
+    # plain colour (no outline), so no swatch sits in a black square.
+    cells = base.mark_rect(stroke=colours.CELL_EDGE, cursor="pointer").encode(
         color=alt.Color("kind:N", title=kind_title,
                         scale=alt.Scale(domain=[kind_names.get(k, k) for k in kinds],
                                         range=[PATTERN_COLOURS[k] for k in kinds]),
-                        legend=alt.Legend(orient="bottom", columns=4)),
-        strokeWidth=alt.condition("datum.chosen", alt.value(3), alt.value(0)),
+                        legend=alt.Legend(orient="bottom", columns=4, symbolType="square", symbolSize=260,
+                                          symbolStrokeWidth=0, labelFontSize=READOUT_FONT_PX,
+                                          titleFontSize=READOUT_FONT_PX)),
+        strokeWidth=alt.value(1),
         opacity=alt.Opacity("mass:Q", scale=alt.Scale(domain=[0, 1], range=[0.35, 1]), legend=None),
         tooltip=[alt.Tooltip("layer:O", title=layer_title), alt.Tooltip("head:O", title=head_title),
                  alt.Tooltip("kind:N", title=kind_title), alt.Tooltip("mass:Q", title=mass_title, format=".3f")],
     ).add_params(pick)
-    return cells.properties(width=alt.Step(34), height=alt.Step(26))  # a fixed cell, whatever the model's size
+    chosen = base.mark_rect(filled=False, stroke=colours.INK, strokeWidth=3).transform_filter("datum.chosen")
+    return alt.layer(cells, chosen).properties(width=alt.Step(40), height=alt.Step(30))  # a fixed cell
 
 
 def head_view(weights, labels, picked: int | None = None, *, from_title: str = "from",
-              to_title: str = "to", weight_title: str = "weight") -> alt.Chart:
+              to_title: str = "to", weight_title: str = "weight", width: int = 460) -> alt.Chart:
     """bertviz's head view: the tokens twice, side by side, joined by lines whose opacity is the weight.
 
     Args:
         weights: (n, n) attention, rows (left, attending) to columns (right, attended to).
         labels: n labels, shown on both sides.
         picked: a row to show alone (its lines in full colour), or None for every line.
+        width: pixels across, token names included.
 
     Returns:
         An Altair layer chart (lines under the token names); rows below 0.01 are left out.
@@ -618,7 +628,7 @@ def head_view(weights, labels, picked: int | None = None, *, from_title: str = "
     x = alt.X("x:Q", axis=None, scale=alt.Scale(domain=[-0.75, 1.75]))  # the names sit in the margins
     y = alt.Y("i:O", axis=None, scale=alt.Scale(domain=list(range(n))))
     colour = colours.PICKED if picked is not None else colours.LINE
-    lines = alt.Chart(alt.Data(values=rows)).mark_rule(color=colour, strokeWidth=2).encode(
+    lines = alt.Chart(alt.Data(values=rows)).mark_rule(color=colour, strokeWidth=3).encode(
         x=x, x2="x2", y=y, y2="j:O",
         opacity=alt.Opacity("w:Q", scale=alt.Scale(domain=[0, 1], range=[0, 1]), legend=None),
         tooltip=[alt.Tooltip("from:N", title=from_title), alt.Tooltip("to:N", title=to_title),
@@ -627,6 +637,7 @@ def head_view(weights, labels, picked: int | None = None, *, from_title: str = "
              for side in (0, 1) for i, label in enumerate(labels)]
     text = alt.Chart(alt.Data(values=names)).encode(
         x=x, y=y, text="label:N", color=alt.condition("datum.bold", alt.value(colours.PICKED), alt.value(colours.TEXT)))
-    left = text.mark_text(align="right", dx=-6).transform_filter("datum.x == 0")
-    right = text.mark_text(align="left", dx=6).transform_filter("datum.x == 1")
-    return alt.layer(lines, left, right).properties(width=460, height=max(60, 18 * n))
+    label = {"fontSize": READOUT_FONT_PX + 1, "limit": 110}  # readable from the back of a room; long words end in …
+    left = text.mark_text(align="right", dx=-8, **label).transform_filter("datum.x == 0")
+    right = text.mark_text(align="left", dx=8, **label).transform_filter("datum.x == 1")
+    return alt.layer(lines, left, right).properties(width=width, height=max(120, HEAD_VIEW_ROW_PX * n))

@@ -17,8 +17,10 @@ SCHEMES = {  # role -> Vega colour scheme of a heatmap
 DIVERGING = frozenset({"redblue", "blueorange", "purpleorange", "redyellowblue", "spectral", "pinkyellowgreen"})
 
 MASKED_GREY = "#d9d9d9"  # a masked (−∞) cell
-PATTERN_COLOURS = {"previous": "#1f77b4", "next": "#17becf", "self": "#9467bd", "first": "#d62728",
-                   "last": "#ff7f0e", "broad": "#2ca02c", "mixed": "#bdbdbd"}  # one colour per head pattern
+# One colour per head pattern, from Okabe & Ito's colour-blind-safe set, with no green beside the red: under
+# simulated protanopia, deuteranopia and tritanopia every two stay apart (tests/test_readout_colours.py).
+PATTERN_COLOURS = {"previous": "#0072B2", "next": "#56B4E9", "self": "#CC79A7", "first": "#E69F00",
+                   "last": "#D55E00", "broad": "#F0E442", "mixed": "#BBBBBB"}
 LINE = "#1f77b4"  # the head view's lines, every token's
 PICKED = "#d62728"  # the head view's picked token and its lines
 TEXT = "#262730"  # token names, as Streamlit's body text

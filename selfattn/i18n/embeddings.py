@@ -1,13 +1,13 @@
 """UI strings: the Sentence embeddings page, and the errors of the embedding sources."""
 
 STRINGS: dict[str, dict[str, str]] = {
-    "emb.title": {"en": "Sentence embeddings: from vectors to attention", "zh": "句子嵌入：从词向量到注意力"},
+    "emb.title": {"en": "Sentence embeddings: from vectors to attention", "zh": "句子嵌入：从向量到注意力"},
     "emb.intro": {
-        "en": "Type a sentence. First see it as a matrix X with one row per token and the raw form "
-              "Softmax(XXᵀ/√d)X, where every token mixes in the tokens it is similar to. Then see "
-              "what the attention heads of a real pretrained model do with the same sentence.",
-        "zh": "输入一句话。先把它看成矩阵 X（每个词一行），看最原始的 Softmax(XXᵀ/√d)X："
-              "每个词都按相似度把其他词的向量混合进来。再看真实预训练模型的注意力头如何处理同一句话。",
+        "en": "Type a sentence. First see it as a matrix $X$ with one row per token and the raw form "
+              "$\\mathrm{Softmax}(XX^\\top/\\sqrt d)X$, where every token mixes in the tokens it is similar to. Then "
+              "see what the attention heads of a real pretrained model do with the same sentence.",
+        "zh": "输入一句话。先把它看成矩阵 $X$（每个词元一行），看最朴素的形式 $\\mathrm{Softmax}(XX^\\top/\\sqrt d)X$："
+              "每个词元都按相似度把其他词元的向量混合进来。再看真实预训练模型的注意力头如何处理同一句话。",
     },
     "emb.mode": {"en": "Mode", "zh": "模式"},
     "emb.mode_single": {"en": "One sentence", "zh": "一句话"},
@@ -18,7 +18,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.text_help": {"en": "Chinese, English or both; up to {chars} characters (the first {tokens} tokens are shown).",
                       "zh": "中文、英文或混合均可；最多 {chars} 个字符（显示前 {tokens} 个词元）。"},
     "emb.text_placeholder": {"en": "Type a sentence", "zh": "输入一句话"},
-    "emb.model_placeholder": {"en": "bert-base-chinese or a folder path", "zh": "例如 bert-base-chinese，或文件夹路径"},
+    "emb.model_placeholder": {"en": "bert-base-chinese or a folder path", "zh": "例如 `bert-base-chinese`，或文件夹路径"},
     "emb.text_a": {"en": "Sentence", "zh": "原句"},
     "emb.text_b": {"en": "Translation", "zh": "译文"},
     "emb.source_pick": {"en": "Vectors from", "zh": "向量来源"},
@@ -28,18 +28,18 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     # One label per source of selfattn.text.sources.REGISTRY (its ``label``; ``vectors_label`` names its vectors).
     "emb.source_auto": {"en": "Automatic (by script)", "zh": "自动（按文字）"},
-    "emb.source_charvec": {"en": "Chinese character vectors (jieba)", "zh": "汉字向量（jieba 词典）"},
+    "emb.source_charvec": {"en": "Chinese character vectors (from jieba's word list)", "zh": "汉字向量（由 jieba 词表构建）"},
     "emb.source_minilm": {"en": "MiniLM (English, bundled)", "zh": "MiniLM（英文，内置）"},
     "emb.source_hf": {"en": "A Hugging Face BERT model", "zh": "Hugging Face 上的 BERT 模型"},
     "emb.model": {"en": "Model", "zh": "模型"},
     "emb.model_help": {
-        "en": "A Hugging Face model id (e.g. bert-base-chinese, also known as google-bert/bert-base-chinese) or a "
-              "local folder with config.json and .safetensors weights. A model on this machine loads without the "
-              "network. One that is not is downloaded from the model hub only when you click its download button "
-              "(once: config, tokenizer and .safetensors weights, never code); nothing is fetched by itself.",
-        "zh": "Hugging Face 模型 id（如 bert-base-chinese，也写作 google-bert/bert-base-chinese），或包含 config.json "
-              "与 .safetensors 权重的本地文件夹。本机已有的模型无需联网即可载入；本机没有的模型，只有在你点击它的下载按钮时"
-              "才会从模型仓库下载（只需一次：配置、分词器和 .safetensors 权重，从不下载代码）；本应用不会自行联网。",
+        "en": "A Hugging Face model id (e.g. `bert-base-chinese`, also known as `google-bert/bert-base-chinese`) or "
+              "a local folder with `config.json` and .safetensors weights. A model on this machine loads without "
+              "the network. One that is not is downloaded from the model hub only when you click its download "
+              "button (once: config, tokenizer and .safetensors weights, never code); nothing is fetched by itself.",
+        "zh": "Hugging Face 模型标识（如 `bert-base-chinese`，也写作 `google-bert/bert-base-chinese`），或包含 "
+              "`config.json` 与 .safetensors 权重的本地文件夹。本机已有的模型无需联网即可载入；本机没有的模型，只有在你点击"
+              "它的下载按钮时才会从模型仓库下载（只需一次：配置、分词器和 .safetensors 权重，从不下载代码）；本应用不会自行联网。",
     },
     "emb.model_help_hosted": {
         "en": "The models this demo offers. Only the models installed on this server open; nothing is downloaded.",
@@ -51,50 +51,75 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "此演示提供的模型。本服务器上还没有安装的模型，只有在你点击它的下载按钮时才会从模型仓库下载"
               "（只需一次：.safetensors 权重，从不下载代码）。",
     },
-    "emb.kind": {"en": "Vectors", "zh": "向量类型"},
-    "emb.kind_static": {"en": "Static", "zh": "静态"},
-    "emb.kind_contextual": {"en": "Contextual", "zh": "上下文"},
+    "emb.kind": {"en": "Vectors", "zh": "向量种类"},
+    "emb.kind_static": {"en": "Static", "zh": "静态向量"},
+    "emb.kind_contextual": {"en": "Contextual", "zh": "上下文向量"},
     "emb.kind_help": {
         "en": "Static: the model's token-embedding table (the same vector in every sentence). "
               "Contextual: the hidden states after the last layer. Character vectors are static only.",
-        "zh": "静态：模型的词元嵌入表（在任何句子中都相同）。上下文：最后一层之后的隐藏状态。"
+        "zh": "静态向量：模型的词元嵌入表（在任何句子中都相同）。上下文向量：最后一层之后的隐藏状态。"
               "汉字向量只有静态的。",
     },
     "emb.dims": {"en": "Dimensions shown", "zh": "显示的维度数"},
     "emb.dims_help": {"en": "X and the output are wide (64 or 384 columns); the first k are drawn. "
                             "The CSV has them all.",
-                      "zh": "X 和输出很宽（64 或 384 列），这里只画前 k 列；CSV 中包含全部列。"},
-    "emb.raw_header": {"en": "1 · The raw form: Softmax(XXᵀ/√d)X", "zh": "1 · 最原始的形式：Softmax(XXᵀ/√d)X"},
+                      "zh": "$X$ 和输出很宽（64 或 384 列），这里只画前 k 列；CSV 中包含全部列。"},
+    "emb.raw_header": {"en": "1 · The raw form: {formula}", "zh": "1 · 最朴素的形式：{formula}"},
+    # The raw form as KaTeX, with and without the ÷√d toggle; ``tail`` is "X" for the output, "" for the weights.
+    "emb.softmax_scaled": {"en": r"$\mathrm{{Softmax}}(XX^\top/\sqrt{{{d}}}){tail}$",
+                           "zh": r"$\mathrm{{Softmax}}(XX^\top/\sqrt{{{d}}}){tail}$"},
+    "emb.softmax_raw": {"en": r"$\mathrm{{Softmax}}(XX^\top){tail}$", "zh": r"$\mathrm{{Softmax}}(XX^\top){tail}$"},
     "emb.raw_intro": {
-        "en": "XXᵀ holds the dot product of every pair of token vectors: large when two vectors point "
-              "the same way. The softmax turns each row into weights that add up to 1, and multiplying "
-              "by X replaces each token by a weighted mix of all tokens. Dividing by √d tames scores that "
-              "grow with the dimension d, but only for vectors of modest length: the character vectors "
-              "here are about 20 long, so XXᵀ reaches several hundred and even ÷√64 = ÷8 leaves every "
-              "token attending only to itself. That is why the page starts with unit-length vectors "
-              "(XXᵀ is then the cosine similarity): switch “Unit length” off to see the one-hot weights.",
-        "zh": "XXᵀ 保存了每两个词向量的点积：方向越接近，点积越大。softmax 把每一行变成和为 1 的权重，"
-              "再乘以 X，就把每个词替换成所有词的加权混合。除以 √d 可以抑制随维度 d 增长的分数，但前提是"
-              "向量不太长：这里的汉字向量长度约为 20，XXᵀ 可达几百，即使除以 √64 = 8，每个词仍然只关注它自己。"
-              "所以本页默认使用单位长度的向量（此时 XXᵀ 就是余弦相似度）：关闭“单位长度”即可看到独热的权重。",
+        "en": "$XX^\\top$ holds the dot product of every pair of token vectors: large when two vectors point the same "
+              "way and are long. The softmax turns each row into weights that add up to 1, and multiplying by $X$ "
+              "replaces each token by a weighted mix of all tokens. Dividing by $\\sqrt d$ tames scores that grow "
+              "with the dimension $d$, but not scores that grow with the vectors' length: long vectors make the "
+              "softmax one-hot, every token attending only to itself. Unit length (the default) divides each row "
+              "of $X$ by its length, so that $XX^\\top$ becomes the cosine similarity, between −1 and 1.",
+        "zh": "$XX^\\top$ 保存了每两个词元向量的点积：方向越接近、向量越长，点积越大。softmax 把每一行变成和为 1 的权重，"
+              "再乘以 $X$，就把每个词元替换成所有词元的加权混合。除以 $\\sqrt d$ 可以抑制随维度 $d$ 增长的分数，却抑制不了随向量"
+              "长度增长的分数：向量很长时 softmax 几乎是独热的，每个词元只关注它自己。默认的“单位长度”把 $X$ 的每一行除以它的"
+              "长度，于是 $XX^\\top$ 就成了余弦相似度，介于 −1 和 1 之间。",
     },
+    # What the raw form does to the vectors on the page (selfattn.text.rawform.raw_facts), then the toggles' state.
+    "emb.raw_facts": {
+        "en": "**These vectors:** {vectors}, $d = {d}$; their rows are {shortest:.3g} to {longest:.3g} long. As they "
+              "are, the largest entry of $XX^\\top$ is {top:.4g}; $\\div\\sqrt{{{d}}} = \\div {root:.4g}$ brings it to "
+              "{top_scaled:.4g}, and $\\mathrm{{Softmax}}(XX^\\top/\\sqrt{{{d}}})$ then keeps on average {raw_self:.1%} of "
+              "each token's weight on the token itself.",
+        "zh": "**这些向量**：{vectors}，$d = {d}$；各行长度在 {shortest:.3g} 到 {longest:.3g} 之间。不做处理时，$XX^\\top$ "
+              "的最大元素是 {top:.4g}；$\\div\\sqrt{{{d}}} = \\div {root:.4g}$ 之后为 {top_scaled:.4g}，"
+              "$\\mathrm{{Softmax}}(XX^\\top/\\sqrt{{{d}}})$ 平均把每个词元 {raw_self:.1%} 的权重留给它自己。",
+    },
+    "emb.raw_unit_on": {"en": "Unit length is on: $XX^\\top$ is the cosine similarity, drawn once below.",
+                        "zh": "“单位长度”已打开：$XX^\\top$ 就是余弦相似度，下面只画一次。"},
+    "emb.raw_unit_off": {"en": "Unit length is off: $X$ keeps its lengths, and $XX^\\top$ and the cosine similarity "
+                               "are two different maps.",
+                         "zh": "“单位长度”已关闭：$X$ 保留原来的长度，$XX^\\top$ 与余弦相似度是两张不同的图。"},
+    "emb.raw_scale_on": {"en": "The scores are divided by $\\sqrt{{{d}}} = {root:.4g}$. In the map drawn, each token "
+                               "keeps on average {self:.1%} of its weight on itself.",
+                         "zh": "分数除以 $\\sqrt{{{d}}} = {root:.4g}$。在画出的图中，每个词元平均把 {self:.1%} 的权重留给自己。"},
+    "emb.raw_scale_off": {"en": "The scores are not divided by $\\sqrt d$ (÷√d is off). In the map drawn, each token "
+                                "keeps on average {self:.1%} of its weight on itself.",
+                          "zh": "分数没有除以 $\\sqrt d$（“除以 √d”已关闭）。在画出的图中，每个词元平均把 {self:.1%} 的权重留给自己。"},
     "emb.tokens": {"en": "Tokens", "zh": "词元数"},
     "emb.dim": {"en": "Dimension d", "zh": "维度 d"},
     "emb.coverage": {"en": "Coverage", "zh": "覆盖率"},
     "emb.coverage_help": {"en": "Share of tokens the source has a real vector for.",
                           "zh": "来源中有真实向量的词元所占的比例。"},
     "emb.vectors_caption": {"en": "Vectors: {model}", "zh": "向量：{model}"},
-    "emb.charvec_name": {"en": "64-d PPMI-SVD character vectors built from jieba's dictionary",
-                         "zh": "由 jieba 词典构建的 64 维 PPMI-SVD 汉字向量"},
+    "emb.charvec_name": {"en": "64-d PPMI-SVD character vectors built from jieba's word list",
+                         "zh": "由 jieba 词表构建的 64 维 PPMI-SVD 汉字向量"},
     "emb.scale": {"en": "÷ √d", "zh": "除以 √d"},
-    "emb.scale_help": {"en": "Divide XXᵀ by √d before the softmax. Off: the rawest form Softmax(XXᵀ)X.",
-                       "zh": "在 softmax 之前把 XXᵀ 除以 √d。关闭即为最原始的 Softmax(XXᵀ)X。"},
+    "emb.scale_help": {"en": "Divide $XX^\\top$ by $\\sqrt d$ before the softmax. Off: the rawest form "
+                             "$\\mathrm{Softmax}(XX^\\top)X$.",
+                       "zh": "在 softmax 之前把 $XX^\\top$ 除以 $\\sqrt d$。关闭即为最朴素的 $\\mathrm{Softmax}(XX^\\top)X$。"},
     "emb.unit": {"en": "Unit length", "zh": "单位长度"},
     "emb.unit_help": {
-        "en": "Scale every token vector to length 1, so XXᵀ becomes the cosine similarity. Long vectors "
+        "en": "Scale every token vector to length 1, so $XX^\\top$ becomes the cosine similarity. Long vectors "
               "make the softmax nearly one-hot: each token attends only to itself.",
-        "zh": "把每个词向量缩放到长度 1，这样 XXᵀ 就是余弦相似度。向量很长时 softmax 几乎是独热的："
-              "每个词只关注它自己。",
+        "zh": "把每个词元向量缩放到长度 1，这样 $XX^\\top$ 就是余弦相似度。向量很长时 softmax 几乎是独热的："
+              "每个词元只关注它自己。",
     },
     "emb.unknown_charvec": {
         "en": "No character vector for: {tokens}. Known: {known} of {n}; the others are drawn as zero vectors.",
@@ -108,35 +133,41 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "emb.unknown_chinese": {
         "en": "This model was trained on English and lacks most Chinese characters. For Chinese, choose "
-              "“{hf}” under “{pick}” and a Chinese model such as bert-base-chinese.",
+              "“{hf}” under “{pick}” and a Chinese model such as `bert-base-chinese`.",
         "zh": "这个模型是用英文训练的，词表里缺少大部分汉字。处理中文时，请在“{pick}”中选择“{hf}”，"
-              "并使用中文模型，例如 bert-base-chinese。",
+              "并使用中文模型，例如 `bert-base-chinese`。",
     },
-    "emb.n_tokens": {"en": "{n} tokens", "zh": "{n} 个词元"},
-    "emb.n_tokens_one": {"en": "{n} token", "zh": "{n} 个词元"},
     "emb.n_layers": {"en": "{n} layers", "zh": "{n} 层"},
     "emb.n_layers_one": {"en": "{n} layer", "zh": "{n} 层"},
     "emb.n_heads": {"en": "{n} heads", "zh": "{n} 个头"},
     "emb.n_heads_one": {"en": "{n} head", "zh": "{n} 个头"},
-    "emb.truncated": {"en": "The text was cut to its first {tokens}.", "zh": "文本过长，只保留了前 {tokens}。"},
-    "emb.truncated_model": {"en": "The text was cut to its first {tokens}; the model adds [CLS] before them and "
+    "emb.truncated": {"en": "The text was cut to its first {n} tokens.", "zh": "文本过长，只保留了前 {n} 个词元。"},
+    "emb.truncated_model": {"en": "The text was cut to its first {n} tokens; the model adds [CLS] before them and "
                                   "[SEP] after.",
-                            "zh": "文本过长，只保留了前 {tokens}；模型还会在前面加上 [CLS]、在后面加上 [SEP]。"},
+                            "zh": "文本过长，只保留了前 {n} 个词元；模型还会在前面加上 [CLS]、在后面加上 [SEP]。"},
     "emb.words": {"en": "jieba words: {words}", "zh": "jieba 分词：{words}"},
     "emb.words_more": {"en": "{words} … (+{more})", "zh": "{words} ……（另有 {more} 个）"},
-    "emb.x_title": {"en": "X: token vectors (first {k} of {d} dimensions)", "zh": "X：词向量（{d} 维中的前 {k} 维）"},
-    "emb.xxt_title": {"en": "XXᵀ: dot products", "zh": "XXᵀ：点积"},
+    "emb.x_title": {"en": "$X$: token vectors (first {k} of {d} dimensions)", "zh": "$X$：词元向量（{d} 维中的前 {k} 维）"},
+    "emb.xxt_title": {"en": "$XX^\\top$: dot products", "zh": "$XX^\\top$：点积"},
+    "emb.xxt_cos_title": {"en": "$XX^\\top$ = cosine similarity (rows of length 1)",
+                          "zh": "$XX^\\top$ = 余弦相似度（各行长度为 1）"},
     "emb.cos_title": {"en": "Cosine similarity", "zh": "余弦相似度"},
-    "emb.weights_title": {"en": "Softmax(XXᵀ / {s}): attention weights", "zh": "Softmax(XXᵀ / {s})：注意力权重"},
-    "emb.out_title": {"en": "Output Softmax(XXᵀ/√d)X (first {k} dimensions)",
-                      "zh": "输出 Softmax(XXᵀ/√d)X（前 {k} 维）"},
+    "emb.weights_title": {"en": "{formula}: attention weights", "zh": "{formula}：注意力权重"},
+    "emb.out_title": {"en": "Output {formula} (first {k} dimensions)", "zh": "输出 {formula}（前 {k} 维）"},
+    "emb.shared_scale": {"en": "The two sentences' $XX^\\top$ maps share one colour scale (and so do their weights). "
+                               "Their $X$ and outputs come from different vectors, so each has its own.",
+                         "zh": "两句话的 $XX^\\top$ 图共用同一个颜色刻度（权重图也是）。它们的 $X$ 和输出来自不同的向量，"
+                               "所以各用各的刻度。"},
+    "emb.shared_scale_all": {"en": "The two sentences' maps of the same kind share one colour scale: one colour is one "
+                                   "number in both.",
+                             "zh": "两句话的同类图共用同一个颜色刻度：同一种颜色在两边代表同一个数。"},
     "emb.model_header": {"en": "2 · What a pretrained model's heads do", "zh": "2 · 预训练模型的注意力头在做什么"},
     "emb.model_intro": {
-        "en": "A real model learns W_q, W_k and W_v for each head of each layer. Below is the attention of "
-              "one head on the first sentence, exactly as the model returns it, next to the same map "
-              "recomputed by this app from the layer's input and the head's weights.",
-        "zh": "真实模型为每一层的每个头学习各自的 W_q、W_k、W_v。下面是某个头对第一句话的注意力，"
-              "与模型自己返回的结果完全一致；旁边是本应用根据该层输入和该头权重重新计算的结果。",
+        "en": "A real model learns $W_q$, $W_k$ and $W_v$ for each head of each layer. Below is the attention of "
+              "its heads on the sentence, exactly as the model returns it; for one head, the same map recomputed by "
+              "this app from the layer's input and the head's weights is checked against it.",
+        "zh": "真实模型为每一层的每个头学习各自的 $W_q$、$W_k$、$W_v$。下面是这些头对句子的注意力，"
+              "与模型自己返回的结果完全一致；看单个头时，本应用还会根据该层输入和该头权重重新计算同一张图，并与之核对。",
     },
     "emb.model_used": {"en": "Model: **{name}**", "zh": "模型：**{name}**"},
     "emb.model_previous": {
@@ -145,7 +176,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "emb.model_kept_text": {"en": "Shown for the last good sentence: “{text}”.",
                             "zh": "下面显示的是上一个有效句子的结果：“{text}”。"},
-    "emb.computing": {"en": "Computing the token vectors…", "zh": "正在计算词向量……"},
+    "emb.computing": {"en": "Computing the token vectors…", "zh": "正在计算词元向量……"},
     "emb.loading_model": {"en": "Loading {name}…", "zh": "正在加载 {name}……"},
     "emb.loaded_model": {"en": "Loaded {name}: {layers} × {heads}, d = {d}",
                          "zh": "已加载 {name}：{layers} × {heads}，d = {d}"},
@@ -158,22 +189,65 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.only_one": {"en": "{label}: 1 (the model has only one)", "zh": "{label}：1（模型只有一个）"},
     "emb.head_map": {"en": "Layer {layer}, head {head}: the model's own attention",
                      "zh": "第 {layer} 层第 {head} 个头：模型自己的注意力"},
-    "emb.recomputed": {"en": "Max |recomputed − model|", "zh": "最大 |重算 − 模型|"},
+    "emb.recomputed": {"en": "Max |recomputed − model|", "zh": "重算与模型之差的最大绝对值"},
     "emb.recomputed_help": {
-        "en": "The same head recomputed with selfattn.self_attention (float64) from the layer input and "
-              "the head's W_q, W_k, W_v and biases. The model runs in float32, so differences of about "
+        "en": "The same head recomputed with `selfattn.self_attention` (float64) from the layer input and "
+              "the head's $W_q$, $W_k$, $W_v$ and biases. The model runs in float32, so differences of about "
               "1e-7 are rounding.",
-        "zh": "用 selfattn.self_attention（float64）根据该层输入和该头的 W_q、W_k、W_v 及偏置重新计算。"
+        "zh": "用 `selfattn.self_attention`（float64）根据该层输入和该头的 $W_q$、$W_k$、$W_v$ 及偏置重新计算。"
               "模型以 float32 运行，因此约 1e-7 的差异来自舍入。",
     },
-    "emb.recomputed_caption": {"en": "Scores are divided by √{d}, the head's dimension.",
-                               "zh": "分数除以 √{d}（每个头的维度）。"},
+    "emb.recomputed_caption": {"en": "Scores are divided by $\\sqrt{{{d}}}$, the head's dimension.",
+                               "zh": "分数除以 $\\sqrt{{{d}}}$（每个头的维度）。"},
     "emb.all_heads": {"en": "Every head of layer {layer}", "zh": "第 {layer} 层的所有头"},
     "emb.head_n": {"en": "head {h}", "zh": "头 {h}"},
     "emb.grid_cut": {"en": "Each map of the grid shows the first {k} of the {n} rows and columns (this demo draws "
                            "no more, to stay quick); the CSV below has them all, and the map above shows every one.",
                      "zh": "网格中的每张图只画出 {n} 行 {n} 列中的前 {k} 行 {k} 列（此演示为保持流畅不画更多）；下面的 CSV "
                            "包含全部，上面的图也画出了全部。"},
+    "emb.static_fallback": {
+        "en": "Character vectors have no context: a character has the same vector in every sentence, so the static "
+              "ones are shown here. For contextual vectors of Chinese, choose “{hf}” under “{pick}” and a Chinese "
+              "model such as `bert-base-chinese`.",
+        "zh": "汉字向量没有上下文：一个字在任何句子中都是同一个向量，所以这里显示的是静态向量。要看中文的上下文向量，"
+              "请在“{pick}”中选择“{hf}”，并使用中文模型，例如 `bert-base-chinese`。"},
+    "emb.heads_of": {"en": "**“{text}”**", "zh": "**“{text}”**"},
+    "emb.details_first": {"en": "The pattern grid, the head view and the maps of every head of the layer below are "
+                                "of the first sentence, “{text}”; the map of the chosen heads shows both sentences.",
+                          "zh": "下面的模式网格、头视图和该层所有头的小图都属于第一句话“{text}”；所选头的注意力图则两句都画出。"},
+    "emb.grid_axes": {"en": "In each map: rows ↓ the tokens attending (queries), columns → the tokens attended to "
+                            "(keys), in the order of the map above",
+                      "zh": "每张小图：行 ↓ 是发出注意力的词元（查询），列 → 是被注意的词元（键），顺序与上面的图相同"},
+    "emb.mostly_unknown": {
+        "en": "{name} does not know most of this sentence: only {known} of its {n} tokens are in its vocabulary; "
+              "the others ({tokens}) all became the same token [UNK] (“unknown”), with one shared vector. Its "
+              "heads below mostly show [UNK] attending to [UNK], which says little about the sentence.",
+        "zh": "{name} 不认识这句话的大部分内容：{n} 个词元中只有 {known} 个在它的词表里；其余的（{tokens}）都变成了同一个"
+              "词元 [UNK]（“未知”），共用一个向量。下面的注意力头大多只是 [UNK] 在关注 [UNK]，说明不了这句话什么。"},
+    "emb.chinese_path": {
+        "en": "**For Chinese, what works:** part 1 above uses the {charvec}, which know most common characters. "
+              "For a real model's heads, use a model trained on Chinese.",
+        "zh": "**处理中文，可以这样做**：上面第 1 部分使用{charvec}，常用汉字大多都有向量。要看真实模型的注意力头，"
+              "请使用用中文训练的模型。"},
+    "emb.chinese_path_pick": {
+        "en": "**For Chinese, what works:** the {charvec} know most common characters: choose them under “{pick}” "
+              "for part 1. For a real model's heads, use a model trained on Chinese.",
+        "zh": "**处理中文，可以这样做**：{charvec}里常用汉字大多都有向量：在“{pick}”中选择它，用于第 1 部分。"
+              "要看真实模型的注意力头，请使用用中文训练的模型。"},
+    "emb.chinese_here": {"en": "`{name}` is on this machine and loads without the network.",
+                         "zh": "本机已有 `{name}`，无需联网即可载入。"},
+    "emb.chinese_download": {
+        "en": "`{name}` is not on this machine yet. Choosing it offers its download (once: about {size} of "
+              ".safetensors weights, some {fast} s at 10 MB/s or {slow} min at 1 MB/s); nothing is fetched before you "
+              "click its download button.",
+        "zh": "本机还没有 `{name}`。选择它之后会提供下载（只需一次：约 {size} 的 .safetensors 权重，按每秒 10 MB 约需 {fast} 秒，"
+              "按每秒 1 MB 约需 {slow} 分钟）；在你点击下载按钮之前不会下载任何东西。"},
+    "emb.chinese_none": {
+        "en": "A Chinese model such as `{name}` is not on this server, and downloading models is switched off here, "
+              "so this page cannot show a Chinese model's heads. The character vectors above are what works.",
+        "zh": "此服务器上没有中文模型（例如 `{name}`），而这里已关闭模型下载，所以本页无法显示中文模型的注意力头。"
+              "上面的汉字向量可以正常使用。"},
+    "emb.use_chinese": {"en": "Use {name}", "zh": "改用 {name}"},
     "emb.qkv": {"en": "Queries, keys and values of layer {layer}, head {head}",
                 "zh": "第 {layer} 层第 {head} 个头的查询、键和值"},
     "emb.first_columns": {"en": "first {k} columns shown; the CSV has all {d}",
@@ -207,9 +281,9 @@ STRINGS: dict[str, dict[str, str]] = {
                                "zh": "此在线演示不提供 {name}。可选：{allowed}。"},
     "err.offline": {"en": "The model “{name}” is not on this machine yet. Download it below (once; it then works "
                           "offline), check the model id for typos, or type the path of a local folder that holds "
-                          "config.json and .safetensors weights.",
-                    "zh": "本机还没有模型“{name}”。可在下方下载（只需一次，之后离线可用），或检查模型 id 是否拼写正确，"
-                          "或填写一个包含 config.json 和 .safetensors 权重的本地文件夹路径。"},
+                          "`config.json` and .safetensors weights.",
+                    "zh": "本机还没有模型“{name}”。可在下方下载（只需一次，之后离线可用），或检查模型标识是否拼写正确，"
+                          "或填写一个包含 `config.json` 和 .safetensors 权重的本地文件夹路径。"},
     "err.offline_hosted": {"en": "The model “{name}” is not installed on this server yet. Download it below (once; "
                                  "it then loads from this server), or choose another model.",
                            "zh": "此服务器上还没有安装模型“{name}”。可在下方下载（只需一次，之后从本服务器载入），"
@@ -220,9 +294,9 @@ STRINGS: dict[str, dict[str, str]] = {
     # One answer for every path that is not a loadable model folder, so that the box cannot be used
     # to find out which files or folders exist on the server.
     **{f"err.{code}": {
-        "en": "{path} is not a model folder this app can load: it needs a folder holding config.json and "
+        "en": "{path} is not a model folder this app can load: it needs a folder holding `config.json` and "
               ".safetensors weights (pickle files are never loaded, as they can run code).",
-        "zh": "{path} 不是本应用能载入的模型文件夹：需要一个包含 config.json 和 .safetensors 权重的文件夹"
+        "zh": "{path} 不是本应用能载入的模型文件夹：需要一个包含 `config.json` 和 .safetensors 权重的文件夹"
               "（pickle 文件可能执行代码，从不载入）。"} for code in ("model_not_found", "not_a_folder", "no_config",
                                                         "no_safetensors")},
     "err.download_incomplete": {"en": "The copy of “{name}” on this machine is incomplete: a download was cut off. "
@@ -235,19 +309,19 @@ STRINGS: dict[str, dict[str, str]] = {
                           "zh": "在模型仓库中找不到“{name}”（也可能是私有或受限的模型）。请检查模型 id。"},
     "err.hub_unreachable": {"en": "The model could not be downloaded: this server cannot reach the model hub.",
                             "zh": "无法下载该模型：此服务器连不上模型仓库。"},
-    "err.hub_no_safetensors": {"en": "“{name}” has no .safetensors weights; pickle weights (.bin) are never "
+    "err.hub_no_safetensors": {"en": "“{name}” has no .safetensors weights; pickle weights (`.bin`) are never "
                                      "downloaded, because loading them can run code.",
-                               "zh": "“{name}” 没有 .safetensors 权重；pickle 权重（.bin）载入时可能执行代码，因此从不下载。"},
+                               "zh": "“{name}” 没有 .safetensors 权重；pickle 权重（`.bin`）载入时可能执行代码，因此从不下载。"},
     "err.hub_missing_files": {"en": "“{name}” lacks {files}, so this app cannot load it.",
                               "zh": "“{name}” 缺少 {files}，本应用无法加载。"},
     "err.download_failed": {"en": "Downloading “{name}” did not finish: the model hub broke off or refused the "
                                   "transfer. Nothing half-written was kept; try again later.",
                             "zh": "“{name}”没有下载完：模型仓库中断或拒绝了传输。没有保留写了一半的文件，请稍后重试。"},
     "err.model_load_failed": {"en": "“{name}” could not be loaded: its files do not form a model this app can "
-                                    "read. A model folder needs config.json, the tokenizer's files (such as "
-                                    "vocab.txt or tokenizer.json) and .safetensors weights.",
+                                    "read. A model folder needs `config.json`, the tokenizer's files (such as "
+                                    "`vocab.txt` or `tokenizer.json`) and .safetensors weights.",
                               "zh": "无法加载“{name}”：其中的文件不能组成本应用可读取的模型。模型文件夹需要 "
-                                    "config.json、分词器文件（如 vocab.txt 或 tokenizer.json）和 .safetensors 权重。"},
+                                    "`config.json`、分词器文件（如 `vocab.txt` 或 `tokenizer.json`）和 .safetensors 权重。"},
     "err.unsupported_model": {"en": "{name} is a {model_type} model; this page supports BERT-family encoders.",
                               "zh": "{name} 是 {model_type} 模型；本页只支持 BERT 系列编码器。"},
     "err.no_tokens": {"en": "The model found no tokens in this text.", "zh": "模型在这段文本中没有找到任何词元。"},
@@ -255,34 +329,36 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.bad_k": {"en": "The number of neighbours must be at least 1, not {k}.", "zh": "近邻个数必须至少为 1，而不是 {k}。"},
     "err.char_not_in_table": {"en": "“{char}” has no character vector.", "zh": "“{char}” 没有汉字向量。"},
     # ── Reading the heads (ui/readout.py) ──
-    "emb.units": {"en": "Show attention between", "zh": "注意力显示于"},
+    "emb.units": {"en": "Show attention between", "zh": "注意力的单位"},
     "emb.units_tokens": {"en": "Tokens", "zh": "词元"},
     "emb.units_words": {"en": "Words", "zh": "词"},
-    "emb.units_help": {"en": "Words join WordPiece pieces (##…) and, for Chinese, characters into jieba's words. A "
-                             "word's row averages the rows of its pieces and its column sums theirs (Clark et al. "
-                             "2019), so every row still sums to 1.",
-                       "zh": "“词”把 WordPiece 片段（##…）合并，中文则按结巴分词把字合成词。一个词的行是其片段各行的平均，"
-                             "列是其片段各列之和（Clark 等，2019），所以每行仍然加起来等于 1。"},
-    "emb.view": {"en": "Map", "zh": "图"},
+    "emb.units_help": {"en": "Words join WordPiece pieces (##…), a word split at an apostrophe or hyphen (didn't, "
+                             "state-of-the-art) and, for Chinese, characters into jieba's words. A word's row averages "
+                             "the rows of its pieces and its column sums theirs (Clark et al. 2019), so every row "
+                             "still sums to 1. Pieces the model does not know are labelled [UNK], as it sees them.",
+                       "zh": "“词”把 WordPiece 片段（##…）合并，也把在撇号或连字符处被拆开的英文词（`didn't`、`state-of-the-art`）"
+                             "合回一个词，中文则按 jieba 分词把字合成词。一个词的行是其片段各行的平均，列是其片段各列之和"
+                             "（Clark 等，2019），所以每行仍然加起来等于 1。模型不认识的片段按它看到的样子标为 [UNK]。"},
+    "emb.view": {"en": "Map", "zh": "要看的注意力图"},
     "emb.view_head": {"en": "One head", "zh": "单个头"},
     "emb.view_mean": {"en": "Mean of the layer's heads", "zh": "该层各头的平均"},
     "emb.view_max": {"en": "Max of the layer's heads", "zh": "该层各头的最大值"},
-    "emb.view_rollout": {"en": "Rollout over all layers", "zh": "跨所有层的 rollout"},
+    "emb.view_rollout": {"en": "Rollout over all layers", "zh": "跨所有层的逐层累积"},
     "emb.view_help": {"en": "Rollout (Abnar & Zuidema 2020) follows attention up through the layers: each layer's "
-                            "heads are averaged, the residual connection is added as 0.5·I, rows are made to sum to 1, "
+                            "heads are averaged, the residual connection is added as $0.5I$, rows are made to sum to 1, "
                             "and the layers are multiplied from the first up. The max of the heads is no distribution: "
                             "its rows need not sum to 1.",
-                      "zh": "Rollout（Abnar 与 Zuidema，2020）沿层向上追踪注意力：每层先对各头取平均，再加上代表残差连接的 "
-                            "0.5·I，每行归一化为 1，然后从第一层起逐层相乘。各头的最大值不是概率分布，其行之和不一定为 1。"},
+                      "zh": "逐层累积（Abnar 与 Zuidema，2020）沿层向上追踪注意力：每层先对各头取平均，再加上代表残差连接的 "
+                            "$0.5I$，每行归一化为 1，然后从第一层起逐层相乘。各头的最大值不是概率分布，其行之和不一定为 1。"},
     "emb.map_mean": {"en": "Layer {layer}: the mean of its {h} heads", "zh": "第 {layer} 层：{h} 个头的平均"},
     "emb.map_max": {"en": "Layer {layer}: the max of its {h} heads", "zh": "第 {layer} 层：{h} 个头的最大值"},
-    "emb.map_rollout": {"en": "Attention rollout through all {L} layers", "zh": "贯穿全部 {L} 层的注意力 rollout"},
+    "emb.map_rollout": {"en": "Attention rollout through all {L} layers", "zh": "贯穿全部 {L} 层的注意力逐层累积"},
     "emb.patterns_title": {"en": "What each head does", "zh": "每个头在做什么"},
     "emb.patterns_help": {"en": "Each cell is one head, coloured by where its rows put most of their weight (averaged "
-                                "over the sentence's own tokens; paler = less). Click a cell to look at that head above "
-                                "and in the head view below.",
+                                "over the sentence's own tokens; paler = less). Click a cell: its map, its check and its "
+                                "head view appear just below.",
                           "zh": "每个格子是一个头，颜色表示它的各行把大部分权重放在哪里（对句子自身的词元取平均；越浅越弱）。"
-                                "点击格子即可在上方和下方的头视图中查看该头。"},
+                                "点击格子，它的注意力图、核对结果和头视图就显示在紧下方。"},
     "emb.pattern_legend": {"en": "Pattern", "zh": "模式"},
     "emb.pattern_mass": {"en": "weight on it", "zh": "其上的权重"},
     "emb.pattern_previous": {"en": "previous token", "zh": "前一个词元"},
@@ -297,10 +373,10 @@ STRINGS: dict[str, dict[str, str]] = {
               "(a diagonal just off the middle in its map). *Itself*: the diagonal. *[CLS] / [SEP]*: most weight "
               "parked on a special token, which often means \"nothing to do here\" (Clark et al. 2019). *Broad*: "
               "weight spread over the sentence, like an average (a bag-of-words view). *Mixed*: none of these "
-              "above half: look at its map and head view, where the interesting heads (it → animal) hide.",
-        "zh": "**看什么。** *前一个/后一个词元*：这个头读取邻居，记录词序（图中紧挨对角线的一条斜线）。*自身*：对角线。"
+              "above half: look at its map and head view, where the interesting heads (from “it” to “animal”) hide.",
+        "zh": "**如何解读**：*前一个/后一个词元*：这个头读取相邻的词元，记录词序（图中紧挨对角线的一条斜线）。*自身*：对角线。"
               "*[CLS]/[SEP]*：大部分权重停在特殊词元上，常常表示“这里没事可做”（Clark 等，2019）。*分散*：权重铺满整句，"
-              "像是求平均（词袋式的视角）。*混合*：以上都不过半：去看它的图和头视图，有趣的头（it → animal）往往藏在这里。"},
+              "像是求平均（词袋式的视角）。*混合*：以上都不过半：去看它的图和头视图，有趣的头（例如从代词指向它所指的名词）往往藏在这里。"},
     "emb.headview_title": {"en": "Head view: layer {layer}, head {head}", "zh": "头视图：第 {layer} 层第 {head} 个头"},
     "emb.headview_help": {"en": "Left: the tokens attending; right: the tokens attended to. A line's strength is the "
                                 "weight (lines under 0.01 are left out). Pick a token to see only its lines.",
@@ -315,6 +391,12 @@ STRINGS: dict[str, dict[str, str]] = {
                                  "afterwards.",
                            "zh": "可以从模型仓库下载“{name}”：配置、分词器和 .safetensors 权重（不含代码；基础模型约 400 MB）。"
                                  "点击之前不会下载任何东西。下载后存放在 Hugging Face 缓存中，之后无需联网即可载入。"},
+    "emb.download_offer_sized": {
+        "en": "“{name}” can be downloaded from the model hub: config, tokenizer and .safetensors weights (no code; "
+              "about {size}, some {fast} s at 10 MB/s or {slow} min at 1 MB/s). Nothing is fetched until you click. "
+              "It is kept in the Hugging Face cache and loads without the network afterwards.",
+        "zh": "可以从模型仓库下载“{name}”：配置、分词器和 .safetensors 权重（不含代码；约 {size}，按每秒 10 MB 约需 {fast} 秒，"
+              "按每秒 1 MB 约需 {slow} 分钟）。点击之前不会下载任何东西。下载后存放在 Hugging Face 缓存中，之后无需联网即可载入。"},
     "emb.download_button": {"en": "Download {name}", "zh": "下载 {name}"},
     "emb.download_asking": {"en": "Asking the model hub for the files of {name}…", "zh": "正在向模型仓库查询 {name} 的文件……"},
     "emb.downloading": {"en": "Downloading {name}: {done} of {total}", "zh": "正在下载 {name}：{done} / {total}"},

@@ -60,6 +60,12 @@ TOKENIZER_FILES = ("tokenizer.json", "vocab.txt")  # one of them is needed to to
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".h5", ".msgpack")  # weights we never fetch
 _BYTES_BAR = "huggingface_hub.snapshot_download"  # snapshot_download's bar of bytes written to disk
 ALLOW_DOWNLOADS_ENV = "SELFATTN_ALLOW_DOWNLOADS"  # 1/true/yes/on: visitors of a hosted demo may download models
+# What a download of a model the page offers by name will fetch, to say before anything is asked of the hub
+# (a page open makes no request): bert-base-chinese's float32 weights, 102,882,442 parameters of
+# BertForPreTraining with its 21,128-token vocabulary (tests/test_models.py counts them), plus its
+# config and tokenizer (under 1 MB).
+EXPECTED_BYTES = {"google-bert/bert-base-chinese": 412_000_000}
+ESTIMATE_SPEEDS = (10_000_000, 1_000_000)  # bytes per second: a good connection and a slow one
 
 
 @dataclass(frozen=True)
@@ -353,6 +359,12 @@ def _as_input_error(exc: BaseException, spec: str, endpoint: str) -> InputError:
     reason = (reason.strip().rstrip(".") or type(root).__name__)[:300]
     return InputError("download_failed", f"Downloading {spec} from {endpoint} failed: {reason}. Nothing "
                       "half-written was kept; try again.", name=spec, endpoint=endpoint, reason=reason)
+
+
+def download_estimate(spec: str) -> tuple[int, tuple[float, ...]] | None:
+    """The expected size of a download of ``spec`` and its seconds at each of ESTIMATE_SPEEDS, or None when unknown."""
+    size = EXPECTED_BYTES.get(models.canonical_id(spec))
+    return None if size is None else (size, tuple(size / speed for speed in ESTIMATE_SPEEDS))
 
 
 # ---- command line --------------------------------------------------------------------------------

@@ -116,14 +116,40 @@ def _jieba_word_ids(text: str) -> np.ndarray:
     return word_of_char
 
 
+JOINERS = frozenset("'’-‐‑")  # inside a word when letters touch them on both sides: didn't, state-of-the-art
+
+
+def _glued(spans: Sequence[tuple[int, int] | None], i: int) -> bool:
+    """Token i starts where token i - 1 ends: no space or other character between them."""
+    return i > 0 and spans[i] is not None and spans[i - 1] is not None and spans[i - 1][1] == spans[i][0]
+
+
+def _joins_inside_word(text: str, spans: Sequence[tuple[int, int] | None], i: int, joined_before: bool) -> bool:
+    """Token i belongs to the word before it through an apostrophe or hyphen (didn ' t -> didn't).
+
+    An apostrophe or hyphen joins when letters or digits touch it on both sides; the token after it
+    joins when the joiner joined.
+    """
+    if not _glued(spans, i):
+        return False
+    piece = text[spans[i][0]:spans[i][1]]
+    before = text[spans[i - 1][0]:spans[i - 1][1]]
+    if piece in JOINERS:
+        after = spans[i + 1] if i + 1 < len(spans) else None
+        return before[-1:].isalnum() and _glued(spans, i + 1) and text[after[0]:after[1]][:1].isalnum()
+    return before in JOINERS and joined_before and piece[:1].isalnum()
+
+
 def word_groups(run: Any) -> list[list[int]]:
     """Token indices of each word, covering every token once, in order.
 
-    A token joins the word before it when it is a WordPiece continuation (``##...``), or when it
-    and the token before are Chinese characters inside one word of jieba's segmentation of
-    ``run.text`` (so 我爱自然语言处理 gives 我 / 爱 / 自然语言 / 处理, and an [UNK] standing for a
-    character joins like the character). Special tokens ([CLS], [SEP]) are words of their own and
-    never join; neither do tokens across whitespace or punctuation.
+    A token joins the word before it when it is a WordPiece continuation (``##...``); when it is an
+    apostrophe or hyphen between letters, or the letters after one (didn ' t -> didn't,
+    state - of - the - art -> state-of-the-art), as a reader counts words; or when it and the token
+    before are Chinese characters inside one word of jieba's segmentation of ``run.text`` (so
+    我爱自然语言处理 gives 我 / 爱 / 自然语言 / 处理, and an [UNK] standing for a character joins like
+    the character). Special tokens ([CLS], [SEP]) are words of their own and never join; neither do
+    tokens across whitespace or other punctuation.
 
     Args:
         run: a ModelRun (``text``, ``tokens``, ``special``, ``unknown``, ``originals``).
@@ -141,6 +167,7 @@ def word_groups(run: Any) -> list[list[int]]:
         before = i - 1
         joins = groups and not bool(run.special[i]) and not bool(run.special[before]) and (
             token.startswith("##")
+            or _joins_inside_word(run.text, spans, i, joined_before=len(groups[-1]) > 1)
             or (cjk[i] and cjk[before] and word_of_char[spans[before][1] - 1] == word_of_char[spans[i][0]])
         )
         if joins:
@@ -150,8 +177,33 @@ def word_groups(run: Any) -> list[list[int]]:
     return groups
 
 
+UNKNOWN = "[UNK]"
+
+
+def _unknown_label(run: Any, group: Sequence[int], spans: Sequence[tuple[int, int] | None]) -> str:
+    """A word with [UNK] pieces as the model saw it: known pieces as written, each run of unknown ones
+    as [UNK] (×k when k > 1). 自然语言 in MiniLM is [UNK]×4, never the characters the model never saw."""
+    parts: list[str] = []
+    unknown = set(run.unknown)
+    run_length = 0
+    for k, i in enumerate(group + [None]):
+        if i is not None and i in unknown:
+            run_length += 1
+            continue
+        if run_length:
+            parts.append(UNKNOWN if run_length == 1 else f"{UNKNOWN}×{run_length}")
+            run_length = 0
+        if i is not None:
+            span = spans[i]
+            parts.append(run.text[span[0]:span[1]] if span is not None else run.tokens[i].removeprefix("##"))
+    return "".join(parts)
+
+
 def word_labels(run: Any, groups: Sequence[Sequence[int]]) -> list[str]:
-    """A label per word: its text as written ("Tokenization", 自然语言), else its pieces joined (less ``##``).
+    """A label per word: its text as written ("Tokenization", didn't), else its pieces joined (less ``##``).
+
+    A word with unknown pieces shows them as the model has them: 自然语言 in a model that knows none of
+    the four characters is "[UNK]×4", 处理 with only 处 known "处[UNK]".
 
     Args:
         run: the ModelRun the groups came from.
@@ -161,10 +213,13 @@ def word_labels(run: Any, groups: Sequence[Sequence[int]]) -> list[str]:
         (m,) labels; special tokens keep their own name ("[CLS]").
     """
     spans = token_spans(run)
+    unknown = set(getattr(run, "unknown", ()) or ())
     labels = []
     for group in groups:
         parts = [spans[i] for i in group]
-        if all(part is not None for part in parts):
+        if unknown.intersection(group):
+            labels.append(_unknown_label(run, list(group), spans))
+        elif all(part is not None for part in parts):
             labels.append(run.text[parts[0][0]:parts[-1][1]])
         else:
             labels.append("".join(run.tokens[i].removeprefix("##") if k else run.tokens[i]
