@@ -46,7 +46,7 @@ def test_token_is_ci_yuan_and_ci_is_word(key, entry):
 @pytest.mark.parametrize("key, entry", entries(), ids=[k for k, _ in entries()])
 def test_no_english_words_of_ours_in_the_chinese_ui(key, entry):
     allowed = kept_words()
-    stray = [w for w in re.findall(r"(?<![0-9.])[A-Za-z][A-Za-z0-9_]*", chinese_prose(entry["zh"]))
+    stray = [w for w in re.findall(r"(?<![0-9A-Za-z_.])[A-Za-z][A-Za-z0-9_]*", chinese_prose(entry["zh"]))
              if len(w) > 2 and w not in allowed and "_" not in w]
     assert not stray, f"{key}: English words in the Chinese text: {stray}"
 
@@ -57,5 +57,5 @@ REVIEWED_PHRASES = ["最原始的形式", "关闭“单位长度”即可看到�
 
 @pytest.mark.parametrize("phrase", REVIEWED_PHRASES)
 def test_the_phrases_the_review_quoted_are_rewritten(phrase):
-    found = [key for key, entry in CATALOG.items() if phrase in entry["zh"]]
+    found = [key for key, entry in CATALOG.items() if phrase in re.sub(r"\{[^}]*\}", "", entry["zh"])]
     assert not found, f"{phrase!r} still in {found}"
