@@ -85,10 +85,10 @@ def section(source: str, spec: str | None, scale: bool, unit: bool) -> None:
     st.markdown(tr("emb.order_intro"))
     settings.keep("emb_order_a")
     settings.keep("emb_order_b")
-    cols = st.columns(len(PAIRS))
-    for col, (a, b) in zip(cols, PAIRS):
-        col.button(f"{a} / {b}", key=f"order_pair_{a}", width="stretch",
-                   on_click=lambda a=a, b=b: (settings.put("emb_order_a", a), settings.put("emb_order_b", b)))
+    with st.container(horizontal=True, gap="small"):  # whole pairs, wrapped onto more rows when narrow
+        for a, b in PAIRS:
+            st.button(f"{a} / {b}", key=f"order_pair_{a}", width="content",
+                      on_click=lambda a=a, b=b: (settings.put("emb_order_a", a), settings.put("emb_order_b", b)))
     left, right = st.columns(2)
     left.text_input(tr("emb.order_first"), key="emb_order_a", max_chars=MAX_CHARS,
                     help=tr("emb.order_text_help", n=max_tokens()))
