@@ -472,3 +472,15 @@ def test_with_positions_the_formulas_read_x_plus_pe():
     assert "$Q = XW_q$" in page_text(open_page("playground"))
     text = page_text(open_link("playground", {"pos": "sinusoidal"}))
     assert "$Q = (X + PE)W_q$" in text and r"$Q = (X + PE)W_q,\; K = (X + PE)W_k" in text
+
+
+def test_the_step_tables_keep_four_significant_digits_however_small():
+    """Streamlit's default shows at most 4 decimals (6.1e-06 read 0.000006 beside the map's 6.1e-06):
+    every column of every step table is formatted to 4 significant digits instead; the values stay exact."""
+    at = open_page("playground")
+    tables = at.dataframe
+    assert len(tables) >= 3
+    for table in tables:
+        config = json.loads(table.proto.columns)
+        assert config and all(c["type_config"]["format"] == "%.4g" for c in config.values()), config
+    np.testing.assert_allclose(outputs_table(at).to_numpy()[0], [1.9366, 6.6831, 1.5951], atol=5e-5)

@@ -41,6 +41,7 @@ SIDE_MIN_CELL = 20  # the one-head map sits beside the head grid while its cells
 STACKED_MAP_PX = 520  # cells of the one-head map on its own row span at most this
 MIN_COLUMN_CELL = 8  # columns of a wide matrix are left out rather than drawn narrower than this
 LEGEND_MIN_PX = 60  # shortest colour bar with its title beside it; above it when shorter
+TABLE_FORMAT = "%.4g"  # the step tables' numbers: 4 significant digits (the maps print 3)
 LINKED_MAX_TOKENS = 12  # the Playground's linked view is drawn up to 12 tokens (at 32 it cost 0.1-0.3 s an edit)
 
 
@@ -312,10 +313,14 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: flo
         left, right = st.columns(2)
         with left:
             shown = frame()
+            # Four significant digits, never fewer: Streamlit's default keeps at most 4 decimals, so
+            # 6.1442e-06 read "0.000006" beside the map's "6.1e-06"; now "0.000006144".
+            digits = {str(c): st.column_config.NumberColumn(format=TABLE_FORMAT) for c in shown.columns}
             if np.isneginf(values).any():  # masked scores: written −∞ as in the charts, not "-Infinity"
-                st.dataframe(shown.replace(-np.inf, np.nan), width="content", placeholder=MINUS_INFINITY)
+                st.dataframe(shown.replace(-np.inf, np.nan), width="content", placeholder=MINUS_INFINITY,
+                             column_config=digits)
             else:
-                st.dataframe(shown, width="content")
+                st.dataframe(shown, width="content", column_config=digits)
             csv_button(frame, key, key=f"dl_{key}")
         with right:
             vega(fit_heatmap(values, row_labels, col_labels, column_px([1, 1], width)[1], **kwargs))
