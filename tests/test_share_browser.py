@@ -12,6 +12,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display import share
+from selfattn.i18n import t_plain
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, pick, streamlit_server, wait_until_idle
 from tests.test_playground_browser import output_text, type_into
 
@@ -137,5 +138,5 @@ def test_a_mangled_link_opens_with_a_plain_message(browser):
         message = page.locator("[data-testid='stAlert']").first.inner_text()
         assert "seed" in message and "zzz" in message and "n" in message
         assert page.locator("[data-testid='stException']").count() == 0
-        pick(page, "Input", "A sentence's vectors")  # the page works on
+        pick(page, "Input", t_plain("hd.input_sentence", "en"))  # the page works on
         assert page.locator("[data-testid='stException']").count() == 0
