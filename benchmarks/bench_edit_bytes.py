@@ -57,10 +57,9 @@ class Counting(bench_load.Visitor):
         editor = next(wid for wid in self.drawn if re.search(pattern, wid))
         element = next(e for e in self.elements.values()
                        if e.WhichOneof("type") == "bidi_component" and e.bidi_component.id == editor)
-        data = json.loads(element.bidi_component.json)
-        cells = [list(row) for row in data["cells"]]
+        cells = self.typed_table(editor, element)
         cells[0][1] = value  # the first number (a token's label comes first in X; W's row label likewise)
-        self.revs[editor] = max(self.revs.get(editor, 0), data["rev"]) + 1
+        self.revs[editor] = self.revs.get(editor, 0) + 1
         self.widgets[editor] = bench_load.WidgetState(id=editor, json_value=bench_load.editor_state(
             cells, self.revs[editor]))
         await self.ws.send(bench_load.rerun_request(url=self.url, page_hash=self.page_hash,

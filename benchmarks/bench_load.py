@@ -245,14 +245,23 @@ class Visitor:
                         and e.bidi_component.id == editor), None)
         if element is None:
             raise VisitorError("no_editor", "no matrix editor with key ed_x_* on the page")
-        data = json.loads(element.bidi_component.json)  # the table as the server holds it
-        cells = [list(row) for row in data["cells"]]
+        cells = self.typed_table(editor, element)
         cells[EDIT_ROW][EDIT_COLUMN] = value
-        self.revs[editor] = max(self.revs.get(editor, 0), data["rev"]) + 1
+        self.revs[editor] = self.revs.get(editor, 0) + 1
         self.widgets[editor] = WidgetState(id=editor, json_value=editor_state(cells, self.revs[editor]))
         await self.ws.send(rerun_request(url=self.url, page_hash=self.page_hash, query_string=self.query_string,
                                          widgets=self.widgets.values(), cached_hashes=self.cache,
                                          fragment_id=self.fragments.get(editor, "")))
+
+    def typed_table(self, editor: str, element) -> list[list[str]]:
+        """The table a matrix editor holds, as the browser keeps it: what this visitor last sent
+        to that instance, else what the instance was mounted with."""
+        sent = self.widgets.get(editor)
+        if sent is not None and sent.json_value:
+            table = json.loads(sent.json_value).get("table")
+            if table:
+                return [list(row) for row in table["cells"]]
+        return [list(row) for row in json.loads(element.bidi_component.json)["cells"]]
 
     async def edit(self, value: str) -> float:
         """Type ``value`` into X's first cell of column x1; return the seconds until the run finished."""

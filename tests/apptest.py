@@ -145,8 +145,11 @@ def editors(at: AppTest) -> dict[str, dict]:
 
 
 def editor_cells(at: AppTest, matrix: str) -> list[list[str]]:
-    """The cells as text of one matrix editor on the page (X: its label column first)."""
-    return editors(at)[matrix]["cells"]
+    """The cells as text one matrix editor shows (X: its label column first): what was typed into
+    this instance, as the browser keeps it, else what it was mounted with."""
+    data = editors(at)[matrix]
+    sent = at.session_state[data["instance"]] if data["instance"] in at.session_state else None
+    return [list(r) for r in (sent["table"]["cells"] if sent and "table" in sent else data["cells"])]
 
 
 MATRIX_NAMES = {"x": "X", "w_q": "W_q", "w_k": "W_k", "w_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v"}
@@ -163,13 +166,13 @@ def send_cell(at: AppTest, name: str, row: int, col: str, value) -> None:
     data = editors(at)[MATRIX_NAMES[name]]
     frame = at.session_state["pg"]["frames"][name]
     columns = [str(c) for c in frame.columns]
-    cells = [list(r) for r in data["cells"]]
+    cells, rev = [list(r) for r in data["cells"]], 0
     if data["instance"] in at.session_state:  # what this editor sent before (the page may not show it yet)
         sent = at.session_state[data["instance"]]
         if sent and "table" in sent:
-            cells = [list(r) for r in sent["table"]["cells"]]
+            cells, rev = [list(r) for r in sent["table"]["cells"]], sent["table"]["rev"]
     cells[row][columns.index(col if col != "token" else TOKEN_COL)] = "" if value is None else cell_text(value)
-    at.session_state[data["instance"]] = {"table": {"rev": data["rev"] + 1, "cells": cells}}
+    at.session_state[data["instance"]] = {"table": {"rev": rev + 1, "cells": cells}}
 
 
 def edit(at: AppTest, name: str, row: int, col: str, value) -> None:

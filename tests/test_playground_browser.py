@@ -332,6 +332,28 @@ def test_a_bad_cell_is_marked_at_its_place_and_the_mark_goes_when_fixed(url, tmp
         assert invalid_cells(page) == []
 
 
+def test_typed_cells_come_back_after_another_page_and_an_unchanged_editor_is_not_sent_again(url):
+    """An editor keeps what was typed; the server sends it as at its mount (so an edit re-sends nothing
+    of it), and after a visit to another page the editors mount anew with every edit in them."""
+    with chromium_page(height=1600) as page:
+        frames: list[bytes] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+        open_playground(page, url)
+        frames.clear()
+        type_into(page, "X, Input 1, x1", "7")
+        received = sum(len(f) for f in frames)
+        assert received < 55_000, received  # ~50 kB: the edited editor's own 11 kB (code, cells) stayed home
+        type_into(page, "W_v, x1, v1", "4")
+        page.get_by_role("link", name="Home").click()
+        page.wait_for_selector("text=Sentence embeddings", timeout=60000)
+        wait_until_idle(page)
+        page.get_by_role("link", name="Playground").first.click()
+        cell(page, "X, Input 1, x1").wait_for(timeout=60000)
+        wait_until_idle(page)
+        assert cell(page, "X, Input 1, x1").input_value() == "7"
+        assert cell(page, "W_v, x1, v1").input_value() == "4"
+
+
 def test_the_first_click_selects_the_whole_cell(url):
     with chromium_page() as page:
         open_playground(page, url)

@@ -170,6 +170,8 @@ def setup() -> dict:
     page says what was refused.
     """
     pg = state()
+    if st.session_state.pop(settings.ENTERED, False):  # back from another page: the editors mount anew
+        pg["version"] += 1
     for name in (*MATRICES, *BIASES):
         frame = pg["frames"][name]
         why = guard.refuse_matrix_editor(editor_key(name), rows=len(frame), max_chars=_limits(name, frame),
@@ -351,6 +353,22 @@ def _cells(name: str) -> list[list[str]]:
     return kept[1]
 
 
+def _mounted_cells(name: str) -> list[list[str]]:
+    """The cells ``name``'s editor instance was mounted with (a new instance: the current ones).
+
+    An instance keeps what is typed in the browser and never reads its cells again, so they stay
+    as they were at its mount: an edit then sends the editor exactly as before, which Streamlit
+    passes as a reference to the browser's copy instead of its 11 kB again (its code travels with
+    it). Whatever replaces the tables from outside (a preset, an upload, Undo, a resize, coming
+    back from another page) makes new instances, which mount with the tables as they are.
+    """
+    pg = state()
+    mounted = pg.get("mounted")
+    if mounted is None or mounted["version"] != pg["version"]:
+        mounted = pg["mounted"] = {"version": pg["version"]}
+    return mounted.setdefault(name, _cells(name))
+
+
 def _take_sent(name: str, key: str) -> int:
     """Make the table the editor sent (checked by ``setup``) the current one; return its revision."""
     pg = state()
@@ -408,9 +426,10 @@ def editor(name: str) -> pd.DataFrame:
         columns[0] = tr("pg.token_col")
     else:
         rows = [str(r) for r in frame.index]
-    editor_component.matrix_editor(key, matrix=NAMES[name], rows=rows, cols=columns, cells=_cells(name),
+    bad = _bad_cell(name, problem)
+    editor_component.matrix_editor(key, matrix=NAMES[name], rows=rows, cols=columns, cells=_mounted_cells(name),
                          max_chars=_limits(name, frame), labels=[name == "x" and j == 0 for j in range(len(columns))],
-                         rev=rev, bad=_bad_cell(name, problem), texts=editor_texts())
+                         rev=rev if bad else 0, bad=bad, texts=editor_texts())
     if name == "x":
         long = [str(v) for v in frame[TOKEN_COL] if isinstance(v, str) and len(v.strip()) > MAX_LABEL_CHARS]
         if long:  # an upload may bring longer labels than the editor lets one type

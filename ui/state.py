@@ -315,6 +315,10 @@ def last_good(key: str, compute: Callable[[], T], slot: str | None = None) -> tu
 
 # ── Reading a link ───────────────────────────────────────────────────────────────────────
 
+SHOWN_PAGE = "_shown_page"  # the page the last whole run showed
+ENTERED = "_entered"  # True on a page's first run after another page (or none) was shown
+
+
 def start(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]] | None = None,
           extra_params: tuple[str, ...] = (), setup: Callable[[], object] | None = None) -> None:
     """Every page's first call: run inside app.py's frame, then read the link (see :func:`open_page`).
@@ -323,6 +327,8 @@ def start(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]
         setup: makes the page's own state before the link is read (the Playground's tables).
     """
     require_frame()
+    st.session_state[ENTERED] = st.session_state.get(SHOWN_PAGE) != page  # read (and cleared) by ``setup``
+    st.session_state[SHOWN_PAGE] = page
     guard.refuse_unfit_settings(fields(page))  # before anything reads a setting
     if setup is not None:
         setup()

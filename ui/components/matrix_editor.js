@@ -1,9 +1,9 @@
 // The Playground's matrix editor: one <input> per cell, made for small matrices of numbers.
 //
 // Data in (from ui/components/matrix_editor.py, as JSON): the instance's key, the matrix's name,
-// row and column headers, the cells as text, each column's most characters, which columns hold
-// labels, the last revision the server has seen, the bad cell [row, col] or null, and the texts
-// of the current language.
+// row and column headers, the cells as text (as at the mount), each column's most characters,
+// which columns hold labels, the bad cell [row, col] or null with the revision the server read
+// it in (0 without one), and the texts of the current language.
 // State out: {table: {rev, cells}}: the full table of cell texts as typed, with a revision number,
 // sent at once on Enter, Tab, blur and paste (one message, so one rerun, per commit).
 //
@@ -267,8 +267,10 @@ function build(parent, data) {
       for (let i = 0; i < rows; i++) nameRow(i);
     }
     data.texts = next.texts;
-    // The bad cell is marked only when the server has seen what is typed now.
-    if ((next.rev || 0) < ed.rev) return;
+    // No bad cell: every mark goes. A bad cell is marked only when the server has seen what is
+    // typed now (its revision comes with it; without a bad cell the server sends revision 0 and
+    // the rest as at the mount, so that an edit re-sends nothing).
+    if (next.bad && (next.rev || 0) < ed.rev) return;
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
         const bad = !!next.bad && next.bad[0] === i && next.bad[1] === j;
