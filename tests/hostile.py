@@ -174,3 +174,18 @@ def upload_cost(app_dir: Path, path: Path) -> tuple[float, float, str]:
         raise RuntimeError(done.stderr[-2000:])
     cpu_s, grew_mb, code = done.stdout.split()
     return float(cpu_s), float(grew_mb), code
+
+
+@contextlib.contextmanager
+def hosted_playground(work: Path):
+    """The app in hosted mode, one process, warmed up by one visit to the Playground; stopped after."""
+    target = bench_load.LocalServer(ROOT, "hostile", work)
+    asyncio.run(target.start())
+    try:
+        async def warm():
+            async with visitor(target.url) as v:
+                await v.open_link("playground")
+        asyncio.run(warm())
+        yield target
+    finally:
+        target.stop()

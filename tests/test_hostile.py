@@ -19,7 +19,6 @@ import pytest
 
 from tests import hostile
 from tests.browser import chromium_page, streamlit_server, wait_until_idle
-from tests.hostile import bench_load
 
 ROOT = Path(__file__).resolve().parents[1]
 X = r"-ed_x_\d+$"  # the X editor's widget id ends with its key
@@ -30,16 +29,8 @@ MAX_LINK_CPU_S, MAX_LINK_BYTES = 1.5, 2_000_000  # any link
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The app in hosted mode, one process, warmed up by one visit to the Playground."""
-    target = bench_load.LocalServer(ROOT, "hostile", tmp_path_factory.mktemp("hostile"))
-    asyncio.run(target.start())
-    try:
-        async def warm():
-            async with hostile.visitor(target.url) as v:
-                await v.open_link("playground")
-        asyncio.run(warm())
+    with hostile.hosted_playground(tmp_path_factory.mktemp("hostile")) as target:
         yield target
-    finally:
-        target.stop()
 
 
 def attack(server, query: str, *widgets: dict) -> tuple[hostile.Cost, list[str], list[str]]:

@@ -9,15 +9,12 @@ Also: an order as long as its box takes, made of anything, costs milliseconds an
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from tests import hostile
-from tests.hostile import bench_load
 
-ROOT = Path(__file__).resolve().parents[1]
 MAX_LINK_CPU_S, MAX_LINK_BYTES = 1.5, 2_000_000  # any link (tests/test_hostile.py)
 HEAVIEST = "preset=random&seed=7&size=32.16.16.16&scale=1&causal=1&bias=1&focus=32"
 REVERSED = " ".join(str(32 - i) for i in range(32))
@@ -25,16 +22,8 @@ REVERSED = " ".join(str(32 - i) for i in range(32))
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    target = bench_load.LocalServer(ROOT, "hostile", tmp_path_factory.mktemp("hostile"))
-    asyncio.run(target.start())
-    try:
-        async def warm():
-            async with hostile.visitor(target.url) as v:
-                await v.open_link("playground")
-        asyncio.run(warm())
+    with hostile.hosted_playground(tmp_path_factory.mktemp("hostile")) as target:
         yield target
-    finally:
-        target.stop()
 
 
 def open_cost(server, query: str) -> tuple[hostile.Cost, list[str]]:
