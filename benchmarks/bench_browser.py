@@ -75,6 +75,8 @@ sys.path.insert(0, str(ROOT))
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, stop_process  # noqa: E402
 
 CHART = "[data-testid='stVegaLiteChart']"
+# The Playground's maps (issue 22): a map component, keyed ``map_*``, drawn in its shadow root.
+MAP = "[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']"
 # The cell edited: first row, column x1 of the X editor (its token column comes first). The
 # matrix editor (issue 22): its second input, found through its shadow root; a checkout with
 # st.data_editor: a place in px from the grid's top-left corner.
@@ -140,6 +142,7 @@ PAGE_PROBE = r"""
 (() => {
   if (window.__bench) return;
   const CHART = "[data-testid='stVegaLiteChart']";
+  const MAP = "[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']";
   const B = window.__bench = {armed: false};
   const reset = () => Object.assign(B, {enter: null, recv: [], sent: [], shown: new Map(), mutations: new Map(),
                                         pending: new Set(), lastChange: 0, probe: 0, lastRecv: 0, status: [], wasRunning: false});
@@ -178,7 +181,8 @@ PAGE_PROBE = r"""
   };
 
   // One observer per chart: its callback only notes the time, however many nodes Vega touched.
-  const charts = document.getElementsByClassName("stVegaLiteChart");  // live and cheap to walk
+  const vegas = document.getElementsByClassName("stVegaLiteChart");  // live and cheap to walk
+  const charts = {[Symbol.iterator]: function* () { yield* vegas; yield* document.querySelectorAll(MAP); }};
   const mark = (chart, t) => {
     B.pending.add(chart);
     B.mutations.set(chart, (B.mutations.get(chart) || 0) + 1);
@@ -187,12 +191,15 @@ PAGE_PROBE = r"""
   const watched = new WeakSet();
   const watch = (chart) => {
     watched.add(chart);
-    new MutationObserver(() => {
+    const observer = new MutationObserver(() => {
       if (!B.armed) return;
       const t = performance.now();
       mark(chart, t);
       B.probe += performance.now() - t;
-    }).observe(chart, {subtree: true, childList: true, attributes: true, characterData: true});
+    });
+    for (const root of [chart, chart.shadowRoot]) {  // a map component draws in its shadow root
+      if (root) observer.observe(root, {subtree: true, childList: true, attributes: true, characterData: true});
+    }
     if (B.armed) mark(chart, performance.now());  // a new chart: drawn in the frame that found it
   };
   const owner = new WeakMap();  // canvas -> its chart; Vega draws charts with many marks on a canvas
@@ -241,6 +248,7 @@ PAGE_PROBE = r"""
   }, true);
 
   const drawing = (chart) => {
+    if (chart.shadowRoot) return chart.shadowRoot.innerHTML;
     const svg = chart.querySelector("svg");
     if (svg) return svg.outerHTML;
     const canvas = chart.querySelector("canvas");
@@ -395,7 +403,7 @@ def open_playground(page, url: str, size: str, words: dict) -> None:
     """Open the Playground and bring it to ``size`` ("tutorial" or "NxD")."""
     page.goto(f"{url}/playground")
     page.wait_for_selector(f"{MATRIX_CELLS}, {GRID} canvas", timeout=90000)
-    page.wait_for_selector(CHART, timeout=90000)
+    page.wait_for_selector(f"{CHART}, {MAP}", timeout=90000)
     wait_idle(page)
     if size == "tutorial":
         return

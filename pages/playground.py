@@ -7,15 +7,15 @@ import streamlit as st
 
 from selfattn import AttentionTrace, self_attention
 from selfattn.core.presets import PRESETS
-from selfattn.display.charts import LINKED_PICK, MINUS_INFINITY
+from selfattn.display.charts import MINUS_INFINITY
 from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.errors import InputError
-from ui import fit
 from ui import playground as pg
 from ui import positions as order_ui
 from ui import guard
 from ui import state as settings
-from ui.common import choice, show_error, tr, tr_plain, vega
+from ui.common import choice, show_error, tr
+from ui.components.heatmap import library
 
 
 def fmt(value: float) -> str:
@@ -153,38 +153,38 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     x_cols, q_cols, k_cols, v_cols = (column_names(p, d) for p, d in
                                       (("x", d_in), ("q", d_k), ("k", d_k), ("v", d_v)))
     tables = {}
+    i = pg.focus(n)  # the focus token of steps 4-7, marked in every map
     order_ui.positions_section(inputs.x, tokens, tables)  # X + PE, when positions are on
 
     st.divider()
     st.subheader(tr("pg.step3"))
     maths = pg.formulas(scale, causal, shown_bias, positions=order_ui.positions_on())
     st.caption(tr("pg.step3_help", formula=maths["step3"]))
-    # Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
-    slots, qkv_px = fit.side_by_side(3, max(d_k, d_v), tokens, min_cell=fit.LABEL_GAP_PX)
-    for col, (title, key, matrix, labels) in zip(slots, (
-            (maths["q"], "queries", trace.queries, q_cols),
-            (maths["k"], "keys", trace.keys, k_cols),
-            (maths["v"], "values", trace.values, v_cols))):
-        with col:
-            tables[key] = fit.show_map(title, matrix, tokens, labels, key=key, width=qkv_px)
+    st.caption(tr("pg.maps_linked"))
+    with st.container(horizontal=True, wrap=True, gap="medium"):  # side by side while the window holds them
+        for title, key, matrix, labels, link in ((maths["q"], "queries", trace.queries, q_cols, "q"),
+                                                 (maths["k"], "keys", trace.keys, k_cols, "k"),
+                                                 (maths["v"], "values", trace.values, v_cols, "v")):
+            with st.container(width="content"):
+                tables[key] = pg.show_map(title, matrix, tokens, labels, key=key, link=link, focus=i)
 
     st.subheader(tr("pg.step4"))
     st.caption(tr("pg.step4_help"))
-    tables["scores"] = fit.show_map(tr("pg.scores"), trace.scores, tokens, tokens, key="scores",
-                                    caption=tr("pg.scores_caption"), table=True, width=fit.PAGE_PX)
+    tables["scores"] = pg.show_map(tr("pg.scores"), trace.scores, tokens, tokens, key="scores",
+                                   caption=tr("pg.scores_caption"), link="scores", focus=i)
     if scale or causal:  # what was done to them, in the title and the line under it
         done = "scaled" if scale and causal else "scaled_only" if scale else "masked_only"
-        tables["scaled_scores"] = fit.show_map(
-            tr(f"pg.{done}_scores"), trace.scaled_scores, tokens, tokens, key="scaled_scores", table=True,
-            width=fit.PAGE_PX, caption=tr(f"pg.{done}_caption", d_k=d_k, s=fmt(trace.scale_factor)))
+        tables["scaled_scores"] = pg.show_map(
+            tr(f"pg.{done}_scores"), trace.scaled_scores, tokens, tokens, key="scaled_scores", link="scaled",
+            focus=i, caption=tr(f"pg.{done}_caption", d_k=d_k, s=fmt(trace.scale_factor)))
 
     st.subheader(tr("pg.step5"))
     st.caption(tr("pg.step5_help", formula=maths["step5"]))
-    tables["weights"] = fit.show_map(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
-                                     domain=(0.0, 1.0), role="weights", table=True, width=fit.PAGE_PX)
+    tables["weights"] = pg.show_map(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
+                                    domain=(0.0, 1.0), role="weights", link="weights", focus=i)
 
     st.subheader(tr("pg.focus_title"))
-    i = choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})
+    choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})
     q_i = trace.queries[i]
     long_q, long_v = d_k > SHORT_TERMS, d_v > SHORT_TERMS
     with st.container(border=True):
@@ -210,9 +210,9 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
               for j in range(n)],
              [f"{fmt(trace.weights[i, j])} × {vec(trace.values[j]) if j == i or not long_v else f'v{j + 1}'} = "
               f"{vec(trace.weighted_values[i, j])}" for j in range(n)])
-        tables[f"weighted_values_{i + 1}"] = fit.show_map(
+        tables[f"weighted_values_{i + 1}"] = pg.show_map(
             tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
-            key=f"weighted_values_{i + 1}", width=fit.column_px([1, 1], fit.EXPANDER_PX)[0])
+            key=f"weighted_values_{i + 1}", link="wv", focus=i)
         st.markdown(tr("pg.focus_step7"))
         added = [vec(v) for v in trace.weighted_values[i]]
         shown_terms = added if not long_v or n <= 2 else [added[0], "…", added[-1]]
@@ -221,27 +221,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
 
     st.subheader(tr("pg.step8"))
     st.caption(tr("pg.step8_help", formula=maths["step8"]))
-    tables["outputs"] = fit.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs", table=True,
-                                     width=fit.PAGE_PX)
-
-    # ── Every step in one chart: the cells of one query and one key light up together ────────
-    st.subheader(tr("pg.linked_title"))
-    if n > fit.LINKED_MAX_TOKENS:  # every cell of this chart is redrawn on every edit (at 32 tokens: 0.1-0.3 s more)
-        st.caption(tr("pg.linked_off", top=fit.LINKED_MAX_TOKENS, n=n))
-    else:
-        st.caption(tr("pg.linked_help"))
-        scored = trace.scaled_scores if scale or causal else trace.scores  # what the softmax sees
-        vega(fit.fit_linked(
-            {"queries": trace.queries, "keys": trace.keys, "values": trace.values, "scores": scored,
-             "weights": trace.weights, "outputs": trace.outputs},
-            tokens, {"queries": q_cols, "keys": k_cols, "values": v_cols, "scores": tokens, "weights": tokens,
-                     "outputs": v_cols},
-            {"queries": "Q", "keys": "K", "values": "V",
-             "scores": tr_plain("pg.linked_scaled" if scale or causal else "pg.linked_scores"),
-             "weights": tr_plain("pg.linked_weights"), "outputs": tr_plain("pg.linked_outputs")},
-            allowed=trace.allowed, map_title=tr_plain("pg.linked_map")),
-            key=pg.LINKED_KEY, on_select=pg.on_linked_pick, selection=LINKED_PICK)
-        st.caption(tr("pg.linked_focus", token=tokens[i], i=i + 1))
+    tables["outputs"] = pg.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs",
+                                    role="outputs", link="out", focus=i)
 
     order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # issue 24: does attention see the order?
 
@@ -260,3 +241,4 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
 
 
 steps(scale, causal, use_bias)
+library()  # the maps' drawing code, sent once: outside the fragment, an edit does not send it again

@@ -19,23 +19,26 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from selfattn.core.presets import PRESETS, Example, preset
-from selfattn.display import charts, share
-from selfattn.display.export import column_names
+from selfattn.display import share
+from selfattn.display.export import column_names, labelled
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
                                    read_csv_matrix)
 from selfattn.errors import InputError
 from selfattn.i18n import LANGS, Markdown, t_plain
-from ui import guard
+from ui import fit, guard
 from ui.components import matrix_editor as editor_component
+from ui.components.heatmap import heatmap, map_data, picked
 from ui import state as settings
-from ui.common import current_lang, error_text, tr
+from ui.common import csv_button, current_lang, error_text, tr
 
 STATE = "pg"
 TOKEN_COL = "token"
@@ -665,20 +668,39 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
     return bad
 
 
-LINKED_KEY = "pg_linked"
+def focus(n: int) -> int:
+    """The focus token of steps 4-7 (its row is marked in every map): ``pg_focus`` when it names one of ``n``."""
+    chosen = st.session_state.get("pg_focus", 0)
+    return chosen if isinstance(chosen, int) and not isinstance(chosen, bool) and 0 <= chosen < n else 0
 
 
-def on_linked_pick() -> None:
-    """Callback of the linked view: a click on a cell of query row i makes token i the focus.
+def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str, focus: int, caption: str = "",
+             role: str = "values", domain: tuple[float, float] | None = None) -> Callable[[], pd.DataFrame]:
+    """One step's matrix: its name and shape, its map (values in coloured cells, linked to the other
+    steps' maps) and a CSV download.
 
-    The selection is a widget state, so it is read as anything a visitor may send: only a whole
-    number naming a token of the current table is used.
+    Returns:
+        A function that builds the labelled DataFrame offered for download (built when asked for).
     """
-    try:
-        picked = st.session_state[LINKED_KEY]["selection"][charts.LINKED_PICK]
-        qi = picked[0]["qi"] if isinstance(picked, list) and picked and isinstance(picked[0], dict) else None
-    except (KeyError, TypeError, IndexError):
-        return
-    n = len(state()["frames"]["x"])
-    if isinstance(qi, (int, float)) and not isinstance(qi, bool) and float(qi).is_integer() and 0 <= qi < n:
-        settings.put("pg_focus", int(qi))
+    values = np.asarray(matrix, dtype=float)
+    frame = partial(labelled, values, list(row_labels), list(col_labels))
+    fit.map_header(title, values.shape)
+    if caption:
+        st.caption(caption)
+    map_key = f"map_{key}"
+    heatmap(map_key, map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
+                              link=link, focus=focus),
+            on_pick=partial(on_map_pick, map_key, len(values) if link != "wv" else 0))
+    csv_button(frame, key, key=f"dl_{key}")
+    return frame
+
+
+def on_map_pick(map_key: str, rows: int) -> None:
+    """A click on a query's row of a map makes that token the focus of steps 4-7.
+
+    The trigger is a widget state, so it is read as anything a visitor may send: only a whole number
+    naming a row of that map is used.
+    """
+    row = picked(st.session_state.get(map_key), rows)
+    if row is not None:
+        settings.put("pg_focus", row)

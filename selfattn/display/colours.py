@@ -31,6 +31,22 @@ HIT_FILL = "transparent"  # the linked view's pointer layer: catches the pointer
 INK_ON_DARK, INK = "white", "black"  # values printed in a dark cell, and in any other
 
 
+# Each scheme as the stops of its ColorBrewer ramp, low to high, for maps drawn without Vega (the
+# Playground's step maps interpolate between them as Vega's continuous schemes do).
+STOPS = {
+    "greens": ("#f7fcf5", "#e5f5e0", "#c7e9c0", "#a1d99b", "#74c476", "#41ab5d", "#238b45", "#006d2c", "#00441b"),
+    "blues": ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"),
+    "purples": ("#fcfbfd", "#efedf5", "#dadaeb", "#bcbddc", "#9e9ac8", "#807dba", "#6a51a3", "#54278f", "#3f007d"),
+    "redblue": ("#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de", "#4393c3",
+                "#2166ac", "#053061"),
+}
+
+
+def stops(role: str) -> tuple[str, ...]:
+    """The colour stops of ``role``'s scheme, low to high (see :data:`STOPS`)."""
+    return STOPS[scheme(role)]
+
+
 def scheme(role: str) -> str:
     """The Vega scheme of ``role`` (a key of :data:`SCHEMES`).
 

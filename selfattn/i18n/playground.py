@@ -160,27 +160,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.focus_short_note": {
         "en": "Long sums are shortened to “…” except for “{token}” itself; the full lines are below.",
         "zh": "除词元“{token}”本身外，较长的求和式以“…”省略；完整算式见下方。"},
-    "pg.linked_title": {"en": "All steps at once: point at a cell", "zh": "所有步骤一览：指向一个格子"},
-    "pg.linked_focus": {"en": "Click a cell of a query's row (Q, scores, weights, outputs) to make that token the "
-                              "focus of steps 4–7 above; now: {i}: “{token}”.",
-                        "zh": "单击某个查询所在行的格子（Q、分数、权重、输出），即可把该词元设为上方第 4–7 步的"
-                              "聚焦对象；当前：{i}：“{token}”。"},
-    "pg.linked_help": {
-        "en": "Point at (or tap) a score or weight (i, j): row i of Q and of the outputs and row j of K "
-              "and V light up. Point at an output row: its weights and the values it mixed light up. "
-              "This happens in your browser; nothing is recomputed.",
-        "zh": "指向（或轻点）一个分数或权重 (i, j)：Q 和输出的第 i 行、K 和 V 的第 j 行随之高亮。"
-              "指向输出的一行：它的权重和参与混合的值随之高亮。高亮在浏览器中完成，不会重新计算。"},
-    "pg.linked_map": {"en": "map", "zh": "矩阵"},
-    "pg.linked_off": {
-        "en": "Drawn for up to {top} tokens: with {n}, every edit would redraw thousands of linked cells. Set "
-              "Tokens n above to {top} or fewer to point at a weight and see the rows that made it.",
-        "zh": "词元数不超过 {top} 时才绘制：{n} 个词元时，每次编辑都要重绘数千个联动的单元格。把上方的词元数 n 设为 {top} "
-              "或更少，即可指向一个权重，看到产生它的那几行。"},
-    "pg.linked_scores": {"en": "scores", "zh": "分数"},
-    "pg.linked_scaled": {"en": "scaled scores", "zh": "缩放后的分数"},
-    "pg.linked_weights": {"en": "weights", "zh": "权重"},
-    "pg.linked_outputs": {"en": "outputs", "zh": "输出"},
+    "pg.maps_linked": {
+        "en": "The maps of steps 3–8 are linked. Point at (or tap) a score or weight (i, j): row i of Q and of "
+              "the outputs and row j of K and V light up. Point at an output row: its weights and the values it "
+              "mixed light up. This happens in your browser; nothing is recomputed. Click a query's row (Q, scores, "
+              "weights, outputs) to make that token the focus of steps 4–7.",
+        "zh": "第 3–8 步的矩阵彼此联动。指向（或轻点）一个分数或权重 (i, j)：Q 和输出的第 i 行、K 和 V 的第 j 行随之高亮。"
+              "指向输出的一行：它的权重和参与混合的值随之高亮。高亮在浏览器中完成，不会重新计算。单击某个查询所在的行"
+              "（Q、分数、权重、输出），即可把该词元设为第 4–7 步的聚焦对象。"},
     "pg.step8": {"en": "Step 8 · Repeat for every input: the outputs", "zh": "第 8 步 · 对每个输入重复：输出"},
     "pg.step8_help": {"en": "Row $i$ is the output for token $i$, a weighted sum of the value vectors: {formula}",
                       "zh": "第 $i$ 行是第 $i$ 个词元的输出，即值向量的加权和：{formula}"},

@@ -1,0 +1,200 @@
+// The Playground's step maps: one table per matrix, each cell coloured by its value with the
+// value written in it (a heatmap and its table in one), drawn in the browser from a little JSON.
+//
+// Data in (ui/components/heatmap.py): the map's name, row and column headers, the cells as text
+// (as the server formats them; "−∞" for a masked score), the colour scale (low, high, stops,
+// masked grey), its place in the linked steps ("q", "k", "v", "scores", "weights", "wv", "out")
+// and group, the focus token, and the texts of the current language.
+// Trigger out: {pick: i} when a query's row is clicked (the page makes token i the focus).
+//
+// Linking happens here, in the browser, with no message to the server: hovering (or tapping) a
+// cell tells every map of the same group through one window event, and each map outlines the
+// rows, columns or cells that took part.
+//
+// This code travels once: it comes with one element of its own outside the page's fragment
+// (heatmap.py's ``library``), which installs it as ``window.selfattnMaps``; every map element
+// carries only a few lines (heatmap_loader.js) that call it, so an edit does not send it again.
+// A map drawn before this code arrived waits in ``window.selfattnMapsQueue``.
+
+const maps = new Map(); // group -> Map(link -> view): the maps on the page, found by their place
+const EVENT = "selfattn-link";
+const sheet = new CSSStyleSheet();
+sheet.replaceSync(STYLE);
+
+function mount(component) {
+  const { data, parentElement, setTriggerValue } = component;
+  const root = parentElement.getRootNode();
+  if (root.adoptedStyleSheets && !root.adoptedStyleSheets.includes(sheet)) {
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+  }
+  let view = parentElement.__heatmap;
+  if (!view) {
+    view = build(parentElement);
+    parentElement.__heatmap = view;
+  }
+  view.pick = setTriggerValue;
+  view.draw(data);
+  return () => {
+    const group = maps.get(view.group);
+    if (group && group.get(view.link) === view) group.delete(view.link);
+  };
+}
+
+function hexRgb(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+// The colour of t in [0, 1] along the stops, and whether it is dark enough for white text.
+function colourAt(stops, t) {
+  const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+  const k = Math.min(stops.length - 2, Math.floor(x));
+  const f = x - k, a = stops[k], b = stops[k + 1];
+  const rgb = a.map((v, c) => Math.round(v + (b[c] - v) * f));
+  const lum = rgb.map((v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  const y = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
+  return [`rgb(${rgb.join(",")})`, y < 0.2];
+}
+
+function escape(text) {
+  return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+}
+
+function build(parent) {
+  const box = document.createElement("div");
+  box.className = "map";
+  parent.appendChild(box);
+  const view = { box, data: null, group: null, link: null, pick: null, cells: [], rowHeads: [], colHeads: [] };
+
+  view.draw = (data) => {
+    view.data = data;
+    if (view.group !== data.group || view.link !== data.link) {
+      const old = maps.get(view.group);
+      if (old && old.get(view.link) === view) old.delete(view.link);
+      view.group = data.group;
+      view.link = data.link;
+    }
+    if (data.link) {
+      if (!maps.has(data.group)) maps.set(data.group, new Map());
+      maps.get(data.group).set(data.link, view);
+    }
+    const stops = data.stops.map(hexRgb);
+    const span = data.hi - data.lo;
+    let html = `<div class="wrap"><table aria-label="${escape(data.name)}"><thead><tr><th class="corner"></th>`;
+    for (const c of data.cols) html += `<th scope="col">${escape(c)}</th>`;
+    html += "</tr></thead><tbody>";
+    data.cells.forEach((row, i) => {
+      html += `<tr><th scope="row"${i === data.focus ? ' class="focus"' : ""}>${escape(data.rows[i])}</th>`;
+      row.forEach((text) => {
+        const v = parseFloat(text);
+        if (Number.isFinite(v)) {
+          const [bg, dark] = colourAt(stops, span > 0 ? (v - data.lo) / span : 0.5);
+          html += `<td style="background:${bg}"${dark ? ' class="dark"' : ""}>${escape(text)}</td>`;
+        } else {
+          html += `<td class="masked" style="background:${data.masked}">${escape(text)}</td>`;
+        }
+      });
+      html += "</tr>";
+    });
+    html += "</tbody></table></div>";
+    const ramp = data.stops.join(",");
+    html += `<div class="legend" aria-hidden="true"><span>${escape(data.low_text)}</span>` +
+            `<span class="ramp" style="background:linear-gradient(to right,${ramp})"></span>` +
+            `<span>${escape(data.high_text)}</span></div>`;
+    box.innerHTML = html;
+    const table = box.querySelector("table");
+    view.rowHeads = [...table.tBodies[0].rows].map((tr) => tr.cells[0]);
+    view.cells = [...table.tBodies[0].rows].map((tr) => [...tr.cells].slice(1));
+    view.colHeads = [...table.tHead.rows[0].cells].slice(1);
+    view.lit = [];
+    if (current.group === view.group && current.from) light(view, current);
+  };
+
+  // Where a cell sits among the steps: which query i and which key j it belongs to.
+  const place = (td) => {
+    const cell = td.closest("td, th[scope='row']");
+    if (!cell || !view.data) return null;
+    const tr = cell.parentElement;
+    const r = tr.sectionRowIndex;
+    const c = cell.tagName === "TD" ? cell.cellIndex - 1 : null;
+    switch (view.link) {
+      case "q": case "out": return { i: r, j: null };
+      case "k": case "v": return { i: null, j: r };
+      case "wv": return { i: view.data.focus, j: r };
+      case "scores": case "scaled": case "weights": return { i: r, j: c };
+      default: return null;
+    }
+  };
+  const announce = (where) => {
+    if (!view.link) return;
+    window.dispatchEvent(new CustomEvent(EVENT, { detail: { group: view.group, from: view.link, ...where } }));
+  };
+  box.addEventListener("pointerover", (event) => {
+    if (event.pointerType === "touch") return; // a tap lights up on pointerdown, and stays
+    const where = place(event.target);
+    if (where) announce(where);
+  });
+  box.addEventListener("pointerleave", (event) => {
+    if (event.pointerType !== "touch") announce({ i: null, j: null });
+  });
+  box.addEventListener("pointerdown", (event) => {
+    const where = place(event.target);
+    if (where && event.pointerType === "touch") announce(where);
+  });
+  box.addEventListener("click", (event) => {
+    const where = place(event.target);
+    if (where && where.i !== null && ["q", "scores", "scaled", "weights", "out"].includes(view.link) && view.pick) {
+      view.pick("pick", where.i); // the query of that row becomes the focus of steps 4-7
+    }
+  });
+  return view;
+}
+
+// The one hovered place of the page, shared by every map (a map drawn anew lights up the same).
+let current = { group: null, from: null, i: null, j: null };
+window.addEventListener(EVENT, (event) => {
+  current = event.detail;
+  const group = maps.get(current.group);
+  if (group) for (const view of group.values()) light(view, current);
+});
+
+// The values that output row i mixed: the keys j whose weight w[i][j] is not 0 (under the mask, j <= i).
+function mixed(group, i) {
+  const weights = maps.get(group)?.get("weights");
+  if (!weights || !weights.data || !weights.data.cells[i]) return null;
+  return weights.data.cells[i].map((text, j) => (parseFloat(text) !== 0 ? j : -1)).filter((j) => j >= 0);
+}
+
+function light(view, where) {
+  for (const el of view.lit) el.classList.remove("lit", "lit-row", "lit-col");
+  view.lit = [];
+  const { i, j } = where;
+  if (i === null && j === null) return;
+  const mark = (el, cls) => { if (el) { el.classList.add(cls); view.lit.push(el); } };
+  const row = (r) => { if (r !== null && view.cells[r]) { mark(view.rowHeads[r], "lit-row"); for (const td of view.cells[r]) mark(td, "lit"); } };
+  const col = (c) => { if (c !== null && view.colHeads[c]) { mark(view.colHeads[c], "lit-col"); for (const tr of view.cells) mark(tr[c], "lit"); } };
+  switch (view.link) {
+    case "q": row(i); break;
+    case "out": row(i); break;
+    case "k": case "v":
+      if (j !== null) row(j);
+      else if (i !== null) for (const k of mixed(view.group, i) || []) row(k);
+      break;
+    case "wv":
+      if (j !== null && (i === null || i === view.data.focus)) row(j);
+      else if (j === null && i === view.data.focus) for (const k of mixed(view.group, i) || []) row(k);
+      break;
+    case "scores": case "scaled": case "weights":
+      if (i !== null && j !== null) { mark(view.rowHeads[i], "lit-row"); mark(view.colHeads[j], "lit-col"); mark(view.cells[i]?.[j], "lit"); }
+      else if (i !== null) row(i);
+      else col(j);
+      break;
+  }
+}
+
+if (!window.selfattnMaps) {
+  window.selfattnMaps = { mount };
+  for (const waiting of window.selfattnMapsQueue?.splice(0) || []) mount(waiting);
+}
+
+export default function () {}

@@ -1,0 +1,101 @@
+"""The Playground's step maps: a Streamlit component (Components v2) that draws a matrix as a
+table of coloured cells with their values written in them, and lights up linked cells across maps.
+
+Its JavaScript and CSS live beside this file (``heatmap.js``, ``heatmap.css``), sent without
+comments like the matrix editor's. Each map goes to the browser as a little JSON (the cells as
+the text shown, the colour scale as nine stops), so an edit sends a few hundred bytes a map
+instead of a Vega-Lite spec, and the browser draws it as one table (no Vega view to update).
+
+Hovering a cell lights up, in every map of the same group, the rows and cells that made it or
+that it made (see ``heatmap.js``): in the browser, with no message to the server. A click on a
+query's row sends one trigger, ``pick``, which the page checks with :func:`picked`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from selfattn.display import colours
+from selfattn.display.charts import MINUS_INFINITY
+from ui.components.matrix_editor import compact_css, compact_js
+
+HERE = Path(__file__).parent
+LINKS = ("q", "k", "v", "scores", "scaled", "weights", "wv", "out")  # a map's place in the linked steps
+PICK = "pick"  # the trigger a click on a query's row sends: the row's number
+
+# The drawing code and its style, sent once a page (see library); each map carries only its loader.
+_library = st.components.v2.component(
+    "selfattn.heatmap_library",
+    js="const STYLE = " + json.dumps(compact_css((HERE / "heatmap.css").read_text(encoding="utf-8"))) + ";\n"
+       + compact_js((HERE / "heatmap.js").read_text(encoding="utf-8")),
+)
+_mount = st.components.v2.component(
+    "selfattn.heatmap", js=compact_js((HERE / "heatmap_loader.js").read_text(encoding="utf-8")))
+
+
+def library() -> None:
+    """The maps' drawing code, once on a page and outside its fragment: an edit redraws the maps
+    without sending it again (a map element carries a loader of a few lines)."""
+    _library(key="heatmap_library", data=None, height=0)
+
+
+def cell_text(value: float) -> str:
+    """A value as written in a map's cell: four significant digits, −∞ for a masked score."""
+    if value == -math.inf:
+        return MINUS_INFINITY
+    text = f"{value:.4g}"
+    return "0" if text == "-0" else text
+
+
+def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, role: str = "values",
+             domain: tuple[float, float] | None = None, link: str | None = None, group: str = "pg",
+             focus: int | None = None) -> dict:
+    """The JSON a map is drawn from (pure: tests read the same data the browser gets).
+
+    Args:
+        matrix: (n, d) numbers; −∞ marks a masked cell (drawn grey).
+        name: the map's accessible name.
+        role: its colour role (:data:`selfattn.display.colours.SCHEMES`).
+        domain: a fixed (low, high) for the colours, e.g. (0, 1) for weights; else the finite extent.
+        link: its place in the linked steps (:data:`LINKS`), or None for a map that links to nothing.
+        group: the maps that light up together.
+        focus: the focus token's row, marked in bold.
+    """
+    values = np.asarray(matrix, dtype=float)
+    if link is not None and link not in LINKS:
+        raise ValueError(f"link {link!r} is not one of {', '.join(LINKS)}")
+    finite = values[np.isfinite(values)]
+    lo, hi = domain if domain else ((float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0))
+    return {"name": name, "rows": [str(r) for r in row_labels], "cols": [str(c) for c in col_labels],
+            "cells": [[cell_text(float(v)) for v in row] for row in values],
+            "lo": lo, "hi": hi, "low_text": cell_text(lo), "high_text": cell_text(hi),
+            "stops": list(colours.stops(role)), "masked": colours.MASKED_GREY,
+            "link": link, "group": group, "focus": focus}
+
+
+def heatmap(key: str, data: dict, on_pick: Callable[[], None] | None = None) -> None:
+    """Mount one map drawn from ``data`` (:func:`map_data`) under ``key``; ``on_pick`` runs after a click."""
+    _mount(key=key, data=data, width="content", on_pick_change=on_pick or _nothing)
+
+
+def picked(value, rows: int) -> int | None:
+    """The row a click picked, from a component state a visitor may have written: a whole number
+    naming one of ``rows`` rows, or None."""
+    try:
+        row = value[PICK]
+    except (KeyError, TypeError, IndexError):
+        return None
+    if isinstance(row, (int, float)) and not isinstance(row, bool) and math.isfinite(row) \
+            and float(row).is_integer() and 0 <= row < rows:
+        return int(row)
+    return None
+
+
+def _nothing() -> None:
+    """A trigger needs a callback to be kept; the page reads the trigger itself."""
