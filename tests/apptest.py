@@ -180,3 +180,32 @@ def edit(at: AppTest, name: str, row: int, col: str, value) -> None:
     send_cell(at, name, row, col, value)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+
+
+def step_maps(at) -> dict[str, dict]:
+    """The Playground's step maps (``ui/components/heatmap.py``), by their key without ``map_``, each as
+    the JSON the browser draws it from: rows, cols, cells (the text shown), colour scale, link."""
+    maps = {}
+    for element in at.get("bidi_component"):
+        key = element.proto.id.split("-", 2)[-1]  # "$$ID-<hash>-<key>"
+        if key.startswith("map_"):
+            maps[key.removeprefix("map_")] = json.loads(element.proto.json)
+    return maps
+
+
+def map_frame(at, key: str = "outputs"):
+    """One step map as numbers read back from the text of its cells (−∞ for a masked one), labelled."""
+    import pandas as pd
+
+    data = step_maps(at)[key]
+    numbers = [[-math.inf if text == "−∞" else float(text) for text in row] for row in data["cells"]]
+    return pd.DataFrame(numbers, index=data["rows"], columns=data["cols"])
+
+
+def assert_map_shows(at, key: str, expected) -> None:
+    """Map ``key`` writes every cell as ``expected`` (a reference computed apart) to four significant digits."""
+    import numpy as np
+
+    want = [["−∞" if v == -math.inf else ("0" if f"{v:.4g}" == "-0" else f"{v:.4g}") for v in row]
+            for row in np.asarray(expected, dtype=float)]
+    assert step_maps(at)[key]["cells"] == want, key
