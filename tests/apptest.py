@@ -82,8 +82,8 @@ def heatmap_specs(at) -> list[dict]:
     specs = []
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
-        if "usermeta" not in spec or "linked" in spec["usermeta"]:  # not one map of ui.fit: an Altair chart
-            continue  # (pattern grid, head view) or the Playground's linked view (tests/test_charts.py)
+        if "usermeta" not in spec:  # not one map of ui.fit: an Altair chart (pattern grid, head view)
+            continue
         cells = pa.ipc.open_stream(chart.proto.data.data).read_pandas().to_dict("records")
         if "window" in spec.get("transform", [{}])[0]:  # a heatmap's cells, sent row after row: put r, c back
             cols = len(axis_labels(spec, "x"))
@@ -140,7 +140,8 @@ def editors(at: AppTest) -> dict[str, dict]:
     found = {}
     for element in at.get("bidi_component"):
         data = json.loads(element.proto.json)
-        found[data["matrix"]] = data
+        if isinstance(data, dict) and "matrix" in data:  # not a step map (step_maps) or the maps' code
+            found[data["matrix"]] = data
     return found
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display.grid import read_csv_matrix
-from tests.apptest import (assert_fits, assert_map_shows, map_frame, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
+from tests.apptest import (assert_fits, assert_map_shows, map_frame, step_maps, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
                            shown, texts)
 
 
@@ -340,18 +340,17 @@ def test_a_bad_cell_is_named_under_its_own_editor():
 
 
 def test_masked_scores_read_minus_infinity_in_the_table_the_chart_and_the_text():
-    from selfattn.display.charts import EXACT, MINUS_INFINITY
+    from selfattn.display.colours import MASKED_GREY
 
-    assert EXACT.endswith(f"'{MINUS_INFINITY}'")  # a cell sent without a value reads −∞ in its tooltip
     at = open_page("playground")
     at.toggle(key="pg_causal").set_value(True).run()
-    table = next(d for d in at.dataframe if d.proto.placeholder == "−∞")  # the scaled and masked scores
-    assert np.isnan(table.value.iloc[0, 1]) and table.value.iloc[1, 0] == 4
+    masked = step_maps(at)["scaled_scores"]  # the masked scores: −∞ above the diagonal, drawn grey
+    assert masked["cells"][0] == ["2", "−∞", "−∞"] and masked["cells"][1][0] == "4"
+    assert masked["masked"] == MASKED_GREY and step_maps(at)["scores"]["cells"][0] == ["2", "4", "4"]
     assert "q1·k2 = 1×4 + 0×4 + 2×0 = 4   → masked (−∞)" in texts(at)
     assert "softmax([2, −∞, −∞])" in texts(at)
-    masked = [spec for spec in heatmap_specs(at) for c in spec["data"]["values"] if not np.isfinite(c["v"])]
-    assert masked and all({"calculate": EXACT, "as": "exact"} in spec["transform"] for spec in masked)  # "−∞"
     assert "-inf" not in texts(at) and "Infinity" not in texts(at)
+    assert "inf" not in json.dumps(step_maps(at)).lower()  # no "-Infinity" sent as a number either
 
 
 def test_a_label_longer_than_24_characters_is_said_to_be_cut():
@@ -395,26 +394,6 @@ def test_a_crafted_editor_state_is_refused_by_name_and_changes_nothing(state, wh
     assert outputs_table(at).to_numpy()[0, 0] == pytest.approx(1.00005, abs=5e-4)  # shown to 4 digits
 
 
-def test_large_maps_are_drawn_on_a_canvas_small_ones_in_svg():
-    """More than CANVAS_MIN_CELLS cells: Vega's canvas renderer (21 % faster edits at n=32)."""
-    import json
-
-    import pyarrow as pa
-
-    from ui.common import CANVAS_MIN_CELLS
-
-    def renderers(at):
-        return [json.loads(c.proto.spec).get("usermeta", {}).get("embedOptions", {}).get("renderer", "svg")
-                for c in at.get("vega_lite_chart")]
-
-    at = open_page("playground")
-    assert set(renderers(at)) == {"svg"}
-    at.number_input(key="pg_n").set_value(32).run()
-    cells = [pa.ipc.open_stream(c.proto.data.data).read_all().num_rows for c in at.get("vega_lite_chart")]
-    assert renderers(at) == ["canvas" if n > CANVAS_MIN_CELLS else "svg" for n in cells]  # the linked view too
-    assert "canvas" in renderers(at)
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_long_sums_are_shortened_but_for_the_focus_token_with_every_line_in_an_expander(lang):
     """At 32 tokens × 16 dimensions step 4 writes q1·k1 in full and the others as "q1·kj = … = score";
@@ -435,8 +414,9 @@ def test_long_sums_are_shortened_but_for_the_focus_token_with_every_line_in_an_e
     assert len(full) == 3  # steps 4, 6 and 7
     assert f"q1·k2 = 1×4 + 0×4 + 2×0{zeros} = 4" in full[0].code[0].value
     assert str(t("pg.focus_short_note", lang, token="Input 1" if lang == "en" else "输入 1")) in texts(at)
-    assert str(t("pg.linked_off", lang, top=12, n=32)) in texts(at)  # the linked view: up to 12 tokens
-    assert not any("linked" in json.loads(c.proto.spec).get("usermeta", {}) for c in at.get("vega_lite_chart"))
+    maps = step_maps(at)  # every map drawn at 32 tokens, linked as at 3 (no limit on the linking)
+    assert len(maps["weights"]["cells"]) == 32 and len(maps["weights"]["cells"][0]) == 32
+    assert {m["link"] for m in maps.values()} == {"q", "k", "v", "scores", "weights", "wv", "out"}
 
 
 def page_text(at) -> str:
@@ -473,13 +453,16 @@ def test_with_positions_the_formulas_read_x_plus_pe():
     assert "$Q = (X + PE)W_q$" in text and r"$Q = (X + PE)W_q,\; K = (X + PE)W_k" in text
 
 
-def test_the_step_tables_keep_four_significant_digits_however_small():
-    """Streamlit's default shows at most 4 decimals (6.1e-06 read 0.000006 beside the map's 6.1e-06):
-    every column of every step table is formatted to 4 significant digits instead; the values stay exact."""
+def test_the_step_maps_write_four_significant_digits_however_small():
+    """Every cell of every step map is written to 4 significant digits (6.034e-06, never 0.000006 or 0),
+    as the weights computed apart by torch say."""
+    import torch
+
     at = open_page("playground")
-    tables = at.dataframe
-    assert len(tables) >= 3
-    for table in tables:
-        config = json.loads(table.proto.columns)
-        assert config and all(c["type_config"]["format"] == "%.4g" for c in config.values()), config
-    np.testing.assert_allclose(outputs_table(at).to_numpy()[0], [1.9366, 6.6831, 1.5951], atol=5e-5)
+    x = torch.tensor([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=torch.float64)
+    w_q = torch.tensor([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=torch.float64)
+    w_k = torch.tensor([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=torch.float64)
+    weights = torch.softmax((x @ w_q) @ (x @ w_k).T, dim=-1).numpy()
+    assert_map_shows(at, "weights", weights)
+    assert step_maps(at)["weights"]["cells"][1][0] == "6.034e-06"
+    np.testing.assert_allclose(outputs_table(at).to_numpy()[0], [1.937, 6.683, 1.595], atol=5e-4)

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.display.charts import (LABEL_FONT_PX, LABEL_LIMIT_X, LINKED_ROWS, MINUS_INFINITY, VALUE_FONT_PX, Axis, Layout,
-                                     grid_extent, heatmap, heatmap_grid, linked_extent, linked_view)
+from selfattn.display.charts import (LABEL_FONT_PX, LABEL_LIMIT_X, MINUS_INFINITY, VALUE_FONT_PX, Axis, Layout,
+                                     grid_extent, heatmap, heatmap_grid)
 from selfattn.display.export import labelled
 from ui.common import chart_words, csv_button, vega
 
@@ -42,7 +42,6 @@ STACKED_MAP_PX = 520  # cells of the one-head map on its own row span at most th
 MIN_COLUMN_CELL = 8  # columns of a wide matrix are left out rather than drawn narrower than this
 LEGEND_MIN_PX = 60  # shortest colour bar with its title beside it; above it when shorter
 TABLE_FORMAT = "%.4g"  # the step tables' numbers: 4 significant digits (the maps print 3)
-LINKED_MAX_TOKENS = 12  # the Playground's linked view is drawn up to 12 tokens (at 32 it cost 0.1-0.3 s an edit)
 
 
 def column_px(weights, total: float = PAGE_PX) -> list[float]:
@@ -207,28 +206,6 @@ def fit_grid(stack, row_labels, col_labels, titles, width: float, *, max_cell: f
     return heatmap_grid(stack, row_labels, col_labels, titles, columns=columns, cell=cell, spacing=spacing,
                         words=words, legend=_legend_below(extent, words["weight"]),
                         usermeta={"fit_px": width, "width_px": math.ceil(extent + overhang)})
-
-
-def fit_linked(panels: dict, row_labels, col_labels: dict, titles: dict, width: float = PAGE_PX, *,
-               allowed=None, max_cell: float = 30, map_title: str = "map") -> dict:
-    """A :func:`selfattn.display.charts.linked_view` that fits ``width`` pixels.
-
-    Its two rows of panels (Q, K, V; scores, weights, outputs) share one cell size, the largest
-    whole number of pixels at which the wider row fits beside the token labels; a narrower column
-    narrows the cells (``autosize: fit-x``), as it does a head grid.
-
-    Returns:
-        The Vega-Lite spec; ``usermeta.width_px`` is its natural width (see :func:`fit_heatmap`) and
-        ``usermeta.fit_px`` records ``width``.
-    """
-    cols = {name: np.shape(matrix)[1] for name, matrix in panels.items()}
-    room = label_room(row_labels)
-    widest = max(sum(cols[name] for name in names) for names in LINKED_ROWS)
-    cell = _cell(width - room - 2 * GRID_SPACING_PX, widest, max_cell)
-    _, extent, _ = linked_extent(len(row_labels), cols, cell=cell, label_px=room, spacing=GRID_SPACING_PX)
-    return linked_view(panels, row_labels, col_labels, titles, allowed=allowed, cell=cell, label_px=room,
-                       spacing=GRID_SPACING_PX, words=chart_words(), map_title=map_title,
-                       usermeta={"fit_px": width, "width_px": math.ceil(extent)})
 
 
 def compare_layout(tokens) -> tuple[float, float]:
