@@ -139,7 +139,7 @@ def editors(at: AppTest) -> dict[str, dict]:
     """The data each matrix editor on the page was drawn with, by matrix name ("X", "W_q", ...)."""
     found = {}
     for element in at.get("bidi_component"):
-        data = json.loads(element.proto.json)
+        data = json.loads(element.proto.json or "null")
         if isinstance(data, dict) and "matrix" in data:  # not a step map (step_maps) or the maps' code
             found[data["matrix"]] = data
     return found

@@ -127,8 +127,19 @@ def assert_coloured_by_role(specs: list[dict]) -> tuple[int, int]:
 
 
 def test_playground_colours_by_role():
+    """The step maps (drawn without Vega) take their colour stops from the same table, by role."""
+    from tests.apptest import step_maps
+
     at = open_page("playground")
-    assert assert_coloured_by_role(heatmap_specs(at)) == (1, 0)  # the weights
+    at.toggle(key="pg_causal").set_value(True).run()
+    maps = step_maps(at)
+    for name, data in maps.items():
+        role = {"weights": "weights", "outputs": "outputs"}.get(name, "values")
+        assert data["stops"] == list(colours.stops(role)), name
+        assert data["masked"] == colours.MASKED_GREY
+    assert (maps["weights"]["lo"], maps["weights"]["hi"]) == (0.0, 1.0)  # weights: always 0..1
+    finite = [float(c) for row in maps["scaled_scores"]["cells"] for c in row if c != "−∞"]
+    assert (maps["scaled_scores"]["lo"], maps["scaled_scores"]["hi"]) == pytest.approx((min(finite), max(finite)), rel=1e-3)
 
 
 def test_heads_page_colours_by_role():
@@ -146,3 +157,20 @@ def test_embeddings_page_colours_by_role():
     at = open_page("embeddings")
     # raw weights, the head's map, the grid, the six of "same words, another order" (issue 24); cosine
     assert assert_coloured_by_role(heatmap_specs(at)) == (9, 1)
+
+
+def test_the_step_maps_colour_stops_are_vegas_own():
+    """colours.STOPS, used where maps are drawn without Vega, are the stops of Vega's continuous schemes
+    as the Vega bundle Streamlit ships defines them (so the Playground's greens are every chart's greens)."""
+    import streamlit
+
+    bundles = list((Path(streamlit.__file__).parent / "static").rglob("embed*.js"))
+    source = next(b.read_text(encoding="utf-8") for b in bundles if "cfe1f2" in b.read_text(encoding="utf-8"))
+    for name in {colours.scheme(role) for role in colours.SCHEMES}:
+        vega_name = {"redblue": "redBlue"}.get(name, name)
+        found = re.search(vega_name + r":`([0-9a-f]+)`", source)
+        assert found, name
+        hexes = found.group(1)
+        assert list(colours.STOPS[name]) == [f"#{hexes[k:k + 6]}" for k in range(0, len(hexes), 6)], name
+    css = (ROOT / "ui" / "components" / "heatmap.css").read_text(encoding="utf-8")
+    assert colours.HIGHLIGHT in css  # the outline of linked cells, as the table names it

@@ -115,7 +115,7 @@ def test_csv_downloads_round_trip(downloads):
     csv = downloads["outputs.csv"]
     values, labels = read_csv_matrix(csv, "outputs", cols=3)
     assert labels == list(shown.index)
-    np.testing.assert_array_equal(values, shown.to_numpy())
+    assert_map_shows(at, "outputs", values)  # the CSV holds the exact numbers the map writes to 4 digits
     with zipfile.ZipFile(io.BytesIO(downloads["selfattn-playground.zip"])) as archive:
         names = set(archive.namelist())
         assert {"x.csv", "w_q.csv", "w_k.csv", "w_v.csv", "weights.csv", "outputs.csv"} <= names
@@ -209,17 +209,24 @@ def test_cells_take_scientific_notation_and_refuse_a_decimal_comma():
 
 @pytest.mark.parametrize("sizes", [{}, {"pg_n": 32, "pg_d_in": 16, "pg_d_k": 16, "pg_d_v": 16},
                                    {"pg_n": 1, "pg_d_k": 1, "pg_d_v": 16}])
-def test_every_heatmap_fits_its_column_with_readable_labels(sizes):
+def test_every_step_map_has_its_shape_and_every_label(sizes):
+    """Q, K, V, scores, weights, one input's weighted values and the outputs: each map with a row per
+    token and a column per dimension or key, labelled, every cell written (the browser test checks the fit)."""
     at = open_page("playground", "zh")
     for key, value in sizes.items():
         at.number_input(key=key).set_value(value).run()
     assert not at.exception and not at.error
-    specs = heatmap_specs(at)
-    assert len(specs) == 7  # Q, K, V, scores, weights, one input's weighted values, outputs
-    for spec in specs:
-        assert_fits(spec, str(sizes))
-    if not sizes:  # the tutorial example: every value is printed in its cell
-        assert all(len(spec["layer"]) == 2 for spec in specs)
+    n, d_k, d_v = sizes.get("pg_n", 3), sizes.get("pg_d_k", 3), sizes.get("pg_d_v", 3)
+    tokens = [f"输入 {k + 1}" for k in range(n)]
+    maps = step_maps(at)
+    shapes = {"queries": (n, d_k), "keys": (n, d_k), "values": (n, d_v), "scores": (n, n), "weights": (n, n),
+              "weighted_values_1": (n, d_v), "outputs": (n, d_v)}
+    assert set(maps) == set(shapes)
+    for name, (rows, cols) in shapes.items():
+        data = maps[name]
+        assert data["rows"] == tokens and len(data["cols"]) == cols, name
+        assert len(data["cells"]) == rows and all(len(r) == cols and all(r) for r in data["cells"]), name
+    assert maps["scores"]["cols"] == tokens and maps["outputs"]["cols"][0] == "v1"
 
 
 TUTORIAL_OUT_1 = [1.936621, 6.683105, 1.595068]

@@ -30,14 +30,14 @@ HIGHLIGHT = "#ff7f0e"  # the outline of the cells that light up together in the 
 INK_ON_DARK, INK = "white", "black"  # values printed in a dark cell, and in any other
 
 
-# Each scheme as the stops of its ColorBrewer ramp, low to high, for maps drawn without Vega (the
-# Playground's step maps interpolate between them as Vega's continuous schemes do).
+# Each scheme as Vega's own colour stops, low to high: the Playground's step maps are drawn without
+# Vega and interpolate between them in RGB, as Vega's continuous schemes do, so a green there is
+# the green of every Vega chart (tests/test_colours.py reads them from Streamlit's Vega bundle).
 STOPS = {
-    "greens": ("#f7fcf5", "#e5f5e0", "#c7e9c0", "#a1d99b", "#74c476", "#41ab5d", "#238b45", "#006d2c", "#00441b"),
-    "blues": ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"),
-    "purples": ("#fcfbfd", "#efedf5", "#dadaeb", "#bcbddc", "#9e9ac8", "#807dba", "#6a51a3", "#54278f", "#3f007d"),
-    "redblue": ("#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de", "#4393c3",
-                "#2166ac", "#053061"),
+    "blues": ("#cfe1f2", "#bed8ec", "#a8cee5", "#8fc1de", "#74b2d7", "#5ba3cf", "#4592c6", "#3181bd", "#206fb2", "#125ca4", "#0a4a90"),
+    "greens": ("#d3eecd", "#c0e6ba", "#abdda5", "#94d391", "#7bc77d", "#60ba6c", "#46ab5e", "#329a51", "#208943", "#0e7735", "#036429"),
+    "purples": ("#e2e1ef", "#d4d4e8", "#c4c5e0", "#b4b3d6", "#a3a0cc", "#928ec3", "#827cb9", "#7566ae", "#684ea2", "#5c3696", "#501f8c"),
+    "redblue": ("#8c0d25", "#bf363a", "#df745e", "#f4ae91", "#fbdbc9", "#f2efee", "#d2e5ef", "#9dcae1", "#5da2cb", "#2f78b3", "#134b85"),
 }
 
 
