@@ -222,7 +222,9 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     st.subheader(tr("pg.step8"))
     st.caption(tr("pg.step8_help", formula=maths["step8"]))
     tables["outputs"] = pg.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs",
-                                    role="outputs", link="out", focus=i)
+                                    role="outputs", link="out", focus=i,  # and how the browser previews an edit:
+                                    engine={"scale": scale, "causal": causal, "bias": shown_bias,
+                                            "positions": order_ui.positions_on()})
 
     order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # issue 24: does attention see the order?
 

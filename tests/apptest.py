@@ -203,10 +203,20 @@ def map_frame(at, key: str = "outputs"):
     return pd.DataFrame(numbers, index=data["rows"], columns=data["cols"])
 
 
+def four_digits(value: float) -> str:
+    """``value`` as the step maps write it, worked out apart from them with :mod:`decimal`: rounded to
+    12 significant digits, then to 4 (ties to even), written by ``%g``; −∞ for a masked score."""
+    from decimal import ROUND_HALF_EVEN, Context, Decimal
+
+    if value == -math.inf:
+        return "−∞"
+    text = f"{float(Context(prec=4, rounding=ROUND_HALF_EVEN).plus(Decimal(f'{value:.11e}'))):.4g}"
+    return "0" if text == "-0" else text
+
+
 def assert_map_shows(at, key: str, expected) -> None:
     """Map ``key`` writes every cell as ``expected`` (a reference computed apart) to four significant digits."""
     import numpy as np
 
-    want = [["−∞" if v == -math.inf else ("0" if f"{v:.4g}" == "-0" else f"{v:.4g}") for v in row]
-            for row in np.asarray(expected, dtype=float)]
+    want = [[four_digits(v) for v in row] for row in np.asarray(expected, dtype=float)]
     assert step_maps(at)[key]["cells"] == want, key

@@ -430,7 +430,7 @@ def editor(name: str) -> pd.DataFrame:
     else:
         rows = [str(r) for r in frame.index]
     bad = _bad_cell(name, problem)
-    editor_component.matrix_editor(key, matrix=NAMES[name], rows=rows, cols=columns, cells=_mounted_cells(name),
+    editor_component.matrix_editor(key, name=name, matrix=NAMES[name], rows=rows, cols=columns, cells=_mounted_cells(name),
                          max_chars=_limits(name, frame), labels=[name == "x" and j == 0 for j in range(len(columns))],
                          rev=rev if bad else 0, bad=bad, texts=editor_texts())
     if name == "x":
@@ -675,7 +675,8 @@ def focus(n: int) -> int:
 
 
 def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str, focus: int, caption: str = "",
-             role: str = "values", domain: tuple[float, float] | None = None) -> Callable[[], pd.DataFrame]:
+             role: str = "values", domain: tuple[float, float] | None = None,
+             engine: dict | None = None) -> Callable[[], pd.DataFrame]:
     """One step's matrix: its name and shape, its map (values in coloured cells, linked to the other
     steps' maps) and a CSV download.
 
@@ -689,7 +690,7 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str,
         st.caption(caption)
     map_key = f"map_{key}"
     heatmap(map_key, map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
-                              link=link, focus=focus),
+                              link=link, focus=focus, engine=engine),
             on_pick=partial(on_map_pick, map_key, len(values) if link != "wv" else 0))
     csv_button(frame, key, key=f"dl_{key}")
     return frame

@@ -46,16 +46,42 @@ def library() -> None:
 
 
 def cell_text(value: float) -> str:
-    """A value as written in a map's cell: four significant digits, −∞ for a masked score."""
+    """A value as written in a map's cell: four significant digits, −∞ for a masked score.
+
+    The value is first rounded to 12 significant digits, then to 4, each time half to even, and
+    written as ``%g`` writes it ("0.4683", "6.034e-06", "12"). The first rounding makes the
+    result the same however the sum was ordered: typed decimals often give an exact tie such as
+    −3.7505, which one order of summation leaves at −3.7504999999999997 and another at
+    −3.7505000000000002; both read −3.75 here, and so does the browser's preview (``heatmap.js``).
+    """
     if value == -math.inf:
         return MINUS_INFINITY
-    text = f"{value:.4g}"
-    return "0" if text == "-0" else text
+    if not math.isfinite(value):
+        return str(value)
+    twelve = f"{abs(value):.11e}"  # d.ddddddddddde±XX, correctly rounded (ties to even)
+    digits, exponent = twelve[0] + twelve[2:13], int(twelve[14:])
+    head, rest = int(digits[:4]), digits[4:]
+    if rest > "50000000" or (rest == "50000000" and head % 2):
+        head += 1
+    if head == 10000:
+        head, exponent = 1000, exponent + 1
+    if head == 0:
+        return "0"
+    text = str(head)
+    if -4 <= exponent < 4:
+        point = exponent + 1
+        whole = text[:point] if point > 0 else "0"
+        frac = (text[point:] if point > 0 else "0" * -point + text).rstrip("0")
+        shown = whole + ("." + frac if frac else "")
+    else:
+        mantissa = (text[0] + "." + text[1:]).rstrip("0").rstrip(".")
+        shown = f"{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    return ("-" if value < 0 else "") + shown
 
 
 def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, role: str = "values",
              domain: tuple[float, float] | None = None, link: str | None = None, group: str = "pg",
-             focus: int | None = None) -> dict:
+             focus: int | None = None, engine: dict | None = None) -> dict:
     """The JSON a map is drawn from (pure: tests read the same data the browser gets).
 
     Args:
@@ -66,6 +92,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
         link: its place in the linked steps (:data:`LINKS`), or None for a map that links to nothing.
         group: the maps that light up together.
         focus: the focus token's row, marked in bold.
+        engine: on the outputs map, the options the browser's preview works the steps out with
+            (``scale``, ``causal``, ``bias``, ``positions``; see ``heatmap.js``).
     """
     values = np.asarray(matrix, dtype=float)
     if link is not None and link not in LINKS:
@@ -76,7 +104,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
             "cells": [[cell_text(float(v)) for v in row] for row in values],
             "lo": lo, "hi": hi, "low_text": cell_text(lo), "high_text": cell_text(hi),
             "stops": list(colours.stops(role)), "masked": colours.MASKED_GREY,
-            "link": link, "group": group, "focus": focus}
+            "fixed": domain is not None, "link": link, "group": group, "focus": focus,
+            **({"engine": engine} if engine else {})}
 
 
 def heatmap(key: str, data: dict, on_pick: Callable[[], None] | None = None) -> None:

@@ -112,7 +112,16 @@ function build(parent, data) {
     if (!changed || !ed.send) return;
     ed.rev += 1;
     ed.send("table", { rev: ed.rev, cells: committed.map((row) => row.slice()) });
+    share();
+    window.dispatchEvent(new CustomEvent("selfattn-edit", { detail: { name: data.name } }));
   }
+
+  // What is typed, where the step maps' preview (heatmap.js) reads it: the tables by name.
+  function share() {
+    const tables = (window.selfattnTables ||= {});
+    tables[data.name] = { instance: data.instance, cells: committed.map((row) => row.slice()), labels: data.labels };
+  }
+  share();
 
   function select(i, j) {
     const input = inputs[Math.max(0, Math.min(rows - 1, i))][Math.max(0, Math.min(cols - 1, j))];

@@ -63,13 +63,15 @@ def sent_table(value) -> tuple[int, list[list[str]]] | None:
     return int(table.get("rev", 0)), table["cells"]
 
 
-def matrix_editor(key: str, *, matrix: str, rows: list[str], cols: list[str], cells: list[list[str]],
+def matrix_editor(key: str, *, name: str, matrix: str, rows: list[str], cols: list[str], cells: list[list[str]],
                   max_chars: list[int], labels: list[bool], rev: int, bad: tuple[int, int] | None,
                   texts: dict[str, str]) -> None:
     """Mount one matrix editor.
 
     Args:
         key: the instance's key (a new key rebuilds the table from ``cells``).
+        name: the matrix's id ("x", "w_q", ...), under which the browser keeps what is typed for the
+            step maps' preview (``heatmap.js``).
         matrix: the matrix's name, first word of every cell's accessible name ("X").
         rows, cols: the row and column headers (n,), (d,).
         cells: the cells as text (n, d).
@@ -79,7 +81,7 @@ def matrix_editor(key: str, *, matrix: str, rows: list[str], cols: list[str], ce
         bad: the (row, col) of the cell that is not a finite number, or None.
         texts: the component's own texts in the current language (``pg.ed_*`` in the catalog).
     """
-    _mount(key=key, data={"instance": key, "matrix": matrix, "rows": rows, "cols": cols, "cells": cells,
+    _mount(key=key, data={"instance": key, "name": name, "matrix": matrix, "rows": rows, "cols": cols, "cells": cells,
                           "max": max_chars, "labels": labels, "rev": rev, "bad": list(bad) if bad else None,
                           "texts": texts},
            width="content", on_table_change=_nothing)

@@ -1,0 +1,140 @@
+"""The step maps' preview in a real Chromium: the browser works the steps out the moment a cell is
+committed (ui/components/heatmap.js) and the server's numbers, which follow, must say the same.
+
+Checked against the core library (itself checked against torch): the number format to the last
+character over 60,000 values with exact ties, and every step of random examples with and without
+scaling, mask and biases."""
+
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+
+from selfattn import self_attention
+from tests.apptest import four_digits
+from tests.browser import chromium_page, streamlit_server, wait_until_idle
+from ui.components.heatmap import cell_text
+
+pytestmark = pytest.mark.browser
+
+MAPS = "[class*='st-key-map_outputs'] [data-testid='stBidiComponentIsolated']"
+X_CELLS = "[class*='st-key-ed_x'] input"
+
+
+def outputs_cells(page) -> list[list[str]]:
+    """The outputs map's cells as written (textContent: a map below the window is not laid out)."""
+    return page.evaluate("""(selector) => [...document.querySelector(selector).shadowRoot.querySelectorAll("tbody tr")]
+        .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))""", MAPS)
+
+
+written = cell_text  # what the server writes in a map's cell
+
+@pytest.fixture(scope="module")
+def page():
+    with streamlit_server() as url, chromium_page() as page:
+        page.goto(f"{url}/playground")
+        page.wait_for_selector(MAPS, timeout=60000)
+        wait_until_idle(page)
+        page.wait_for_function("() => !!window.selfattnMaps", timeout=30000)
+        yield page
+
+
+def test_numbers_are_written_as_the_server_and_decimal_write_them_ties_included(page):
+    """The browser's number format, the server's and one worked out with Python's decimal agree on
+    60,000 values: exact ties, both ends of the float range, and sums that land either side of a tie."""
+    rng = random.Random(7)
+    values = [12345, 12355, 0.5, 1.0005, 99995, 9.9995, 0.00125, 2.5e-5, -0.0, 1e21, 6.034e-06, 0.0001, 9999.5,
+              9998.5, 1234.5, 1235.5, -12345, 5e-324, 1e308, 1 / 3, -math.inf, -3.7504999999999997,
+              -3.7505000000000002, 0.99995, 999950000]
+    for _ in range(20000):
+        values += [rng.choice([-1, 1]) * rng.random() * 10 ** rng.randint(-12, 12), rng.randint(-10**5, 10**5),
+                   rng.randint(-99999, 99999) / rng.choice([2, 4, 8, 16, 1024])]
+    shown = page.evaluate("(vals) => vals.map((v) => window.selfattnMaps.g4(v === null ? -Infinity : v))",
+                          [None if v == -math.inf else v for v in values])
+    wrong = [(v, s, written(v), four_digits(v)) for v, s in zip(values, shown) if not s == written(v) == four_digits(v)]
+    assert not wrong, wrong[:5]
+
+
+def random_case(rng: random.Random) -> dict:
+    n, d, dk, dv = rng.randint(1, 6), rng.randint(1, 5), rng.randint(1, 5), rng.randint(1, 5)
+    number = lambda: rng.choice([f"{rng.uniform(-3, 3):.3f}", str(rng.randint(-9, 9)), f"{rng.uniform(-1, 1):.2e}",
+                                 f"{rng.uniform(-20, 20):.6g}"])
+    table = lambda rows, cols: [[number() for _ in range(cols)] for _ in range(rows)]
+    return {"x": [[f"t{i}", *row] for i, row in enumerate(table(n, d))], "w_q": table(d, dk), "w_k": table(d, dk),
+            "w_v": table(d, dv), "b_q": table(1, dk), "b_k": table(1, dk), "b_v": table(1, dv),
+            "scale": rng.random() < 0.5, "causal": rng.random() < 0.5, "bias": rng.random() < 0.5,
+            "focus": rng.randrange(n)}
+
+
+def test_every_step_of_the_preview_is_what_the_server_shows(page):
+    """200 random examples: each step's cells, as the browser works them out, equal the core library's
+    trace written as the maps write it; so a preview never differs from the numbers that follow."""
+    rng = random.Random(22)
+    cases = [random_case(rng) for _ in range(200)]
+    got = page.evaluate("""(cases) => cases.map((c) => {
+        const tables = {};
+        for (const name of ["x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v"])
+          tables[name] = {cells: c[name], labels: c[name][0].map((_, j) => name === "x" && j === 0)};
+        return window.selfattnMaps.stepCells(tables, {scale: c.scale, causal: c.causal, bias: c.bias, positions: false}, c.focus);
+    })""", cases)
+    for case, steps in zip(cases, got):
+        m = {name: np.array(case[name], dtype=object) for name in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v")}
+        x = np.array([[float(v) for v in row[1:]] for row in case["x"]])
+        biases = {name: m[name][0].astype(float) for name in ("b_q", "b_k", "b_v")} if case["bias"] else {}
+        trace = self_attention(x, m["w_q"].astype(float), m["w_k"].astype(float), m["w_v"].astype(float),
+                               scale=case["scale"], mask="causal" if case["causal"] else None, **biases)
+        expected = {"q": trace.queries, "k": trace.keys, "v": trace.values, "scores": trace.scores,
+                    "scaled": trace.scaled_scores, "weights": trace.weights,
+                    "wv": trace.weighted_values[case["focus"]], "out": trace.outputs}
+        assert steps is not None, case
+        for link, matrix in expected.items():
+            assert steps[link]["cells"] == [[written(float(v)) for v in row] for row in matrix], (link, case)
+
+
+def test_an_edit_shows_in_the_maps_before_the_server_answers_and_the_answer_changes_nothing(page):
+    page.evaluate("""(selector) => {
+        window.__changed = [];
+        const outputs = document.querySelector(selector).shadowRoot;
+        new MutationObserver(() => window.__changed.push(performance.now()))
+            .observe(outputs, {subtree: true, childList: true, characterData: true});
+    }""", MAPS)
+    cell = page.locator(X_CELLS).nth(1)  # Input 1, x1
+    cell.click()
+    before = outputs_cells(page)
+    page.keyboard.type("5")
+    t0 = page.evaluate("() => performance.now()")
+    page.keyboard.press("Enter")
+    shown_at_once = outputs_cells(page)
+    assert shown_at_once != before  # drawn by the preview, in the Enter's own task: before any answer could come
+    wait_until_idle(page)
+    page.wait_for_timeout(500)
+    after = outputs_cells(page)
+    assert after == shown_at_once  # the server's numbers are the preview's
+    changes = page.evaluate("() => window.__changed")
+    assert len(changes) == 1 and changes[0] >= t0, changes  # drawn once: the server's answer redrew nothing
+    x = np.array([[5, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)
+    w_q = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=float)
+    w_k = np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=float)
+    w_v = np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=float)
+    out = self_attention(x, w_q, w_k, w_v, scale=False).outputs
+    assert after == [[written(v) for v in row] for row in out]
+
+
+@pytest.mark.parametrize("typed", ["abc", "1,5", "1e400", "nan"])
+def test_a_cell_that_is_not_a_plain_number_is_not_previewed(page, typed):
+    """Only the server says what is wrong with a cell: the maps keep their numbers until it answers
+    (and then keep the last good ones)."""
+    cell = page.locator(X_CELLS).nth(2)  # Input 1, x2
+    before = outputs_cells(page)
+    cell.click()
+    page.keyboard.type(typed)
+    page.keyboard.press("Enter")
+    assert outputs_cells(page) == before
+    wait_until_idle(page)
+    assert outputs_cells(page) == before
+    cell.click()
+    page.keyboard.type("0")  # back to the tutorial's 0
+    page.keyboard.press("Enter")
+    wait_until_idle(page)
