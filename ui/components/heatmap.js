@@ -87,35 +87,16 @@ function build(parent) {
     }
     const stops = data.stops.map(hexRgb);
     const span = data.hi - data.lo;
-    const colour = (text) => {
-      const v = parseFloat(text);
-      return Number.isFinite(v) ? colourAt(stops, span > 0 ? (v - data.lo) / span : 0.5) : null;
-    };
-    // Only numbers changed (an edit): the cells are repainted where they are, no table is built.
-    const frame = JSON.stringify([data.name, data.rows, data.cols, data.stops, data.masked, data.focus]);
-    if (frame === view.frame) {
-      data.cells.forEach((row, i) => row.forEach((text, j) => {
-        const td = view.cells[i][j], c = colour(text);
-        if (td.textContent !== text) td.textContent = text;
-        td.style.background = c ? c[0] : data.masked;
-        td.classList.toggle("dark", !!c && c[1]);
-        td.classList.toggle("masked", !c);
-      }));
-      const [low, , high] = box.querySelector(".legend").children;
-      low.textContent = data.low_text;
-      high.textContent = data.high_text;
-      return;
-    }
-    view.frame = frame;
     let html = `<div class="wrap"><table aria-label="${escape(data.name)}"><thead><tr><th class="corner"></th>`;
     for (const c of data.cols) html += `<th scope="col">${escape(c)}</th>`;
     html += "</tr></thead><tbody>";
     data.cells.forEach((row, i) => {
       html += `<tr><th scope="row"${i === data.focus ? ' class="focus"' : ""}>${escape(data.rows[i])}</th>`;
       row.forEach((text) => {
-        const c = colour(text);
-        if (c) {
-          html += `<td style="background:${c[0]}"${c[1] ? ' class="dark"' : ""}>${escape(text)}</td>`;
+        const v = parseFloat(text);
+        if (Number.isFinite(v)) {
+          const [bg, dark] = colourAt(stops, span > 0 ? (v - data.lo) / span : 0.5);
+          html += `<td style="background:${bg}"${dark ? ' class="dark"' : ""}>${escape(text)}</td>`;
         } else {
           html += `<td class="masked" style="background:${data.masked}">${escape(text)}</td>`;
         }

@@ -113,8 +113,7 @@ function build(parent, data) {
     ed.rev += 1;
     ed.send("table", { rev: ed.rev, cells: committed.map((row) => row.slice()) });
     share();
-    // The maps' preview is drawn in the next frame, after the rerun request has left.
-    requestAnimationFrame(() => window.dispatchEvent(new CustomEvent("selfattn-edit", { detail: { name: data.name } })));
+    window.dispatchEvent(new CustomEvent("selfattn-edit", { detail: { name: data.name } }));
   }
 
   // What is typed, where the step maps' preview (heatmap.js) reads it: the tables by name.
