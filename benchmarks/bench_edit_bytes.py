@@ -31,6 +31,12 @@ LINKS = {"tutorial (3 tokens, d=3)": "", "n=32, d=16": "size=32.16.16.16"}
 EDITS = {"X[0, x1]": r"-ed_x_\d+$", "W_v[0, 0]": r"-ed_w_v_\d+$"}
 
 
+def is_chart(element) -> bool:
+    """A Vega-Lite chart, or one of the Playground's step maps (a component keyed ``map_*``, issue 22)."""
+    kind = element.WhichOneof("type")
+    return kind == "vega_lite_chart" or (kind == "bidi_component" and "-map_" in element.bidi_component.id)
+
+
 class Counting(bench_load.Visitor):
     """A visitor that sorts the bytes it receives: charts, references to cached messages, the rest."""
 
@@ -43,7 +49,7 @@ class Counting(bench_load.Visitor):
         if msg.WhichOneof("type") == "ref_hash":
             self.refs += 1
             self.tally_bytes["other"] += size
-        elif msg.WhichOneof("type") == "delta" and msg.delta.new_element.WhichOneof("type") == "vega_lite_chart":
+        elif msg.WhichOneof("type") == "delta" and is_chart(msg.delta.new_element):
             self.charts += 1
             self.tally_bytes["charts"] += size
         else:
