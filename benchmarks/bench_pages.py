@@ -89,7 +89,7 @@ def main() -> None:
     preset = [box for box in at.selectbox if str(box.key).startswith("pg_preset__")]  # see ui.common.choice
     preset[0].set_value("random").run()
     at.button[0].click().run()
-    assert at.dataframe[-1].value.shape == (32, 16)
+    assert apptest.map_frame(at, "outputs").shape == (32, 16)
     rows.append(("random, n=32, d_in=d_k=d_v=16", time_edits(at, args.edits)))
 
     at = open_page("embeddings")
