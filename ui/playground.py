@@ -421,6 +421,7 @@ def editor(name: str) -> pd.DataFrame:
     pg = state()
     key = editor_key(name)
     rev = _take_sent(name, key)
+    pg.setdefault("revs", {})[name] = [key, rev]  # what the maps of this run were computed from (heatmap.js)
     frame = pg["frames"][name]
     problem = matrix_error(name)
     columns = [str(c) for c in frame.columns]
@@ -689,8 +690,10 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str,
     if caption:
         st.caption(caption)
     map_key = f"map_{key}"
-    heatmap(map_key, map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
-                              link=link, focus=focus, engine=engine),
+    data = map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
+                    link=link, focus=focus, engine=engine)
+    data["revs"] = state().get("revs", {})  # the editors' revisions read: an answer older than what is typed waits
+    heatmap(map_key, data,
             on_pick=partial(on_map_pick, map_key, len(values) if link != "wv" else 0))
     csv_button(frame, key, key=f"dl_{key}")
     return frame

@@ -66,7 +66,14 @@ function build(parent) {
   parent.appendChild(box);
   const view = { box, data: null, group: null, link: null, pick: null, cells: [], rowHeads: [], colHeads: [] };
 
-  view.draw = (data) => {
+  view.draw = (data, preview = false) => {
+    // An answer computed from older tables than those typed since (a second edit went out before
+    // it came) is not drawn: the preview of the newer ones stays until their answer comes.
+    const tables = window.selfattnTables || {};
+    for (const [name, [instance, rev]] of Object.entries(data.revs || {})) {
+      const typed = tables[name];
+      if (!preview && typed && typed.instance === instance && typed.rev > rev && view.data) return;
+    }
     // A map already showing exactly this (the preview drew it before the server's numbers came) is
     // left as it is; its data is taken all the same.
     const shown = JSON.stringify([data.name, data.rows, data.cols, data.cells, data.low_text, data.high_text,
@@ -144,12 +151,19 @@ function build(parent) {
   box.addEventListener("pointerleave", (event) => {
     if (event.pointerType !== "touch") announce({ i: null, j: null });
   });
+  // A tap lights up what a pointer would; a second tap on the same place is the click that picks.
+  let tapped = null, again = false;
   box.addEventListener("pointerdown", (event) => {
     const where = place(event.target);
-    if (where && event.pointerType === "touch") announce(where);
+    if (!where || event.pointerType !== "touch") return;
+    const key = `${where.i},${where.j}`;
+    again = key === tapped;
+    tapped = key;
+    announce(where);
   });
   box.addEventListener("click", (event) => {
     const where = place(event.target);
+    if (event.pointerType === "touch" && !again) return;
     if (where && where.i !== null && ["q", "scores", "scaled", "weights", "out"].includes(view.link) && view.pick) {
       view.pick("pick", where.i); // the query of that row becomes the focus of steps 4-7
     }
@@ -334,7 +348,7 @@ function preview(group) {
 
 window.addEventListener("selfattn-edit", () => {
   const drawn = preview("pg");
-  if (drawn) for (const [view, data] of drawn) view.draw(data);
+  if (drawn) for (const [view, data] of drawn) view.draw(data, true);
 });
 
 if (!window.selfattnMaps) {

@@ -119,7 +119,8 @@ function build(parent, data) {
   // What is typed, where the step maps' preview (heatmap.js) reads it: the tables by name.
   function share() {
     const tables = (window.selfattnTables ||= {});
-    tables[data.name] = { instance: data.instance, cells: committed.map((row) => row.slice()), labels: data.labels };
+    tables[data.name] = { instance: data.instance, rev: ed.rev, cells: committed.map((row) => row.slice()),
+                          labels: data.labels };
   }
   share();
 
