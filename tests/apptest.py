@@ -210,3 +210,13 @@ def assert_map_shows(at, key: str, expected) -> None:
     want = [["−∞" if v == -math.inf else ("0" if f"{v:.4g}" == "-0" else f"{v:.4g}") for v in row]
             for row in np.asarray(expected, dtype=float)]
     assert step_maps(at)[key]["cells"] == want, key
+
+
+def downloaded(downloads: dict[str, bytes], name: str):
+    """The table the last run offered as ``<name>.csv`` (the ``downloads`` fixture of conftest.py), read
+    back at full precision: the numbers a map writes to four digits, exactly."""
+    import io
+
+    import pandas as pd
+
+    return pd.read_csv(io.BytesIO(downloads[f"{name}.csv"]), index_col=0)
