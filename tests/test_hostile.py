@@ -312,3 +312,51 @@ def test_line_separators_in_labels_do_not_blank_the_charts():
             .map(el => Math.round(el.getBoundingClientRect().height))""")
     assert len(heights) >= 7 and min(heights) > 50, heights
     assert errors == [], errors
+
+
+# ── The step maps' pick trigger: a click on a query's row makes that token the focus ─────
+CRAFTED_PICKS = {  # a pick trigger's value as JSON text: none of these names a row of a 3-token map
+    "1e9": "1e9", "-1": "-1", "1.5": "1.5", "true": "true", '"1"': '"1"', "[1]": "[1]", '{"x": 1}': '{"x": 1}',
+    "NaN": "NaN", "Infinity": "Infinity", "-Infinity": "-Infinity", "null": "null", "3": "3",
+    "2**70": str(2**70), "0.9 MB of text": json.dumps("1" * 900_000),  # under the 1 MB a message may hold
+}
+MAP_WEIGHTS = r"-map_weights$"
+
+
+def test_picked_takes_only_a_whole_number_naming_a_row():
+    from ui.components.heatmap import PICK, picked
+
+    for text in CRAFTED_PICKS.values():
+        assert picked({PICK: json.loads(text)}, 3) is None, text[:20]
+    for value in (10**9, -1, 1.5, True, False, "1", [1], {"x": 1}, float("nan"), float("inf"), -float("inf"), None,
+                  3, 2**70, "1" * 4_000_000, b"1", 1j):
+        assert picked({PICK: value}, 3) is None, repr(value)[:20]
+    for state in (None, 2, "pick", [2], {"other": 2}, {PICK + " ": 2}, [[PICK, 2]]):  # not a component's state
+        assert picked(state, 3) is None, state
+    assert picked({PICK: 2}, 3) == 2 and picked({PICK: 0}, 3) == 0 and picked({PICK: 2.0}, 3) == 2
+    assert isinstance(picked({PICK: 2.0}, 3), int)
+    assert picked({PICK: 2}, 2) is None and picked({PICK: 0}, 0) is None  # a map of 0 rows (the focus's) picks none
+
+
+def test_a_crafted_pick_through_apptest_changes_nothing_and_a_click_picks():
+    from tests.apptest import open_page, send_pick, step_maps
+
+    at = open_page("playground")
+    shown_before = {key: data["cells"] for key, data in step_maps(at).items()}
+    for text in CRAFTED_PICKS.values():
+        send_pick(at, "weights", json.loads(text))
+        assert not at.exception, (text[:20], [e.value for e in at.exception])
+        assert at.session_state["pg_focus"] == 0, text[:20]
+        assert {data["focus"] for data in step_maps(at).values()} == {0}, text[:20]
+        assert {key: data["cells"] for key, data in step_maps(at).items()} == shown_before, text[:20]
+    send_pick(at, "weights", 2)  # a click on row 3 of the weights
+    assert not at.exception and at.session_state["pg_focus"] == 2
+    maps = step_maps(at)
+    assert {data["focus"] for data in maps.values()} == {2} and "weighted_values_3" in maps
+    assert any(c.value.startswith("q3·k1") for c in at.code)  # step 4 of token 3
+    send_pick(at, "outputs", 1)  # a click on row 2 of the outputs
+    assert at.session_state["pg_focus"] == 1
+    send_pick(at, "weighted_values_2", 0)  # the focus's own map picks nothing
+    assert at.session_state["pg_focus"] == 1
+    at.run()  # a trigger is sent once: the next run does not pick again
+    assert not at.exception and at.session_state["pg_focus"] == 1
