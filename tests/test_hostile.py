@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from urllib.parse import quote
 
+import numpy as np
 import pytest
 
 from tests import hostile
@@ -360,3 +361,82 @@ def test_a_crafted_pick_through_apptest_changes_nothing_and_a_click_picks():
     assert at.session_state["pg_focus"] == 1
     at.run()  # a trigger is sent once: the next run does not pick again
     assert not at.exception and at.session_state["pg_focus"] == 1
+
+
+def test_map_data_writes_torch_computed_steps_to_four_digits_with_their_colours():
+    """map_data against attention computed apart, by torch: every cell's text, −∞ where masked (grey,
+    never sent as a number), the colour scale's ends and stops by role."""
+    import math
+
+    import torch
+
+    from selfattn.display import colours
+    from ui.components.heatmap import map_data
+
+    gen = torch.Generator().manual_seed(5)
+    x, w_q, w_k, w_v = (torch.randn(shape, generator=gen, dtype=torch.float64) * 3
+                        for shape in ((5, 4), (4, 3), (4, 3), (4, 2)))
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T
+    masked = (scores / math.sqrt(3)).masked_fill(torch.ones(5, 5, dtype=torch.bool).triu(1), -math.inf)
+    weights = torch.softmax(masked, dim=-1)
+    outputs = weights @ v
+    tokens = [f"t{i}" for i in range(5)]
+
+    def text(value: float) -> str:
+        if value == -math.inf:
+            return "−∞"
+        return "0" if format(value, ".4g") == "-0" else format(value, ".4g")
+
+    for matrix, cols, role, domain, link in ((q, ["q1", "q2", "q3"], "values", None, "q"),
+                                             (masked, tokens, "values", None, "scaled"),
+                                             (weights, tokens, "weights", (0.0, 1.0), "weights"),
+                                             (outputs, ["v1", "v2"], "outputs", None, "out")):
+        data = map_data(matrix.numpy(), tokens, cols, name="m", role=role, domain=domain, link=link, focus=3)
+        assert data["cells"] == [[text(float(c)) for c in row] for row in matrix.tolist()], link
+        finite = matrix[torch.isfinite(matrix)]
+        lo, hi = domain or (float(finite.min()), float(finite.max()))
+        assert (data["lo"], data["hi"]) == pytest.approx((lo, hi), rel=1e-12, abs=1e-15), link
+        assert (data["low_text"], data["high_text"]) == (text(lo), text(hi)), link
+        assert data["stops"] == list(colours.stops(role)) and data["masked"] == colours.MASKED_GREY, link
+        assert data["rows"] == tokens and data["cols"] == cols and data["focus"] == 3 and data["link"] == link
+        json.dumps(data, allow_nan=False)  # no NaN or ±Infinity sent as a number: the browser's JSON has none
+    assert map_data(masked.numpy(), tokens, tokens, name="m")["cells"][0][1:] == ["−∞"] * 4  # above the diagonal
+    assert sum(row.count("−∞") for row in map_data(masked.numpy(), tokens, tokens, name="m")["cells"]) == 10
+    empty = map_data(np.full((2, 2), -np.inf), ["a", "b"], ["a", "b"], name="m")  # every cell masked
+    assert (empty["lo"], empty["hi"]) == (0.0, 0.0) and json.dumps(empty, allow_nan=False)
+    with pytest.raises(ValueError):
+        map_data(q.numpy(), tokens, ["q1", "q2", "q3"], name="m", link="nowhere")
+
+
+def test_the_playground_maps_show_torch_computed_attention_of_its_own_tables():
+    """The page's step maps (tests/apptest.step_maps) against torch, from the tables the page holds."""
+    import math
+
+    import torch
+
+    from selfattn.display import colours
+    from tests.apptest import assert_map_shows, open_link, step_maps
+
+    at = open_link("playground", {"preset": "random", "seed": "7", "causal": "1", "scale": "1"})
+    assert not at.exception and not at.error and at.session_state["pg_scale"]
+    frames = at.session_state["pg"]["frames"]
+
+    def tensor(name: str) -> torch.Tensor:
+        frame = frames[name].drop(columns=["token"], errors="ignore")
+        return torch.tensor(frame.to_numpy(dtype=float), dtype=torch.float64)
+
+    x, w_q, w_k, w_v = (tensor(name) for name in ("x", "w_q", "w_k", "w_v"))
+    n, d_k = x.shape[0], w_q.shape[1]
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scaled = (q @ k.T / math.sqrt(d_k)).masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), -math.inf)
+    weights = torch.softmax(scaled, dim=-1)
+    for key, matrix in (("queries", q), ("keys", k), ("values", v), ("scores", q @ k.T), ("scaled_scores", scaled),
+                        ("weights", weights), ("outputs", weights @ v), ("weighted_values_1", weights[0, :, None] * v)):
+        assert_map_shows(at, key, matrix.numpy())
+    maps = step_maps(at)
+    assert (maps["weights"]["lo"], maps["weights"]["hi"]) == (0.0, 1.0)
+    assert maps["outputs"]["hi"] == pytest.approx(float((weights @ v).max()), rel=1e-12)
+    assert {key: m["stops"] for key, m in maps.items()} == {
+        key: list(colours.stops("weights" if key == "weights" else "outputs" if key == "outputs" else "values"))
+        for key in maps}
