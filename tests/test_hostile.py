@@ -440,3 +440,98 @@ def test_the_playground_maps_show_torch_computed_attention_of_its_own_tables():
     assert {key: m["stops"] for key, m in maps.items()} == {
         key: list(colours.stops("weights" if key == "weights" else "outputs" if key == "outputs" else "values"))
         for key in maps}
+
+
+def pick_attack(server, payloads: list[str], pattern: str = MAP_WEIGHTS):
+    """Open the Playground, then send each trigger ``payload`` of map ``pattern`` in turn.
+
+    Returns:
+        For each message: what it cost, and the focus every map marked and the page's texts after it;
+        and the page's texts before the first.
+    """
+    pid = server.pids()[0]
+
+    async def run():
+        async with hostile.visitor(server.url) as v:
+            await v.open_link("playground")
+            before, results = v.texts(), []
+            for payload in payloads:
+                async def act():
+                    await hostile.send_trigger(v, pattern, payload)
+                    await v.finish_run()
+                cost = await hostile.measure(pid, act)
+                cost.exceptions = v.tally.exceptions
+                focus = {hostile.component_data(v, key)["focus"] for key in (r"-map_queries$", MAP_WEIGHTS,
+                                                                              r"-map_outputs$")}
+                results.append((cost, focus, v.texts()))
+            return before, results
+
+    return asyncio.run(run())
+
+
+def focus_token(texts: list[str]) -> list[str]:
+    """Which query step 4 works through: "q1" in "q1·k1 = ...", from the page's code blocks."""
+    return sorted({t.split("·k1", 1)[0].rsplit("\n", 1)[-1] for t in texts if "·k1 = " in t})
+
+
+@pytest.mark.parametrize("name", list(CRAFTED_PICKS))
+def test_a_crafted_pick_is_ignored_quickly_and_a_real_one_still_picks(server, name):
+    before, results = pick_attack(server, [hostile.pick_payload(CRAFTED_PICKS[name]), hostile.pick_payload("2")])
+    (cost, focus, after), (click_cost, click_focus, clicked) = results
+    assert cost.exceptions == 0 and not cost.closed, cost
+    assert cost.wall_s < 2 and cost.cpu_s <= MAX_CPU_S, cost  # answered at once (~0.1 s), nothing left running
+    assert focus == {0} and focus_token(after) == focus_token(before) == ["q1"], (focus, focus_token(after))
+    assert numbers(after) == numbers(before) and numbers(after)  # the page still shows its numbers
+    assert not any("Traceback" in t or "Error" in t for t in after)
+    # the same session, a click on row 3 of the weights: token 3 becomes the focus
+    assert click_cost.exceptions == 0 and click_cost.wall_s < 2, click_cost
+    assert click_focus == {2} and focus_token(clicked) == ["q3"], (click_focus, focus_token(clicked))
+
+
+@pytest.mark.parametrize("payload", [
+    '{"event": "pick", "value": 2}',  # one event, not a list: Streamlit makes it a list of one (a real pick)
+    '[{"event": "pick"}]', '[{"value": 2}]', '[{"event": 7, "value": 2}]', '[{"event": "pick ", "value": 2}]',
+    '[2]', '"pick"', "[]", "null", "not json {", '[{"event": "pick", "value": 2}' + ', {"x": 1}' * 20_000 + "]",
+])
+def test_crafted_trigger_lists_pick_nothing_else(server, payload):
+    """The trigger's whole event list crafted: only a well-formed pick event of a row is used."""
+    before, [(cost, focus, after)] = pick_attack(server, [payload])
+    assert cost.exceptions == 0 and not cost.closed and cost.wall_s < 2 and cost.cpu_s <= MAX_CPU_S, cost
+    assert numbers(after) and focus_token(after) == [f"q{min(focus) + 1}"]
+    real = '"value": 2}' in payload and payload.startswith(("{", '[{"event": "pick", "value": 2}'))
+    assert focus == ({2} if real else {0}), (payload[:60], focus)
+    if not real:
+        assert numbers(after) == numbers(before)
+
+
+def test_a_pick_over_one_megabyte_closes_only_its_senders_connection(server):
+    """A 4 MB string as the pick: over server.maxWidgetStateSize (1 MB), Streamlit closes the connection
+    before anything reads it; the page serves the next visitor at once, its focus untouched."""
+    pid = server.pids()[0]
+
+    async def run():
+        async with hostile.visitor(server.url) as attacker, hostile.visitor(server.url) as other:
+            await attacker.open_link("playground")
+            await other.open_link("playground")
+
+            async def act():
+                await hostile.send_trigger(attacker, MAP_WEIGHTS, hostile.pick_payload(json.dumps("1" * 4_000_000)))
+                await attacker.finish_run()
+            cost = await hostile.measure(pid, act)
+            await hostile.send_trigger(other, MAP_WEIGHTS, hostile.pick_payload("1"))
+            await other.finish_run()
+            return cost, other
+
+    cost, other = asyncio.run(run())
+    assert cost.closed and cost.cpu_s <= MAX_CPU_S and cost.wall_s < 2, cost
+    assert other.tally.exceptions == 0 and hostile.component_data(other, MAP_WEIGHTS)["focus"] == 1
+    assert focus_token(other.texts()) == ["q2"]
+
+
+@pytest.mark.parametrize("state", ['{"pick": 1e9}', '{"pick": "1"}', '{"pick": [1]}', '{"pick": NaN}', "[1]", '"x"'])
+def test_a_crafted_map_state_is_ignored(server, state):
+    """The map's own state (not its trigger): a browser sends none, a visitor may; Streamlit shows a
+    ``pick`` in it as the trigger's value, so it goes through the same check."""
+    cost, before, after = attack(server, "", {MAP_WEIGHTS: ("json_value", state)})
+    assert cost.exceptions == 0 and cost.cpu_s <= MAX_CPU_S and cost.wall_s < 2, cost
+    assert numbers(after) == numbers(before) and focus_token(after) == ["q1"]
