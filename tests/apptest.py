@@ -220,3 +220,31 @@ def assert_map_shows(at, key: str, expected) -> None:
 
     want = [[four_digits(v) for v in row] for row in np.asarray(expected, dtype=float)]
     assert step_maps(at)[key]["cells"] == want, key
+
+
+def downloaded(downloads: dict[str, bytes], name: str):
+    """The table the last run offered as ``<name>.csv`` (the ``downloads`` fixture of conftest.py), read
+    back at full precision: the numbers a map writes to four digits, exactly."""
+    import io
+
+    import pandas as pd
+
+    return pd.read_csv(io.BytesIO(downloads[f"{name}.csv"]), index_col=0)
+
+
+def trigger_id(component_id: str, event_group: str = "events") -> str:
+    """The widget id under which Streamlit takes a Components-v2 element's trigger events (its
+    "aggregator": ``$$STREAMLIT_INTERNAL_KEY_<element id>__events``), as the browser sends them."""
+    return f"$$STREAMLIT_INTERNAL_KEY_{component_id}__{event_group}"
+
+
+def send_pick(at, key: str, value) -> None:
+    """Run the page as after a click on a step map: map ``key``'s ``pick`` trigger set to ``value``
+    (any JSON value, NaN and ±Infinity included, as a crafted message may carry), sent once."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    element = next(e for e in at.get("bidi_component") if e.proto.id.endswith(f"-map_{key}"))
+    states = at._tree.get_widget_states()  # what the browser's other widgets hold
+    states.widgets.append(WidgetState(id=trigger_id(element.proto.id),
+                                      json_trigger_value=json.dumps([{"event": "pick", "value": value}])))
+    at._run(states)

@@ -189,3 +189,36 @@ def hosted_playground(work: Path):
         yield target
     finally:
         target.stop()
+
+
+# ── Component triggers: what a click on a step map sends ────────────────────────────────
+def trigger_state(component_id: str, payload: str) -> WidgetState:
+    """The trigger widget state of a Components-v2 element: ``payload`` is the JSON text of its event
+    list as sent (``[{"event": "pick", "value": 2}]`` from a browser; anything from an attacker)."""
+    return WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{component_id}__events", json_trigger_value=payload)
+
+
+async def send_trigger(v: Hostile, pattern: str, payload: str) -> None:
+    """Send the rerun a click on the component whose id matches ``pattern`` asks for: its trigger
+    once (the browser does not keep a trigger), the other widgets as held, its fragment rerun."""
+    wid = v.widget_id(pattern)
+    widgets = [*v.widgets.values(), trigger_state(wid, payload)]
+    await v.ws.send(bench_load.rerun_request(
+        url=v.url, page_hash=v.page_hash, query_string=v.query_string, widgets=widgets,
+        cached_hashes=v.cache, fragment_id=v.fragments.get(wid, "")))
+
+
+def pick_payload(value_json: str) -> str:
+    """A ``pick`` trigger whose value is the JSON text ``value_json`` (NaN, Infinity and all)."""
+    return '[{"event": "pick", "value": ' + value_json + "}]"
+
+
+def component_data(v: Hostile, pattern: str) -> dict | None:
+    """The JSON the last run drew the component whose id matches ``pattern`` with (None: not drawn)."""
+    import json
+    import re as _re
+
+    for element in v.elements.values():
+        if element.WhichOneof("type") == "bidi_component" and _re.search(pattern, element.bidi_component.id):
+            return json.loads(element.bidi_component.json or "null")
+    return None

@@ -17,7 +17,7 @@ import pytest
 from selfattn.display import share
 from selfattn.display.grid import MAX_DIM, MAX_TOKENS
 from selfattn.i18n import LANGS, t
-from tests import fuzz
+from tests import apptest, fuzz
 from ui import playground as pg
 from ui import state as settings
 
@@ -100,7 +100,8 @@ class LinksWalk(fuzz.Walk):
         self.current, self.left = "home", {}
 
     def has_result(self, at) -> bool:
-        return bool(at.metric or at.dataframe or at.main.page_link or at.get("vega_lite_chart"))
+        return bool(at.metric or at.dataframe or at.main.page_link or at.get("vega_lite_chart")
+                    or apptest.step_maps(at))
 
     def verify(self) -> None:
         self.title_key = TITLES[self.current]

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from urllib.parse import quote
 
+import numpy as np
 import pytest
 
 from tests import hostile
@@ -312,3 +313,225 @@ def test_line_separators_in_labels_do_not_blank_the_charts():
             .map(el => Math.round(el.getBoundingClientRect().height))""")
     assert len(heights) >= 7 and min(heights) > 50, heights
     assert errors == [], errors
+
+
+# ── The step maps' pick trigger: a click on a query's row makes that token the focus ─────
+CRAFTED_PICKS = {  # a pick trigger's value as JSON text: none of these names a row of a 3-token map
+    "1e9": "1e9", "-1": "-1", "1.5": "1.5", "true": "true", '"1"': '"1"', "[1]": "[1]", '{"x": 1}': '{"x": 1}',
+    "NaN": "NaN", "Infinity": "Infinity", "-Infinity": "-Infinity", "null": "null", "3": "3",
+    "2**70": str(2**70), "0.9 MB of text": json.dumps("1" * 900_000),  # under the 1 MB a message may hold
+}
+MAP_WEIGHTS = r"-map_weights$"
+
+
+def test_picked_takes_only_a_whole_number_naming_a_row():
+    from ui.components.heatmap import PICK, picked
+
+    for text in CRAFTED_PICKS.values():
+        assert picked({PICK: json.loads(text)}, 3) is None, text[:20]
+    for value in (10**9, -1, 1.5, True, False, "1", [1], {"x": 1}, float("nan"), float("inf"), -float("inf"), None,
+                  3, 2**70, "1" * 4_000_000, b"1", 1j):
+        assert picked({PICK: value}, 3) is None, repr(value)[:20]
+    for state in (None, 2, "pick", [2], {"other": 2}, {PICK + " ": 2}, [[PICK, 2]]):  # not a component's state
+        assert picked(state, 3) is None, state
+    assert picked({PICK: 2}, 3) == 2 and picked({PICK: 0}, 3) == 0 and picked({PICK: 2.0}, 3) == 2
+    assert isinstance(picked({PICK: 2.0}, 3), int)
+    assert picked({PICK: 2}, 2) is None and picked({PICK: 0}, 0) is None  # a map of 0 rows (the focus's) picks none
+
+
+def test_a_crafted_pick_through_apptest_changes_nothing_and_a_click_picks():
+    from tests.apptest import open_page, send_pick, step_maps
+
+    at = open_page("playground")
+    shown_before = {key: data["cells"] for key, data in step_maps(at).items()}
+    for text in CRAFTED_PICKS.values():
+        send_pick(at, "weights", json.loads(text))
+        assert not at.exception, (text[:20], [e.value for e in at.exception])
+        assert at.session_state["pg_focus"] == 0, text[:20]
+        assert {data["focus"] for data in step_maps(at).values()} == {0}, text[:20]
+        assert {key: data["cells"] for key, data in step_maps(at).items()} == shown_before, text[:20]
+    send_pick(at, "weights", 2)  # a click on row 3 of the weights
+    assert not at.exception and at.session_state["pg_focus"] == 2
+    maps = step_maps(at)
+    assert {data["focus"] for data in maps.values()} == {2} and "weighted_values_3" in maps
+    assert any(c.value.startswith("q3·k1") for c in at.code)  # step 4 of token 3
+    send_pick(at, "outputs", 1)  # a click on row 2 of the outputs
+    assert at.session_state["pg_focus"] == 1
+    send_pick(at, "weighted_values_2", 0)  # the focus's own map picks nothing
+    assert at.session_state["pg_focus"] == 1
+    at.run()  # a trigger is sent once: the next run does not pick again
+    assert not at.exception and at.session_state["pg_focus"] == 1
+
+
+def test_map_data_writes_torch_computed_steps_to_four_digits_with_their_colours():
+    """map_data against attention computed apart, by torch: every cell's text, −∞ where masked (grey,
+    never sent as a number), the colour scale's ends and stops by role."""
+    import math
+
+    import torch
+
+    from selfattn.display import colours
+    from ui.components.heatmap import map_data
+
+    gen = torch.Generator().manual_seed(5)
+    x, w_q, w_k, w_v = (torch.randn(shape, generator=gen, dtype=torch.float64) * 3
+                        for shape in ((5, 4), (4, 3), (4, 3), (4, 2)))
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T
+    masked = (scores / math.sqrt(3)).masked_fill(torch.ones(5, 5, dtype=torch.bool).triu(1), -math.inf)
+    weights = torch.softmax(masked, dim=-1)
+    outputs = weights @ v
+    tokens = [f"t{i}" for i in range(5)]
+
+    def text(value: float) -> str:
+        if value == -math.inf:
+            return "−∞"
+        return "0" if format(value, ".4g") == "-0" else format(value, ".4g")
+
+    for matrix, cols, role, domain, link in ((q, ["q1", "q2", "q3"], "values", None, "q"),
+                                             (masked, tokens, "values", None, "scaled"),
+                                             (weights, tokens, "weights", (0.0, 1.0), "weights"),
+                                             (outputs, ["v1", "v2"], "outputs", None, "out")):
+        data = map_data(matrix.numpy(), tokens, cols, name="m", role=role, domain=domain, link=link, focus=3)
+        assert data["cells"] == [[text(float(c)) for c in row] for row in matrix.tolist()], link
+        finite = matrix[torch.isfinite(matrix)]
+        lo, hi = domain or (float(finite.min()), float(finite.max()))
+        assert (data["lo"], data["hi"]) == pytest.approx((lo, hi), rel=1e-12, abs=1e-15), link
+        assert (data["low_text"], data["high_text"]) == (text(lo), text(hi)), link
+        assert data["stops"] == list(colours.stops(role)) and data["masked"] == colours.MASKED_GREY, link
+        assert data["rows"] == tokens and data["cols"] == cols and data["focus"] == 3 and data["link"] == link
+        json.dumps(data, allow_nan=False)  # no NaN or ±Infinity sent as a number: the browser's JSON has none
+    assert map_data(masked.numpy(), tokens, tokens, name="m")["cells"][0][1:] == ["−∞"] * 4  # above the diagonal
+    assert sum(row.count("−∞") for row in map_data(masked.numpy(), tokens, tokens, name="m")["cells"]) == 10
+    empty = map_data(np.full((2, 2), -np.inf), ["a", "b"], ["a", "b"], name="m")  # every cell masked
+    assert (empty["lo"], empty["hi"]) == (0.0, 0.0) and json.dumps(empty, allow_nan=False)
+    with pytest.raises(ValueError):
+        map_data(q.numpy(), tokens, ["q1", "q2", "q3"], name="m", link="nowhere")
+
+
+def test_the_playground_maps_show_torch_computed_attention_of_its_own_tables():
+    """The page's step maps (tests/apptest.step_maps) against torch, from the tables the page holds."""
+    import math
+
+    import torch
+
+    from selfattn.display import colours
+    from tests.apptest import assert_map_shows, open_link, step_maps
+
+    at = open_link("playground", {"preset": "random", "seed": "7", "causal": "1", "scale": "1"})
+    assert not at.exception and not at.error and at.session_state["pg_scale"]
+    frames = at.session_state["pg"]["frames"]
+
+    def tensor(name: str) -> torch.Tensor:
+        frame = frames[name].drop(columns=["token"], errors="ignore")
+        return torch.tensor(frame.to_numpy(dtype=float), dtype=torch.float64)
+
+    x, w_q, w_k, w_v = (tensor(name) for name in ("x", "w_q", "w_k", "w_v"))
+    n, d_k = x.shape[0], w_q.shape[1]
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scaled = (q @ k.T / math.sqrt(d_k)).masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), -math.inf)
+    weights = torch.softmax(scaled, dim=-1)
+    for key, matrix in (("queries", q), ("keys", k), ("values", v), ("scores", q @ k.T), ("scaled_scores", scaled),
+                        ("weights", weights), ("outputs", weights @ v), ("weighted_values_1", weights[0, :, None] * v)):
+        assert_map_shows(at, key, matrix.numpy())
+    maps = step_maps(at)
+    assert (maps["weights"]["lo"], maps["weights"]["hi"]) == (0.0, 1.0)
+    assert maps["outputs"]["hi"] == pytest.approx(float((weights @ v).max()), rel=1e-12)
+    assert {key: m["stops"] for key, m in maps.items()} == {
+        key: list(colours.stops("weights" if key == "weights" else "outputs" if key == "outputs" else "values"))
+        for key in maps}
+
+
+def pick_attack(server, payloads: list[str], pattern: str = MAP_WEIGHTS):
+    """Open the Playground, then send each trigger ``payload`` of map ``pattern`` in turn.
+
+    Returns:
+        For each message: what it cost, and the focus every map marked and the page's texts after it;
+        and the page's texts before the first.
+    """
+    pid = server.pids()[0]
+
+    async def run():
+        async with hostile.visitor(server.url) as v:
+            await v.open_link("playground")
+            before, results = v.texts(), []
+            for payload in payloads:
+                async def act():
+                    await hostile.send_trigger(v, pattern, payload)
+                    await v.finish_run()
+                cost = await hostile.measure(pid, act)
+                cost.exceptions = v.tally.exceptions
+                focus = {hostile.component_data(v, key)["focus"] for key in (r"-map_queries$", MAP_WEIGHTS,
+                                                                              r"-map_outputs$")}
+                results.append((cost, focus, v.texts()))
+            return before, results
+
+    return asyncio.run(run())
+
+
+def focus_token(texts: list[str]) -> list[str]:
+    """Which query step 4 works through: "q1" in "q1·k1 = ...", from the page's code blocks."""
+    return sorted({t.split("·k1", 1)[0].rsplit("\n", 1)[-1] for t in texts if "·k1 = " in t})
+
+
+@pytest.mark.parametrize("name", list(CRAFTED_PICKS))
+def test_a_crafted_pick_is_ignored_quickly_and_a_real_one_still_picks(server, name):
+    before, results = pick_attack(server, [hostile.pick_payload(CRAFTED_PICKS[name]), hostile.pick_payload("2")])
+    (cost, focus, after), (click_cost, click_focus, clicked) = results
+    assert cost.exceptions == 0 and not cost.closed, cost
+    assert cost.wall_s < 2 and cost.cpu_s <= MAX_CPU_S, cost  # answered at once (~0.1 s), nothing left running
+    assert focus == {0} and focus_token(after) == focus_token(before) == ["q1"], (focus, focus_token(after))
+    assert numbers(after) == numbers(before) and numbers(after)  # the page still shows its numbers
+    assert not any("Traceback" in t or "Error" in t for t in after)
+    # the same session, a click on row 3 of the weights: token 3 becomes the focus
+    assert click_cost.exceptions == 0 and click_cost.wall_s < 2, click_cost
+    assert click_focus == {2} and focus_token(clicked) == ["q3"], (click_focus, focus_token(clicked))
+
+
+@pytest.mark.parametrize("payload", [
+    '{"event": "pick", "value": 2}',  # one event, not a list: Streamlit makes it a list of one (a real pick)
+    '[{"event": "pick"}]', '[{"value": 2}]', '[{"event": 7, "value": 2}]', '[{"event": "pick ", "value": 2}]',
+    '[2]', '"pick"', "[]", "null", "not json {", '[{"event": "pick", "value": 2}' + ', {"x": 1}' * 20_000 + "]",
+])
+def test_crafted_trigger_lists_pick_nothing_else(server, payload):
+    """The trigger's whole event list crafted: only a well-formed pick event of a row is used."""
+    before, [(cost, focus, after)] = pick_attack(server, [payload])
+    assert cost.exceptions == 0 and not cost.closed and cost.wall_s < 2 and cost.cpu_s <= MAX_CPU_S, cost
+    assert numbers(after) and focus_token(after) == [f"q{min(focus) + 1}"]
+    real = '"value": 2}' in payload and payload.startswith(("{", '[{"event": "pick", "value": 2}'))
+    assert focus == ({2} if real else {0}), (payload[:60], focus)
+    if not real:
+        assert numbers(after) == numbers(before)
+
+
+def test_a_pick_over_one_megabyte_closes_only_its_senders_connection(server):
+    """A 4 MB string as the pick: over server.maxWidgetStateSize (1 MB), Streamlit closes the connection
+    before anything reads it; the page serves the next visitor at once, its focus untouched."""
+    pid = server.pids()[0]
+
+    async def run():
+        async with hostile.visitor(server.url) as attacker, hostile.visitor(server.url) as other:
+            await attacker.open_link("playground")
+            await other.open_link("playground")
+
+            async def act():
+                await hostile.send_trigger(attacker, MAP_WEIGHTS, hostile.pick_payload(json.dumps("1" * 4_000_000)))
+                await attacker.finish_run()
+            cost = await hostile.measure(pid, act)
+            await hostile.send_trigger(other, MAP_WEIGHTS, hostile.pick_payload("1"))
+            await other.finish_run()
+            return cost, other
+
+    cost, other = asyncio.run(run())
+    assert cost.closed and cost.cpu_s <= MAX_CPU_S and cost.wall_s < 2, cost
+    assert other.tally.exceptions == 0 and hostile.component_data(other, MAP_WEIGHTS)["focus"] == 1
+    assert focus_token(other.texts()) == ["q2"]
+
+
+@pytest.mark.parametrize("state", ['{"pick": 1e9}', '{"pick": "1"}', '{"pick": [1]}', '{"pick": NaN}', "[1]", '"x"'])
+def test_a_crafted_map_state_is_ignored(server, state):
+    """The map's own state (not its trigger): a browser sends none, a visitor may; Streamlit shows a
+    ``pick`` in it as the trigger's value, so it goes through the same check."""
+    cost, before, after = attack(server, "", {MAP_WEIGHTS: ("json_value", state)})
+    assert cost.exceptions == 0 and cost.cpu_s <= MAX_CPU_S and cost.wall_s < 2, cost
+    assert numbers(after) == numbers(before) and focus_token(after) == ["q1"]

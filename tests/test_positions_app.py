@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from selfattn import self_attention
-from tests.apptest import choice_widget, edit, heatmap_specs, open_link, open_page, shown, texts
+from selfattn.display import colours
+from tests.apptest import (assert_map_shows, choice_widget, downloaded, edit, heatmap_specs, map_frame, open_link,
+                           open_page, shown, step_maps, texts)
 
 X = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)  # the tutorial's example
 W_Q = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=float)
@@ -25,7 +27,12 @@ def sinusoidal(n: int, d: int) -> np.ndarray:
 
 
 def outputs(at) -> pd.DataFrame:
-    return at.dataframe[-1].value  # step 8's table, the last table on the page
+    return map_frame(at, "outputs")  # step 8's map, its cells read back as numbers (4 significant digits)
+
+
+def exact_outputs(downloads) -> np.ndarray:
+    """Step 8's outputs at full precision: the CSV its download button offered on the last run."""
+    return downloaded(downloads, "outputs").to_numpy()
 
 
 def link(at) -> dict[str, str]:
@@ -52,45 +59,51 @@ def set_order(at, text: str) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
-def test_positions_change_the_outputs_and_travel_in_the_link():
+def test_positions_change_the_outputs_and_travel_in_the_link(downloads):
     at = open_page("playground")
-    plain = outputs(at).to_numpy().copy()
+    plain = exact_outputs(downloads)
     np.testing.assert_allclose(plain, self_attention(X, W_Q, W_K, W_V, scale=False).outputs, rtol=1e-12)
+    assert_map_shows(at, "outputs", self_attention(X, W_Q, W_K, W_V, scale=False).outputs)
     choice_widget(at.segmented_control, "pg_pos").set_value("sinusoidal").run()
     assert not at.exception
-    with_pe = outputs(at).to_numpy()
+    with_pe = exact_outputs(downloads)
     want = self_attention(X + sinusoidal(3, 4), W_Q, W_K, W_V, scale=False).outputs
     np.testing.assert_allclose(with_pe, want, rtol=1e-13)
-    assert np.abs(with_pe - plain).max() > 0.5  # a real change
+    assert_map_shows(at, "outputs", want)
+    assert np.abs(outputs(at).to_numpy() - plain).max() > 0.5  # a real change, in what the map shows
     assert any(matrix(s).shape == (3, 4) and np.allclose(matrix(s), sinusoidal(3, 4), rtol=0, atol=1e-15)
                for s in heatmap_specs(at))  # PE is drawn as a heatmap
     params = link(at)
     assert params["pos"] == "sinusoidal"
     again = open_link("playground", params)
     assert not again.exception and not again.warning
-    np.testing.assert_array_equal(outputs(again).to_numpy(), with_pe)  # bit-identical
+    np.testing.assert_array_equal(exact_outputs(downloads), with_pe)  # bit-identical
+    assert step_maps(again)["outputs"] == step_maps(at)["outputs"]
 
 
-def test_learned_style_positions_follow_their_seed_and_the_link_keeps_it():
+def test_learned_style_positions_follow_their_seed_and_the_link_keeps_it(downloads):
     at = open_link("playground", {"pos": "learned", "pseed": "7"})
     assert not at.exception and not at.warning
     pe = np.round(np.random.default_rng(7).standard_normal((3, 4)), 3)
-    np.testing.assert_allclose(outputs(at).to_numpy(), self_attention(X + pe, W_Q, W_K, W_V, scale=False).outputs,
-                               rtol=1e-13)
+    want = self_attention(X + pe, W_Q, W_K, W_V, scale=False).outputs
+    np.testing.assert_allclose(exact_outputs(downloads), want, rtol=1e-13)
+    assert_map_shows(at, "outputs", want)
     at.number_input(key="pg_pos_seed").set_value(8).run()
     assert link(at)["pseed"] == "8"
-    assert not np.allclose(outputs(at).to_numpy(), self_attention(X + pe, W_Q, W_K, W_V, scale=False).outputs)
+    assert not np.allclose(exact_outputs(downloads), want)
+    assert not np.allclose(outputs(at).to_numpy(), want, rtol=1e-3)  # the map shows the change too
 
 
 @pytest.mark.parametrize("lang, line", [
     ("en", "Output of Input 2 (row 2) is unchanged; it moved to row 3"),
     ("zh", "输入 2（第 2 行）的输出没有变，只是移到了第 3 行")])
-def test_shuffling_without_positions_permutes_the_output_rows_exactly(lang, line):
+def test_shuffling_without_positions_permutes_the_output_rows_exactly(lang, line, downloads):
     at = open_page("playground", lang)
     set_order(at, "3 1 2")
     order = [2, 0, 1]
     before, after = before_after(at)
-    np.testing.assert_array_equal(before, outputs(at).to_numpy())
+    np.testing.assert_array_equal(before, exact_outputs(downloads))  # the "before" map is step 8's outputs
+    assert_map_shows(at, "outputs", self_attention(X, W_Q, W_K, W_V, scale=False).outputs)
     np.testing.assert_array_equal(after, self_attention(X[order], W_Q, W_K, W_V, scale=False).outputs)
     np.testing.assert_allclose(after, before[order], rtol=0, atol=1e-15)  # the same rows, moved
     assert line in texts(at)
@@ -218,7 +231,7 @@ def test_an_order_for_another_number_of_tokens_is_said_and_nothing_stale_is_draw
     assert not at.error and len(at.success) == 1
 
 
-def test_a_link_reproduces_the_shuffle_with_learned_positions_exactly():
+def test_a_link_reproduces_the_shuffle_with_learned_positions_exactly(downloads):
     at = open_page("playground", "zh")
     choice_widget(at.segmented_control, "pg_pos").set_value("learned").run()
     at.number_input(key="pg_pos_seed").set_value(3).run()
@@ -226,10 +239,12 @@ def test_a_link_reproduces_the_shuffle_with_learned_positions_exactly():
     set_order(at, "2，3，1")
     params = link(at)
     assert {params["pos"], params["pseed"], params["order"], params["lang"]} == {"learned", "3", "2，3，1", "zh"}
+    mine = exact_outputs(downloads)
     again = open_link("playground", params)
     assert not again.exception and not again.warning[1:]  # the one warning: the outputs changed
     assert "输出变了" in shown(again.warning[0].value)
-    np.testing.assert_array_equal(outputs(again).to_numpy(), outputs(at).to_numpy())
+    np.testing.assert_array_equal(exact_outputs(downloads), mine)  # bit-identical
+    assert step_maps(again) == step_maps(at)  # every step map, its cells as written
     for mine, theirs in zip(before_after(again), before_after(at)):
         np.testing.assert_array_equal(mine, theirs)
     assert texts(again).count("只是移到了") == texts(at).count("只是移到了")
@@ -239,5 +254,8 @@ def test_positions_and_the_shuffle_are_coloured_by_role():
     from tests.test_colours import assert_coloured_by_role
 
     at = open_link("playground", {"order": "3 1 2", "pos": "sinusoidal"})
-    # the weights and P (a row of P sums to 1: green, 0..1); PE diverging around 0
-    assert assert_coloured_by_role(heatmap_specs(at)) == (2, 1)
+    # Vega maps: P (a row of P sums to 1: green, 0..1); PE diverging around 0
+    assert assert_coloured_by_role(heatmap_specs(at)) == (1, 1)
+    weights = step_maps(at)["weights"]  # the weights: a step map now, green over 0..1
+    assert weights["stops"] == list(colours.stops("weights")) and (weights["lo"], weights["hi"]) == (0.0, 1.0)
+    assert step_maps(at)["outputs"]["stops"] == list(colours.stops("outputs"))

@@ -36,11 +36,12 @@ def page_link(at: AppTest) -> str:
 
 
 def shown(at: AppTest) -> dict:
-    """Everything the main area shows that comes from the numbers: tables, charts, metrics, code."""
+    """Everything the main area shows that comes from the numbers: tables, charts, step maps, metrics, code."""
     pg = at.session_state["pg"] if "pg" in at.session_state else {"frames": {}}
     return {"tables": [f.value.to_csv() for f in at.dataframe if f.proto.editing_mode == 0],
             "cells": {name: frame.to_csv() for name, frame in pg["frames"].items()},  # as typed, edits included
             "charts": json.dumps(heatmap_specs(at), sort_keys=True, default=str),  # specs with their cells
+            "maps": json.dumps(apptest.step_maps(at), sort_keys=True),  # the Playground's step maps, as drawn
             "metrics": [(m.label, m.value) for m in at.metric],
             "code": [c.value for c in at.main.code],
             "markdown": [m.value for m in at.main.markdown]}
@@ -78,6 +79,8 @@ def test_playground_link_brings_back_preset_toggles_focus_labels_and_hand_edits(
     fresh = reopened(at, "playground")
     assert_same_page(at, fresh)
     assert fresh.session_state["pg"]["frames"]["x"].iloc[3, 0] == "早_~!"
+    assert {m["focus"] for m in apptest.step_maps(fresh).values()} == {3}  # every map marks the focus token
+    assert apptest.step_maps(fresh)["queries"]["rows"][3] == "早_~!"
 
 
 def test_playground_link_keeps_a_bad_cell_as_typed_and_the_last_good_numbers_stay_unlinked():
@@ -117,6 +120,7 @@ def test_an_uploaded_label_longer_than_a_link_takes_opens_with_the_same_tables()
     fresh = reopened(at, "playground")
     assert not fresh.warning  # nothing in the link was ignored
     assert shown(fresh)["tables"] == shown(at)["tables"] and shown(fresh)["charts"] == shown(at)["charts"]
+    assert shown(at)["maps"] != "{}" and shown(fresh)["maps"] == shown(at)["maps"]
 
 
 @pytest.mark.parametrize("page, chooser, shown, hidden, box, typed, param", [
