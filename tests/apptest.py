@@ -190,7 +190,9 @@ def step_maps(at) -> dict[str, dict]:
     for element in at.get("bidi_component"):
         key = element.proto.id.split("-", 2)[-1]  # "$$ID-<hash>-<key>"
         if key.startswith("map_"):
-            maps[key.removeprefix("map_")] = json.loads(element.proto.json)
+            data = json.loads(element.proto.json)
+            data.pop("revs", None)  # the editors' revisions the run read: one session's bookkeeping, not shown
+            maps[key.removeprefix("map_")] = data
     return maps
 
 

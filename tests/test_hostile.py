@@ -383,10 +383,7 @@ def test_map_data_writes_torch_computed_steps_to_four_digits_with_their_colours(
     outputs = weights @ v
     tokens = [f"t{i}" for i in range(5)]
 
-    def text(value: float) -> str:
-        if value == -math.inf:
-            return "−∞"
-        return "0" if format(value, ".4g") == "-0" else format(value, ".4g")
+    from tests.apptest import four_digits as text  # worked out with decimal: 12, then 4 significant digits
 
     for matrix, cols, role, domain, link in ((q, ["q1", "q2", "q3"], "values", None, "q"),
                                              (masked, tokens, "values", None, "scaled"),
