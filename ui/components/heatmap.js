@@ -18,6 +18,7 @@
 
 const maps = new Map(); // group -> Map(link -> view): the maps on the page, found by their place
 const EVENT = "selfattn-link";
+const QUERY_ROWS = ["q", "scores", "scaled", "weights", "out"]; // maps whose row i is query i: a click picks it
 const sheet = new CSSStyleSheet();
 sheet.replaceSync(STYLE);
 
@@ -98,7 +99,8 @@ function build(parent) {
     for (const c of data.cols) html += `<th scope="col">${escape(c)}</th>`;
     html += "</tr></thead><tbody>";
     data.cells.forEach((row, i) => {
-      html += `<tr><th scope="row"${i === data.focus ? ' class="focus"' : ""}>${escape(data.rows[i])}</th>`;
+      html += `<tr><th scope="row" tabindex="${i === 0 ? 0 : -1}"${i === data.focus ? ' class="focus"' : ""}>` +
+              `${escape(data.rows[i])}</th>`;
       row.forEach((text) => {
         const v = parseFloat(text);
         if (Number.isFinite(v)) {
@@ -151,6 +153,29 @@ function build(parent) {
   box.addEventListener("pointerleave", (event) => {
     if (event.pointerType !== "touch") announce({ i: null, j: null });
   });
+  // The keyboard: one stop a map, its row names; arrows move between them, a focused row lights up
+  // as a pointed-at one does, and Enter (or Space) on a query's row makes that token the focus.
+  box.addEventListener("focusin", (event) => {
+    const where = place(event.target);
+    if (where) announce(where);
+  });
+  box.addEventListener("focusout", () => announce({ i: null, j: null }));
+  box.addEventListener("keydown", (event) => {
+    const th = event.target.closest("tbody th");
+    if (!th) return;
+    const r = th.parentElement.sectionRowIndex;
+    const to = { ArrowUp: r - 1, ArrowDown: r + 1, Home: 0, End: view.rowHeads.length - 1 }[event.key];
+    if (to !== undefined) {
+      event.preventDefault();
+      const next = view.rowHeads[Math.max(0, Math.min(view.rowHeads.length - 1, to))];
+      th.tabIndex = -1;
+      next.tabIndex = 0;
+      next.focus();
+    } else if ((event.key === "Enter" || event.key === " ") && QUERY_ROWS.includes(view.link) && view.pick) {
+      event.preventDefault();
+      view.pick("pick", r);
+    }
+  });
   // A tap lights up what a pointer would; a second tap on the same place is the click that picks.
   let tapped = null, again = false;
   box.addEventListener("pointerdown", (event) => {
@@ -164,7 +189,7 @@ function build(parent) {
   box.addEventListener("click", (event) => {
     const where = place(event.target);
     if (event.pointerType === "touch" && !again) return;
-    if (where && where.i !== null && ["q", "scores", "scaled", "weights", "out"].includes(view.link) && view.pick) {
+    if (where && where.i !== null && QUERY_ROWS.includes(view.link) && view.pick) {
       view.pick("pick", where.i); // the query of that row becomes the focus of steps 4-7
     }
   });
