@@ -154,3 +154,46 @@ SMALL_CHART_LABELS = """() => [...document.querySelectorAll("[data-testid=stVega
   .filter(t => t.closest("g[class*=role-axis-label], g[class*=role-legend-label], g[class*=role-axis-title],"
                          + " g[class*=role-legend-title]"))
   .map(t => [t.textContent.slice(0, 20), parseFloat(getComputedStyle(t).fontSize)]).filter(([, px]) => px < 12)"""
+
+
+# The Playground's step maps (ui/components/heatmap.py): one component element a map, key map_<name>,
+# its table in an open shadow root.
+MAP_HOSTS = "[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']"
+EDITOR_HOSTS = "[class*='st-key-ed_'] [data-testid='stBidiComponentIsolated']"  # the matrix editors
+
+
+def maps_fit(page) -> list[list[int]]:
+    """[left, right] edges of every step map's frame, from the left of the column holding it (or of the
+    page's main block), and that column's width: a map wider than its column scrolls inside its frame.
+    A map not drawn (no frame, or 0 px wide) gives [0, 0, 0]."""
+    return page.evaluate("""(sel) => [...document.querySelectorAll(sel)].map(host => {
+        const wrap = host.shadowRoot && host.shadowRoot.querySelector(".wrap");
+        if (!wrap || !wrap.getBoundingClientRect().width) return [0, 0, 0];
+        const column = host.closest("[data-testid='stColumn']") || host.closest("[data-testid='stMainBlockContainer']");
+        const box = wrap.getBoundingClientRect(), holder = column.getBoundingClientRect();
+        return [Math.round(box.left - holder.left), Math.round(box.right - holder.left), Math.round(holder.width)];
+    })""", MAP_HOSTS)
+
+
+def maps_within(fits: list[list[int]]) -> bool:
+    """Every map of :func:`maps_fit` is drawn and lies within its column."""
+    return all(right > left >= -1 and right <= width + 1 for left, right, width in fits)
+
+
+# Text in the step maps (cells, row and column headers, the legend's low and high values) that is
+# smaller than 12 px or cut: [map key, its text, font px, px needed, px shown] each.
+SMALL_OR_CLIPPED_MAP_TEXT = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll("[class*='st-key-map_']")) {
+    const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
+    if (!host || !host.shadowRoot) continue;
+    const key = [...el.classList].find(c => c.startsWith("st-key-map_"));
+    for (const t of host.shadowRoot.querySelectorAll("td, th, .legend span:not(.ramp)")) {
+      const text = t.textContent.trim();
+      if (!text) continue;
+      const px = parseFloat(getComputedStyle(t).fontSize);
+      if (px < 12 || t.scrollWidth > t.clientWidth + 1) out.push([key, text.slice(0, 20), px, t.scrollWidth, t.clientWidth]);
+    }
+  }
+  return out;
+}"""

@@ -288,8 +288,8 @@ def test_crafted_links_show_visitor_text_as_text(canary):
             for query in (f"dx=0.0.{cell}", f"tok={label}_b_c&focus=1"):
                 page.goto(f"{url}/playground?{query}")
                 wait_until_idle(page, 60000)
-                shown = "stAlert" if query.startswith("dx") else "stVegaLiteChart"  # the cell's error; the results
-                page.wait_for_selector(f"[data-testid='{shown}']", timeout=60000)
+                shown = "[data-testid='stAlert']" if query.startswith("dx") else "[class*='st-key-map_outputs'] td"
+                page.wait_for_selector(shown, timeout=60000)  # the cell's error; the results' last map
                 page.wait_for_timeout(500)  # an image would be fetched by now
                 links = page.evaluate(f"""() => [...document.querySelectorAll("a[href*='127.0.0.1'], img[src*='127.0.0.1']")]
                     .map(e => e.outerHTML).filter(h => h.includes({json.dumps(site)}))""")
@@ -298,20 +298,41 @@ def test_crafted_links_show_visitor_text_as_text(canary):
     assert Canary.hits == [], Canary.hits  # no request reached the attacker's site
 
 
+# Every step map's labels as drawn: {map key: [row headers, column headers]}, the number of img elements in
+# its shadow root, and whether its table has cells.
+MAP_LABELS = """() => Object.fromEntries([...document.querySelectorAll("[class*='st-key-map_']")].map(el => {
+    const key = [...el.classList].find(c => c.startsWith("st-key-map_")).slice("st-key-map_".length);
+    const root = el.querySelector("[data-testid='stBidiComponentIsolated']").shadowRoot;
+    return [key, {rows: [...root.querySelectorAll("tbody th")].map(th => th.textContent),
+                  cols: [...root.querySelectorAll("thead th:not(.corner)")].map(th => th.textContent),
+                  imgs: root.querySelectorAll("img").length, cells: root.querySelectorAll("td").length,
+                  height: Math.round(root.querySelector(".map").getBoundingClientRect().height)}];
+}))"""
+
+
+def drawn_maps(page, url: str, query: str) -> dict:
+    """Open the Playground at ``query``; the labels of every step map once the last one is drawn."""
+    page.goto(f"{url}/playground?{query}")
+    wait_until_idle(page, 60000)
+    page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=60000)
+    page.wait_for_timeout(1000)
+    return page.evaluate(MAP_LABELS)
+
+
 @pytest.mark.browser
 def test_line_separators_in_labels_do_not_blank_the_charts():
-    """A U+2028 or U+2029 in a token label used to make Vega fail to parse every chart (0 px high)."""
+    """A U+2028 or U+2029 in a token label used to make Vega fail to parse every chart (0 px high); the
+    step maps draw, those labels written on one line (the separators become spaces, grid.parse_labels)."""
     errors = []
     with streamlit_server(hosted=True) as url, chromium_page(height=2400) as page:
         page.on("console", lambda msg: errors.append(msg.text) if "parse error" in msg.text.lower() else None)
-        page.goto(f"{url}/playground?tok=a_x%E2%80%A8y_c%E2%80%A9d&focus=2")
-        wait_until_idle(page, 60000)
-        page.wait_for_selector("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg",
-                               timeout=60000)
-        page.wait_for_timeout(1000)
-        heights = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
-            .map(el => Math.round(el.getBoundingClientRect().height))""")
-    assert len(heights) >= 7 and min(heights) > 50, heights
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        maps = drawn_maps(page, url, "tok=a_x%E2%80%A8y_c%E2%80%A9d&focus=2")
+    assert sorted(maps) == ["keys", "outputs", "queries", "scores", "values", "weighted_values_2", "weights"], sorted(maps)
+    labels = ["a", "x y", "c d"]
+    for key, drawn in maps.items():
+        assert drawn["rows"] == labels and drawn["cells"] >= 9 and drawn["height"] > 50, (key, drawn)
+    assert maps["scores"]["cols"] == labels and maps["weights"]["cols"] == labels
     assert errors == [], errors
 
 
@@ -532,3 +553,24 @@ def test_a_crafted_map_state_is_ignored(server, state):
     cost, before, after = attack(server, "", {MAP_WEIGHTS: ("json_value", state)})
     assert cost.exceptions == 0 and cost.cpu_s <= MAX_CPU_S and cost.wall_s < 2, cost
     assert numbers(after) == numbers(before) and focus_token(after) == ["q1"]
+
+
+@pytest.mark.browser
+def test_html_in_a_label_is_written_as_text_in_the_maps():
+    """A token label that is HTML shows as its literal text in every map's headers: no img element is made
+    in a map's shadow root (nor anywhere), and no script runs (no alert). (A label keeps 24 characters,
+    so the tag is one that fits.)"""
+    label = "<img src=x onerror=f()>"
+    dialogs, errors = [], []
+    with streamlit_server(hosted=True) as url, chromium_page(height=2400) as page:
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.add_init_script("window.f = () => alert('ran')")
+        maps = drawn_maps(page, url, "tok=" + quote(label, safe="") + "_" + quote("<b>b</b>", safe="") + "_c&focus=1")
+        page.wait_for_timeout(500)  # an image's error would have run by now
+        imgs = page.evaluate("() => document.querySelectorAll(\"img[src='x']\").length")
+    assert len(maps) == 7, sorted(maps)
+    for key, drawn in maps.items():
+        assert drawn["rows"] == [label, "<b>b</b>", "c"] and drawn["imgs"] == 0 and drawn["cells"] >= 9, (key, drawn)
+    assert maps["scores"]["cols"] == maps["weights"]["cols"] == [label, "<b>b</b>", "c"]
+    assert imgs == 0 and dialogs == [] and errors == [], (imgs, dialogs, errors)

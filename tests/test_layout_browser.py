@@ -1,5 +1,5 @@
-"""Every page at desktop (1400 px), projector (1024 px) and tablet (768 px) widths: no chart
-leaves its column and none is drawn over another.
+"""Every page at desktop (1400 px), projector (1024 px) and tablet (768 px) widths: no chart (a Vega
+chart, or one of the Playground's step maps) leaves its column and none is drawn over another.
 
 One server and one Chromium serve every case; each case opens the page in a fresh tab at its
 window width (at 1024 px the sidebar is open, at 768 px Streamlit collapses it). The two
@@ -8,24 +8,30 @@ once and then looked at in a window resized to each width, as on a projector tha
 resolution.
 """
 
+import json
+
 import pytest
 
 from selfattn.core.heads import MISTAKES
-from tests.browser import (CHROMIUM, CHROMIUM_ARGS, CLIPPED_CONTROLS, SMALL_CHART_LABELS, streamlit_server,
-                           wait_until_idle)
+from tests.browser import (CHROMIUM, CHROMIUM_ARGS, CLIPPED_CONTROLS, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT,
+                           streamlit_server, wait_until_idle)
 
 pytestmark = pytest.mark.browser
 
 WIDTHS = (1400, 1024, 768)
 HEIGHT = 1000
-MIN_CHARTS = {"playground": 7, "embeddings": 10, "heads": 11}
+MIN_CHARTS = {"playground": 7, "embeddings": 10, "heads": 11}  # the Playground's: its 7 step maps
 HOLDERS = ("[data-testid='stColumn'], [data-testid='stVerticalBlock'], [data-testid='stHorizontalBlock'],"
            " [data-testid='stMainBlockContainer']")
 
-# Each chart's drawing (Vega's canvas or svg) and how far it runs past the nearest block that holds
-# it (a column, a block of a row, an expander, the main block) or any block around that.
-CHART_BOXES = """(holders) => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")].map(el => {
-    const drawn = (el.querySelector('canvas, svg.marks') || el).getBoundingClientRect();
+# The charts: Vega's, and the step maps (a table in a component's shadow root, key map_<name>).
+CHARTS = "[data-testid='stVegaLiteChart'], [class*='st-key-map_'] [data-testid='stBidiComponentIsolated']"
+
+# Each chart's drawing (Vega's canvas or svg; a map's table and legend) and how far it runs past the
+# nearest block that holds it (a column, a block of a row, an expander, the main block) or any block around that.
+CHART_BOXES = """(holders) => [...document.querySelectorAll(CHARTS)].map(el => {
+    const drawn = (el.shadowRoot ? el.shadowRoot.querySelector('.map') || el
+                                 : el.querySelector('canvas, svg.marks') || el).getBoundingClientRect();
     let past = 0, holder = null;
     for (let up = el.parentElement; up; up = up.parentElement) {
         if (!up.matches(holders)) continue;
@@ -35,13 +41,14 @@ CHART_BOXES = """(holders) => [...document.querySelectorAll("[data-testid='stVeg
     }
     return {left: drawn.left, right: drawn.right, top: drawn.top, bottom: drawn.bottom,
             width: Math.round(drawn.width), holder, past: Math.round(past)};
-})"""
+})""".replace("CHARTS", json.dumps(CHARTS))
 
 ALL_DRAWN = """(count) => {
-    const charts = [...document.querySelectorAll("[data-testid='stVegaLiteChart']")];
-    const drawn = el => (el.querySelector('canvas, svg.marks')?.getBoundingClientRect().width || 0) > 0;
+    const charts = [...document.querySelectorAll(CHARTS)];
+    const drawn = el => ((el.shadowRoot ? el.shadowRoot.querySelector('.map td') && el.shadowRoot.querySelector('.map')
+                                        : el.querySelector('canvas, svg.marks'))?.getBoundingClientRect().width || 0) > 0;
     return charts.length >= count && charts.every(drawn);
-}"""
+}""".replace("CHARTS", json.dumps(CHARTS))
 
 
 @pytest.fixture(scope="module")
@@ -119,11 +126,13 @@ FIT_CASES = [(name, width, lang) for name in MIN_CHARTS for width in (1024, 768)
 @pytest.mark.parametrize("name, width, lang", FIT_CASES, ids=[f"{n}-{w}-{lang}" for n, w, lang in FIT_CASES])
 def test_no_control_is_cut_short_and_chart_labels_read_from_the_back_of_a_room(browser, url, name, width, lang):
     """On a projector (1024 px) and a tablet (768 px), in both languages: every button, box, chip and
-    option shows its whole text (none cut, none hidden in a scroller), and chart labels are >= 12 px."""
+    option shows its whole text (none cut, none hidden in a scroller), and chart labels are >= 12 px, as is
+    every text of the step maps (cells, headers, legend), none of it cut."""
     page = open_page(browser, url, name, width, lang)
     try:
         assert page.evaluate(CLIPPED_CONTROLS) == [], f"{name} at {width} px ({lang})"
         assert page.evaluate(SMALL_CHART_LABELS) == [], f"{name} at {width} px ({lang})"
+        assert page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT) == [], f"{name} at {width} px ({lang})"
     finally:
         page.close()
 

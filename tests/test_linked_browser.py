@@ -1,139 +1,300 @@
-"""The Playground's linked view in a real Chromium: pointing at a weight lights up its query, key,
-value and output rows at once, in the browser alone (no message to the server), and the chart
-fits its column at desktop, projector and tablet widths."""
+"""The Playground's step maps, linked in a real Chromium: pointing at a weight lights up its query, key,
+value and output rows in every map at once, in the browser alone (no message to the server, by the
+next animation frame), a tap does the same on a tablet, and a click on a query's row makes it the
+focus of steps 4-7. At desktop (1400 px), projector (1024 px) and tablet (768 px) widths, and at 32 tokens.
+
+Each map is one component element (key ``map_<name>``) holding a table in an open shadow root: a cell
+(i, j) is the ``td`` of body row i, column j; Playwright's CSS pierces the shadow root.
+"""
 
 import pytest
 
-from tests.browser import charts_fit, chromium_page, streamlit_server, wait_until_idle
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
-N = 3  # the tutorial's example: 3 tokens, d_k = d_v = 3, so every panel has 9 cells
-PANEL = {name: m * N * N for m, name in enumerate(("queries", "keys", "values", "scores", "weights", "outputs"))}
-LINKED = "[data-testid='stVegaLiteChart']:has(g.layer_7_marks)"  # the one chart with an 8th (pointer) layer
-HIT = f"{LINKED} g.layer_7_marks path"  # one path per cell, in the order of the cell records
-LIT = f"{LINKED} g.layer_6_marks path"  # one path per cell that lights up
-CANVAS = "[data-testid='stVegaLiteChart']:has(canvas)"
+N = 3  # the tutorial's example: 3 tokens, d_k = d_v = 3
+WIDTHS = (1400, 1024, 768)
+LINKED = ("queries", "keys", "values", "scores", "weights", "outputs")  # the maps without scaling or a mask
+
+# Every map on the page: {name: {"lit": [[row, col], ...] of its td.lit, "rows": [its rows' header classes],
+# "n": its number of rows}}, found by the component's key class st-key-map_<name>.
+MAPS = """() => {
+    const out = {};
+    for (const el of document.querySelectorAll("[class*='st-key-map_']")) {
+        const key = [...el.classList].map(c => c.match(/^st-key-map_(\\w+)$/)).find(m => m);
+        const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
+        if (!key || !host || !host.shadowRoot) continue;
+        const body = host.shadowRoot.querySelector("tbody");
+        if (!body) continue;
+        const rows = [...body.rows];
+        out[key[1]] = {
+            lit: rows.flatMap((tr, r) => [...tr.querySelectorAll("td")].map((td, c) => td.classList.contains("lit") ? [r, c] : null))
+                     .filter(x => x),
+            heads: rows.map(tr => tr.cells[0].className),
+            n: rows.length,
+        };
+    }
+    return out;
+}"""
+
+# Counts every message the page sends on a websocket (Streamlit's one), from before the app loads.
+COUNT_SENDS = """(() => {
+    window.__sent = 0;
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (...args) { window.__sent += 1; return send.apply(this, args); };
+})();"""
 
 
-def lit(page) -> list[int]:
-    """Cells whose highlight is drawn, by record number (Vega's SVG keeps each item on its element)."""
-    return sorted(page.evaluate("(sel) => [...document.querySelectorAll(sel)].map(p => p.__data__.datum.k)", LIT))
+def td(name: str, i: int, j: int) -> str:
+    """The selector of cell (i, j) (0-based) of map ``name``."""
+    return f"[class*='st-key-map_{name}'] tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
 
 
-def cells(panel: str, rows=range(N), cols=range(N)) -> list[int]:
-    return [PANEL[panel] + r * N + c for r in rows for c in cols]
+def row_head(name: str, i: int) -> str:
+    return f"[class*='st-key-map_{name}'] tbody tr:nth-child({i + 1}) th"
 
 
-def test_pointing_at_a_weight_lights_up_its_rows_without_a_server_round_trip():
-    sent: list[int] = []
-    with streamlit_server() as url, chromium_page(height=1400) as page:
-        page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(len(payload))))
-        page.goto(f"{url}/playground")
-        page.wait_for_selector(HIT, timeout=60000)
-        wait_until_idle(page)
-        page.locator(LINKED).scroll_into_view_if_needed()
-        assert page.locator(HIT).count() == 6 * N * N and lit(page) == []
-        page.wait_for_timeout(500)
-        before = len(sent)
-
-        # Weight (query 2, key 3): Q row 2, K and V rows 3, that score and weight, output row 2.
-        page.locator(HIT).nth(PANEL["weights"] + 1 * N + 2).hover()
-        page.wait_for_function("(sel) => document.querySelectorAll(sel).length > 0", arg=LIT, timeout=2000)
-        assert lit(page) == sorted([*cells("queries", [1]), *cells("keys", [2]), *cells("values", [2]),
-                                    PANEL["scores"] + 1 * N + 2, PANEL["weights"] + 1 * N + 2,
-                                    *cells("outputs", [1])])
-
-        # Output row 1: its weights and the values it mixed (no mask: all of them).
-        page.locator(HIT).nth(PANEL["outputs"]).hover()
-        page.wait_for_timeout(100)
-        assert lit(page) == sorted([*cells("queries", [0]), *cells("values"), *cells("scores", [0]),
-                                    *cells("weights", [0]), *cells("outputs", [0])])
-
-        # Key row 2: the scores' and weights' column 2 and V row 2.
-        page.locator(HIT).nth(PANEL["keys"] + 1 * N).hover()
-        page.wait_for_timeout(100)
-        assert lit(page) == sorted([*cells("keys", [1]), *cells("values", [1]), *cells("scores", cols=[1]),
-                                    *cells("weights", cols=[1])])
-
-        page.mouse.move(2, 2)  # off the chart: nothing lit
-        page.wait_for_timeout(200)
-        assert lit(page) == []
-
-        # How soon: a pointer event on a weight, then count the animation frames until Q's row is lit.
-        frames, ms = page.evaluate(FRAMES_TO_LIGHT, [HIT, LIT, PANEL["weights"] + 2 * N, PANEL["queries"] + 2 * N])
-        print(f"highlight drawn after {frames} animation frame(s), {ms:.1f} ms")
-        assert frames <= 2, (frames, ms)  # the next frame (one more on a loaded machine), never a rerun
-        assert len(sent) == before, "pointing at the chart sent a message to the server"
+def whole_rows(rows, cols: int) -> list[list[int]]:
+    return [[r, c] for r in rows for c in range(cols)]
 
 
-# Dispatch a pointer event on cell ``target``'s path as a mouse would; resolve with the number of
-# animation frames (and milliseconds) until cell ``watch`` is drawn in the highlight layer.
-FRAMES_TO_LIGHT = """([sel, litSel, target, watch]) => new Promise(resolve => {
-    const paths = document.querySelectorAll(sel), cell = paths[target], box = cell.getBoundingClientRect();
-    const at = {bubbles: true, clientX: box.x + box.width / 2, clientY: box.y + box.height / 2, pointerId: 1};
-    const start = performance.now();
-    cell.dispatchEvent(new PointerEvent('pointerover', at));
-    cell.dispatchEvent(new PointerEvent('pointermove', at));
+def lit(page) -> dict[str, list[list[int]]]:
+    return {name: m["lit"] for name, m in page.evaluate(MAPS).items()}
+
+
+def open_maps(page, url: str, query: str = "", n: int = N) -> None:
+    page.goto(f"{url}/playground{query}")
+    page.wait_for_selector(td("outputs", n - 1, 0), timeout=120000)
+    wait_until_idle(page, timeout_ms=120000)
+    page.wait_for_function("(n) => document.body.innerText.includes(`${n} × ${n}`)", arg=n, timeout=60000)
+
+
+def wait_lit(page, name: str, i: int, j: int) -> None:
+    """Wait (a few seconds at most) until cell (i, j) of map ``name`` is lit."""
+    page.wait_for_function("""([name, i, j]) => document.querySelector(`[class*='st-key-map_${name}'] [data-testid='stBidiComponentIsolated']`)
+        ?.shadowRoot?.querySelectorAll('tbody tr')[i]?.querySelectorAll('td')[j]?.classList.contains('lit')""",
+                           arg=[name, i, j], timeout=5000)
+
+
+@pytest.fixture(scope="module")
+def url():
+    with streamlit_server() as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    contexts = []
+
+    def make(width: int = 1400, height: int = 1200, **options):
+        context = browser.new_context(viewport={"width": width, "height": height}, **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.add_init_script(COUNT_SENDS)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def expected_for_weight(i: int, j: int, cols: int = N) -> dict[str, list[list[int]]]:
+    """Weight (i, j): Q and output row i, K and V row j, that one score and weight."""
+    return {"queries": whole_rows([i], cols), "keys": whole_rows([j], cols), "values": whole_rows([j], cols),
+            "scores": [[i, j]], "weights": [[i, j]], "outputs": whole_rows([i], cols), "weighted_values_1": []}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_pointing_at_a_weight_lights_up_its_rows_in_every_map_without_a_message(new_page, url, width):
+    page = new_page(width)
+    open_maps(page, url)
+    maps = page.evaluate(MAPS)
+    assert set(maps) == {*LINKED, "weighted_values_1"}, sorted(maps)
+    assert all(m["lit"] == [] for m in maps.values())
+    page.wait_for_timeout(500)
+    before = page.evaluate("window.__sent")
+    assert before >= 1  # the hook counts Streamlit's own messages
+
+    # Weight (query 2, key 3): exactly Q row 2, K and V row 3, that score and weight, output row 2.
+    page.hover(td("weights", 1, 2))
+    wait_lit(page, "queries", 1, 0)
+    assert lit(page) == expected_for_weight(1, 2)
+    page.hover(td("scores", 2, 0))  # another cell, from another map: the old lights go
+    wait_lit(page, "queries", 2, 0)
+    assert lit(page) == expected_for_weight(2, 0)
+
+    # Output row 1: its weights row and the values it mixed (no mask: all of them); that query.
+    page.hover(td("outputs", 0, 1))
+    wait_lit(page, "weights", 0, 0)
+    got = lit(page)
+    assert got["weights"] == whole_rows([0], N) and got["values"] == whole_rows(range(N), N), got
+    assert got["queries"] == whole_rows([0], N) and got["outputs"] == whole_rows([0], N), got
+    assert got["keys"] == whole_rows(range(N), N), got  # the keys its weights came from
+    assert got["weighted_values_1"] == whole_rows(range(N), N), got  # output 1 is the focus: all it added
+
+    # A key row: that column of scores and weights, the value row of the same token.
+    page.hover(td("keys", 1, 0))
+    wait_lit(page, "values", 1, 0)
+    got = lit(page)
+    assert got["scores"] == [[r, 1] for r in range(N)] and got["weights"] == [[r, 1] for r in range(N)], got
+    assert got["values"] == whole_rows([1], N) and got["queries"] == [] and got["outputs"] == [], got
+
+    page.mouse.move(2, 2)  # off the maps: nothing lit
+    page.wait_for_function(f"() => !({MAPS})().weights.lit.length", timeout=5000)
+    assert all(cells == [] for cells in lit(page).values())
+
+    # How soon: a pointer event on weight (3, 1); the next animation frame has Q's row 3 and V's row 1 lit.
+    frames = page.evaluate(FRAMES_TO_LIGHT, [["map_weights", 2, 0], "map_queries", "map_values"])
+    assert frames == 1, frames  # drawn by the very next frame: no round trip to the server
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__sent") == before, "pointing at the maps sent a message to the server"
+
+
+# Dispatch a pointerover on the cell ``target`` (inside its shadow root) as a mouse does; resolve with the
+# number of animation frames until row 3 of map ``q`` and row 1 of map ``v`` hold td.lit (31: never).
+FRAMES_TO_LIGHT = """([target, q, v]) => new Promise(resolve => {
+    const shadow = key => document.querySelector(`[class*='st-key-${key}'] [data-testid='stBidiComponentIsolated']`).shadowRoot;
+    const cell = shadow(target[0]).querySelectorAll('tbody tr')[target[1]].querySelectorAll('td')[target[2]];
+    const box = cell.getBoundingClientRect();
+    cell.dispatchEvent(new PointerEvent('pointerover', {bubbles: true, composed: true, pointerType: 'mouse',
+        clientX: box.x + box.width / 2, clientY: box.y + box.height / 2, pointerId: 1}));
     let frames = 0;
     const check = () => {
         frames += 1;
-        const lit = [...document.querySelectorAll(litSel)].map(p => p.__data__.datum.k);
-        if (lit.includes(watch) || frames > 30) {
-            resolve([frames, performance.now() - start]);
-        } else {
-            requestAnimationFrame(check);
-        }
+        const ok = shadow(q).querySelectorAll('tbody tr:nth-child(3) td.lit').length > 0
+                && shadow(v).querySelectorAll('tbody tr:nth-child(1) td.lit').length > 0;
+        if (ok || frames > 30) resolve(ok ? frames : 31); else requestAnimationFrame(check);
     };
     requestAnimationFrame(check);
 })"""
 
 
-def test_the_linked_view_fits_its_column_at_n12_d16_and_lights_up_on_its_canvas():
-    """The largest linked view (12 tokens of 16 dimensions, drawn on a canvas) at 1400, 1024 and 768 px:
-    every chart, the linked view included, within its column; pointing at a weight changes the pixels of Q."""
-    from io import BytesIO
-
-    from PIL import Image, ImageChops
-
-    with streamlit_server() as url, chromium_page(width=1400, height=1000) as page:
-        page.goto(f"{url}/playground?size=12.16.16.16")
-        page.wait_for_function("() => document.body.innerText.includes('12 × 12')", timeout=120000)
-        wait_until_idle(page, timeout_ms=120000)
-        page.wait_for_function("() => document.querySelectorAll(\"[data-testid='stVegaLiteChart'] canvas, "
-                               "[data-testid='stVegaLiteChart'] svg\").length >= 8", timeout=60000)
-        chart = page.locator(CANVAS).last
-        for width in (1400, 1024, 768):
-            page.set_viewport_size({"width": width, "height": 1000})
-            page.wait_for_timeout(1500)
-            fits = charts_fit(page)
-            assert len(fits) >= 8 and all(drawn <= column + 1 for drawn, column in fits), (width, fits)
-        chart.scroll_into_view_if_needed()
-        page.wait_for_timeout(500)
-        box = chart.locator("canvas").bounding_box()
-        shot = lambda: Image.open(BytesIO(chart.locator("canvas").screenshot())).convert("RGB")
-        page.mouse.move(1, 1)
-        page.wait_for_timeout(300)
-        before = shot()
-        # The middle of the second row of panels is the weights map (scores | weights | outputs).
-        page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.75)
-        page.wait_for_timeout(300)
-        after = shot()
-        top = (0, 0, before.width, before.height // 2)  # Q, K and V
-        assert ImageChops.difference(before.crop(top), after.crop(top)).getbbox() is not None
+def test_an_output_row_under_the_causal_mask_lights_only_the_values_it_mixed(new_page, url):
+    page = new_page(1024)
+    open_maps(page, url)
+    page.locator(".st-key-pg_causal label").click()  # the mask's toggle, as a visitor flips it
+    page.wait_for_selector(td("scaled_scores", N - 1, 0), timeout=60000)
+    wait_until_idle(page)
+    masked = page.locator(td("scaled_scores", 0, 2)).text_content()
+    assert masked == "−∞", masked
+    before = page.evaluate("window.__sent")
+    for i in range(N):
+        page.hover(td("outputs", i, 0))
+        wait_lit(page, "weights", i, 0)
+        got = lit(page)
+        assert got["weights"] == whole_rows([i], N), (i, got)
+        assert got["values"] == whole_rows(range(i + 1), N), (i, got)  # j <= i only
+        assert got["keys"] == whole_rows(range(i + 1), N), (i, got)
+        assert got["queries"] == whole_rows([i], N) and got["outputs"] == whole_rows([i], N), (i, got)
+    page.hover(td("weights", 2, 1))  # a weight under the mask lights up as without it, the scaled score too
+    wait_lit(page, "scaled_scores", 2, 1)
+    assert lit(page) == {**expected_for_weight(2, 1), "scaled_scores": [[2, 1]]}
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__sent") == before
 
 
-def test_a_click_on_a_weights_row_makes_that_token_the_focus_of_steps_4_to_7():
-    """Clicking weight (query 3, key 1) picks token 3: one fragment rerun, and the focus box, the step-4 line
-    and the caption under the chart name it (hovering alone sent nothing, above)."""
-    with streamlit_server() as url, chromium_page(height=1400) as page:
-        page.goto(f"{url}/playground")
-        page.wait_for_selector(HIT, timeout=60000)
-        wait_until_idle(page)
-        page.locator(LINKED).scroll_into_view_if_needed()
-        assert "now: 1: “Input 1”" in page.inner_text("body")
-        page.locator(HIT).nth(PANEL["weights"] + 2 * N).click()
-        page.wait_for_function("() => document.body.innerText.includes('now: 3: “Input 3”')", timeout=30000)
-        wait_until_idle(page)
-        text = page.inner_text("body")
-        assert "The query of “Input 3”" in text and "q3·k1 = " in text
+def test_a_tap_on_a_tablet_lights_the_same_rows_and_a_second_tap_picks(new_page, url):
+    """A tap lights up what pointing would, and stays (nothing is sent); a second tap on the same cell is
+    the click that makes its query the focus, and the lights stay through that rerun."""
+    page = new_page(768, 1400, has_touch=True, is_mobile=True)
+    open_maps(page, url)
+    before = page.evaluate("window.__sent")
+    page.locator(td("weights", 1, 2)).tap()
+    wait_lit(page, "queries", 1, 0)
+    assert lit(page) == expected_for_weight(1, 2)  # the focus (token 1) added nothing of key 3 for query 2
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__sent") == before and focus_box(page) == "1: Input 1"  # lit, not picked
+    page.locator(td("weights", 1, 2)).tap()  # the same cell again: query 2 becomes the focus (one rerun)
+    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stSelectbox\"] input')]"
+                           ".some(e => e.value === '2: Input 2')", timeout=30000)
+    wait_until_idle(page)
+    page.wait_for_timeout(1000)
+    got = lit(page)
+    assert {k: v for k, v in got.items() if not k.startswith("weighted")} == \
+        {k: v for k, v in expected_for_weight(1, 2).items() if not k.startswith("weighted")}, got
+    assert got["weighted_values_2"] == whole_rows([2], N), got  # the focus's own map: the value row it added
+
+
+def test_the_keyboard_reaches_each_map_once_and_a_row_lights_up_and_picks(new_page, url):
+    """Tab reaches a map's row names (one stop a map); arrows move, the focused row lights up as a
+    pointed-at one does, Enter on a query's row makes that token the focus."""
+    page = new_page(1400, 1400)
+    open_maps(page, url)
+    stops = page.evaluate("""() => [...document.querySelectorAll("[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']")]
+        .map((host) => host.shadowRoot.querySelectorAll("tbody th[tabindex='0']").length)""")
+    assert stops == [1] * 7, stops
+    page.locator(row_head("outputs", 0)).focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")  # output row 3: its weights row, the V rows it mixed
+    wait_lit(page, "outputs", 2, 0)
+    assert lit(page)["weights"] == whole_rows([2], N) and lit(page)["queries"] == whole_rows([2], N)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stSelectbox\"] input')]"
+                           ".some(e => e.value === '3: Input 3')", timeout=30000)
+
+
+def focus_box(page) -> str:
+    """What the focus selectbox of steps 4-7 shows."""
+    return page.locator("[data-testid='stSelectbox']").filter(has_text="Focus on input").locator("input").input_value()
+
+
+@pytest.mark.parametrize("name, header", [("weights", False), ("outputs", True)])
+def test_a_click_on_a_query_row_makes_that_token_the_focus(new_page, url, name, header):
+    """Clicking weight (query 3, key 1), or the row header of output 3, picks token 3: the focus box of
+    steps 4-7 shows it, step 4 is about its query, and every map marks row 3 as the focus."""
+    page = new_page(1400, 1400)
+    open_maps(page, url)
+    assert "The query of “Input 1”" in page.inner_text("body") and focus_box(page) == "1: Input 1"
+    assert [[r for r, h in enumerate(m["heads"]) if "focus" in h.split()] for m in page.evaluate(MAPS).values()] == [[0]] * 7
+    before = page.evaluate("window.__sent")
+    page.locator(row_head(name, 2) if header else td(name, 2, 0)).click()
+    page.wait_for_function("() => document.body.innerText.includes('The query of “Input 3”')", timeout=30000)
+    wait_until_idle(page)
+    assert page.evaluate("window.__sent") > before  # this one is a message: the page reruns
+    assert focus_box(page) == "3: Input 3"
+    text = page.inner_text("body")
+    assert "The query of “Input 3”" in text and "q3·k1 = " in text
+    maps = page.evaluate(MAPS)
+    assert set(maps) == {*LINKED, "weighted_values_3"}, sorted(maps)
+    for key, m in maps.items():
+        assert [r for r, h in enumerate(m["heads"]) if "focus" in h.split()] == [2], (key, m["heads"])
+
+
+def test_the_maps_draw_and_link_at_32_tokens(new_page, url):
+    page = new_page(1024, 1200)
+    open_maps(page, url, "?size=32.16.16.16", n=32)
+    maps = page.evaluate(MAPS)
+    assert {k: m["n"] for k, m in maps.items()} == {k: 32 for k in (*LINKED, "weighted_values_1")}
+    cells = page.evaluate("""() => [...document.querySelectorAll("[class*='st-key-map_']")]
+        .map(el => el.querySelector("[data-testid='stBidiComponentIsolated']")?.shadowRoot?.querySelectorAll('td').length)""")
+    assert sorted(cells) == sorted([32 * 16] * 3 + [32 * 32] * 2 + [32 * 16] * 2), cells  # Q K V, S W, wv, out
+    before = page.evaluate("window.__sent")
+    page.hover(td("weights", 20, 5))
+    wait_lit(page, "queries", 20, 0)
+    got = lit(page)
+    assert got["queries"] == whole_rows([20], 16) and got["outputs"] == whole_rows([20], 16), got
+    assert got["keys"] == whole_rows([5], 16) and got["values"] == whole_rows([5], 16), got
+    assert got["scores"] == [[20, 5]] and got["weights"] == [[20, 5]], got
+    page.hover(td("outputs", 31, 15))
+    wait_lit(page, "weights", 31, 0)
+    got = lit(page)
+    assert got["weights"] == whole_rows([31], 32) and got["queries"] == whole_rows([31], 16), got
+    mixed = page.evaluate("""() => [...document.querySelector("[class*='st-key-map_weights'] [data-testid='stBidiComponentIsolated']")
+        .shadowRoot.querySelectorAll('tbody tr')[31].querySelectorAll('td')].map((td, j) => parseFloat(td.textContent) !== 0 ? j : -1)
+        .filter(j => j >= 0)""")
+    assert mixed and got["values"] == whole_rows(mixed, 16), (mixed, got["values"][:5])
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__sent") == before

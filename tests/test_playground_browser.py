@@ -9,7 +9,8 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.core.presets import tutorial_example
-from tests.browser import assert_rendered, charts_fit, chromium_page, pick, streamlit_server, wait_until_idle
+from tests.browser import (EDITOR_HOSTS, MAP_HOSTS, assert_rendered, chromium_page, maps_fit, maps_within, pick,
+                           streamlit_server, wait_until_idle)
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +28,7 @@ def cell(page, name: str):
 def open_playground(page, url: str, query: str = "", first: str = "X, Input 1, x1") -> None:
     page.goto(f"{url}/playground{query}")
     cell(page, first).wait_for(timeout=60000)
-    page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
+    page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=60000)  # the last step map, drawn
     wait_until_idle(page)
 
 
@@ -42,9 +43,9 @@ def wait_for_new_output(page, before: str) -> str:
 
 def invalid_cells(page) -> list[str]:
     """The accessible names of the cells marked aria-invalid, in every matrix editor."""
-    return page.evaluate("""() => [...document.querySelectorAll("[data-testid='stBidiComponentIsolated']")]
+    return page.evaluate("""(EDITORS) => [...document.querySelectorAll(EDITORS)]
         .flatMap(host => [...host.shadowRoot.querySelectorAll("input[aria-invalid='true']")])
-        .map(input => input.getAttribute("aria-label"))""")
+        .map(input => input.getAttribute("aria-label"))""", EDITOR_HOSTS)
 
 
 def output_1(x, w_q=None) -> str:
@@ -138,7 +139,7 @@ def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path):
 def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path):
     with streamlit_server() as url, chromium_page(width=1280, height=2400) as page:
         page.goto(f"{url}/playground?lang=zh")
-        page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
+        page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=60000)
         wait_until_idle(page)
         sizes = page.locator("[data-testid='stNumberInput'] input")  # seed, then n, d_in, d_k, d_v
         assert [sizes.nth(i).input_value() for i in range(5)] == ["0", "3", "4", "3", "3"]
@@ -148,9 +149,13 @@ def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path):
             page.wait_for_timeout(500)
             wait_until_idle(page)
         page.wait_for_function("() => document.body.innerText.includes('32 × 32')", timeout=60000)
-        page.wait_for_timeout(1000)  # charts draw after the script has finished
-        fits = charts_fit(page)
-        assert len(fits) == 7 and all(chart <= column for chart, column in fits), fits  # 7 maps (no linked view at 32)
+        page.wait_for_timeout(1000)  # the maps draw after the script has finished
+        fits = maps_fit(page)
+        assert len(fits) == 7 and maps_within(fits), fits  # 7 maps: Q, K, V, scores, weights, weighted values, outputs
+        shape = page.evaluate("""(sel) => [...document.querySelectorAll(sel)].map(host =>
+            [host.shadowRoot.querySelectorAll("tbody tr").length, host.shadowRoot.querySelectorAll("tbody tr:first-child td").length])""",
+                              MAP_HOSTS)
+        assert sorted(shape) == sorted([[32, 16]] * 5 + [[32, 32]] * 2), shape
         shot = tmp_path / "playground-32.png"
         page.screenshot(path=str(shot))
         assert_rendered(shot)
@@ -274,8 +279,8 @@ def test_a_pasted_block_fills_from_the_cell_and_says_what_did_not_fit(url):
         paste(page, "X, Input 3, x4", "5,2\n3,4")  # commas; only its first value fits
         wait_for_new_output(page, before)
         assert cell(page, "X, Input 3, x4").input_value() == "5"
-        status = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stBidiComponentIsolated']")]
-            .map(host => host.shadowRoot.querySelector("[role='status']").textContent).join(" ")""")
+        status = page.evaluate("""(EDITORS) => [...document.querySelectorAll(EDITORS)]
+            .map(host => host.shadowRoot.querySelector("[role='status']").textContent).join(" ")""", EDITOR_HOSTS)
         assert "Pasted a block of 2 × 2." in status and "3 values did not fit" in status, status
 
 
@@ -294,9 +299,9 @@ def test_shift_arrows_or_shift_click_pick_a_block_that_copy_takes_out(url):
         cell(page, "X, Input 1, x1").click()
         page.keyboard.press("Shift+ArrowRight")
         page.keyboard.press("Shift+ArrowDown")
-        picked = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stBidiComponentIsolated']")]
+        picked = page.evaluate("""(EDITORS) => [...document.querySelectorAll(EDITORS)]
             .flatMap(host => [...host.shadowRoot.querySelectorAll("td.picked input")])
-            .map(e => e.getAttribute("aria-label"))""")
+            .map(e => e.getAttribute("aria-label"))""", EDITOR_HOSTS)
         assert picked == ["X, Input 1, x1", "X, Input 1, x2", "X, Input 2, x1", "X, Input 2, x2"], picked
         assert cell(page, "X, Input 2, x2").evaluate(COPY) == "1\t0\n0\t2"
         cell(page, "W_q, x1, q1").click()  # a plain click drops the block
@@ -370,21 +375,23 @@ def test_no_editor_is_clipped(url, width):
     with chromium_page(width=width, height=1600) as page:
         for query in ("", "?size=32.16.16.16"):
             open_playground(page, url, query)
-            boxes = page.evaluate("""() => {
+            boxes = page.evaluate("""(EDITORS) => {
                 const main = document.querySelector("[data-testid='stMainBlockContainer']").getBoundingClientRect();
-                return [...document.querySelectorAll("[data-testid='stBidiComponentIsolated']")].map(host => {
+                return [...document.querySelectorAll(EDITORS)].map(host => {
                     const wrap = host.shadowRoot.querySelector(".wrap");
                     const box = wrap.getBoundingClientRect();
                     return [box.left >= main.left - 1, box.right <= main.right + 1, wrap.scrollWidth > wrap.clientWidth,
                             wrap.scrollHeight > wrap.clientHeight];
                 });
-            }""")
+            }""", EDITOR_HOSTS)
             assert len(boxes) == 4 and all(left and right for left, right, _, _ in boxes), (query, boxes)
+            fits = maps_fit(page)  # and the step maps beside them, each within its column
+            assert len(fits) == 7 and maps_within(fits), (query, fits)
             if query:  # 32 rows: X scrolls inside its maximum height; its header row stays on top
                 assert boxes[0][3], boxes
-                page.evaluate("""() => { const wrap = document.querySelector("[data-testid='stBidiComponentIsolated']")
-                    .shadowRoot.querySelector(".wrap"); wrap.scrollTop = wrap.scrollHeight; }""")
-                stuck = page.evaluate("""() => { const root = document.querySelector("[data-testid='stBidiComponentIsolated']")
+                page.evaluate("""(EDITORS) => { const wrap = document.querySelector(EDITORS)
+                    .shadowRoot.querySelector(".wrap"); wrap.scrollTop = wrap.scrollHeight; }""", EDITOR_HOSTS)
+                stuck = page.evaluate("""(EDITORS) => { const root = document.querySelector(EDITORS)
                     .shadowRoot; return root.querySelector("thead th").getBoundingClientRect().top
-                    - root.querySelector(".wrap").getBoundingClientRect().top; }""")
+                    - root.querySelector(".wrap").getBoundingClientRect().top; }""", EDITOR_HOSTS)
                 assert abs(stuck) <= 2, stuck

@@ -14,7 +14,7 @@ from tests.test_layout_browser import ALL_DRAWN, assert_charts_fit, settle
 
 pytestmark = pytest.mark.browser
 
-CHARTS = 12  # the steps' 7, PE and X + PE, P, the outputs before and after the shuffle
+CHARTS = 12  # the steps' 7 maps, and as Vega charts PE and X + PE, P, the outputs before and after the shuffle
 
 
 def test_the_shuffle_section_draws_at_1024_px(tmp_path: Path):
@@ -23,6 +23,7 @@ def test_the_shuffle_section_draws_at_1024_px(tmp_path: Path):
         page.wait_for_function(ALL_DRAWN, arg=CHARTS, timeout=120000)
         settle(page, CHARTS)
         assert_charts_fit(page, "playground shuffle at 1024 px", CHARTS)
+        assert page.locator("[data-testid='stVegaLiteChart']").count() == CHARTS - 7  # the sections' own charts
         body = page.inner_text("body")
         assert "Output of Input 2 (row 2) changed: in row 3" in body
         assert "Permutation matrix P" in body and "Position vectors PE" in body

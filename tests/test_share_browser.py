@@ -39,7 +39,7 @@ def zip_download(page) -> dict[str, bytes]:
 def open_playground(page, url: str) -> None:
     page.goto(url)
     page.get_by_role("textbox", name="X, Input 1, x1", exact=True).wait_for(timeout=60000)  # the matrix editor
-    page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
+    page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=60000)  # the last step map, drawn
     wait_until_idle(page)
 
 
