@@ -138,3 +138,48 @@ def test_a_cell_that_is_not_a_plain_number_is_not_previewed(page, typed):
     page.keyboard.type("0")  # back to the tutorial's 0
     page.keyboard.press("Enter")
     wait_until_idle(page)
+
+
+def test_every_value_written_in_a_map_reads_at_a_contrast_of_4_5_or_more(page):
+    """WCAG AA for text: each cell's value against its own colour, black or white as the map chose."""
+    ratios = page.evaluate("""() => {
+        const lum = (rgb) => {
+            const [r, g, b] = rgb.match(/[\\d.]+/g).slice(0, 3).map(Number).map((v) => {
+                v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+            return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const out = [];
+        for (const host of document.querySelectorAll("[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']")) {
+            for (const td of host.shadowRoot.querySelectorAll("td")) {
+                const style = getComputedStyle(td);
+                const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
+                out.push([(a + 0.05) / (b + 0.05), td.textContent]);
+            }
+        }
+        return out;
+    }""")
+    assert len(ratios) >= 60
+    low = [(round(r, 2), text) for r, text in ratios if r < 4.5]
+    assert not low, low
+
+
+def test_the_ink_chosen_for_any_colour_of_any_scheme_reads_at_4_5_or_more(page):
+    """Every colour a map can give a cell (each scheme's stops, 501 points along the ramp) with the ink
+    the map chooses for it: a contrast ratio of at least 4.5 (WCAG AA)."""
+    from selfattn.display import colours
+
+    worst = page.evaluate("""(ramps) => {
+        const lum = (rgb) => rgb.map((v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+            .reduce((sum, v, k) => sum + [0.2126, 0.7152, 0.0722][k] * v, 0);
+        let worst = 21;
+        for (const stops of ramps) {
+            const rgb = stops.map(window.selfattnMaps.hexRgb);
+            for (let k = 0; k <= 500; k++) {
+                const [fill, white] = window.selfattnMaps.colourAt(rgb, k / 500);
+                const y = lum(fill.match(/\\d+/g).map(Number)), ink = white ? 1 : 0;
+                worst = Math.min(worst, (Math.max(y, ink) + 0.05) / (Math.min(y, ink) + 0.05));
+            }
+        }
+        return worst;
+    }""", [list(stops) for stops in colours.STOPS.values()])
+    assert worst >= 4.5, worst

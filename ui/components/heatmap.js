@@ -3,8 +3,9 @@
 //
 // Data in (ui/components/heatmap.py): the map's name, row and column headers, the cells as text
 // (as the server formats them; "−∞" for a masked score), the colour scale (low, high, stops,
-// masked grey), its place in the linked steps ("q", "k", "v", "scores", "weights", "wv", "out")
-// and group, the focus token, and the texts of the current language.
+// masked grey; fixed for a 0..1 scale), its place in the linked steps ("q", "k", "v", "scores",
+// "scaled", "weights", "wv", "out") and group, the focus token, the editors' revisions the server
+// read, and on the outputs map the options the preview works with (engine).
 // Trigger out: {pick: i} when a query's row is clicked (the page makes token i the focus).
 //
 // Linking happens here, in the browser, with no message to the server: hovering (or tapping) a
@@ -46,7 +47,8 @@ function hexRgb(hex) {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
 
-// The colour of t in [0, 1] along the stops, and whether it is dark enough for white text.
+// The colour of t in [0, 1] along the stops, and whether white text reads better on it than black
+// (relative luminance under 0.179: there both contrast ratios are 4.58, above it black wins).
 function colourAt(stops, t) {
   const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
   const k = Math.min(stops.length - 2, Math.floor(x));
@@ -54,7 +56,7 @@ function colourAt(stops, t) {
   const rgb = a.map((v, c) => Math.round(v + (b[c] - v) * f));
   const lum = rgb.map((v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
   const y = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
-  return [`rgb(${rgb.join(",")})`, y < 0.2];
+  return [`rgb(${rgb.join(",")})`, y < 0.179];
 }
 
 function escape(text) {
@@ -377,7 +379,7 @@ window.addEventListener("selfattn-edit", () => {
 });
 
 if (!window.selfattnMaps) {
-  window.selfattnMaps = { mount, g4, stepCells };
+  window.selfattnMaps = { mount, g4, stepCells, colourAt, hexRgb };
   for (const waiting of window.selfattnMapsQueue?.splice(0) || []) mount(waiting);
 }
 
