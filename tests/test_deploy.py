@@ -404,7 +404,7 @@ def test_two_browser_visitors_download_and_upload_on_their_own_replicas(served):
                 page.on("response", lambda r: seen.append(
                     (r.request.method, r.url.removeprefix(url), r.status, r.headers.get("x-selfattn-replica"))))
                 page.goto(f"{url}/playground")
-                page.wait_for_selector("[data-testid='stDataFrame'] canvas", timeout=90000)
+                page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=90000)  # the step maps
                 wait_until_idle(page)
                 route = next(c for c in context.cookies() if c["name"] == COOKIE)
                 assert route["httpOnly"] and route["sameSite"] == "Lax"
