@@ -242,5 +242,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     settings.publish(extra=pg.link_params(), **LINK)
 
 
+# The maps' drawing code, sent once a page run: outside the fragment, so an edit does not send it again,
+# and before it, so that it is there even when the fragment stops early (no good result yet).
+library()
 steps(scale, causal, use_bias)
-library()  # the maps' drawing code, sent once: outside the fragment, an edit does not send it again

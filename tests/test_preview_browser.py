@@ -183,3 +183,33 @@ def test_the_ink_chosen_for_any_colour_of_any_scheme_reads_at_4_5_or_more(page):
         return worst;
     }""", [list(stops) for stops in colours.STOPS.values()])
     assert worst >= 4.5, worst
+
+
+def test_maps_draw_after_a_link_that_opened_with_no_good_result(page):
+    """A link whose only numbers have a bad cell opens with no maps (nothing good to show yet); fixing
+    the cell reruns only the steps, and the maps draw: their code came with the page, not the steps."""
+    cell = page.locator(X_CELLS).nth(2)  # Input 1, x2
+    cell.click()
+    page.keyboard.type("abc")
+    page.keyboard.press("Enter")
+    wait_until_idle(page)
+    page.wait_for_function("() => location.search.includes('abc')", timeout=30000)
+    context = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+    fresh = context.new_page()
+    try:
+        fresh.goto(page.url)
+        fresh.wait_for_selector(X_CELLS, timeout=60000)
+        wait_until_idle(fresh)
+        assert fresh.locator("[class*='st-key-map_'] td").count() == 0  # no good result: no maps
+        fresh.locator(X_CELLS).nth(2).click()
+        fresh.keyboard.type("0")
+        fresh.keyboard.press("Enter")
+        fresh.wait_for_selector(f"{MAPS} >> css=td", timeout=30000)
+        wait_until_idle(fresh)
+        assert outputs_cells(fresh) == [["1.937", "6.683", "1.595"], ["2", "7.964", "0.05398"], ["2", "7.76", "0.3584"]]
+    finally:
+        context.close()
+        cell.click()
+        page.keyboard.type("0")
+        page.keyboard.press("Enter")
+        wait_until_idle(page)
