@@ -120,6 +120,10 @@ def test_an_edit_shows_in_the_maps_before_the_server_answers_and_the_answer_chan
     w_v = np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=float)
     out = self_attention(x, w_q, w_k, w_v, scale=False).outputs
     assert after == [[written(v) for v in row] for row in out]
+    cell.click()
+    page.keyboard.type("1")  # back to the tutorial's 1, for the tests after this one
+    page.keyboard.press("Enter")
+    wait_until_idle(page)
 
 
 @pytest.mark.parametrize("typed", ["abc", "1,5", "1e400", "nan"])
