@@ -224,7 +224,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     tables["outputs"] = pg.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs",
                                     role="outputs", link="out", focus=i,  # and how the browser previews an edit:
                                     engine={"scale": scale, "causal": causal, "bias": shown_bias,
-                                            "positions": order_ui.positions_on()})
+                                            "pe": order_ui.encoding(n, d_in).tolist() if order_ui.positions_on() else None})
 
     order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # issue 24: does attention see the order?
 

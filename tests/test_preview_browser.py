@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from selfattn import self_attention
+from selfattn.core.positions import positional_encoding
 from tests.apptest import four_digits
 from tests.browser import chromium_page, streamlit_server, wait_until_idle
 from ui.components.heatmap import cell_text
@@ -65,23 +66,28 @@ def random_case(rng: random.Random) -> dict:
     return {"x": [[f"t{i}", *row] for i, row in enumerate(table(n, d))], "w_q": table(d, dk), "w_k": table(d, dk),
             "w_v": table(d, dv), "b_q": table(1, dk), "b_k": table(1, dk), "b_v": table(1, dv),
             "scale": rng.random() < 0.5, "causal": rng.random() < 0.5, "bias": rng.random() < 0.5,
-            "focus": rng.randrange(n)}
+            "focus": rng.randrange(n),
+            "pe": positional_encoding(n, d, rng.choice(["sinusoidal", "learned"]), rng.randrange(100)).tolist()
+            if rng.random() < 0.5 else None}
 
 
 def test_every_step_of_the_preview_is_what_the_server_shows(page):
-    """200 random examples: each step's cells, as the browser works them out, equal the core library's
-    trace written as the maps write it; so a preview never differs from the numbers that follow."""
+    """200 random examples (scale, mask, biases and positions each on or off): each step's cells, as the
+    browser works them out, equal the core library's trace written as the maps write it; so a preview
+    never differs from the numbers that follow."""
     rng = random.Random(22)
     cases = [random_case(rng) for _ in range(200)]
     got = page.evaluate("""(cases) => cases.map((c) => {
         const tables = {};
         for (const name of ["x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v"])
           tables[name] = {cells: c[name], labels: c[name][0].map((_, j) => name === "x" && j === 0)};
-        return window.selfattnMaps.stepCells(tables, {scale: c.scale, causal: c.causal, bias: c.bias, positions: false}, c.focus);
+        return window.selfattnMaps.stepCells(tables, {scale: c.scale, causal: c.causal, bias: c.bias, pe: c.pe}, c.focus);
     })""", cases)
     for case, steps in zip(cases, got):
         m = {name: np.array(case[name], dtype=object) for name in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v")}
         x = np.array([[float(v) for v in row[1:]] for row in case["x"]])
+        if case["pe"] is not None:  # X + PE, the position vectors sent exactly as JSON numbers
+            x = x + np.array(case["pe"])
         biases = {name: m[name][0].astype(float) for name in ("b_q", "b_k", "b_v")} if case["bias"] else {}
         trace = self_attention(x, m["w_q"].astype(float), m["w_k"].astype(float), m["w_v"].astype(float),
                                scale=case["scale"], mask="causal" if case["causal"] else None, **biases)
@@ -217,3 +223,24 @@ def test_maps_draw_after_a_link_that_opened_with_no_good_result(page):
         page.keyboard.type("0")
         page.keyboard.press("Enter")
         wait_until_idle(page)
+
+
+def test_with_positions_on_an_edit_is_previewed_too_and_the_answer_agrees(page):
+    """X + PE: the outputs map brings the position vectors, the preview adds them as the server does."""
+    context = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+    fresh = context.new_page()
+    try:
+        fresh.goto(page.url.split("?")[0] + "?pos=sinusoidal")
+        fresh.wait_for_selector(f"{MAPS} >> css=td", timeout=60000)
+        wait_until_idle(fresh)
+        before = outputs_cells(fresh)
+        fresh.locator(X_CELLS).nth(1).click()
+        fresh.keyboard.type("5")
+        fresh.keyboard.press("Enter")
+        at_once = outputs_cells(fresh)
+        assert at_once != before  # previewed, in the Enter's own task
+        wait_until_idle(fresh)
+        fresh.wait_for_timeout(500)
+        assert outputs_cells(fresh) == at_once
+    finally:
+        context.close()

@@ -244,7 +244,8 @@ function light(view, where) {
 // The server's numbers follow within a few hundred milliseconds and are the truth: a map whose
 // preview matches them is left alone, one that does not is redrawn. The preview is drawn only
 // when every cell is a plain decimal number and the shapes agree with the maps on screen;
-// anything else (a bad cell, a label, a resize, positions) waits for the server.
+// anything else (a bad cell, a label, a resize) waits for the server. With positions on, the
+// outputs map brings the position vectors (exact), which are added to X as the server adds them.
 
 const PLAIN = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -327,8 +328,7 @@ function attend(x, wq, wk, wv, bias, scale, causal, focus) {
 // ``tables`` ({name: {cells, labels}}) with the options ``engine`` for the focus row ``focus``; or
 // null when a cell is not a plain number, a shape is off or a number is not finite.
 function stepCells(tables, engine, focus) {
-  const { scale, causal, bias, positions } = engine;
-  if (positions) return null;
+  const { scale, causal, bias, pe } = engine;
   const names = ["x", "w_q", "w_k", "w_v", ...(bias ? ["b_q", "b_k", "b_v"] : [])];
   const m = {};
   for (const name of names) {
@@ -339,7 +339,9 @@ function stepCells(tables, engine, focus) {
   const fits = (a, rows, cols) => a.length === rows && a.every((row) => row.length === cols);
   if (!fits(m.x, m.x.length, d) || !fits(m.w_q, d, dk) || !fits(m.w_k, d, dk) || !fits(m.w_v, d, dv)) return null;
   if (bias && !(fits(m.b_q, 1, dk) && fits(m.b_k, 1, dk) && fits(m.b_v, 1, dv))) return null;
-  const steps = attend(m.x, m.w_q, m.w_k, m.w_v, bias && { q: m.b_q[0], k: m.b_k[0], v: m.b_v[0] },
+  if (pe && !fits(pe, m.x.length, d)) return null;
+  const x = pe ? m.x.map((row, i) => row.map((v, j) => v + pe[i][j])) : m.x; // X + PE, as the server adds them
+  const steps = attend(x, m.w_q, m.w_k, m.w_v, bias && { q: m.b_q[0], k: m.b_k[0], v: m.b_v[0] },
                        scale, causal, focus);
   if (!steps) return null;
   const cells = {};

@@ -93,7 +93,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
         group: the maps that light up together.
         focus: the focus token's row, marked in bold.
         engine: on the outputs map, the options the browser's preview works the steps out with
-            (``scale``, ``causal``, ``bias``, ``positions``; see ``heatmap.js``).
+            (``scale``, ``causal``, ``bias``, and ``pe``: the position vectors added to X, exact,
+            or None; see ``heatmap.js``).
     """
     values = np.asarray(matrix, dtype=float)
     if link is not None and link not in LINKS:
