@@ -69,17 +69,23 @@ def stop_process(proc: subprocess.Popen, wait: float = 10) -> None:
 
 
 @contextlib.contextmanager
-def chromium_page(width: int = 1400, height: int = 1000):
-    """A Playwright page in headless Chromium."""
+def chromium_browser():
+    """Headless Chromium, driven by Playwright (a module's fixture may share one)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1400, height: int = 1000):
+    """A Playwright page in headless Chromium."""
+    with chromium_browser() as browser:
+        yield browser.new_page(viewport={"width": width, "height": height})
 
 
 def wait_until_idle(page, timeout_ms: int = 30000) -> None:

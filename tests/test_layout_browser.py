@@ -13,7 +13,7 @@ import json
 import pytest
 
 from selfattn.core.heads import MISTAKES
-from tests.browser import (CHROMIUM, CHROMIUM_ARGS, CLIPPED_CONTROLS, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT,
+from tests.browser import (CLIPPED_CONTROLS, chromium_browser, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT,
                            streamlit_server, wait_until_idle)
 
 pytestmark = pytest.mark.browser
@@ -59,12 +59,8 @@ def url():
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    with chromium_browser() as chromium:
         yield chromium
-        chromium.close()
 
 
 def open_page(browser, url: str, name: str, width: int, lang: str = "en"):

@@ -9,7 +9,7 @@ Each map is one component element (key ``map_<name>``) holding a table in an ope
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_until_idle
+from tests.browser import chromium_browser, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -85,14 +85,8 @@ def url():
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium_browser() as chromium:
+        yield chromium
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 from selfattn import self_attention
 from selfattn.display import share
 from selfattn.i18n import t_plain
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, pick, streamlit_server, wait_until_idle
+from tests.browser import chromium_browser, pick, streamlit_server, wait_until_idle
 from tests.test_playground_browser import output_text, type_into
 
 pytestmark = pytest.mark.browser
@@ -45,14 +45,8 @@ def open_playground(page, url: str) -> None:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium_browser() as chromium:
+        yield chromium
 
 
 def test_a_copied_link_opens_the_same_numbers_in_a_new_browser(browser):
