@@ -3,10 +3,11 @@
 import streamlit as st
 
 from selfattn.i18n import LANGS
-from ui import warmup
+from ui import server_limits, warmup
 from ui.common import LANG_KEY, tr, tr_plain
 from ui.pages import HOME, PAGES
 
+server_limits.install()  # one message, one upload: bounded however the app is served (ui/server_limits.py)
 st.set_page_config(page_icon="🔍", layout="wide")  # the tab's title is set below, once the page is known
 warmup.start()  # the English model loads in the background while the visitor reads
 
@@ -23,3 +24,4 @@ pages = [st.Page(p.script, title=tr(f"nav.{p.name}"), icon=p.icon, default=p is 
 page = st.navigation(pages)
 st.set_page_config(page_title=tr_plain("nav.tab_title", page=page.title))  # "Playground · selfattn", "动手实验 · selfattn"
 page.run()
+server_limits.sweep_session()  # uploads no uploader holds any more are dropped

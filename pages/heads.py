@@ -12,6 +12,7 @@ from ui import fit
 from ui import heads as hd
 from ui import state as settings
 from ui.common import choice, csv_button, show_error, tr, tr_plain, vega
+from ui.common import uploaded as uploaded_file
 
 settings.start("heads")
 st.title(tr("hd.title"))
@@ -160,10 +161,12 @@ with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
     upload = st.file_uploader(tr("hd.upload_file"), type=["json", "csv"], key="hd_upload",
                               help=tr("hd.upload_file_help", mb=bench.RESULTS_MAX_BYTES // 2**20))
     if upload is not None:
-        uploaded, error = settings.last_good("hd_uploaded", lambda: (
-            upload.name, bench.load_results(upload.getvalue(), upload.name)))
+        def read_upload():
+            name, data = uploaded_file(upload)  # its name shortened: it is stamped on every record
+            return name, bench.load_results(data, name)
+        uploaded, error = settings.last_good("hd_uploaded", read_upload)
         if error is None:
-            st.success(tr("hd.upload_ok", name=upload.name, n=len(uploaded[1])))
+            st.success(tr("hd.upload_ok", name=uploaded[0], n=len(uploaded[1])))
         else:
             show_error(error, kept=uploaded is not None)
 

@@ -376,6 +376,20 @@ def test_a_visitor_with_its_cookie_stays_on_its_replica(served):
         assert streamlit_session(served.port, cookie)[0] == replica
 
 
+def test_uploads_are_bounded_per_session_by_the_proxy(served):
+    """Issue 29: the upload route takes at most 3 MB a request and 20 a minute per Streamlit session
+    (bursts of 8), keyed by the session in its path, so a class behind one address is not limited."""
+    status, headers, _ = request(served.port, "/_stcore/upload_file/s-big/f1", method="PUT", body=b"1" * 4_000_000)
+    assert status == 413, status
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    statuses = [request(served.port, f"/_stcore/upload_file/s-flood/f{i}", method="PUT", body=b"1")[0]
+                for i in range(14)]
+    assert statuses.count(429) >= 4 and 429 not in statuses[:8], statuses  # the burst passes, the rest wait
+    other = request(served.port, "/_stcore/upload_file/s-other/f1", method="PUT", body=b"1")[0]
+    assert other != 429, other  # another session (a classmate at the same address) is not held back
+    assert request(served.port, "/_stcore/health")[0] == 200
+
+
 def test_a_streamlit_session_runs_through_the_proxy(served):
     replica, kinds = streamlit_session(served.port)
     assert replica in {"r0", "r1"}

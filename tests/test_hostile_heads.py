@@ -104,6 +104,12 @@ class Visitor(hostile.Hostile):
 
     async def upload(self, key: str, name: str, data: bytes) -> None:
         """Upload ``data`` as the file ``name`` into the uploader ``key``, then run the page with it."""
+        urls = await self.upload_url(name)
+        await asyncio.to_thread(self._put, urls.upload_url, name, data)
+        await self.choose(key, urls, name, len(data))
+
+    async def upload_url(self, name: str):
+        """Ask the server where to PUT a file, as the browser's uploader does (its file URLs)."""
         request = BackMsg()
         request.file_urls_request.request_id = uuid.uuid4().hex
         request.file_urls_request.file_names.append(name)
@@ -117,9 +123,12 @@ class Visitor(hostile.Hostile):
             self.handle(parsed)
         (urls,) = self.file_urls.file_urls
         self.cookies.update(await bench_load.http_get(f"{self.base}/_stcore/health", self.timeout))  # the XSRF cookie
-        await asyncio.to_thread(self._put, urls.upload_url, name, data)
+        return urls
+
+    async def choose(self, key: str, urls, name: str, size: int) -> None:
+        """Run the page with the uploader ``key`` naming the file at ``urls`` (uploaded or not)."""
         wid = self.widget_id(f"-{key}$")
-        info = UploadedFileInfo(file_id=urls.file_id, name=name, size=len(data))
+        info = UploadedFileInfo(file_id=urls.file_id, name=name, size=size)
         info.file_urls.CopyFrom(urls)
         state = WidgetState(id=wid)
         state.file_uploader_state_value.CopyFrom(FileUploaderState(uploaded_file_info=[info]))
@@ -356,6 +365,95 @@ def test_uploads_are_cheap_or_refused_before_they_are_read(server, name):
     else:
         assert any("was not read" in t or "levels deep" in t or "at most 2000 are accepted" in t
                    or "more than 2000" in t for t in texts), texts
+
+
+# ── Issue 29: uploads bounded per session, in the app process (ui/server_limits.py) ──────
+FLOOD_FILES, LARGEST = 40, 2 * 1024 * 1024  # server.maxUploadSize (2 MB): the largest file any page takes
+MAX_FLOOD_RSS_MB = 150
+
+
+def uploads_held(url: str) -> int:
+    """Bytes of uploaded files the server holds, from Streamlit's own metrics (served directly, not
+    through deploy/'s proxy)."""
+    with urllib.request.urlopen(f"{url}/_stcore/metrics", timeout=30) as answer:
+        lines = answer.read().decode().splitlines()
+    return sum(int(float(line.rsplit(" ", 1)[1])) for line in lines
+               if line.startswith("cache_memory_bytes") and "UploadedFileManager" in line)
+
+
+def test_a_flood_of_uploads_is_held_to_a_few_files_a_session_and_freed_on_disconnect(server):
+    """One session PUTs 40 files of the largest accepted size to the upload route, with ids no uploader
+    names: it holds at most 4 files and 4 MB, memory grows by at most 150 MB, and its disconnect
+    frees what it held (before: +792 MB for 100 files, kept for minutes after it left)."""
+    target, _ = server
+    pid = target.pids()[0]
+    data = b"1," * (LARGEST // 2 - 512)  # within the cap with the multipart framing (Content-Length is checked whole)
+
+    async def scenario():
+        async with visitor(target.url) as v:
+            await v.open_link("heads")
+            urls = await v.upload_url("x.csv")
+            base = urls.upload_url.rsplit("/", 1)[0]
+
+            async def flood():
+                for _ in range(FLOOD_FILES):
+                    await asyncio.to_thread(v._put, f"{base}/{uuid.uuid4()}", "x.csv", data)
+            cost = await costed(pid, flood)
+            held = uploads_held(target.url)
+        left = uploads_held(target.url)  # the close handshake takes a few seconds; Streamlit alone kept them minutes
+        for _ in range(30):
+            if left == 0:
+                break
+            await asyncio.sleep(0.5)
+            left = uploads_held(target.url)
+        return cost, held, left
+
+    cost, held, after = asyncio.run(scenario())
+    assert held <= 4 * 1024 * 1024, held
+    assert cost["rss_peak_mb"] - cost["rss_before_mb"] <= MAX_FLOOD_RSS_MB, cost
+    assert after == 0, after
+
+
+def test_a_file_name_of_4100_characters_is_shortened_before_it_is_used(server):
+    """A results file named with 4,100 characters is stamped on every record and drawn in charts and a
+    table: shortened to 40 characters first, so it sends about what a short name sends."""
+    target, _ = server
+    file_name, data = heavy_results()["2000 runs (JSON)"]
+    long_name = "r" * 4_090 + "-runs.json"
+
+    async def scenario(name):
+        async with visitor(target.url) as v:
+            await v.open_link("heads")
+            before = v.received
+            cost = await costed(target.pids()[0], lambda: v.upload("hd_upload", name, data))
+            return {**cost, "bytes": v.received - before}, v.texts()
+
+    short, _ = asyncio.run(scenario(file_name))
+    cost, texts = asyncio.run(scenario(long_name))
+    assert cost["exceptions"] == 0 and cost["cpu_s"] <= MAX_UPLOAD_CPU_S, cost
+    assert cost["rss_peak_mb"] - cost["rss_before_mb"] <= MAX_UPLOAD_RSS_MB, cost
+    assert cost["bytes"] <= min(MAX_BYTES, 1.4 * short["bytes"]), (cost, short)  # 25.6 MB before
+    loaded = [t for t in texts if "2000 runs" in t]
+    assert loaded and all(len(t) < 400 and "…" in t and "-runs.json" in t for t in loaded), loaded
+
+
+@pytest.mark.parametrize("page, key", [("playground", r"pg_upload_\d+"), ("heads", "hd_upload")])
+def test_an_uploader_naming_a_file_the_server_does_not_hold_gets_a_plain_message(server, page, key):
+    """A crafted uploader state naming a file id never uploaded (Streamlit passes a DeletedFile to a
+    callback): no traceback; the Playground says to upload it again, the Heads page shows nothing new."""
+    target, _ = server
+
+    async def scenario():
+        async with visitor(target.url) as v:
+            await v.open_link(page)
+            urls = await v.upload_url("x.csv")
+            await v.choose(key, urls, "x.csv", 10)
+            return v.tally.exceptions, v.texts()
+
+    exceptions, texts = asyncio.run(scenario())
+    assert exceptions == 0, texts
+    if page == "playground":
+        assert any("no longer on the server" in t for t in texts), texts
 
 
 # ── As a script: the figures for docs/reliability.md ─────────────────────────────────────

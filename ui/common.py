@@ -11,6 +11,7 @@ import streamlit as st
 
 from selfattn.display.charts import WORDS
 from selfattn.display.export import to_csv
+from selfattn.display.guard import short_name
 from selfattn.errors import InputError
 from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, Markdown, escape_markdown, t, t_plain
 
@@ -157,6 +158,21 @@ def vega(spec: dict, *, key: str | None = None, on_select: Callable[[], None] | 
     else:  # a chart that sends its selection ``selection`` back (under ``key``), which ``on_select`` reads
         st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None, key=key,
                            on_select=on_select, selection_mode=selection)
+
+
+def uploaded(value) -> tuple[str, bytes] | None:
+    """An uploader's file as (name, bytes), its name shortened (:func:`selfattn.display.guard.short_name`);
+    None when there is none.
+
+    Raises:
+        InputError: ``upload_gone``: the uploader names a file the server no longer holds (a
+            crafted message, or one dropped to keep the session within its bounds, ui/server_limits.py).
+    """
+    if value is None:
+        return None
+    if not hasattr(value, "getvalue") or not hasattr(value, "name"):  # Streamlit's DeletedFile
+        raise InputError("upload_gone", "The uploaded file is no longer on the server; please upload it again.")
+    return short_name(value.name), value.getvalue()
 
 
 def require_frame() -> None:

@@ -38,7 +38,7 @@ from ui import fit, guard
 from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
 from ui import state as settings
-from ui.common import csv_button, current_lang, error_text, tr
+from ui.common import csv_button, current_lang, error_text, tr, uploaded
 
 STATE = "pg"
 TOKEN_COL = "token"
@@ -98,7 +98,7 @@ PREFIX = {"w_q": "q", "w_k": "k", "w_v": "v", "b_q": "q", "b_k": "k", "b_v": "v"
 @functools.cache
 def _input_label_patterns() -> list[re.Pattern]:
     """ "Input 3", "输入 3": the tutorial's label in every language, as patterns catching i."""
-    return [re.compile("^" + re.escape(t_plain("pg.input_label", lang, i="\x00")).replace("\x00", r"(\d{1,2})") + "$")
+    return [re.compile("^" + re.escape(t_plain("pg.input_label", lang, i="\x00")).replace("\x00", r"([0-9]{1,2})") + "$")
             for lang in LANGS]
 
 
@@ -397,7 +397,7 @@ def _bad_cell(name: str, problem: InputError | None) -> tuple[int, int] | None:
     if col not in columns:
         return None
     if name == "x":
-        i = int(row.split(" ", 1)[0]) - 1 if row.split(" ", 1)[0].isdigit() else -1
+        i = int(row.split(" ", 1)[0]) - 1 if re.fullmatch(r"[0-9]{1,3}", row.split(" ", 1)[0]) else -1
     elif name in BIASES:
         i = 0
     else:
@@ -493,12 +493,13 @@ def parse_inputs(use_bias: bool) -> Inputs:
 def on_upload(uploader_key: str, target_key: str) -> None:
     """Callback of the CSV uploader: apply the file, or keep everything and say why not."""
     pg = state()
-    upload = st.session_state.get(uploader_key)
-    if upload is None:
-        return
     try:
-        apply_upload(st.session_state[target_key], upload.getvalue())
-        pg["upload_notice"] = upload.name
+        upload = uploaded(st.session_state.get(uploader_key))
+        if upload is None:
+            return
+        name, data = upload
+        apply_upload(st.session_state[target_key], data)
+        pg["upload_notice"] = name
     except InputError as exc:
         pg["upload_notice"] = exc
 
@@ -611,10 +612,12 @@ def _link_params() -> dict[str, str]:
 def _sizes_from(text: str) -> Sizes:
     parts = text.split(".")
     tops = (MAX_TOKENS, MAX_DIM, MAX_DIM, MAX_DIM)
-    if len(parts) != 4 or not all(p.isdigit() and len(p) <= 3 for p in parts) or not all(
-            1 <= int(p) <= top for p, top in zip(parts, tops)):
+    if len(parts) != 4:
         raise share.BadValue("bad_sizes", n=MAX_TOKENS, d=MAX_DIM)
-    return Sizes(*map(int, parts))
+    try:
+        return Sizes(*(share.parse_whole(p, 1, top) for p, top in zip(parts, tops)))
+    except share.BadValue:
+        raise share.BadValue("bad_sizes", n=MAX_TOKENS, d=MAX_DIM) from None
 
 
 def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:

@@ -15,6 +15,20 @@ from typing import Mapping, Sequence
 
 CSV_FIELD_CHARS = 1000  # one field of an uploaded matrix; a long float is 25, a label a few dozen
 MAX_REV = 2**53  # a matrix editor's revision counter: a JavaScript number that stays whole
+MAX_NAME_CHARS = 40  # an uploaded file's name as kept, stamped on every result record and drawn
+
+
+def short_name(name) -> str:
+    """An uploaded file's name as the app keeps and draws it: printable characters only, and at most
+    :data:`MAX_NAME_CHARS` of them (its start, "…", its last 12, so the extension stays).
+
+    A browser sends whatever name a file has (4,000 characters is a valid name on some systems);
+    the results page stamps it on every record and draws it in charts and a table.
+    """
+    name = "".join(ch for ch in str(name) if ch.isprintable())
+    if len(name) <= MAX_NAME_CHARS:
+        return name
+    return name[:MAX_NAME_CHARS - 13] + "…" + name[-12:]
 
 
 def matrix_editor_problem(state, *, max_chars: Sequence[int], rows: int,

@@ -64,6 +64,24 @@ def split(text: str, sep: str) -> list[str]:
 
 # ── Codecs: one per kind of value ────────────────────────────────────────────────────────
 
+_WHOLE = re.compile(r"-?[0-9]{1,12}")  # ASCII digits only: Python's \d and str.isdigit take "٣", "²", "①"
+
+
+def parse_whole(text: str, lo: int, hi: int) -> int:
+    """The whole number ``text`` writes in ASCII digits (an optional "-" and 1-12 digits), from
+    ``lo`` to ``hi``: the one parser of every integer in a link.
+
+    Raises:
+        BadValue: ``not_whole`` (lo, hi) or ``out_of_range`` (lo, hi).
+    """
+    if not isinstance(text, str) or not _WHOLE.fullmatch(text):
+        raise BadValue("not_whole", lo=lo, hi=hi)
+    value = int(text)
+    if not lo <= value <= hi:
+        raise BadValue("out_of_range", lo=lo, hi=hi)
+    return value
+
+
 @dataclass(frozen=True)
 class Int:
     """A whole number from ``lo`` to ``hi`` as written in the link; kept as that number minus ``shift``
@@ -77,12 +95,7 @@ class Int:
         return str(int(value) + self.shift)
 
     def decode(self, text: str) -> int:
-        if not re.fullmatch(r"-?\d{1,12}", text):
-            raise BadValue("not_whole", lo=self.lo, hi=self.hi)
-        value = int(text)
-        if not self.lo <= value <= self.hi:
-            raise BadValue("out_of_range", lo=self.lo, hi=self.hi)
-        return value - self.shift
+        return parse_whole(text, self.lo, self.hi) - self.shift
 
     def fits(self, value) -> bool:
         """Whether a kept value (a widget's, from the browser) is one this setting can hold."""
@@ -252,7 +265,7 @@ def apply_diff(base: Sequence[Sequence[str]], text: str) -> list[list[str]]:
     if text == "":
         return rows
     for item in split(_bounded(text), CELL_SEP):
-        found = re.fullmatch(r"(\d{1,3})\.(\d{1,3})\.(.*)", item, flags=re.DOTALL)
+        found = re.fullmatch(r"([0-9]{1,3})\.([0-9]{1,3})\.(.*)", item, flags=re.DOTALL)
         if not found:
             raise BadValue("garbled")
         i, j = int(found.group(1)), int(found.group(2))

@@ -87,6 +87,8 @@ STRINGS: dict[str, dict[str, str]] = {
                             "zh": "{matrix} 第 {row} 行、第 {col} 列为 {value}；只允许有限的数字。"},
     "err.upload_too_big": {"en": "The file is {size_kb} KB; files up to {limit_kb} KB are accepted.",
                            "zh": "文件大小为 {size_kb} KB，最多只接受 {limit_kb} KB。"},
+    "err.upload_gone": {"en": "The uploaded file is no longer on the server; please upload it again.",
+                        "zh": "服务器上已没有这个上传的文件，请重新上传。"},
     "err.upload_not_text": {"en": "The file is not UTF-8 text. Save it as a CSV file and try again.",
                             "zh": "该文件不是 UTF-8 文本，请另存为 CSV 文件后重试。"},
     "err.upload_not_csv": {"en": "The file could not be read as CSV: every row must hold the same number of "
