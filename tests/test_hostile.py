@@ -546,6 +546,58 @@ def test_a_pick_over_one_megabyte_closes_only_its_senders_connection(server):
     assert focus_token(other.texts()) == ["q2"]
 
 
+# ── Issue 29: a flood of events in one trigger list (Streamlit calls a callback per event) ─
+FLOODED = {"weights map": (MAP_WEIGHTS, "pick"), "queries map": (r"-map_queries$", "pick"),
+           "outputs map": (r"-map_outputs$", "pick"), "focus's map": (r"-map_weighted_values_\d+$", "pick"),
+           "X editor": (X, "table"), "W_v editor": (r"-ed_w_v_\d+$", "table")}
+MAX_FLOOD_OPEN_S = 1.5  # another visitor's open of the Playground while three floods run (0.03-0.10 s alone)
+
+
+def flood(event: str, n: int, value: str = "0") -> str:
+    """A trigger list of ``n`` copies of one event, written compactly: 36,000 fit under the 1 MB message cap."""
+    return "[" + ",".join([f'{{"event":"{event}","value":{value}}}'] * n) + "]"
+
+
+@pytest.mark.parametrize("n", [4_000, None])  # None: as many as fit under the 1 MB cap beside the other widgets
+@pytest.mark.parametrize("name", list(FLOODED))
+def test_a_flood_of_trigger_events_costs_at_most_one_event(server, name, n):
+    """Before: 4,000 picks cost 3.7-12 s of server CPU, 16,000 88 s (one callback per event, each
+    reading the whole list again); now a list over 16 KB is refused whole (ui/server_limits.py)."""
+    pattern, event = FLOODED[name]
+    payload = flood(event, n or 972_000 // len(flood(event, 1)))  # ~36,000
+    assert len(payload) < 1_000_000  # under server.maxWidgetStateSize: Streamlit reads it
+    before, [(cost, focus, after)] = pick_attack(server, [payload], pattern)
+    assert cost.exceptions == 0 and not cost.closed, cost
+    assert cost.cpu_s <= MAX_CPU_S, cost  # ~0.1 s: the page's rerun
+    assert focus == {0} and numbers(after) == numbers(before)
+
+
+def test_a_page_opens_at_once_while_three_visitors_flood_their_triggers(server):
+    """Three sessions each send ten 1 MB floods of picks while another visitor opens the Playground."""
+    payload = flood("pick", 36_000)
+
+    async def attacker():
+        async with hostile.visitor(server.url) as v:
+            await v.open_link("playground")
+            for _ in range(10):
+                await hostile.send_trigger(v, MAP_WEIGHTS, payload)
+                await v.finish_run()
+
+    async def run():
+        attacks = [asyncio.create_task(attacker()) for _ in range(3)]
+        await asyncio.sleep(1.0)  # the floods are under way
+        async with hostile.visitor(server.url) as v:
+            start = asyncio.get_running_loop().time()
+            await v.open_link("playground")
+            opened = asyncio.get_running_loop().time() - start
+            exceptions = v.tally.exceptions
+        await asyncio.gather(*attacks)
+        return opened, exceptions
+
+    opened, exceptions = asyncio.run(run())
+    assert exceptions == 0 and opened <= MAX_FLOOD_OPEN_S, opened
+
+
 @pytest.mark.parametrize("state", ['{"pick": 1e9}', '{"pick": "1"}', '{"pick": [1]}', '{"pick": NaN}', "[1]", '"x"'])
 def test_a_crafted_map_state_is_ignored(server, state):
     """The map's own state (not its trigger): a browser sends none, a visitor may; Streamlit shows a

@@ -173,14 +173,16 @@ def sweep_session() -> None:
         drop_unused_uploads(ctx.session_id, uploads_in_use(st.session_state[k] for k in list(st.session_state)))
 
 
-def drop_unused_uploads(session_id: str, in_use: Iterable[str]) -> int:
+def drop_unused_uploads(session_id: str, in_use: Iterable[str], manager=None) -> int:
     """Drop the session's files that no uploader names (``in_use``: the ids that do), once they
-    are :data:`UPLOAD_GRACE_S` old; the number dropped."""
+    are :data:`UPLOAD_GRACE_S` old; the number dropped. ``manager``: the runtime's by default."""
     from streamlit.runtime import Runtime
 
-    if not Runtime.exists():
-        return 0
-    manager, keep, now = Runtime.instance().uploaded_file_mgr, set(in_use), time.monotonic()
+    if manager is None:
+        if not Runtime.exists():
+            return 0
+        manager = Runtime.instance().uploaded_file_mgr
+    keep, now = set(in_use), time.monotonic()
     with _lock:
         stale = [fid for fid in list(manager.file_storage.get(session_id, {}))
                  if fid not in keep and now - _uploaded_at.get((session_id, fid), 0.0) >= UPLOAD_GRACE_S]

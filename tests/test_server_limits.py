@@ -1,0 +1,129 @@
+"""Issue 29: the bounds ui/server_limits.py puts on one message and one upload, and the Streamlit
+internals they rely on, pinned: each test here fails when Streamlit changes what the module wraps.
+
+The attacks themselves, against a real server, are in tests/test_hostile.py (trigger floods) and
+tests/test_hostile_heads.py (upload floods, long names, missing files).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+
+from streamlit.components.v2.bidi_component import main as bidi
+from streamlit.runtime import Runtime
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+from streamlit.runtime.state.session_state import SessionState
+from streamlit.runtime.uploaded_file_manager import DeletedFile, UploadedFileRec
+
+from selfattn.display.guard import MAX_NAME_CHARS, short_name
+from ui import server_limits as limits
+
+
+def events(n: int, name: str = "pick", last: int = 0) -> str:
+    return json.dumps([{"event": name, "value": 0}] * (n - 1) + [{"event": name, "value": last}])
+
+
+# ── What Streamlit does, that the module relies on ───────────────────────────────────────
+def test_streamlit_reads_trigger_lists_with_the_deserializer_the_module_replaces():
+    source = inspect.getsource(bidi)
+    assert "deserializer=deserialize_trigger_list" in source  # looked up in main's namespace at each mount
+    assert "json_trigger_value" in source
+    limits.install()
+    assert bidi.deserialize_trigger_list is limits.read_trigger_list
+
+
+def test_streamlit_calls_a_components_callback_once_per_event_of_the_list():
+    """Why the list must be cut before Streamlit sees it: one callback call per event."""
+    source = inspect.getsource(SessionState._dispatch_trigger_callbacks)
+    assert "for payload in payloads" in source and "_execute_widget_callback" in source
+
+
+def test_streamlit_keeps_uploads_in_the_manager_the_module_wraps():
+    from streamlit.web.server import server
+    from streamlit.web.server.starlette import starlette_routes, starlette_websocket
+
+    assert "MemoryUploadedFileManager(" in inspect.getsource(server)
+    assert "upload_mgr.add_file(" in inspect.getsource(starlette_routes)
+    assert "runtime.disconnect_session(" in inspect.getsource(starlette_websocket)
+    assert isinstance(inspect.getattr_static(Runtime, "uploaded_file_mgr"), property)
+    manager = MemoryUploadedFileManager("/_stcore/upload_file")
+    assert {"file_storage", "add_file", "remove_file", "remove_session_files"} <= set(dir(manager))
+
+
+# ── Triggers ─────────────────────────────────────────────────────────────────────────────
+def test_a_trigger_list_keeps_the_last_event_of_each_name():
+    assert limits.read_trigger_list(events(1)) == [{"event": "pick", "value": 0}]
+    assert limits.read_trigger_list(events(400, last=2)) == [{"event": "pick", "value": 2}]
+    mixed = json.dumps([{"event": "a", "value": 1}, {"event": "b", "value": 2}, {"event": "a", "value": 3}, 7, None])
+    assert limits.read_trigger_list(mixed) == [{"event": "b", "value": 2}, {"event": "a", "value": 3}]
+    assert limits.read_trigger_list('{"event": "pick", "value": 2}') == [{"event": "pick", "value": 2}]
+
+
+def test_a_trigger_list_over_its_byte_limit_or_not_events_is_refused_whole():
+    assert limits.read_trigger_list(events(37_000)) is None  # ~1 MB: not even parsed
+    assert len(events(500)) < limits.MAX_TRIGGER_BYTES and limits.read_trigger_list(events(500))
+    for text in (None, "", "not json {", "[]", "null", "[1, 2]", '"pick"', "[" * 5000 + "]" * 5000):
+        assert limits.read_trigger_list(text) is None, text[:20] if text else text
+
+
+def test_a_trigger_list_is_read_in_time_that_does_not_grow_with_repeats():
+    flood, most = events(37_000), events(500)
+    start = time.process_time()
+    for _ in range(100):
+        limits.read_trigger_list(flood)
+        limits.read_trigger_list(most)
+    assert time.process_time() - start < 2.0  # ~0.1 s here; a wide margin for a shared 2-core machine
+
+
+# ── Uploads ──────────────────────────────────────────────────────────────────────────────
+def bounded_manager() -> MemoryUploadedFileManager:
+    manager = MemoryUploadedFileManager("/_stcore/upload_file")
+    manager.add_file = limits._bounded_add_file(manager)
+    return manager
+
+
+def test_a_session_holds_at_most_four_files_and_four_megabytes_the_newest():
+    manager = bounded_manager()
+    for i in range(40):
+        manager.add_file("s1", UploadedFileRec(f"f{i}", "x.csv", "text/csv", b"1" * 2_000_000))
+    manager.add_file("s2", UploadedFileRec("g", "y.csv", "text/csv", b"2"))
+    held = manager.file_storage["s1"]
+    assert list(held) == ["f38", "f39"] and sum(len(f.data) for f in held.values()) <= limits.MAX_BYTES
+    for i in range(10):
+        manager.add_file("s3", UploadedFileRec(f"h{i}", "z.csv", "text/csv", b"3" * 10))
+    assert list(manager.file_storage["s3"]) == ["h6", "h7", "h8", "h9"]
+    assert list(manager.file_storage["s2"]) == ["g"]  # another session is untouched
+    limits._forget(manager, "s1")
+    assert "s1" not in manager.file_storage  # s2, s3 still held
+    assert sum(stat.byte_length for stats in manager.get_stats().values() for stat in stats) == 1 + 40
+
+
+def test_files_no_uploader_holds_are_dropped_after_their_grace():
+    manager = bounded_manager()
+    for name in ("old", "used", "new"):
+        manager.add_file("s", UploadedFileRec(name, "x.csv", "text/csv", b"1"))
+    limits._uploaded_at[("s", "old")] = limits._uploaded_at[("s", "used")] = time.monotonic() - 60
+    assert limits.drop_unused_uploads("s", {"used"}, manager) == 1
+    assert list(manager.file_storage["s"]) == ["used", "new"]  # "new" is on its way to its uploader
+
+
+def test_names_are_shortened_before_they_are_stored():
+    manager = bounded_manager()
+    manager.add_file("s", UploadedFileRec("f", "r" * 4_090 + "-runs.json\n", "text/csv", b"1"))
+    name = manager.file_storage["s"]["f"].name
+    assert len(name) == MAX_NAME_CHARS and name.endswith("…rr-runs.json"[-13:]) and "\n" not in name
+    assert short_name("runs.json") == "runs.json" and short_name("a\u202eb\x00c.csv") == "abc.csv"
+
+
+def test_an_uploader_naming_a_missing_file_is_an_input_error_in_words():
+    import pytest
+
+    from selfattn.errors import InputError
+    from ui.common import uploaded
+
+    with pytest.raises(InputError) as caught:
+        uploaded(DeletedFile("gone"))
+    assert caught.value.code == "upload_gone"
+    assert uploaded(None) is None
