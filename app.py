@@ -23,5 +23,11 @@ pages = [st.Page(p.script, title=tr(f"nav.{p.name}"), icon=p.icon, default=p is 
          for p in PAGES]
 page = st.navigation(pages)
 st.set_page_config(page_title=tr_plain("nav.tab_title", page=page.title))  # "Playground · selfattn", "动手实验 · selfattn"
-page.run()
+if any(p.heavy and p.url_path == page.url_path for p in PAGES):
+    queue_note = st.empty()  # a heavy page waits for its turn (a few at a time per process) and says so
+    with server_limits.heavy_turn(lambda n: queue_note.info(tr("common.queue", n=n), icon=":material/hourglass:")
+                                  if n else queue_note.empty()):
+        page.run()
+else:
+    page.run()
 server_limits.sweep_session()  # uploads no uploader holds any more are dropped

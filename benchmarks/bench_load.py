@@ -218,10 +218,12 @@ class Visitor:
         self.revs: dict[str, int] = {}  # matrix editor id -> the last revision sent
         self.fragments: dict[str, str] = {}  # widget id -> the id of the fragment it is drawn in ("" for none)
 
-    async def open(self, page: str) -> float:
-        """Load ``page`` (a name of PAGES); return the seconds until its last run finished."""
+    async def open(self, page: str, query: str = "") -> float:
+        """Load ``page`` (a name of PAGES), at the link's ``query`` string when given; return the
+        seconds until its last run finished."""
         path = PAGES[page]
-        self.url = f"{self.base}/{path}"
+        self.query_string = query
+        self.url = f"{self.base}/{path}" + (f"?{query}" if query else "")
         start = time.perf_counter()
         self.cookies = await http_get(self.url, self.timeout)
         host = urlsplit(self.base).netloc
@@ -232,7 +234,7 @@ class Visitor:
                                     max_size=None, open_timeout=self.timeout)
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             raise VisitorError("connect", f"websocket: {exc!r}") from exc
-        await self.ws.send(rerun_request(url=self.url, page_name=path))
+        await self.ws.send(rerun_request(url=self.url, page_name=path, query_string=query))
         await self.finish_run()
         seconds = time.perf_counter() - start
         self.tally.opens.append(seconds)

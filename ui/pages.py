@@ -17,13 +17,14 @@ class Page:
     script: str  # the page's file, relative to the app's folder
     icon: str  # a Material icon, ":material/<name>:"
     url_path: str  # the page's path in the address bar ("" for the home page)
+    heavy: bool = False  # its runs can take a second of CPU: a few at a time per process (ui/server_limits.py)
 
 
 HOME = Page("home", "pages/home.py", ":material/home:", "")
 PAGES = (
     HOME,
     Page("playground", "pages/playground.py", ":material/grid_on:", "playground"),
-    Page("embeddings", "pages/embeddings.py", ":material/translate:", "embeddings"),
-    Page("heads", "pages/heads.py", ":material/speed:", "heads"),
+    Page("embeddings", "pages/embeddings.py", ":material/translate:", "embeddings", heavy=True),
+    Page("heads", "pages/heads.py", ":material/speed:", "heads", heavy=True),
 )
 PAGE_NAMED = {page.name: page for page in PAGES}

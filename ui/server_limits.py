@@ -22,6 +22,12 @@ named here and pinned by tests/test_server_limits.py, which fails when Streamlit
 3. **Disconnects.** ``Runtime.disconnect_session`` is wrapped on the instance: a session's files
    are dropped as soon as its websocket closes (a reconnecting tab uploads again).
 
+4. **Heavy views.** Thirty visitors opening the heaviest Heads or Embeddings link at once kept a
+   Playground visitor waiting 15-22 s (every run a thread, all sharing one interpreter). A page
+   marked ``heavy`` (ui/pages.py) runs inside :func:`heavy_turn`: at most :data:`HEAVY_AT_ONCE`
+   such runs at a time per process; the others wait their turn, told so, and the light pages are
+   never queued.
+
 At the end of every run the app also drops the session's files that no uploader holds any more
 (:func:`drop_unused_uploads`), once they are :data:`UPLOAD_GRACE_S` old (a file is PUT before the
 rerun that names it).
@@ -29,11 +35,12 @@ rerun that names it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from selfattn.display.guard import MAX_NAME_CHARS, short_name
 
@@ -42,11 +49,15 @@ LOG = logging.getLogger("selfattn.limits")
 MAX_TRIGGER_BYTES = 16_384  # one trigger list as JSON; a browser's click sends ~40 bytes
 MAX_FILES = 4  # files one session holds at once (the pages have one uploader each)
 MAX_BYTES = 4 * 1024 * 1024  # bytes of files one session holds at once (two of the largest a page takes)
+HEAVY_AT_ONCE = 1  # heavy page runs at once per process (2: a Playground open during a crowd 0.85-1.54 s; 1: 0.64-1.18 s)
+NOTE_EVERY_S = 2.0  # how often a waiting run may update its note
 UPLOAD_GRACE_S = 10.0  # a file no uploader names yet is kept this long (its rerun is on the way)
 
 _lock = threading.Lock()
 _uploaded_at: dict[tuple[str, str], float] = {}  # (session, file id) -> when it arrived
 _installed = False
+_heavy = threading.BoundedSemaphore(HEAVY_AT_ONCE)
+_heavy_waiting = 0
 
 
 # ── 1. Component triggers ────────────────────────────────────────────────────────────────
@@ -190,3 +201,37 @@ def drop_unused_uploads(session_id: str, in_use: Iterable[str], manager=None) ->
             manager.remove_file(session_id, file_id)
             _uploaded_at.pop((session_id, file_id), None)
     return len(stale)
+
+
+# ── 4. Heavy views ───────────────────────────────────────────────────────────────────────
+
+@contextlib.contextmanager
+def heavy_turn(waiting: Callable[[int], None]) -> Iterator[None]:
+    """Run the body when one of :data:`HEAVY_AT_ONCE` places is free in this process.
+
+    While it waits, ``waiting(n)`` is called with the number of runs waiting when that number
+    changed, at most every :data:`NOTE_EVERY_S` (the page says so; a Streamlit call there also
+    lets a visitor who left or changed something stop the wait). Then ``waiting`` is called with 0
+    once, to clear what it said.
+    """
+    global _heavy_waiting
+    acquired = _heavy.acquire(blocking=False)
+    try:
+        if not acquired:
+            with _lock:
+                _heavy_waiting += 1
+            try:
+                said, said_at = None, 0.0
+                while not acquired:
+                    if _heavy_waiting != said and time.monotonic() - said_at >= NOTE_EVERY_S:
+                        said, said_at = _heavy_waiting, time.monotonic()
+                        waiting(said)
+                    acquired = _heavy.acquire(timeout=0.5)
+            finally:
+                with _lock:
+                    _heavy_waiting -= 1
+            waiting(0)
+        yield
+    finally:
+        if acquired:
+            _heavy.release()
