@@ -56,6 +56,12 @@ class Attack:
     query: str = ""  # the link opened
     send: Callable[[], dict] | None = None  # widget states sent after the page opened
     said: str = ""  # a phrase the page shows when it refuses the attack (new checkouts)
+    trigger: tuple[str, str] | None = None  # a component's trigger list sent after the page opened: (id pattern, JSON)
+
+
+def flood(event: str, n: int) -> str:
+    """A trigger list of ``n`` copies of one event (issue 29), written compactly."""
+    return "[" + ",".join([f'{{"event":"{event}","value":0}}'] * n) + "]"
 
 
 ATTACKS = [
@@ -64,6 +70,10 @@ ATTACKS = [
     Attack("10,000 rows sent for X", "playground", send=lambda: rows_added(10_000), said="not used"),
     Attack("a 0.4 MB cell in X", "playground", send=lambda: big_cell(400_000), said="not used"),
     Attack("a 4 MB cell in X", "playground", send=lambda: big_cell(4_000_000)),
+    Attack("4,000 picks in one step-map trigger", "playground", trigger=(r"-map_weights$", flood("pick", 4_000))),
+    Attack("36,000 picks in one trigger (under 1 MB)", "playground",
+           trigger=(r"-map_weights$", flood("pick", 36_000))),
+    Attack("a link with size=².4.3.3", "playground", "size=%C2%B2.4.3.3", said="except for these settings"),
     Attack("largest Playground link", "playground",
            "preset=random&seed=7&size=32.16.16.16&scale=1&causal=1&bias=1&focus=32"),
     Attack("heavy heads link", "heads", "n=64&d=128&heads=16&causal=1&open=bare_reshape~scale_after_softmax"),
@@ -77,7 +87,14 @@ async def run_attack(target: bench_load.LocalServer, attack: Attack, limit: floa
     row = {"target": target.label, "attack": attack.name}
     rss0 = bench_load.rss_mb(pid) or 0.0
     async with hostile.visitor(target.url) as v:
-        if attack.send is None:
+        if attack.trigger is not None:
+            await v.open_link(attack.page, attack.query)
+            v.received = 0
+
+            async def act():
+                await hostile.send_trigger(v, *attack.trigger)
+                await v.finish_run()
+        elif attack.send is None:
             act = lambda: v.open_link(attack.page, attack.query)  # noqa: E731
         else:
             await v.open_link(attack.page, attack.query)

@@ -127,3 +127,54 @@ def test_an_uploader_naming_a_missing_file_is_an_input_error_in_words():
         uploaded(DeletedFile("gone"))
     assert caught.value.code == "upload_gone"
     assert uploaded(None) is None
+
+
+# ── Heavy views ──────────────────────────────────────────────────────────────────────────
+def test_heavy_runs_take_turns_and_the_waiting_one_is_told():
+    import threading
+
+    said: list[int] = []
+    inside, release = threading.Event(), threading.Event()
+
+    def first():
+        with limits.heavy_turn(said.append):
+            inside.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    assert inside.wait(10)
+    order = []
+
+    def second():
+        with limits.heavy_turn(said.append):
+            order.append("second ran")
+
+    waiter = threading.Thread(target=second)
+    waiter.start()
+    time.sleep(0.7)
+    assert order == [] and said == [1]  # waiting, and told that one run waits
+    release.set()
+    holder.join(10)
+    waiter.join(10)
+    assert order == ["second ran"] and said == [1, 0]  # the note cleared once its turn came
+
+
+def test_a_heavy_run_that_fails_or_is_stopped_while_waiting_gives_its_place_back():
+    import pytest
+
+    with pytest.raises(RuntimeError):
+        with limits.heavy_turn(lambda n: None):
+            raise RuntimeError("the page failed")
+    with limits.heavy_turn(lambda n: None):  # the place was given back
+
+        def stopped(n):
+            if n:
+                raise KeyboardInterrupt  # what a Streamlit call raises when the visitor left (StopException)
+
+        with pytest.raises(KeyboardInterrupt):
+            with limits.heavy_turn(stopped):
+                pass
+    with limits.heavy_turn(lambda n: None):
+        pass
+    assert limits._heavy_waiting == 0
