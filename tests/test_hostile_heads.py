@@ -456,6 +456,35 @@ def test_an_uploader_naming_a_file_the_server_does_not_hold_gets_a_plain_message
         assert any("no longer on the server" in t for t in texts), texts
 
 
+# ── Issue 29: a crowd of heavy views (ui/server_limits.py's heavy_turn) ─────────────────
+CROWD = 30
+MAX_CROWD_OTHER_OPEN_S = 1.5  # another visitor's Playground open while the crowd is served (15-16 s before)
+
+
+def test_a_crowd_of_heavy_views_leaves_the_playground_open_at_once(server):
+    """30 visitors open the heaviest Heads link at once; 0.5 s later another opens the Playground.
+    Heavy views take turns (one at a time per process, the rest told to wait), so that visitor is
+    served at once; every one of the crowd is served too, without a traceback."""
+    target, _ = server
+    query = urlencode(WORST_LINKS["issue: n 64, d 128, 16 heads, causal, both mistakes"])
+    tally, other = bench_load.Tally(), bench_load.Tally()
+
+    async def one(t: bench_load.Tally, page: str, q: str, delay: float = 0.0):
+        await asyncio.sleep(delay)
+        v = bench_load.Visitor(target.url, t, TIMEOUT_S)
+        try:
+            await bench_load.attempt(t, v.open(page, q))
+        finally:
+            await v.close()
+
+    async def scenario():
+        await asyncio.gather(*(one(tally, "heads", query) for _ in range(CROWD)), one(other, "playground", "", 0.5))
+
+    asyncio.run(scenario())
+    assert len(tally.opens) == CROWD and not tally.errors and tally.exceptions == 0, tally
+    assert len(other.opens) == 1 and other.opens[0] <= MAX_CROWD_OTHER_OPEN_S, other.opens
+
+
 # ── As a script: the figures for docs/reliability.md ─────────────────────────────────────
 async def report(app_dir: Path) -> dict:
     rows = {}
