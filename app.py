@@ -3,7 +3,7 @@
 import streamlit as st
 
 from selfattn.i18n import LANGS
-from ui import server_limits, warmup
+from ui import look, server_limits, warmup
 from ui.common import LANG_KEY, tr, tr_plain
 from ui.pages import HOME, PAGES
 
@@ -18,6 +18,12 @@ if LANG_KEY not in st.session_state:
     st.session_state[LANG_KEY] = requested if requested in LANGS else "en"
 st.session_state[LANG_KEY] = st.session_state[LANG_KEY]  # keep the choice across pages
 st.sidebar.radio("Language / 语言", list(LANGS), format_func=LANGS.get, key=LANG_KEY, horizontal=True)
+# The projector view (ui/look.py): ?big=1 in a shared link turns it on; the sidebar switch after that.
+if look.PROJECTOR_KEY not in st.session_state:
+    st.session_state[look.PROJECTOR_KEY] = st.query_params.get("big") == "1"
+st.session_state[look.PROJECTOR_KEY] = st.session_state[look.PROJECTOR_KEY] is True  # kept across pages
+st.sidebar.toggle(tr("common.projector"), key=look.PROJECTOR_KEY, help=tr("common.projector_help"))
+look.apply()
 
 pages = [st.Page(p.script, title=tr(f"nav.{p.name}"), icon=p.icon, default=p is HOME, url_path=p.url_path or None)
          for p in PAGES]

@@ -16,7 +16,7 @@ from selfattn.display.export import labelled
 from selfattn.i18n import one_line
 from selfattn.text import models, readout
 from selfattn.text.models import ModelRun
-from ui import fit
+from ui import fit, look
 from ui import state as settings
 from ui.common import choice, csv_button, current_lang, tr, vega
 
@@ -167,7 +167,8 @@ def head_view(weights: np.ndarray, labels: list[str], layer: int, head: int) -> 
                     {0: tr("emb.headview_all"), **{i + 1: label for i, label in enumerate(labels)}})
     st.vega_lite_chart(_spec(charts.head_view(weights, labels, picked - 1 if picked else None,
                                               from_title=tr("chart.query"), to_title=tr("chart.key"),
-                                              weight_title=tr("chart.weight"))), width="content")
+                                              weight_title=tr("chart.weight"), strong=look.projector_on())),
+                     width="content")
 
 
 def _spec(chart) -> dict:

@@ -45,6 +45,8 @@ OPENED = "_link_opened"  # pages whose link has been read in this session
 WRITTEN = "_link_written"  # set once the first run of the session is over
 MAX_NAMED = 8  # ignored parameters named in the message
 LANG = Field(LANG_KEY, "lang", Choice(tuple(LANGS)), "en")
+PROJECTOR = Field("projector", "big", Bool(), False)  # the projector view (ui/look.py), on every page's link
+GLOBAL = (LANG, PROJECTOR)  # what every page's link carries besides its own table (read in app.py)
 
 HISTORY_SCRIPT = """<script>
 (() => {
@@ -203,7 +205,7 @@ KEPT: dict[str, str] = {
 
 def declared(key: str) -> bool:
     """True when ``key`` is a setting of a table, the language, or named in :data:`KEPT`."""
-    if key == LANG.key or key in KEPT:
+    if key in {f.key for f in GLOBAL} or key in KEPT:
         return True
     if any(name.endswith("*") and key.startswith(name[:-1]) for name in KEPT):
         return True
@@ -361,9 +363,9 @@ def open_page(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadVa
         put(key, value)
     if extra is not None:
         bad.update(extra(params))
-    if "lang" in params and params["lang"] not in LANGS:
-        bad["lang"] = share.BadValue("not_offered", options=", ".join(LANGS))
-    known = {f.param for f in own} | set(extra_params) | {"lang"}
+    _, bad_global = share.decode_fields(GLOBAL, params)  # app.py applies them; here only what was not used
+    bad.update(bad_global)
+    known = {f.param for f in own} | set(extra_params) | {f.param for f in GLOBAL}
     for name in params:
         if name not in known:
             bad[name] = share.BadValue("unknown")
@@ -408,7 +410,7 @@ def _shown(name: str) -> str:
 
 def params_for(page: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The link's parameters for what ``page`` shows now (defaults left out)."""
-    params = share.encode_fields((LANG,), {LANG_KEY: current_lang()})
+    params = share.encode_fields(GLOBAL, {LANG_KEY: current_lang(), PROJECTOR.key: st.session_state.get(PROJECTOR.key) is True})
     params.update(share.encode_fields(fields(page), st.session_state))
     params.update(extra or {})
     return params

@@ -38,6 +38,10 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "common.download_csv": {"en": "CSV", "zh": "CSV"},
     # Placeholders Streamlit would otherwise show in English.
+    "common.projector": {"en": "Projector view", "zh": "投影视图"},
+    "common.projector_help": {"en": "Larger text, maps, axis labels and legends, to read from the back of a classroom "
+                                    "(kept in the link).",
+                              "zh": "放大文字、热力图、坐标轴标签和图例，方便在教室后排阅读（保存在链接中）。"},
     "common.queue": {"en": "Many visitors are opening large views on this server right now; yours starts in a "
                            "moment ({n} waiting).",
                      "zh": "此刻有许多访客正在这台服务器上打开大型视图，您的页面马上开始（{n} 位在等待）。"},
