@@ -29,7 +29,7 @@ CONTRAST_JS = r"""
   const background = (el) => {  // a slider's value sits above its thumb, on the page: the thumb is not behind it
     const layers = [];
     for (let e = el; e; e = e.parentElement) {
-      if (e.getAttribute('role') === 'slider') continue;
+      if (e.dataset && e.dataset.testid === 'stSliderThumbValue') { e = e.closest('[data-testid="stSlider"]'); }
       const bg = parse(getComputedStyle(e).backgroundColor);
       if (bg[3] > 0) layers.push(bg);
       if (bg[3] >= 1) break;
@@ -46,13 +46,16 @@ CONTRAST_JS = r"""
     const text = n.textContent.trim();
     const el = n.parentElement;
     if (!text || !el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+    if (el.closest('button:disabled, [aria-disabled="true"]')) continue;  // WCAG 1.4.3 exempts inactive controls
     const seen = opacity(el);
     if (seen < 0.1) continue;  // not shown (a slider's tick labels until it is touched)
     const fg = parse(getComputedStyle(el).color);
     const bg = background(el), shown = over([fg[0], fg[1], fg[2], fg[3] * seen], bg);
     const a = lum(shown), b = lum(bg);
     out.push({text: text.slice(0, 50), ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05),
-              where: (el.closest('[data-testid]') || {dataset: {}}).dataset.testid || el.tagName});
+              where: (el.closest('[data-testid]') || {dataset: {}}).dataset.testid || el.tagName,
+              chain: (() => { const c = []; for (let e = el; e && e !== main; e = e.parentElement)
+                if (e.dataset && e.dataset.testid) c.push(e.dataset.testid); return c.join('<'); })()});
   }
   return out;
 }
@@ -75,7 +78,9 @@ def open_page(browser, url: str, width: int = 1400, height: int = 1000):
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(url)
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
-    wait_until_idle(page, 120_000)
+    for _ in range(2):  # a page may rerun once more (the model loaded): its elements are faded while it runs
+        wait_until_idle(page, 120_000)
+        page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=120_000)
     return page
 
 
@@ -96,6 +101,7 @@ def test_the_projector_view_draws_the_main_area_larger_and_stays_in_the_link(ser
     sizes = {}
     for big in ("0", "1"):
         page = open_page(browser, f"{server}/playground?big={big}", 1024, 768)
+        page.wait_for_selector("[data-testid='stSidebar'] code", timeout=60_000)  # the link, written last
         try:
             sizes[big] = page.evaluate("""() => {
                 const caption = document.querySelector('[data-testid="stMain"] [data-testid="stCaptionContainer"]');
