@@ -48,3 +48,14 @@ def test_a_bad_projector_value_in_a_link_is_named_and_left_off():
     at = apptest.open_link("embeddings", {"big": "yes"})
     assert not at.exception and at.session_state[look.PROJECTOR_KEY] is False
     assert any("`big`" in w.value for w in at.warning)
+
+
+def test_the_layer_axis_title_is_written_across_not_sideways():
+    """层 turned on its side reads as no word: the pattern grid's y title is drawn at 0°."""
+    from selfattn.text.readout import HeadPattern
+
+    grid = [[HeadPattern("previous", 0.9), HeadPattern("first", 0.8)]]
+    spec = charts.pattern_grid(grid, {"previous": "前一个", "first": "第一个"}, layer_title="层",
+                               head_title="头").to_dict(validate=False)
+    axis = spec["layer"][0]["encoding"]["y"]["axis"]
+    assert axis["titleAngle"] == 0 and spec["layer"][0]["encoding"]["y"]["title"] == "层"

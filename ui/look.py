@@ -5,6 +5,9 @@ One style element a run (``st.html`` with only a style sheet is added to the pag
 - **Readable captions.** Streamlit draws captions (the help lines under every step, the formulas
   in them, the preset note) at 60 % of the text colour: 3.9:1 against the page, under WCAG AA's
   4.5:1. Here they are drawn at 80 % (about 7:1), so they stay a step quieter than body text.
+- **Titles and the link's copy button.** Titles wrap in balanced lines (a Chinese title left one
+  character alone on its last line at 1024 px), and the copy button of the sidebar's link is always
+  shown (Streamlit shows it on hover only, which a tablet never has).
 - **Projector view** (the sidebar switch, kept in the link as ``big=1``): the main area is drawn
   larger (CSS ``zoom``, so text, step maps, charts, axis labels and legends all grow together),
   for a class reading a projector at 1024 × 768 from the back of the room; the head view's lines
@@ -22,6 +25,11 @@ CAPTION_OPACITY = 0.8  # Streamlit's own is 0.6 (3.9:1); 0.8 gives about 7:1 on 
 _READABLE = f"""
 [data-testid="stCaptionContainer"] {{ opacity: {CAPTION_OPACITY}; color: inherit; }}
 [data-testid="stCaptionContainer"] code {{ color: inherit; }}
+[data-testid="stMain"] h1, [data-testid="stMain"] h2, [data-testid="stMain"] h3 {{ text-wrap: balance; }}
+[data-testid="stSidebar"] [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) {{
+  opacity: 1 !important; visibility: visible !important; }}
+[data-testid="stSidebar"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * {{ visibility: visible !important; }}
+[data-testid="stSidebar"] button[data-testid="stBaseButton-elementToolbar"] {{ background-color: rgba(240, 240, 240, 0.92); }}
 """
 _PROJECTOR = f"""
 [data-testid="stMain"] {{ zoom: {PROJECTOR_ZOOM}; }}

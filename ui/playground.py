@@ -340,7 +340,7 @@ def size_widgets() -> None:
     sizes = current_sizes()
     for field in ("n", "d_in", "d_k", "d_v"):  # numbers with a fraction, so that 2.5 is seen and refused, not cut to 2
         st.session_state.setdefault(f"pg_{field}", float(getattr(sizes, field)))
-    cols = st.columns(4)
+    cols = st.columns(4, vertical_alignment="bottom")  # a label that wraps (d_k at 1024 px) keeps the boxes in line
     for col, field in zip(cols, LIMITS):
         col.number_input(tr(f"pg.size_{field}"), step=1.0, format="%g", key=f"pg_{field}", on_change=resize_to_widgets,
                          help=tr(f"pg.size_{field}_help"))

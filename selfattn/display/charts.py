@@ -394,7 +394,9 @@ def pattern_grid(patterns, kind_names: dict[str, str], *, layer_title: str = "la
     base = alt.Chart(alt.Data(values=rows)).encode(
         x=alt.X("head:O", title=head_title, axis=alt.Axis(labelAngle=0, orient="top", labelFontSize=READOUT_FONT_PX,
                                                             titleFontSize=READOUT_FONT_PX)),
-        y=alt.Y("layer:O", title=layer_title, axis=big))
+        y=alt.Y("layer:O", title=layer_title,  # written across, not sideways: 层 turned on its side reads as no word
+                axis=alt.Axis(labelFontSize=READOUT_FONT_PX, titleFontSize=READOUT_FONT_PX, titleAngle=0,
+                              titleAlign="right", titleBaseline="middle")))
     # White seams between cells and a thick frame only around the chosen one: the legend's swatches are
     # plain colour (no outline), so no swatch sits in a black square.
     cells = base.mark_rect(stroke=colours.CELL_EDGE, cursor="pointer").encode(
