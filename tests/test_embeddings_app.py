@@ -216,6 +216,40 @@ def test_text_typed_in_a_box_shown_only_some_of_the_time_survives_while_it_is_hi
     assert not at.exception
 
 
+def kind_switch(at):
+    """The one static/contextual switch on the page (a source with one kind draws it switched off, without a key)."""
+    switches = [r for r in at.radio if r.label in (t("emb.kind", "en"), t("emb.kind", "zh"))]
+    assert len(switches) == 1, [r.label for r in at.radio]
+    return switches[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_character_vectors_switch_shows_static_with_the_reason_and_keeps_the_choice(lang):
+    """Character vectors have no context: the switched-off control shows static (what is drawn), says why beside
+    it, and the visitor's contextual stays for a source that has it, and in the link."""
+    reason = t("emb.static_fallback", lang, hf=t("emb.source_hf", lang), pick=t("emb.source_pick", lang))
+    at = open_page("embeddings", lang)
+    choice_widget(at.selectbox, "emb_source").set_value("minilm").run()
+    choice_widget(at.radio, "emb_kind").set_value("contextual").run()
+    assert reason not in [c.value for c in at.caption]
+    choice_widget(at.selectbox, "emb_source").set_value("charvec").run()
+    assert not at.exception and not at.error
+    switch = kind_switch(at)
+    assert switch.proto.disabled and switch.value == "static"
+    assert reason in [c.value for c in at.caption]
+    assert at.metric[1].value == "64"  # the static character vectors are what part 1 draws
+    link = dict(at.query_params)
+    assert link["source"] == "charvec" and link["kind"] == "contextual"  # the visitor's choice, kept
+    again = open_link("embeddings", link)  # the link round-trips: the same page, the same words
+    assert not again.exception and not again.error
+    assert not [w for w in again.warning if t("share.ignored", lang)[:12] in w.value]
+    assert kind_switch(again).proto.disabled and kind_switch(again).value == "static"
+    assert reason in [c.value for c in again.caption] and dict(again.query_params) == link
+    choice_widget(again.selectbox, "emb_source").set_value("minilm").run()  # a source with context: it is back
+    assert not kind_switch(again).proto.disabled and kind_switch(again).value == "contextual"
+    assert again.metric[1].value == "384"
+
+
 def test_the_source_picker_and_what_it_shows_come_from_the_registry(monkeypatch):
     """Every registered source is offered by its label, in order; its object decides the model box,
     the kinds offered and the part 1 caption."""
@@ -230,7 +264,7 @@ def test_the_source_picker_and_what_it_shows_come_from_the_registry(monkeypatch)
         choice_widget(at.selectbox, "emb_source").set_value(name).run()
         assert not at.exception, name
         assert any(w.key == "emb_model" for w in at.text_input) == source.asks_model, name
-        assert choice_widget(at.radio, "emb_kind").proto.disabled == (len(source.kinds) == 1), name
+        assert kind_switch(at).proto.disabled == (len(source.kinds) == 1), name
         if source.vectors_label:  # part 1 names the source's vectors (no model box failing above it)
             assert f"向量：{t(source.vectors_label, 'zh')}" in texts(at), name
     choice_widget(at.selectbox, "emb_source").set_value("minilm").run()
