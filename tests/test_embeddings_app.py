@@ -318,7 +318,7 @@ def test_chinese_page_shows_no_internal_names_and_short_captions():
 
 def test_zaoshanghao_names_the_characters_minilm_does_not_know():
     at = open_page("embeddings", "en")
-    warnings = [w.value for w in at.warning]
+    warnings = [w.value for w in at.warning if "does not know" in w.value]  # not the order view's (狗咬人)
     assert len(warnings) == 1  # part 1 uses the character vectors, which know all three
     assert ("all-MiniLM-L6-v2 does not know most of this sentence: only 1 of its 3 tokens are in its vocabulary; "
             "the others (早、好) all became the same token [UNK]") in warnings[0]
