@@ -404,8 +404,11 @@ for each, _ in runs:
 
 units, view = readout_ui.controls()
 views = [readout_ui.Units(each, each_labels, units == "words") for each, each_labels in runs]
-run, labels = runs[0]
-shown = views[0]
+# One sentence's details (pattern grid, head view, the layer's grid, Q K V): the one the model reads best, the
+# first when both are read alike. A pair's Chinese sentence is mostly [UNK] to MiniLM; its English one is not.
+read_i = min(range(len(runs)), key=lambda i: runs[i][0].unknown_share)
+run, labels = runs[read_i]
+shown = views[read_i]
 by_head = view == "head"  # the one-head view: the pattern grid, the head slider, the check, Q, K and V
 c1, c2 = st.columns(2)
 layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers),
@@ -413,7 +416,13 @@ layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr(
 head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads),
                        shown=by_head)
 if len(runs) > 1 and view != "rollout":  # the pattern grid, head view and layer grid are of one sentence: say which
-    st.caption(tr("emb.details_first", text=run.text))
+    other = runs[1 - read_i][0]
+    if other.unknown_share == run.unknown_share:
+        st.caption(tr("emb.details_first", text=run.text))
+    else:
+        n, other_n = (int(np.count_nonzero(~each.special)) for each in (run, other))
+        st.caption(tr("emb.details_read", text=run.text, name=model_name, known=n - len(run.unknown), n=n,
+                      other=other.text, other_known=other_n - len(other.unknown), other_n=other_n))
 if by_head:  # the pattern grid right above the map: a click shows its head just below, where the visitor looks
     run_key = (use_spec, run.text, MAX_TOKENS)  # the model and sentence ``run`` belongs to
     readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,

@@ -599,3 +599,27 @@ def test_a_pair_of_two_chinese_sentences_offers_the_chinese_model_once():
     assert sum("does not know most of this sentence" in w.value for w in at.warning) == 2
     assert len([b for b in at.button if str(b.key).startswith("use_chinese_")]) == 1
     assert sum("For Chinese, what works" in i.value for i in at.info) == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_pair_shows_the_heads_details_of_the_sentence_the_model_reads(lang):
+    """早上好 / Good morning with MiniLM: 早 and 好 are [UNK], Good morning is read whole. The pattern grid, head
+    view and the layer's grid are of Good morning, and the page says so; the chosen heads' map shows both."""
+    at = open_page("embeddings", lang)
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
+    assert not at.exception and not at.error
+    said = t("emb.details_read", lang, text="Good morning", name="all-MiniLM-L6-v2", known=2, n=2, other="早上好",
+             other_known=1, other_n=3)
+    assert said in [c.value for c in at.caption]
+    assert t("emb.details_first", lang, text="早上好") not in [c.value for c in at.caption]
+    axes = t("emb.grid_axes", lang)
+    grids = [json.dumps(spec, ensure_ascii=False) for spec in heatmap_specs(at)
+             if isinstance(spec.get("title"), dict) and spec["title"].get("text") == axes]
+    assert len(grids) == 1 and "1·good" in grids[0] and "2·morning" in grids[0] and "早" not in grids[0]
+    heads_of = [m.value for m in at.markdown if m.value in (t("emb.heads_of", lang, text="早上好"),
+                                                            t("emb.heads_of", lang, text="Good morning"))]
+    assert len(heads_of) == 2  # the map of the chosen heads: both sentences, in their order
+    at.text_input(key="emb_text_b").set_value("Good evening").run()  # both read whole: the first, said so
+    at.text_input(key="emb_text").set_value("Good morning").run()
+    assert t("emb.details_first", lang, text="Good morning") in [c.value for c in at.caption]
+

@@ -215,6 +215,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.details_first": {"en": "The pattern grid, the head view and the maps of every head of the layer below are "
                                 "of the first sentence, “{text}”; the map of the chosen heads shows both sentences.",
                           "zh": "下面的模式网格、头视图和该层所有头的小图都属于第一句话“{text}”；所选头的注意力图则两句都画出。"},
+    "emb.details_read": {
+        "en": "The pattern grid, the head view and the maps of every head of the layer below are of “{text}”, the "
+              "sentence {name} reads: it knows {known} of its {n} tokens, against {other_known} of {other_n} in "
+              "“{other}” (the rest became [UNK]). The map of the chosen heads shows both sentences.",
+        "zh": "下面的模式网格、头视图和该层所有头的小图都属于“{text}”，这是 {name} 读得懂的一句：它认识其中 {n} 个词元里的 "
+              "{known} 个，而“{other}”的 {other_n} 个词元里只认识 {other_known} 个（其余都变成了 [UNK]）。"
+              "所选头的注意力图则两句都画出。"},
     "emb.grid_axes": {"en": "In each map: rows ↓ the tokens attending (queries), columns → the tokens attended to "
                             "(keys), in the order of the map above",
                       "zh": "每张小图：行 ↓ 是发出注意力的词元（查询），列 → 是被注意的词元（键），顺序与上面的图相同"},
