@@ -48,7 +48,7 @@ def orders(at) -> list[str]:
 
 
 CANNOT = {"en": ("all-MiniLM-L6-v2 cannot show this for this pair", "狗 and 咬 as one and the same token, [UNK]"),
-          "zh": ("all-MiniLM-L6-v2 无法用这一对句子展示这一点", "把 狗和咬 都读成同一个词元 [UNK]")}
+          "zh": ("all-MiniLM-L6-v2 无法用这一对句子展示这一点", "把狗和咬都读成同一个词元 [UNK]")}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -91,6 +91,23 @@ def test_minilm_static_vectors_give_way_to_the_character_vectors_and_say_why():
     static_a, _, static_b = all_maps(at, 3)
     np.testing.assert_allclose(static_a, weights(embed("狗咬人", "charvec").vectors), rtol=0, atol=1e-15)
     assert sum(CANNOT["en"][0] in shown(w.value) for w in at.warning) == 1  # the contextual MiniLM vectors
+
+
+def test_characters_no_vectors_know_are_said_for_both_kinds_and_only_a_chinese_model_is_offered(monkeypatch):
+    """龘靐人 / 人靐龘: neither the character vectors nor MiniLM have 龘 or 靐 (both zero, both [UNK]): the order by
+    text is still 3 2 1; both kinds say they cannot show it; the way offered is a Chinese model, once."""
+    from selfattn.text import prefetch
+
+    monkeypatch.setattr(prefetch, "cached_folder", lambda spec: None)
+    at = open_link("embeddings", {"oa": "龘靐人", "ob": "人靐龘", "lang": "zh"}, timeout=300)
+    assert not at.exception and not at.error
+    assert orders(at) == ["3 2 1", "3 2 1"]
+    cannot = [shown(w.value) for w in at.warning if "无法用这一对句子展示这一点" in w.value]
+    assert len(cannot) == 2 and all("把龘和靐都读成同一个词元 [UNK]" in c for c in cannot)
+    assert not at.success and not view_alerts(at)[1]  # nothing concluded
+    offer = [shown(i.value) for i in at.info if "想用中文看到这一点" in i.value]
+    assert len(offer) == 1 and "请使用用中文训练的模型" in offer[0] and "汉字向量" not in offer[0]
+    assert at.button(key="order_use_chinese_model")
 
 
 def test_an_english_pair_states_its_true_permutation():

@@ -141,7 +141,9 @@ def section(source: str, spec: str | None, scale: bool, unit: bool) -> None:
         return
     offer = True  # the way to a Chinese model, once
     for kind in KINDS:
-        offer = _show(kind, good[kind], static_charvec=good["static"].first.source == "charvec", offer=offer) and offer
+        static = good["static"]
+        charvec_reads = static.first.source == "charvec" and static.check is not None
+        offer = _show(kind, good[kind], charvec_reads=charvec_reads, offer=offer) and offer
 
 
 def _merged(match: TextMatch) -> Markdown:
@@ -151,11 +153,11 @@ def _merged(match: TextMatch) -> Markdown:
     return Markdown(tr("emb.order_merged_sep").join(items))
 
 
-def _show(kind: str, compared: Compared, *, static_charvec: bool, offer: bool) -> bool:
+def _show(kind: str, compared: Compared, *, charvec_reads: bool, offer: bool) -> bool:
     """One kind of vectors: the order by text, then the maps and what they say, or why these vectors cannot.
 
     Args:
-        static_charvec: the static vectors shown are the character vectors (for the way to what works).
+        charvec_reads: the static vectors shown are the character vectors and they show it (the way to what works).
         offer: offer the way to a Chinese model here, if needed.
 
     Returns:
@@ -173,9 +175,8 @@ def _show(kind: str, compared: Compared, *, static_charvec: bool, offer: bool) -
     if check is None:  # the same token for different texts: these vectors cannot show it for this pair
         st.warning(tr("emb.order_cannot", name=name, merged=_merged(compared.match)), icon=":material/help:")
         if offer and _merges_chinese(compared):
-            lead = "emb.order_chinese_lead" if static_charvec else "emb.order_chinese_lead_pick"
-            cached.offer_chinese_model(tr(lead, charvec=tr("emb.source_charvec"), pick=tr("emb.source_pick")),
-                                       "order_use_chinese_model")
+            lead = "emb.order_chinese_lead" if charvec_reads else "emb.order_chinese_lead_model"
+            cached.offer_chinese_model(tr(lead, charvec=tr("emb.source_charvec")), "order_use_chinese_model")
             return False
         return offer
     if a.unknown or b.unknown:

@@ -428,7 +428,7 @@ STRINGS.update({
               "各算两次：一次用静态向量，同一个词元无论在哪里向量都相同；一次用模型的上下文向量，模型在输入处给"
               "每个词元加上了位置向量。如果注意力只看词元本身，第二句的热力图就只是把第一句的行和列换了位置。"},
     "emb.order_first": {"en": "First sentence", "zh": "第一句"},
-    "emb.order_second": {"en": "Second sentence: the same tokens in another order", "zh": "第二句：同样的词元，换个顺序"},
+    "emb.order_second": {"en": "Second sentence: the same words in another order", "zh": "第二句：同样的词或字，换个顺序"},
     "emb.order_text_help": {
         "en": "Up to {n} tokens. Both sentences must be the same words or characters, each as many times, in "
               "another order.",
@@ -459,7 +459,7 @@ STRINGS.update({
               "所指的第一句词元）：这就是置换 $P$。"},
     # Vectors that read two different texts as one token (MiniLM: 狗 and 咬 both [UNK]) cannot show the lesson.
     "emb.order_merged_item": {"en": "{texts} as one and the same token, {token}",
-                              "zh": "把 {texts} 都读成同一个词元 {token}"},
+                              "zh": "把{texts}都读成同一个词元 {token}"},
     "emb.order_and": {"en": " and ", "zh": "和"},
     "emb.order_merged_sep": {"en": "; ", "zh": "；"},
     "emb.order_cannot": {
@@ -477,11 +477,10 @@ STRINGS.update({
         "en": "**To see it in Chinese:** the static vectors above are the {charvec}, which tell these characters "
               "apart. For contextual vectors, use a model trained on Chinese.",
         "zh": "**想用中文看到这一点**：上面的静态向量是{charvec}，能区分这些字。要看上下文向量，请使用用中文训练的模型。"},
-    "emb.order_chinese_lead_pick": {
-        "en": "**To see it in Chinese:** the {charvec} tell these characters apart: choose them under “{pick}” for "
-              "static vectors. For contextual vectors, use a model trained on Chinese.",
-        "zh": "**想用中文看到这一点**：{charvec}能区分这些字：在“{pick}”中选择它，看静态向量。要看上下文向量，"
-              "请使用用中文训练的模型。"},
+    "emb.order_chinese_lead_model": {
+        "en": "**To see it in Chinese:** use a model trained on Chinese, which has a vector of its own for each of "
+              "these characters.",
+        "zh": "**想用中文看到这一点**：请使用用中文训练的模型，在这种模型里，这些字各有自己的向量。"},
     "emb.order_fallback": {"en": "The model chosen above could not be loaded, so this view uses the installed vectors: "
                                  "jieba's character vectors for Chinese, MiniLM for the rest.",
                            "zh": "上面选择的模型无法加载，这里改用已安装的向量：中文用 jieba 字向量，其余用 MiniLM。"},
