@@ -139,10 +139,10 @@ def section(source: str, spec: str | None, scale: bool, unit: bool) -> None:
         show_error(error, kept=good is not None)
     if good is None:
         return
+    static = good["static"]
+    charvec_reads = static.first.source == "charvec" and static.check is not None
     offer = True  # the way to a Chinese model, once
     for kind in KINDS:
-        static = good["static"]
-        charvec_reads = static.first.source == "charvec" and static.check is not None
         offer = _show(kind, good[kind], charvec_reads=charvec_reads, offer=offer) and offer
 
 
