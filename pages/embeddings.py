@@ -133,6 +133,23 @@ def embed_kind(text: str, src, kind: str) -> str:
     return offered[0]
 
 
+def kind_control(src) -> str:
+    """The switch between static and contextual vectors; returns the kind drawn.
+
+    A source with one kind (the character vectors: no context) shows that kind, switched off, and says why
+    beside it; the visitor's choice stays kept for a source that has both (and in the link).
+    """
+    names = {k: tr(f"emb.kind_{k}") for k in KINDS}
+    if len(src.kinds) > 1:
+        return choice(st.radio, tr("emb.kind"), KINDS, "emb_kind", names, horizontal=True, help=tr("emb.kind_help"))
+    settings.keep("emb_kind", KINDS)
+    drawn = src.kinds[0]
+    st.radio(tr("emb.kind"), KINDS, index=KINDS.index(drawn), format_func=names.get, horizontal=True,
+             help=tr("emb.kind_help"), disabled=True)  # no key: it shows what is drawn, it keeps nothing
+    st.caption(tr("emb.static_fallback", hf=tr("emb.source_hf"), pick=tr("emb.source_pick")))
+    return drawn
+
+
 def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, width: float,
              ranges: dict[str, tuple[float, float]]) -> None:
     """X, XXᵀ (the cosine similarity when rows have unit length), Softmax(XXᵀ/√d) and the output, with CSVs.
@@ -306,8 +323,7 @@ with st.container(border=True):
                                  placeholder=tr("emb.model_placeholder")).strip()
     d1, d2 = st.columns(2)
     with d1:
-        kind = choice(st.radio, tr("emb.kind"), KINDS, "emb_kind", {k: tr(f"emb.kind_{k}") for k in KINDS},
-                      horizontal=True, help=tr("emb.kind_help"), disabled=len(src.kinds) == 1)
+        kind = kind_control(src)
     settings.keep("emb_dims")
     dims = d2.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
     settings.keep("emb_scale")
@@ -315,9 +331,6 @@ with st.container(border=True):
     with st.container(horizontal=True, gap="medium"):
         raw_scale = st.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
         raw_unit = st.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
-
-if kind not in src.kinds:
-    kind = src.kinds[0]  # character vectors are static only: they have no context (the switch is off for them)
 
 # ── The model: part 2 always needs one, part 1 for MiniLM or Hugging Face vectors ─────
 kept_model = settings.kept("emb_model_good")  # (spec, bundle, run) of the last heads shown
@@ -391,8 +404,11 @@ for each, _ in runs:
 
 units, view = readout_ui.controls()
 views = [readout_ui.Units(each, each_labels, units == "words") for each, each_labels in runs]
-run, labels = runs[0]
-shown = views[0]
+# One sentence's details (pattern grid, head view, the layer's grid, Q K V): the one the model reads best, the
+# first when both are read alike. A pair's Chinese sentence is mostly [UNK] to MiniLM; its English one is not.
+read_i = min(range(len(runs)), key=lambda i: runs[i][0].unknown_share)
+run, labels = runs[read_i]
+shown = views[read_i]
 by_head = view == "head"  # the one-head view: the pattern grid, the head slider, the check, Q, K and V
 c1, c2 = st.columns(2)
 layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers),
@@ -400,7 +416,13 @@ layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr(
 head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads),
                        shown=by_head)
 if len(runs) > 1 and view != "rollout":  # the pattern grid, head view and layer grid are of one sentence: say which
-    st.caption(tr("emb.details_first", text=run.text))
+    other = runs[1 - read_i][0]
+    if other.unknown_share == run.unknown_share:
+        st.caption(tr("emb.details_first", text=run.text))
+    else:
+        n, other_n = (int(np.count_nonzero(~each.special)) for each in (run, other))
+        st.caption(tr("emb.details_read", text=run.text, name=model_name, known=n - len(run.unknown), n=n,
+                      other=other.text, other_known=other_n - len(other.unknown), other_n=other_n))
 if by_head:  # the pattern grid right above the map: a click shows its head just below, where the visitor looks
     run_key = (use_spec, run.text, MAX_TOKENS)  # the model and sentence ``run`` belongs to
     readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,

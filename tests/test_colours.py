@@ -12,7 +12,7 @@ from altair.vegalite.v6.schema.core import load_schema
 
 from selfattn.core.heads import MISTAKES
 from selfattn.display import charts, colours
-from tests.apptest import heatmap_specs, open_page
+from tests.apptest import heatmap_specs, open_link, open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 VEGA = load_schema()["definitions"]  # Vega-Lite's own lists of colour scheme names, by kind
@@ -155,8 +155,11 @@ def test_heads_page_colours_by_role():
 
 def test_embeddings_page_colours_by_role():
     at = open_page("embeddings")
-    # raw weights, the head's map, the grid, the six of "same words, another order" (issue 24); cosine
-    assert assert_coloured_by_role(heatmap_specs(at)) == (9, 1)
+    # raw weights, the head's map, the grid, the three static maps of "same words, another order" (MiniLM reads
+    # 狗 and 咬 as one [UNK], so it draws no contextual ones); cosine
+    assert assert_coloured_by_role(heatmap_specs(at)) == (6, 1)
+    english = open_link("embeddings", {"oa": "dog bites man", "ob": "man bites dog"})
+    assert assert_coloured_by_role(heatmap_specs(english)) == (9, 1)  # and its six for an English pair
 
 
 def test_the_step_maps_colour_stops_are_vegas_own():

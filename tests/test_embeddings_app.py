@@ -216,6 +216,40 @@ def test_text_typed_in_a_box_shown_only_some_of_the_time_survives_while_it_is_hi
     assert not at.exception
 
 
+def kind_switch(at):
+    """The one static/contextual switch on the page (a source with one kind draws it switched off, without a key)."""
+    switches = [r for r in at.radio if r.label in (t("emb.kind", "en"), t("emb.kind", "zh"))]
+    assert len(switches) == 1, [r.label for r in at.radio]
+    return switches[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_character_vectors_switch_shows_static_with_the_reason_and_keeps_the_choice(lang):
+    """Character vectors have no context: the switched-off control shows static (what is drawn), says why beside
+    it, and the visitor's contextual stays for a source that has it, and in the link."""
+    reason = t("emb.static_fallback", lang, hf=t("emb.source_hf", lang), pick=t("emb.source_pick", lang))
+    at = open_page("embeddings", lang)
+    choice_widget(at.selectbox, "emb_source").set_value("minilm").run()
+    choice_widget(at.radio, "emb_kind").set_value("contextual").run()
+    assert reason not in [c.value for c in at.caption]
+    choice_widget(at.selectbox, "emb_source").set_value("charvec").run()
+    assert not at.exception and not at.error
+    switch = kind_switch(at)
+    assert switch.proto.disabled and switch.value == "static"
+    assert reason in [c.value for c in at.caption]
+    assert at.metric[1].value == "64"  # the static character vectors are what part 1 draws
+    link = dict(at.query_params)
+    assert link["source"] == "charvec" and link["kind"] == "contextual"  # the visitor's choice, kept
+    again = open_link("embeddings", link)  # the link round-trips: the same page, the same words
+    assert not again.exception and not again.error
+    assert not [w for w in again.warning if t("share.ignored", lang)[:12] in w.value]
+    assert kind_switch(again).proto.disabled and kind_switch(again).value == "static"
+    assert reason in [c.value for c in again.caption] and dict(again.query_params) == link
+    choice_widget(again.selectbox, "emb_source").set_value("minilm").run()  # a source with context: it is back
+    assert not kind_switch(again).proto.disabled and kind_switch(again).value == "contextual"
+    assert again.metric[1].value == "384"
+
+
 def test_the_source_picker_and_what_it_shows_come_from_the_registry(monkeypatch):
     """Every registered source is offered by its label, in order; its object decides the model box,
     the kinds offered and the part 1 caption."""
@@ -230,7 +264,7 @@ def test_the_source_picker_and_what_it_shows_come_from_the_registry(monkeypatch)
         choice_widget(at.selectbox, "emb_source").set_value(name).run()
         assert not at.exception, name
         assert any(w.key == "emb_model" for w in at.text_input) == source.asks_model, name
-        assert choice_widget(at.radio, "emb_kind").proto.disabled == (len(source.kinds) == 1), name
+        assert kind_switch(at).proto.disabled == (len(source.kinds) == 1), name
         if source.vectors_label:  # part 1 names the source's vectors (no model box failing above it)
             assert f"向量：{t(source.vectors_label, 'zh')}" in texts(at), name
     choice_widget(at.selectbox, "emb_source").set_value("minilm").run()
@@ -284,7 +318,7 @@ def test_chinese_page_shows_no_internal_names_and_short_captions():
 
 def test_zaoshanghao_names_the_characters_minilm_does_not_know():
     at = open_page("embeddings", "en")
-    warnings = [w.value for w in at.warning]
+    warnings = [w.value for w in at.warning if "does not know" in w.value]  # not the order view's (狗咬人)
     assert len(warnings) == 1  # part 1 uses the character vectors, which know all three
     assert ("all-MiniLM-L6-v2 does not know most of this sentence: only 1 of its 3 tokens are in its vocabulary; "
             "the others (早、好) all became the same token [UNK]") in warnings[0]
@@ -565,3 +599,27 @@ def test_a_pair_of_two_chinese_sentences_offers_the_chinese_model_once():
     assert sum("does not know most of this sentence" in w.value for w in at.warning) == 2
     assert len([b for b in at.button if str(b.key).startswith("use_chinese_")]) == 1
     assert sum("For Chinese, what works" in i.value for i in at.info) == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_pair_shows_the_heads_details_of_the_sentence_the_model_reads(lang):
+    """早上好 / Good morning with MiniLM: 早 and 好 are [UNK], Good morning is read whole. The pattern grid, head
+    view and the layer's grid are of Good morning, and the page says so; the chosen heads' map shows both."""
+    at = open_page("embeddings", lang)
+    choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
+    assert not at.exception and not at.error
+    said = t("emb.details_read", lang, text="Good morning", name="all-MiniLM-L6-v2", known=2, n=2, other="早上好",
+             other_known=1, other_n=3)
+    assert said in [c.value for c in at.caption]
+    assert t("emb.details_first", lang, text="早上好") not in [c.value for c in at.caption]
+    axes = t("emb.grid_axes", lang)
+    grids = [json.dumps(spec, ensure_ascii=False) for spec in heatmap_specs(at)
+             if isinstance(spec.get("title"), dict) and spec["title"].get("text") == axes]
+    assert len(grids) == 1 and "1·good" in grids[0] and "2·morning" in grids[0] and "早" not in grids[0]
+    heads_of = [m.value for m in at.markdown if m.value in (t("emb.heads_of", lang, text="早上好"),
+                                                            t("emb.heads_of", lang, text="Good morning"))]
+    assert len(heads_of) == 2  # the map of the chosen heads: both sentences, in their order
+    at.text_input(key="emb_text_b").set_value("Good evening").run()  # both read whole: the first, said so
+    at.text_input(key="emb_text").set_value("Good morning").run()
+    assert t("emb.details_first", lang, text="Good morning") in [c.value for c in at.caption]
+

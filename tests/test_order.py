@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from selfattn import embed, raw_self_attention
 from selfattn.core.attention import unit_rows
-from selfattn.core.positions import match_order, reorder_check
+from selfattn.core.positions import match_order, match_text, reorder_check
 from selfattn.errors import InputError
 from selfattn.text import models
 
@@ -92,3 +92,52 @@ def test_reorder_check_refuses_mismatched_input():
     with pytest.raises(InputError) as caught:
         reorder_check(x, x, np.array([0, 0, 1]), raw_self_attention)
     assert caught.value.code == "order_bad"
+
+
+def test_match_text_follows_the_text_typed_not_the_tokens_read():
+    """MiniLM reads 狗咬人 as [UNK] [UNK] 人: by token, 人咬狗 matched [UNK] in turn (3 1 2); by text it is 3 2 1,
+    and the [UNK] standing for 狗 and 咬 is named."""
+    match = match_text(["狗", "咬", "人"], ["人", "咬", "狗"], ["[UNK]", "[UNK]", "人"], ["人", "[UNK]", "[UNK]"])
+    assert match.order.tolist() == [2, 1, 0]
+    assert match_order(["[UNK]", "[UNK]", "人"], ["人", "[UNK]", "[UNK]"]).tolist() == [2, 0, 1]  # the old answer
+    assert match.merged == {"[UNK]": ("狗", "咬")} and not match.readable
+    clear = match_text(["dog", "bites", "man"], ["man", "bites", "dog"], ["dog", "bites", "man"],
+                       ["man", "bites", "dog"])
+    assert clear.order.tolist() == [2, 1, 0] and clear.merged == {} and clear.readable
+    one = match_text(["猫", "人"], ["人", "猫"], ["[UNK]", "人"], ["人", "[UNK]"])  # one text behind [UNK]: readable
+    assert one.order.tolist() == [1, 0] and one.readable
+
+
+def test_match_text_keeps_a_word_piece_apart_from_a_word_and_names_what_differs():
+    """``pieces`` marks a later piece of a word (##s) so that it is never taken for the word s."""
+    a, b = embed("tokenizers s", "minilm"), embed("s tokenizers", "minilm")
+    assert a.tokens == ["token", "##izer", "##s", "s"] and a.originals == ["token", "izer", "s", "s"]
+    match = match_text(a.pieces, b.pieces, a.read, b.read)
+    assert match.order.tolist() == [3, 0, 1, 2] and match.readable
+    assert b.tokens == [a.tokens[i] for i in match.order]  # each token paired with itself
+    assert match_order(a.originals, b.originals).tolist() == [2, 0, 1, 3]  # bare text would pair ##s with s
+    with pytest.raises(InputError) as caught:
+        match_text(["dog", "bites"], ["dog", "bit"], ["dog", "bites"], ["dog", "bit"])
+    assert caught.value.code == "order_not_same_tokens" and caught.value.params["only_second"] == "bit"
+    with pytest.raises(InputError) as caught:
+        match_text(["a", "b"], ["b", "a"], ["a"], ["b", "a"])
+    assert caught.value.code == "order_bad"
+
+
+@given(st.lists(st.sampled_from(list("abcde")), min_size=1, max_size=12), st.randoms())
+def test_match_text_finds_any_shuffle_whatever_one_token_reads(texts, rnd):
+    """All texts read as one token (every character [UNK]): the order still follows the text."""
+    shuffled = list(texts)
+    rnd.shuffle(shuffled)
+    match = match_text(texts, shuffled, ["[UNK]"] * len(texts), ["[UNK]"] * len(texts))
+    assert [texts[i] for i in match.order] == shuffled
+    assert match.readable == (len(set(texts)) == 1)
+
+
+def test_embeddings_match_the_default_pair_by_their_characters():
+    a, b = embed("狗咬人", "minilm", kind="contextual"), embed("人咬狗", "minilm", kind="contextual")
+    assert a.tokens == ["[UNK]", "[UNK]", "人"] and a.pieces == ["狗", "咬", "人"]
+    match = match_text(a.pieces, b.pieces, a.read, b.read)
+    assert match.order.tolist() == [2, 1, 0] and match.merged == {"[UNK]": ("狗", "咬")}
+    c, d = embed("狗咬人", "charvec"), embed("人咬狗", "charvec")
+    assert match_text(c.pieces, d.pieces, c.read, d.read).readable

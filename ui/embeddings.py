@@ -201,7 +201,6 @@ def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titl
         Whether the way to what works was shown.
     """
     from selfattn.text.embedding_text import has_cjk
-    from selfattn.text.prefetch import cached_folder, download_estimate, format_bytes, visitors_may_download
 
     n = int((~run.special).sum())
     message = tr("emb.mostly_unknown", name=model_name, known=n - len(run.unknown), n=n, tokens=tokens)
@@ -210,6 +209,22 @@ def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titl
     st.warning(message, icon=":material/help:")
     if not offer or not any(has_cjk(piece) for piece in run.unknown_text):
         return False
+    path = (tr("emb.chinese_path", charvec=tr("emb.source_charvec")) if charvec_shown
+            else tr("emb.chinese_path_pick", charvec=tr("emb.source_charvec"), pick=tr("emb.source_pick")))
+    offer_chinese_model(path, "use_chinese_model")
+    return True
+
+
+def offer_chinese_model(lead: str, key: str) -> None:
+    """The way to a Chinese model's heads, after ``lead``: here already, its download, or honest words when it
+    cannot be had; how to install it beforehand (a mirror through ``HF_ENDPOINT``); a button that picks it.
+
+    Args:
+        lead: what works for Chinese on this page, said first.
+        key: the button's widget key (one per place that offers it).
+    """
+    from selfattn.text.prefetch import cached_folder, download_estimate, format_bytes, visitors_may_download
+
     try:
         here = cached_folder(CHINESE_MODEL) is not None
     except InputError:  # not offered here (a hosted allow-list without it)
@@ -220,16 +235,14 @@ def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titl
         way = "emb.chinese_download"
     else:
         way = "emb.chinese_none"
-    path = (tr("emb.chinese_path", charvec=tr("emb.source_charvec")) if charvec_shown
-            else tr("emb.chinese_path_pick", charvec=tr("emb.source_charvec"), pick=tr("emb.source_pick")))
     size, (fast, slow) = download_estimate(CHINESE_MODEL)
-    st.info(path + "\n\n" + tr(way, name=CHINESE_MODEL, size=format_bytes(size), fast=round(fast),
-                                 slow=round(slow / 60)),
-            icon=":material/translate:")
+    parts = [lead, tr(way, name=CHINESE_MODEL, size=format_bytes(size), fast=round(fast), slow=round(slow / 60))]
+    if not here:
+        parts.append(tr("emb.chinese_prefetch", name=CHINESE_MODEL))
+    st.info("\n\n".join(parts), icon=":material/translate:")
     if way != "emb.chinese_none":
-        st.button(tr("emb.use_chinese", name=CHINESE_MODEL), key="use_chinese_model", icon=":material/translate:",
+        st.button(tr("emb.use_chinese", name=CHINESE_MODEL), key=key, icon=":material/translate:",
                   on_click=use_chinese_model)
-    return True
 
 
 def use_chinese_model() -> None:

@@ -1,24 +1,27 @@
 """Sentence embeddings: "same words, another order" (狗咬人 / 人咬狗).
 
-Two sentences made of the same tokens, each as vectors, each through Softmax(XXᵀ/√d)X as in
-part 1 of the page. Static vectors (one per token, wherever it stands) give the first sentence's
-attention with its rows and columns permuted; a model's contextual vectors carry positions and
-do not. One call from ``pages/embeddings.py``: :func:`section`.
+Two sentences made of the same words or characters, each as vectors, each through Softmax(XXᵀ/√d)X as
+in part 1 of the page. The two are matched by the text the visitor typed (never by what a model reads:
+MiniLM reads 狗 and 咬 both as [UNK]). Static vectors (one per token, wherever it stands) give the first
+sentence's attention with its rows and columns permuted; a model's contextual vectors carry positions
+and do not. Vectors that read two different texts as one token cannot show it for that pair: the page
+says so, and shows it with vectors that can. One call from ``pages/embeddings.py``: :func:`section`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import partial
 
 import streamlit as st
 
 from selfattn.core.attention import raw_self_attention, unit_rows
-from selfattn.core.positions import ReorderTrace, match_order, reorder_check
+from selfattn.core.positions import ReorderTrace, TextMatch, match_text, reorder_check
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.i18n import Markdown, one_line
 from selfattn.text import models
-from selfattn.text.embedding_text import MAX_CHARS
+from selfattn.text.embedding_text import MAX_CHARS, has_cjk
 from selfattn.text.embeddings import KINDS, TokenEmbeddings, get_source
 from ui import embeddings as cached
 from ui import fit
@@ -57,15 +60,46 @@ def _embed(text: str, source: str, kind: str, spec: str | None) -> TokenEmbeddin
     return emb
 
 
-def compute(first: str, second: str, source: str, spec: str | None, scale: bool, unit: bool) -> dict:
-    """For each kind of vectors: (first's embeddings, second's, their ReorderTrace). InputError says why not."""
-    attention = partial(raw_self_attention, scale=scale)
+@dataclass(frozen=True)
+class Compared:
+    """One kind of vectors over the two sentences: matched by their text, and their attention compared."""
+
+    first: TokenEmbeddings
+    second: TokenEmbeddings
+    match: TextMatch  # the order by text, and the texts these vectors cannot tell apart
+    check: ReorderTrace | None  # None when the vectors cannot tell apart texts of the sentences (match.merged)
+    instead_of: Compared | None = None  # the page's vectors that could not show it, when these stand in for them
+
+
+def _compare(first: str, second: str, source: str, kind: str, spec: str | None, scale: bool,
+             unit: bool) -> Compared:
+    pair = [_embed(text, source, kind, spec) for text in (first, second)]
+    match = match_text(pair[0].pieces, pair[1].pieces, pair[0].read, pair[1].read)
+    if not match.readable:  # no order to check: the vectors do not tell the sentences' tokens apart
+        return Compared(*pair, match, None)
+    xa, xb = ((unit_rows(e.vectors) if unit else e.vectors) for e in pair)
+    return Compared(*pair, match, reorder_check(xa, xb, match.order, partial(raw_self_attention, scale=scale)))
+
+
+def _merges_chinese(compared: Compared) -> bool:
+    return any(has_cjk(text) for texts in compared.match.merged.values() for text in texts)
+
+
+def compute(first: str, second: str, source: str, spec: str | None, scale: bool, unit: bool) -> dict[str, Compared]:
+    """For each kind of vectors, the two sentences compared. InputError says why not.
+
+    Static vectors that cannot tell Chinese characters apart (MiniLM's [UNK]) give way to the character
+    vectors, which can; ``instead_of`` keeps what they could not.
+    """
     results = {}
     for kind in KINDS:  # static, then contextual
-        pair = [_embed(text, _source_for(kind, source, first), kind, spec) for text in (first, second)]
-        order = match_order(pair[0].tokens, pair[1].tokens)
-        xa, xb = ((unit_rows(e.vectors) if unit else e.vectors) for e in pair)
-        results[kind] = (*pair, reorder_check(xa, xb, order, attention))
+        source_here = _source_for(kind, source, first)
+        compared = _compare(first, second, source_here, kind, spec, scale, unit)
+        if kind == "static" and source_here != "charvec" and _merges_chinese(compared):
+            stand_in = _compare(first, second, "charvec", kind, None, scale, unit)
+            if stand_in.match.readable:
+                compared = replace(stand_in, instead_of=compared)
+        results[kind] = compared
     return results
 
 
@@ -105,20 +139,50 @@ def section(source: str, spec: str | None, scale: bool, unit: bool) -> None:
         show_error(error, kept=good is not None)
     if good is None:
         return
+    static = good["static"]
+    charvec_reads = static.first.source == "charvec" and static.check is not None
+    offer = True  # the way to a Chinese model, once
     for kind in KINDS:
-        _show(kind, *good[kind])
+        offer = _show(kind, good[kind], charvec_reads=charvec_reads, offer=offer) and offer
 
 
-def _show(kind: str, a: TokenEmbeddings, b: TokenEmbeddings, check: ReorderTrace) -> None:
+def _merged(match: TextMatch) -> Markdown:
+    """What a reader cannot tell apart, as the page says it: "狗 and 咬 as one and the same token, [UNK]"."""
+    items = [tr("emb.order_merged_item", texts=tr("emb.order_and").join(texts), token=token)
+             for token, texts in match.merged.items()]
+    return Markdown(tr("emb.order_merged_sep").join(items))
+
+
+def _show(kind: str, compared: Compared, *, charvec_reads: bool, offer: bool) -> bool:
+    """One kind of vectors: the order by text, then the maps and what they say, or why these vectors cannot.
+
+    Args:
+        charvec_reads: the static vectors shown are the character vectors and they show it (the way to what works).
+        offer: offer the way to a Chinese model here, if needed.
+
+    Returns:
+        True while the way to a Chinese model is still to be offered.
+    """
+    a, b, check = compared.first, compared.second, compared.check
     name = vectors_name(a)
     layer = a.layer if a.layer is not None else 0
     st.subheader(tr(f"emb.order_{kind}_title", name=name, layer=layer))
     st.caption(tr(f"emb.order_{kind}_why", name=name))
+    if compared.instead_of is not None:
+        st.info(tr("emb.order_instead", could_not=vectors_name(compared.instead_of.first),
+                   merged=_merged(compared.instead_of.match), name=name), icon=":material/swap_horiz:")
+    st.markdown(tr("emb.order_perm", order=" ".join(str(int(i) + 1) for i in compared.match.order)))
+    if check is None:  # the same token for different texts: these vectors cannot show it for this pair
+        st.warning(tr("emb.order_cannot", name=name, merged=_merged(compared.match)), icon=":material/help:")
+        if offer and _merges_chinese(compared):
+            lead = "emb.order_chinese_lead" if charvec_reads else "emb.order_chinese_lead_model"
+            cached.offer_chinese_model(tr(lead, charvec=tr("emb.source_charvec")), "order_use_chinese_model")
+            return False
+        return offer
     if a.unknown or b.unknown:
-        st.info(tr("emb.order_unknown", tokens=" ".join(dict.fromkeys(a.unknown_text + b.unknown_text))),
+        st.info(tr("emb.order_unknown", name=name, tokens=" ".join(dict.fromkeys(a.unknown_text + b.unknown_text))),
                 icon=":material/help:")
     la, lb = labels(a), labels(b)
-    st.markdown(tr("emb.order_perm", order=" ".join(str(int(i) + 1) for i in check.order)))
     slots, px = fit.side_by_side(3, len(la), la + lb, min_cell=fit.LABEL_GAP_PX)
     for slot, title, weights, lab, which in (
             (slots[0], tr("emb.order_weights", text=a.text), check.first.weights, la, "first"),
@@ -134,3 +198,4 @@ def _show(kind: str, a: TokenEmbeddings, b: TokenEmbeddings, check: ReorderTrace
         st.info(tr("emb.order_changed", **numbers), icon=":material/swap_horiz:")  # expected: no warning
     items = [tr("emb.order_cos_item", label=lb[r], cos=f"{c:.6f}") for r, c in enumerate(check.cosines)]
     st.caption(tr("emb.order_cosines", items=Markdown(" · ".join(items))))
+    return offer

@@ -193,7 +193,7 @@ KEPT: dict[str, str] = {
     "emb_good": "last_good: each sentence slot's embeddings ({mode}{index} -> TokenEmbeddings)",
     "emb_model_good": "last_good: (spec, bundle, run) of the model's heads last shown",
     "emb_download": "the model whose download button was clicked, until the download runs",
-    "emb_order_good": "last_good: {kind: (first, second, ReorderTrace)} of the same words in another order (ui/order.py)",
+    "emb_order_good": "last_good: {kind: ui.order.Compared} of the same words in another order (ui/order.py)",
     "emb_patterns": "the pattern grid's selection (a click picks a layer and head)",
     "hd_good": "last_good: (x, tokens, weights, single, multi) of the head comparison",
     "hd_bench": "last_good: the records of this session's benchmark run",

@@ -240,6 +240,51 @@ def match_order(first: list[str], second: list[str]) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class TextMatch:
+    """Two sentences' tokens matched by the text they stand for, and what their reader cannot tell apart."""
+
+    order: np.ndarray  # (n,) int: token r of the second sentence stands for the text of token order[r] of the first
+    merged: dict[str, tuple[str, ...]]  # a token read for two or more different texts -> those texts, first seen first
+
+    @property
+    def readable(self) -> bool:
+        """True when every token is read for one text only: the reader tells apart all that the sentences hold."""
+        return not self.merged
+
+
+def match_text(first_text: list[str], second_text: list[str], first_read: list[str],
+               second_read: list[str]) -> TextMatch:
+    """Match two sentences by what the visitor typed, never by what a model reads, and say what it cannot tell apart.
+
+    A model that turns 狗 and 咬 both into [UNK] reads 狗咬人 as "[UNK] [UNK] 人": matched by token, 人咬狗
+    would be any order of the two [UNK]s. Matched by text it is 3 2 1, and the [UNK] that stands for two
+    characters is named in ``merged``.
+
+    Args:
+        first_text, second_text: (n,) the text each token stands for (a piece inside a word marked apart by the
+            caller, so that it is never matched with a whole word of the same letters).
+        first_read, second_read: (n,) what the reader takes for each token (its token, [UNK] where it has no vector).
+
+    Returns:
+        TextMatch: ``order`` from :func:`match_order` on the texts; ``merged`` every token read for more than one
+        text across both sentences.
+
+    Raises:
+        InputError: ``order_not_same_tokens`` when the texts are not the same, in another order; ``order_bad``
+            when a sentence's two lists differ in length.
+    """
+    if len(first_text) != len(first_read) or len(second_text) != len(second_read):
+        raise InputError("order_bad", "Each token needs its text and what is read for it.", n=len(first_text))
+    order = match_order(first_text, second_text)
+    texts_of: dict[str, list[str]] = {}
+    for read, text in zip([*first_read, *second_read], [*first_text, *second_text]):
+        seen = texts_of.setdefault(read, [])
+        if text not in seen:
+            seen.append(text)
+    return TextMatch(order=order, merged={read: tuple(texts) for read, texts in texts_of.items() if len(texts) > 1})
+
+
+@dataclass(frozen=True)
 class ReorderTrace:
     """Attention over two sentences made of the same tokens in another order, compared token by token."""
 

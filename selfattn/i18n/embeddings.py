@@ -215,6 +215,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.details_first": {"en": "The pattern grid, the head view and the maps of every head of the layer below are "
                                 "of the first sentence, “{text}”; the map of the chosen heads shows both sentences.",
                           "zh": "下面的模式网格、头视图和该层所有头的小图都属于第一句话“{text}”；所选头的注意力图则两句都画出。"},
+    "emb.details_read": {
+        "en": "The pattern grid, the head view and the maps of every head of the layer below are of “{text}”, the "
+              "sentence {name} reads: it knows {known} of its {n} tokens, against {other_known} of {other_n} in "
+              "“{other}” (the rest became [UNK]). The map of the chosen heads shows both sentences.",
+        "zh": "下面的模式网格、头视图和该层所有头的小图都属于“{text}”，这是 {name} 读得懂的一句：它认识其中 {n} 个词元里的 "
+              "{known} 个，而“{other}”的 {other_n} 个词元里只认识 {other_known} 个（其余都变成了 [UNK]）。"
+              "所选头的注意力图则两句都画出。"},
     "emb.grid_axes": {"en": "In each map: rows ↓ the tokens attending (queries), columns → the tokens attended to "
                             "(keys), in the order of the map above",
                       "zh": "每张小图：行 ↓ 是发出注意力的词元（查询），列 → 是被注意的词元（键），顺序与上面的图相同"},
@@ -248,6 +255,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "此服务器上没有中文模型（例如 `{name}`），而这里已关闭模型下载，所以本页无法显示中文模型的注意力头。"
               "上面的汉字向量可以正常使用。"},
     "emb.use_chinese": {"en": "Use {name}", "zh": "改用 {name}"},
+    "emb.chinese_prefetch": {
+        "en": "It can also be installed beforehand where this app runs: `python -m selfattn.text.prefetch "
+              "bert-base-chinese`. Where the model hub cannot be reached, set `HF_ENDPOINT` to a mirror of it, "
+              "such as `https://hf-mirror.com`.",
+        "zh": "也可以事先在运行本应用的机器上安装：`python -m selfattn.text.prefetch bert-base-chinese`。"
+              "连不上模型仓库时，把 `HF_ENDPOINT` 设为它的镜像地址，例如 `https://hf-mirror.com`。"},
     "emb.qkv": {"en": "Queries, keys and values of layer {layer}, head {head}",
                 "zh": "第 {layer} 层第 {head} 个头的查询、键和值"},
     "emb.first_columns": {"en": "first {k} columns shown; the CSV has all {d}",
@@ -415,10 +428,11 @@ STRINGS.update({
               "各算两次：一次用静态向量，同一个词元无论在哪里向量都相同；一次用模型的上下文向量，模型在输入处给"
               "每个词元加上了位置向量。如果注意力只看词元本身，第二句的热力图就只是把第一句的行和列换了位置。"},
     "emb.order_first": {"en": "First sentence", "zh": "第一句"},
-    "emb.order_second": {"en": "Second sentence: the same tokens in another order", "zh": "第二句：同样的词元，换个顺序"},
+    "emb.order_second": {"en": "Second sentence: the same words in another order", "zh": "第二句：同样的词或字，换个顺序"},
     "emb.order_text_help": {
-        "en": "Up to {n} tokens. Both sentences must be made of the same tokens, each as many times.",
-        "zh": "最多 {n} 个词元。两句话必须由同样的词元组成，每个词元出现的次数也相同。"},
+        "en": "Up to {n} tokens. Both sentences must be the same words or characters, each as many times, in "
+              "another order.",
+        "zh": "最多 {n} 个词元。两句话必须由同样的词或字组成，每个出现的次数也相同，只是顺序不同。"},
     "emb.order_static_title": {"en": "Static vectors: {name}", "zh": "静态向量：{name}"},
     "emb.order_contextual_title": {"en": "Contextual vectors: {name}, layer {layer}",
                                    "zh": "上下文向量：{name}，第 {layer} 层"},
@@ -434,15 +448,39 @@ STRINGS.update({
         "zh": "上下文向量：{name} 最后一层输出的隐藏状态。模型在第一层之前给每个词元加上了位置向量，每一层又把"
               "各个词元混合在一起，所以同一个词元换了位置就得到另一个向量。"},
     "emb.order_unknown": {
-        "en": "No vector for {tokens}: each counts as one unknown token, so this view cannot tell them apart. "
-              "Pick a source that knows them above (for Chinese, the character vectors or a Chinese model).",
-        "zh": "{tokens} 没有向量：它们都算作同一个未知词元，这里无法区分。请在上方选择认识它们的来源"
-              "（中文可选字向量或中文模型）。"},
+        "en": "{name} has no vector of its own for {tokens}: it reads it as the unknown token [UNK]. Here [UNK] stands "
+              "for one and the same text only, so the comparison below still holds.",
+        "zh": "{name} 里没有 {tokens} 自己的向量：它被读成未知词元 [UNK]。这里 [UNK] 只代表同一段文字，"
+              "所以下面的比较仍然成立。"},
     "emb.order_perm": {
-        "en": "The second sentence is the first's tokens in the order **{order}** (its token r is the first's token "
-              "numbered r-th here): that is the permutation $P$.",
-        "zh": "第二句是第一句的词元按 **{order}** 重新排列（第二句的第 r 个词元是这里第 r 个编号所指的第一句词元）："
-              "这就是置换 $P$。"},
+        "en": "Matched by the text you typed, the second sentence is the first's tokens in the order **{order}** (its "
+              "token r is the first's token numbered r-th here): that is the permutation $P$.",
+        "zh": "按你输入的文字对应，第二句是第一句的词元按 **{order}** 重新排列（第二句的第 r 个词元是这里第 r 个编号"
+              "所指的第一句词元）：这就是置换 $P$。"},
+    # Vectors that read two different texts as one token (MiniLM: 狗 and 咬 both [UNK]) cannot show the lesson.
+    "emb.order_merged_item": {"en": "{texts} as one and the same token, {token}",
+                              "zh": "把{texts}都读成同一个词元 {token}"},
+    "emb.order_and": {"en": " and ", "zh": "和"},
+    "emb.order_merged_sep": {"en": "; ", "zh": "；"},
+    "emb.order_cannot": {
+        "en": "**{name} cannot show this for this pair.** It reads {merged}: it cannot tell them apart. To it the "
+              "two sentences are not the same tokens in another order, so comparing its attention would teach "
+              "nothing about order.",
+        "zh": "**{name} 无法用这一对句子展示这一点。**它{merged}，分不清它们。在它看来，这两句话并不是同样的词元换了顺序，"
+              "所以比较它的注意力说明不了顺序的作用。"},
+    "emb.order_instead": {
+        "en": "{could_not} cannot show this for this pair: it reads {merged}, and cannot tell them apart. The static "
+              "vectors here are the {name} instead, which tell them apart.",
+        "zh": "{could_not} 无法用这一对句子展示这一点：它{merged}，分不清它们。所以这里的静态向量改用{name}，"
+              "它们能区分这些字。"},
+    "emb.order_chinese_lead": {
+        "en": "**To see it in Chinese:** the static vectors above are the {charvec}, which tell these characters "
+              "apart. For contextual vectors, use a model trained on Chinese.",
+        "zh": "**想用中文看到这一点**：上面的静态向量是{charvec}，能区分这些字。要看上下文向量，请使用用中文训练的模型。"},
+    "emb.order_chinese_lead_model": {
+        "en": "**To see it in Chinese:** use a model trained on Chinese, which has a vector of its own for each of "
+              "these characters.",
+        "zh": "**想用中文看到这一点**：请使用用中文训练的模型，在这种模型里，这些字各有自己的向量。"},
     "emb.order_fallback": {"en": "The model chosen above could not be loaded, so this view uses the installed vectors: "
                                  "jieba's character vectors for Chinese, MiniLM for the rest.",
                            "zh": "上面选择的模型无法加载，这里改用已安装的向量：中文用 jieba 字向量，其余用 MiniLM。"},
@@ -465,10 +503,10 @@ STRINGS.update({
         "zh": "第二句中每个词元的向量与它在第一句中的向量相比（余弦相似度；1 表示同一个向量）：{items}"},
     "emb.order_cos_item": {"en": "{label} {cos}", "zh": "{label} {cos}"},
     "err.order_not_same_tokens": {
-        "en": "The two sentences are not made of the same tokens: only in the first: {only_first}; only in the "
-              "second: {only_second}. Use the same tokens, each as many times, in another order.",
-        "zh": "两句话的词元不一样：只在第一句中有 {only_first}；只在第二句中有 {only_second}。"
-              "请用同样的词元（每个出现的次数也相同），只换顺序。"},
+        "en": "The two sentences are not the same words in another order: only in the first: {only_first}; only in "
+              "the second: {only_second}. Use the same words or characters, each as many times, in another order.",
+        "zh": "这两句话不是同样的词换了顺序：只在第一句中有 {only_first}；只在第二句中有 {only_second}。"
+              "请用同样的词或字（每个出现的次数也相同），只换顺序。"},
     "err.order_too_many_tokens": {"en": "This view takes sentences of at most {top} tokens.",
                                   "zh": "这里的句子最多 {top} 个词元。"},
 })

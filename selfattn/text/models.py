@@ -138,6 +138,13 @@ class ModelRun:
         """What the [UNK] tokens stood for in the text (see ``Tokenized.unknown_text``)."""
         return originals_of(self.tokens, self.originals, self.unknown)
 
+    @property
+    def unknown_share(self) -> float:
+        """The share of the sentence's own tokens that became [UNK] ([CLS] and [SEP] not counted): 0 when the
+        model reads all of it."""
+        n = int(np.count_nonzero(~self.special))
+        return len(self.unknown) / n if n else 0.0
+
 
 def originals_of(tokens: list[str], originals: list[str], indices: list[int]) -> list[str]:
     """The text each of the tokens at ``indices`` came from, or the token itself where that is not known.

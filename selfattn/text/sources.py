@@ -68,6 +68,21 @@ class TokenEmbeddings:
         return models.originals_of(self.tokens, self.originals, self.unknown)
 
     @property
+    def pieces(self) -> list[str]:
+        """(n,) what each token stands for in the text, for matching two sentences by what was typed: the text
+        behind it (a [UNK]'s characters), a later piece of a word marked ## as WordPiece marks it, so that it is
+        never taken for a whole word of the same letters."""
+        texts = models.originals_of(self.tokens, self.originals, list(range(len(self.tokens))))
+        return [f"##{text}" if token.startswith("##") else text for token, text in zip(self.tokens, texts)]
+
+    @property
+    def read(self) -> list[str]:
+        """(n,) what the vectors are looked up by: the token, or [UNK] where the source has no vector of its own
+        for it (a model's [UNK]; the character vectors' zero rows, one and the same for every such character)."""
+        unknown = set(self.unknown)
+        return ["[UNK]" if i in unknown else token for i, token in enumerate(self.tokens)]
+
+    @property
     def dim(self) -> int:
         """Vector width d."""
         return self.vectors.shape[1]
