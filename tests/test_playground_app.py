@@ -151,7 +151,8 @@ def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier
     at = open_page("playground", lang)
     before = outputs_table(at).to_numpy().copy()
     (uploader,) = at.get("file_uploader")
-    assert uploader.proto.max_upload_size_mb * 2**20 >= 4 * MAX_UPLOAD_BYTES
+    # the browser's cap (server.maxUploadSize, 2 MB since issue 29) lets a file of up to twice ours through
+    assert uploader.proto.max_upload_size_mb * 2**20 >= 2 * MAX_UPLOAD_BYTES
     uploader.set_value(("bad.csv", b"1,2\n3,4\n", "text/csv")).run()  # an earlier, unrelated error
     assert len(at.error) == 1
     at.get("file_uploader")[0].set_value(("big.csv", b"1," * (MAX_UPLOAD_BYTES // 2 + 1), "text/csv")).run()
