@@ -81,6 +81,10 @@ def open_page(browser, url: str, width: int = 1400, height: int = 1000):
     for _ in range(2):  # a page may rerun once more (the model loaded): its elements are faded while it runs
         wait_until_idle(page, 120_000)
         page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=120_000)
+    # the app's style element (ui/look.py), drawn first in every run; under a loaded machine it was seen to
+    # arrive after the page's own elements had settled
+    page.wait_for_function("() => [...document.querySelectorAll('style')].some(s => s.textContent.includes("
+                           "'stCaptionContainer'))", timeout=60_000)
     return page
 
 
