@@ -17,6 +17,7 @@ from selfattn import self_attention
 from selfattn.core.positions import (KINDS, ShuffleTrace, parse_order, positional_encoding, random_order,
                                      shuffle_check)
 from selfattn.display.export import column_names, labelled
+from selfattn.display.numbers import map_text
 from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from ui import fit
@@ -84,9 +85,10 @@ def positions_section(x: np.ndarray, tokens: list[str], tables: dict) -> None:
         top = max(1.0, float(np.abs(pe).max()))  # sines and cosines fill [-1, 1]; learned-style ones go further
         rows = [tr_plain("pg.pos_row", i=i) for i in range(n)]  # pos 0, 1, ... as in the formula
         tables["pe"] = fit.show_map(tr("pg.pos_pe"), pe, rows, p_cols, key="pe", width=px, role="signed",
-                                    domain=(-top, top))
+                                    domain=(-top, top), write=map_text)
     with slots[1]:
-        tables["x_plus_pe"] = fit.show_map("X + PE", x + pe, tokens, x_cols, key="x_plus_pe", width=px, role="values")
+        tables["x_plus_pe"] = fit.show_map("X + PE", x + pe, tokens, x_cols, key="x_plus_pe", width=px, role="values",
+                                           write=map_text)
     st.info(tr("pg.pos_used"), icon=":material/add_location_alt:")
 
 
@@ -196,16 +198,17 @@ def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) ->
     has_pe = bool(np.any(check.pe))
     st.markdown(tr("pg.order_formula_pe" if has_pe else "pg.order_formula"))
     tables["order"] = fit.show_map(tr("pg.order_p"), perm, moved, tokens, key="order", width=fit.PAGE_PX,
-                                   role="weights", domain=(0.0, 1.0), caption=tr("pg.order_p_help"))
+                                   role="weights", domain=(0.0, 1.0), caption=tr("pg.order_p_help"), write=map_text)
     slots, px = fit.side_by_side(2, len(v_cols), moved, min_cell=fit.LABEL_GAP_PX)
     both = np.concatenate([check.before.outputs, check.after.outputs])  # one colour scale, so colours compare
     domain = (float(both.min()), float(both.max())) if both.min() < both.max() else None
     with slots[0]:
         fit.show_map(tr("pg.order_before"), check.before.outputs, tokens, v_cols, key="outputs_before", width=px,
-                     role="outputs", domain=domain)
+                     role="outputs", domain=domain, write=map_text)  # as step 8 writes the same numbers
     with slots[1]:
         tables["shuffled_outputs"] = fit.show_map(tr("pg.order_after"), check.after.outputs, moved, v_cols,
-                                                  key="shuffled_outputs", width=px, role="outputs", domain=domain)
+                                                  key="shuffled_outputs", width=px, role="outputs", domain=domain,
+                                                  write=map_text)
     tables["shuffled_x"] = partial(labelled, check.after.x, moved, column_names("x", check.after.x.shape[1]))
     if check.equivariant:
         st.success(tr("pg.order_verdict_same", diff=fmt(check.max_diff), tol=fmt(check.tolerance)),
