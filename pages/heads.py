@@ -181,7 +181,7 @@ if uploaded is not None:
 
 if shown:
     sources = list(dict.fromkeys(r["source"] for r in shown))
-    st.markdown(tr("hd.bench_shown", sources=", ".join(sources)))
+    st.markdown(tr("hd.bench_shown", sources=tr_plain("common.list_sep").join(sources)))
     for name in chosen:
         st.caption(hd.bundled_caption(name))
     table = hd.results_table(shown)

@@ -269,7 +269,7 @@ def preset_toggles(example: Example) -> dict[str, bool]:
 
 def toggle_words(toggles: dict[str, bool]) -> Markdown:
     """Toggles as words: "“Scale by √d_k” on, “Causal mask” off"."""
-    return Markdown(tr("pg.list_sep").join(tr("pg.toggle_on" if on else "pg.toggle_off", name=tr(f"pg.opt_{key[3:]}"))
+    return Markdown(tr("common.list_sep").join(tr("pg.toggle_on" if on else "pg.toggle_off", name=tr(f"pg.opt_{key[3:]}"))
                                            for key, on in toggles.items()))
 
 
