@@ -226,7 +226,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
                                     engine={"scale": scale, "causal": causal, "bias": shown_bias,
                                             "pe": order_ui.encoding(n, d_in).tolist() if order_ui.positions_on() else None})
 
-    order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # issue 24: does attention see the order?
+    order = order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # does attention see the order?
 
     # ── Export everything ───────────────────────────────────────────────────────────────────
     st.divider()
@@ -236,7 +236,10 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         inputs_tables.update({"b_q": partial(labelled, [inputs.b_q], ["b_q"], q_cols),
                               "b_k": partial(labelled, [inputs.b_k], ["b_k"], k_cols),
                               "b_v": partial(labelled, [inputs.b_v], ["b_v"], v_cols)})
-    st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}),  # written when clicked
+    link, _, link_short = settings.share_link(extra=pg.link_params(), **LINK)
+    made = {"settings.txt": pg.settings_text(link, link_short, scale=scale, causal=causal, bias=shown_bias,
+                                             positions=order_ui.chosen(), order=order)}
+    st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}, made),  # written when clicked
                        file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
                        on_click="ignore", icon=":material/folder_zip:", type="primary")
     settings.publish(extra=pg.link_params(), **LINK)

@@ -38,7 +38,7 @@ from ui import fit, guard
 from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
 from ui import state as settings
-from ui.common import csv_button, current_lang, error_text, tr, uploaded
+from ui.common import csv_button, current_lang, error_text, tr, tr_plain, uploaded
 
 STATE = "pg"
 TOKEN_COL = "token"
@@ -276,6 +276,45 @@ def toggle_words(toggles: dict[str, bool]) -> Markdown:
 def preset_caption(name: str) -> Markdown:
     """What a preset is, and what loading it sets (from the preset itself, so it cannot drift)."""
     return Markdown(tr(f"pg.preset_{name}_help") + " " + tr("pg.preset_sets", changes=toggle_words(preset_toggles(preset(name)))))
+
+
+def edited() -> bool:
+    """Whether the tables on screen differ from the chosen preset's (at its sizes and seed)."""
+    return any(param in LINK_PARAMS for param in link_params())
+
+
+def settings_text(link: str, link_short: bool, *, scale: bool, causal: bool, bias: bool,
+                  positions: tuple[str, int], order: str | None) -> str:
+    """The ZIP's settings.txt: the view's link and every choice that made its numbers, in the
+    visitor's language, one line each.
+
+    Args:
+        link, link_short: the view's link, and whether its tables were left out of it (too long).
+        scale, causal, bias: the switches the numbers were computed with.
+        positions: (kind, seed) of the position vectors.
+        order: the shuffled run's order ("3 1 2"), or None when there is none.
+    """
+    name, seed = _preset_and_seed()
+    sizes = current_sizes()
+    kind, pos_seed = positions
+
+    def option(key: str, on: bool) -> str:
+        return tr_plain("pg.settings_option", name=tr_plain(f"pg.opt_{key}"),
+                        state=tr_plain("pg.settings_on" if on else "pg.settings_off"))
+
+    lines = [tr_plain("pg.settings_title"), "", tr_plain("pg.settings_link", link=link)]
+    if link_short:
+        lines.append(tr_plain("pg.settings_link_short"))
+    lines += [tr_plain("pg.settings_preset", name=tr_plain(f"pg.preset_{name}")),
+              tr_plain("pg.settings_tables_edited" if edited() else "pg.settings_tables_preset"),
+              tr_plain("pg.settings_seed", seed=seed),
+              tr_plain("pg.settings_sizes", n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v),
+              option("scale", scale), option("causal", causal), option("bias", bias),
+              tr_plain("pg.settings_positions_seed" if kind == "learned" else "pg.settings_positions",
+                       kind=tr_plain(f"pg.pos_kind_{kind}"), seed=pos_seed),
+              tr_plain("pg.settings_order", order=order) if order else tr_plain("pg.settings_order_none"),
+              tr_plain("pg.settings_lang", language=LANGS[current_lang()])]
+    return "\n".join(lines) + "\n"
 
 
 def load_chosen_preset(before: str | None = None) -> None:

@@ -34,9 +34,14 @@ def _chosen(key: str, options=None):
     return st.session_state[key] if key in st.session_state else settings.keep(key, options)
 
 
+def chosen() -> tuple[str, int]:
+    """The positions the visitor chose: their kind (one of ``KINDS``) and seed."""
+    return _chosen("pg_pos", KINDS), int(_chosen("pg_pos_seed"))
+
+
 def encoding(n: int, d_in: int) -> np.ndarray:
     """The position vectors the visitor chose for n tokens of width d_in (zeros for none)."""
-    return positional_encoding(n, d_in, _chosen("pg_pos", KINDS), int(_chosen("pg_pos_seed")))
+    return positional_encoding(n, d_in, *chosen())
 
 
 def positions_on() -> bool:
@@ -158,13 +163,16 @@ def _order(n: int) -> np.ndarray | None:
     return good if usable else None
 
 
-def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: dict) -> None:
+def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: dict) -> str | None:
     """Shuffle the tokens: the outputs before and after, the permutation, and the check in words.
 
     Args:
         inputs: the Playground's parsed matrices (``ui.playground.Inputs``).
         scale, causal, use_bias: the page's switches, as the steps above used them.
         tables: the page's tables for the ZIP; the order and the shuffled run are added.
+
+    Returns:
+        The order the shuffled run used, written "3 1 2", or None when no shuffled run is shown.
     """
     tokens, x = inputs.tokens, inputs.x
     n = len(tokens)
@@ -173,10 +181,10 @@ def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: d
     _controls(n)
     order = _order(n)
     if order is None:
-        return
+        return None
     if np.array_equal(order, np.arange(n)):
         st.caption(tr("pg.order_same"))
-        return
+        return None
     biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
     attention = partial(self_attention, w_q=inputs.w_q, w_k=inputs.w_k, w_v=inputs.w_v, scale=scale,
                         mask="causal" if causal else None, **biases)
@@ -184,8 +192,9 @@ def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: d
         check = shuffle_check(x, order, attention, pe=encoding(n, x.shape[1]))
     except InputError as exc:  # the shuffled numbers overflow where the page's did not: said, nothing drawn
         st.error(error_text(exc), icon=":material/error:")
-        return
+        return None
     _show(tokens, check, causal, tables)
+    return _order_text(order)
 
 
 def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) -> None:
