@@ -123,9 +123,10 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     st.subheader(tr("pg.step1"))
     st.caption(tr("pg.step1_help"))
     pg.editor("x")
-    st.subheader(tr("pg.step2"))
+    st.subheader(tr("pg.step2_bias" if use_bias else "pg.step2"))
     sizes = pg.current_sizes()
-    st.caption(tr("pg.step2_help", d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v))
+    st.caption(tr("pg.step2_help", d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
+               + (" " + tr("pg.step2_bias_help", d_k=sizes.d_k, d_v=sizes.d_v) if use_bias else ""))
     # Each editor as wide as its columns; a row that does not fit the window wraps (1024 px projectors).
     for names in (("w_q", "w_k", "w_v"), pg.BIASES if use_bias else ()):
         with st.container(horizontal=True, wrap=True, gap="medium"):

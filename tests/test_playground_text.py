@@ -1,16 +1,43 @@
-"""The Playground's words follow what it shows: the ZIP's settings.txt (AppTest)."""
+"""The Playground's words follow what it shows: step 2's title, step 8's mask, and the ZIP's
+settings.txt (AppTest)."""
 
 import io
 import zipfile
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
+import pytest
+
 from selfattn.display.grid import read_csv_matrix
-from selfattn.i18n import t_plain
-from tests.apptest import edit, open_link, open_page
+from selfattn.i18n import LANGS, t, t_plain
+from tests.apptest import edit, open_link, open_page, shown
 
 BOM = b"\xef\xbb\xbf"
 X = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)
+
+
+def captions(at) -> list[str]:
+    return [shown(c.value) for c in at.caption]
+
+
+@pytest.mark.parametrize("lang, where, other", [("en", "for $j > i$", "时"), ("zh", "当 $j > i$ 时", " for ")])
+def test_step_8s_mask_is_said_in_the_pages_language(lang, where, other):
+    at = open_link("playground", {"lang": lang, "causal": "1"})
+    assert not at.exception
+    step8 = next(c for c in captions(at) if "softmax" in c and "M_{ij}" in c)
+    assert where in step8 and other not in step8
+    assert "\\text" not in step8  # no words inside the maths
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_step_2s_title_names_the_biases_when_they_are_on(lang):
+    at = open_page("playground", lang)
+    titles = [h.value for h in at.subheader]
+    assert str(t("pg.step2", lang)) in titles and not any("b_q" in h for h in titles)
+    at.toggle(key="pg_bias").set_value(True).run()
+    titles = [h.value for h in at.subheader]
+    assert str(t("pg.step2_bias", lang)) in titles and str(t("pg.step2", lang)) not in titles
+    assert "$b_q$" in str(t("pg.step2_bias", lang)) and "$W_v$" in str(t("pg.step2_bias", lang))
 
 
 def read_zip(data: bytes) -> dict[str, bytes]:

@@ -253,12 +253,12 @@ def formulas(scale: bool, causal: bool, bias: bool, positions: bool = False) -> 
     x = "(X + PE)" if positions else "X"
     scores = r"QK^\top" + (r"/\sqrt{d_k}" if scale else "") + (" + M" if causal else "")
     s = "s'" if scale or causal else "s"
-    mask = r",\quad M_{ij} = -\infty \text{ for } j > i" if causal else ""
+    mask = tr("pg.mask_where") if causal else ""  # in words, outside the maths: "for j > i" / "当 j > i 时"
     return {
         **{name: Markdown(f"${name.upper()} = {x}W_{name}{b[name]}$") for name in "qkv"},  # the maps' titles
         "step3": Markdown(f"$Q = {x}W_q{b['q']},\\; K = {x}W_k{b['k']},\\; V = {x}W_v{b['v']}$"),
         "step5": Markdown(f"$w_{{ij}} = e^{{{s}_{{ij}}}} / \\sum_{{j'}} e^{{{s}_{{ij'}}}}$"),
-        "step8": Markdown(f"$\\mathrm{{outputs}} = \\mathrm{{softmax}}({scores})\\,V{mask}$"),
+        "step8": Markdown(f"$\\mathrm{{outputs}} = \\mathrm{{softmax}}({scores})\\,V${mask}"),
     }
 
 
