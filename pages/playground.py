@@ -72,7 +72,10 @@ with st.container(border=True):
                     help=tr("pg.seed_help"), on_change=pg.on_seed)
     c3.button(tr("pg.load_preset"), on_click=pg.load_chosen_preset, help=tr("pg.load_preset_help"),
               icon=":material/restart_alt:", width="stretch")
-    st.caption(pg.preset_caption(st.session_state["pg_preset"]))
+    state["note_edited"] = pg.edited()  # what the note says; an edit that changes it reruns the page (steps)
+    st.caption(pg.preset_caption(st.session_state["pg_preset"], state["note_edited"]))
+    if st.session_state["pg_preset"] == "tutorial":
+        st.caption(pg.tutorial_note())
     o1, o2, o3 = st.columns(3)
     for key in pg.TOGGLES:
         settings.keep(key)
@@ -134,6 +137,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
                 with st.container(width="content"):
                     st.markdown(f"**${pg.NAMES[name]}$**")  # typeset, as in the formulas
                     pg.editor(name)
+    if pg.edited() != pg.state().get("note_edited"):  # the preset's note, above this fragment, says otherwise
+        st.rerun(scope="app")
 
     good, error = settings.last_good("pg_good", partial(compute, use_bias, scale, causal))
     if error is not None and error.code.startswith("cell_"):  # named in full under its editor, which is marked red

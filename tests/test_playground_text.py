@@ -1,5 +1,5 @@
-"""The Playground's words follow what it shows: step 2's title, step 8's mask, and the ZIP's
-settings.txt (AppTest)."""
+"""The Playground's words follow what it shows: the preset's note, step 2's title, step 8's mask, the
+tutorial's rounding, one precision for one matrix, and the ZIP's settings.txt (AppTest)."""
 
 import io
 import zipfile
@@ -8,16 +8,89 @@ from urllib.parse import parse_qsl, urlsplit
 import numpy as np
 import pytest
 
+from selfattn import self_attention
+from selfattn.core.presets import tutorial_by_hand
 from selfattn.display.grid import read_csv_matrix
 from selfattn.i18n import LANGS, t, t_plain
-from tests.apptest import edit, open_link, open_page, shown
+from tests.apptest import choice_widget, edit, four_digits, heatmap_specs, open_link, open_page, shown, step_maps, texts
+from tests.test_glossary import chinese_punctuation_problems
 
 BOM = b"\xef\xbb\xbf"
+# The tutorial's worked example (../shared/seeds, 000_*.txt), typed apart from selfattn.core.presets.
 X = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)
+W_Q = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=float)
+W_K = np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=float)
+W_V = np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=float)
+ROUNDED_SOFTMAX = [0.0, 0.5, 0.5]  # the tutorial's text: softmax([2, 4, 4]) = [0.0, 0.5, 0.5]
+TEXT_OUTPUT_1 = [2.0, 7.0, 1.5]  # what its text prints for output 1
+CODE_OUTPUT_1 = [1.9366210616669624, 6.683105308334811, 1.5950684074995565]  # what its pure-Python code prints
 
 
 def captions(at) -> list[str]:
     return [shown(c.value) for c in at.caption]
+
+
+def vector(values, digits: int) -> str:
+    return "[" + ", ".join(f"{v:.{digits}f}" for v in values) + "]"
+
+
+def by_hand():
+    """Output 1 worked out in plain Python, as the tutorial's text does (rounded weights) and exactly."""
+    q1 = [sum(X[0][r] * W_Q[r][c] for r in range(4)) for c in range(3)]
+    keys = [[sum(x[r] * W_K[r][c] for r in range(4)) for c in range(3)] for x in X]
+    values = [[sum(x[r] * W_V[r][c] for r in range(4)) for c in range(3)] for x in X]
+    scores = [sum(a * b for a, b in zip(q1, k)) for k in keys]
+    e = [np.exp(s) for s in scores]
+    exact = [w / sum(e) for w in e]
+    out = [sum(exact[j] * values[j][c] for j in range(3)) for c in range(3)]
+    rough = [sum(ROUNDED_SOFTMAX[j] * values[j][c] for j in range(3)) for c in range(3)]
+    return scores, exact, out, rough
+
+
+def test_the_walk_through_by_hand_gives_both_of_the_tutorials_numbers():
+    scores, exact, out, rough = by_hand()
+    assert scores == [2, 4, 4]
+    assert rough == TEXT_OUTPUT_1  # rounded weights: the text's [2.0, 7.0, 1.5]
+    np.testing.assert_allclose(out, CODE_OUTPUT_1, rtol=1e-15)  # exact weights: the code's printout
+    np.testing.assert_allclose(self_attention(X, W_Q, W_K, W_V, scale=False).outputs[0], CODE_OUTPUT_1, rtol=1e-15)
+    hand = tutorial_by_hand()  # what the page's note is written from
+    assert hand.scores.tolist() == scores and hand.rough_output.tolist() == rough
+    np.testing.assert_allclose(hand.weights, exact, rtol=1e-15)
+    np.testing.assert_allclose(hand.output, out, rtol=1e-15)
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_the_tutorial_preset_says_why_its_text_prints_other_numbers(lang):
+    at = open_page("playground", lang)
+    scores, exact, out, rough = by_hand()
+    note = shown(t("pg.tutorial_rounding", lang, scores=vector(scores, 0), rough_w=vector(ROUNDED_SOFTMAX, 1),
+                   exact_w=vector(exact, 4), rough_out=vector(rough, 1), exact_out=vector(out, 4)))
+    assert note in captions(at)
+    assert "[2.0, 7.0, 1.5]" in note and "[1.9366, 6.6831, 1.5951]" in note and "[0.0634, 0.4683, 0.4683]" in note
+    assert vector(out, 4) in captions(at)[1]  # the preset's own note: output 1 as the page computes it
+    step_maps_out = step_maps(at)["outputs"]["cells"][0]
+    assert step_maps_out == [four_digits(v) for v in out]  # and the page shows it
+    choice_widget(at.selectbox, "pg_preset").set_value("raw").run()
+    assert note not in captions(at)  # the note goes with the tutorial
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_the_preset_note_says_when_the_tables_are_edited_and_when_they_are_back(lang):
+    at = open_page("playground", lang)
+    edited = shown(t("pg.preset_edited", lang, name=t_plain("pg.preset_tutorial", lang)))
+    assert not any(edited in c for c in captions(at))
+    edit(at, "w_k", 1, "k2", "3")
+    assert any(edited in c for c in captions(at))  # said at once, though an edit reruns only the steps
+    at.button[0].click().run()  # Reload preset
+    assert not any(edited in c for c in captions(at))
+    at.button(key="pg_undo").click().run()  # Undo brings the edit back, and the note with it
+    assert any(edited in c for c in captions(at))
+    edit(at, "w_k", 1, "k2", "1")  # typed back to the tutorial's number: the tables are the preset's again
+    assert not any(edited in c for c in captions(at))
+    at.toggle(key="pg_scale").set_value(True).run()
+    changed = shown(t("pg.preset_options_changed", lang,
+                      changes=t("pg.toggle_on", lang, name=t_plain("pg.opt_scale", lang))))
+    assert any(changed in c for c in captions(at))
 
 
 @pytest.mark.parametrize("lang, where, other", [("en", "for $j > i$", "时"), ("zh", "当 $j > i$ 时", " for ")])
@@ -38,6 +111,30 @@ def test_step_2s_title_names_the_biases_when_they_are_on(lang):
     titles = [h.value for h in at.subheader]
     assert str(t("pg.step2_bias", lang)) in titles and str(t("pg.step2", lang)) not in titles
     assert "$b_q$" in str(t("pg.step2_bias", lang)) and "$W_v$" in str(t("pg.step2_bias", lang))
+
+
+def test_the_shuffle_writes_the_outputs_as_step_8_does():
+    at = open_link("playground", {"order": "3 1 2"})
+    assert not at.exception
+    step8 = step_maps(at)["outputs"]["cells"]
+    outputs = self_attention(X, W_Q, W_K, W_V, scale=False).outputs
+    assert step8 == [[four_digits(v) for v in row] for row in outputs] and step8[0][0] == "1.937"
+    def written(matrix) -> list[str]:  # the cells of the shuffle's chart that holds ``matrix``
+        found = [[c["shown"] for c in spec["data"]["values"]] for spec in heatmap_specs(at)
+                 if len(spec["data"]["values"]) == matrix.size
+                 and np.allclose([c["v"] for c in spec["data"]["values"]], matrix.ravel(), rtol=1e-12, atol=0)]
+        assert len(found) == 1
+        return found[0]
+
+    assert written(outputs) == [v for row in step8 for v in row]  # "1.937", not "1.94"
+    assert written(outputs[[2, 0, 1]]) == [v for i in (2, 0, 1) for v in step8[i]]  # the shuffled run, rows moved
+
+
+def test_the_chinese_page_writes_chinese_punctuation():
+    at = open_link("playground", {"lang": "zh", "causal": "1", "bias": "1", "order": "2 1 3", "pos": "sinusoidal"})
+    assert not at.exception
+    assert chinese_punctuation_problems(texts(at)) == []
+    assert "“输入 1”的查询" in texts(at)  # the focus step, as the catalog now writes it
 
 
 def read_zip(data: bytes) -> dict[str, bytes]:

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.core.presets import PRESETS, Example, preset
+from selfattn.core.presets import PRESETS, Example, preset, tutorial_by_hand
 from selfattn.display import share
 from selfattn.display.export import column_names, labelled
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
@@ -273,9 +273,32 @@ def toggle_words(toggles: dict[str, bool]) -> Markdown:
                                            for key, on in toggles.items()))
 
 
-def preset_caption(name: str) -> Markdown:
-    """What a preset is, and what loading it sets (from the preset itself, so it cannot drift)."""
-    return Markdown(tr(f"pg.preset_{name}_help") + " " + tr("pg.preset_sets", changes=toggle_words(preset_toggles(preset(name)))))
+def vec_text(values, digits: int) -> str:
+    """A vector written with ``digits`` decimals, as the tutorial writes its vectors: "[2.0, 7.0, 1.5]"."""
+    return "[" + ", ".join(f"{float(v):.{digits}f}" for v in values) + "]"
+
+
+def preset_caption(name: str, edited: bool) -> Markdown:
+    """What a preset is, what loading it sets (from the preset itself, so it cannot drift), and
+    whether what is on screen is still the preset: its tables (``edited``) and its options."""
+    numbers = {"output": vec_text(tutorial_by_hand().output, 4)} if name == "tutorial" else {}
+    sets = preset_toggles(preset(name))
+    parts = [tr(f"pg.preset_{name}_help", **numbers), tr("pg.preset_sets", changes=toggle_words(sets))]
+    if edited:
+        parts.append(tr("pg.preset_edited", name=tr_plain(f"pg.preset_{name}")))
+    changed = {key: bool(st.session_state.get(key, False)) for key, on in sets.items()
+               if bool(st.session_state.get(key, False)) != on}
+    if changed:
+        parts.append(tr("pg.preset_options_changed", changes=toggle_words(changed)))
+    return Markdown(" ".join(parts))
+
+
+def tutorial_note() -> Markdown:
+    """Why the tutorial's text prints output 1 as [2.0, 7.0, 1.5] and the page shows [1.9366, ...]."""
+    hand = tutorial_by_hand()
+    return tr("pg.tutorial_rounding", scores=vec_text(hand.scores, 0), rough_w=vec_text(hand.rough_weights, 1),
+              exact_w=vec_text(hand.weights, 4), rough_out=vec_text(hand.rough_output, 1),
+              exact_out=vec_text(hand.output, 4))
 
 
 def edited() -> bool:

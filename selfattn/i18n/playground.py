@@ -18,10 +18,26 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.preset_random": {"en": "Random (Xavier initialisation)", "zh": "随机（Xavier 初始化）"},
     "pg.preset_tutorial_help": {
         "en": "Three inputs of dimension 4 and three 4×3 weight matrices, unscaled as in the "
-              "tutorial, so every number matches its printout (output 1 ≈ [1.9366, 6.6831, 1.5951]).",
+              "tutorial, so every number matches its printout (output 1 ≈ {output}).",
         "zh": "3 个 4 维输入和 3 个 4×3 权重矩阵，与教程一样不做缩放，因此每个数字都与教程的输出一致"
-              "（输出 1 ≈ [1.9366, 6.6831, 1.5951]）。",
+              "（输出 1 ≈ {output}）。",
     },
+    "pg.tutorial_rounding": {
+        "en": "Why the tutorial's text prints output 1 as {rough_out}: to keep its sums easy, it writes the softmax of "
+              "input 1's scores {scores} as {rough_w}, where exactly it is {exact_w}. The rough weights give "
+              "{rough_out}; the exact ones give {exact_out}, which this page shows and the tutorial's own code prints.",
+        "zh": "教程正文为什么把输出 1 写成 {rough_out}：为了便于手算，它把输入 1 的分数 {scores} 的 softmax 写成 "
+              "{rough_w}，而精确值是 {exact_w}。用这组近似的权重得到 {rough_out}；用精确的权重得到 {exact_out}，"
+              "也就是本页显示、教程自己的代码打印出来的结果。",
+    },
+    "pg.preset_edited": {
+        "en": "Edited: the tables are no longer those of “{name}”, and neither are the numbers below. "
+              "“Reload preset” brings them back; Undo then returns to your edits.",
+        "zh": "已修改：表格已不再是“{name}”的数字，下面的结果也随之不同。点“重新载入预设”可以恢复；"
+              "之后点“撤销”可以回到你的修改。",
+    },
+    "pg.preset_options_changed": {"en": "Options changed since it loaded: {changes}.",
+                                  "zh": "载入之后改动了选项：{changes}。"},
     "pg.preset_raw_help": {
         "en": "With identity weights Q = K = V = X, so this is the raw form Softmax(XXᵀ)X: each token "
               "is re-written as a weighted mix of the tokens it is most similar to (早, 上, 好).",
@@ -106,6 +122,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.step1_help": {"en": "One row per token. The first column is the token's label (editable).",
                       "zh": "每个词元一行，第一列是词元的标签（可编辑）。"},
     "pg.step2": {"en": "Step 2 · Weights $W_q$, $W_k$, $W_v$", "zh": "第 2 步 · 权重 $W_q$、$W_k$、$W_v$"},
+    "pg.step2_bias": {"en": "Step 2 · Weights $W_q$, $W_k$, $W_v$ and biases $b_q$, $b_k$, $b_v$",
+                      "zh": "第 2 步 · 权重 $W_q$、$W_k$、$W_v$ 和偏置 $b_q$、$b_k$、$b_v$"},
+    "pg.step2_bias_help": {"en": "Each bias is added to every row: $b_q$ and $b_k$ hold $d_k$ = {d_k} numbers, "
+                                 "$b_v$ holds $d_v$ = {d_v}.",
+                           "zh": "每个偏置都加到每一行上：$b_q$ 和 $b_k$ 各有 $d_k$ = {d_k} 个数，$b_v$ 有 $d_v$ = {d_v} 个。"},
     "pg.step2_help": {"en": "$W_q$ and $W_k$ are $d_{{in}} \\times d_k$ = {d_in} × {d_k}, $W_v$ is $d_{{in}} \\times d_v$ = "
                             "{d_in} × {d_v}. In a trained network they are learned; here you set them.",
                       "zh": "$W_q$ 和 $W_k$ 是 $d_{{in}} \\times d_k$ = {d_in} × {d_k}，$W_v$ 是 $d_{{in}} \\times d_v$ = "
@@ -122,11 +143,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.import_file": {"en": "CSV file", "zh": "CSV 文件"},
     "pg.import_file_help": {"en": "A .csv file up to 1 MB.", "zh": "不超过 1 MB 的 .csv 文件。"},
     "pg.upload_ok": {"en": "Loaded {name}.", "zh": "已载入 {name}。"},
-    "pg.step2_bias": {"en": "Step 2 · Weights $W_q$, $W_k$, $W_v$ and biases $b_q$, $b_k$, $b_v$",
-                      "zh": "第 2 步 · 权重 $W_q$、$W_k$、$W_v$ 和偏置 $b_q$、$b_k$、$b_v$"},
-    "pg.step2_bias_help": {"en": "Each bias is added to every row: $b_q$ and $b_k$ hold $d_k$ = {d_k} numbers, "
-                                 "$b_v$ holds $d_v$ = {d_v}.",
-                           "zh": "每个偏置都加到每一行上：$b_q$ 和 $b_k$ 各有 $d_k$ = {d_k} 个数，$b_v$ 有 $d_v$ = {d_v} 个。"},
     "pg.step3": {"en": "Step 3 · Queries, keys and values", "zh": "第 3 步 · 查询、键和值"},
     "pg.step3_help": {"en": "Each token's row of X multiplied by each weight matrix: {formula}",
                       "zh": "X 中每个词元的那一行分别乘以三个权重矩阵：{formula}"},
@@ -176,6 +192,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.step8_help": {"en": "Row $i$ is the output for token $i$, a weighted sum of the value vectors: {formula}",
                       "zh": "第 $i$ 行是第 $i$ 个词元的输出，即值向量的加权和：{formula}"},
     "pg.outputs": {"en": "Outputs", "zh": "输出"},
+    "pg.mask_where": {"en": ", where $M_{ij} = -\\infty$ for $j > i$", "zh": "，其中当 $j > i$ 时 $M_{ij} = -\\infty$"},
     "pg.download_zip": {"en": "Download all matrices (zip of CSV)", "zh": "下载全部矩阵（CSV 压缩包）"},
     # ── settings.txt in the ZIP: what made its numbers (plain text, one line each) ──
     "pg.settings_title": {"en": "selfattn Playground: the settings that made the numbers in this ZIP",
@@ -192,7 +209,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.settings_sizes": {"en": "Sizes: n = {n}, d_in = {d_in}, d_k = {d_k}, d_v = {d_v}",
                           "zh": "尺寸：n = {n}，d_in = {d_in}，d_k = {d_k}，d_v = {d_v}"},
     "pg.settings_option": {"en": "{name}: {state}", "zh": "{name}：{state}"},
-    "pg.mask_where": {"en": ", where $M_{ij} = -\\infty$ for $j > i$", "zh": "，其中当 $j > i$ 时 $M_{ij} = -\\infty$"},
     "pg.settings_on": {"en": "on", "zh": "开"},
     "pg.settings_off": {"en": "off", "zh": "关"},
     "pg.settings_positions": {"en": "Positions: {kind}", "zh": "位置编码：{kind}"},
