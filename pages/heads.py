@@ -6,7 +6,7 @@ import streamlit as st
 
 from selfattn import bench
 from selfattn.core.heads import MISTAKES
-from selfattn.display.export import column_names
+from selfattn.display.export import column_names, csv_bytes
 from selfattn.i18n import Markdown
 from ui import fit
 from ui import heads as hd
@@ -181,7 +181,7 @@ if uploaded is not None:
 
 if shown:
     sources = list(dict.fromkeys(r["source"] for r in shown))
-    st.markdown(tr("hd.bench_shown", sources=", ".join(sources)))
+    st.markdown(tr("hd.bench_shown", sources=tr_plain("common.list_sep").join(sources)))
     for name in chosen:
         st.caption(hd.bundled_caption(name))
     table = hd.results_table(shown)
@@ -207,7 +207,7 @@ if shown:
     st.markdown(f"**{tr('hd.results')}**")
     st.dataframe(table, hide_index=True, placeholder="–", alt=tr("hd.results"))
     d1, d2 = st.columns(2)
-    d1.download_button(tr("hd.download_csv"), bench.records_to_csv(shown).encode(), "selfattn-bench.csv",
+    d1.download_button(tr("hd.download_csv"), csv_bytes(bench.records_to_csv(shown)), "selfattn-bench.csv",
                        "text/csv", key="dl_bench_csv", on_click="ignore", icon=":material/download:")
     d2.download_button(tr("hd.download_json"), bench.records_to_json(shown).encode(), "selfattn-bench.json",
                        "application/json", key="dl_bench_json", on_click="ignore", icon=":material/download:")

@@ -72,7 +72,10 @@ with st.container(border=True):
                     help=tr("pg.seed_help"), on_change=pg.on_seed)
     c3.button(tr("pg.load_preset"), on_click=pg.load_chosen_preset, help=tr("pg.load_preset_help"),
               icon=":material/restart_alt:", width="stretch")
-    st.caption(pg.preset_caption(st.session_state["pg_preset"]))
+    state["note_edited"] = pg.edited()  # what the note says; an edit that changes it reruns the page (steps)
+    st.caption(pg.preset_caption(st.session_state["pg_preset"], state["note_edited"]))
+    if st.session_state["pg_preset"] == "tutorial":
+        st.caption(pg.tutorial_note())
     o1, o2, o3 = st.columns(3)
     for key in pg.TOGGLES:
         settings.keep(key)
@@ -123,9 +126,10 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     st.subheader(tr("pg.step1"))
     st.caption(tr("pg.step1_help"))
     pg.editor("x")
-    st.subheader(tr("pg.step2"))
+    st.subheader(tr("pg.step2_bias" if use_bias else "pg.step2"))
     sizes = pg.current_sizes()
-    st.caption(tr("pg.step2_help", d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v))
+    st.caption(tr("pg.step2_help", d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
+               + (" " + tr("pg.step2_bias_help", d_k=sizes.d_k, d_v=sizes.d_v) if use_bias else ""))
     # Each editor as wide as its columns; a row that does not fit the window wraps (1024 px projectors).
     for names in (("w_q", "w_k", "w_v"), pg.BIASES if use_bias else ()):
         with st.container(horizontal=True, wrap=True, gap="medium"):
@@ -133,6 +137,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
                 with st.container(width="content"):
                     st.markdown(f"**${pg.NAMES[name]}$**")  # typeset, as in the formulas
                     pg.editor(name)
+    if pg.edited() != pg.state().get("note_edited"):  # the preset's note, above this fragment, says otherwise
+        st.rerun(scope="app")
 
     good, error = settings.last_good("pg_good", partial(compute, use_bias, scale, causal))
     if error is not None and error.code.startswith("cell_"):  # named in full under its editor, which is marked red
@@ -226,7 +232,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
                                     engine={"scale": scale, "causal": causal, "bias": shown_bias,
                                             "pe": order_ui.encoding(n, d_in).tolist() if order_ui.positions_on() else None})
 
-    order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # issue 24: does attention see the order?
+    order = order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # does attention see the order?
 
     # ── Export everything ───────────────────────────────────────────────────────────────────
     st.divider()
@@ -236,7 +242,10 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         inputs_tables.update({"b_q": partial(labelled, [inputs.b_q], ["b_q"], q_cols),
                               "b_k": partial(labelled, [inputs.b_k], ["b_k"], k_cols),
                               "b_v": partial(labelled, [inputs.b_v], ["b_v"], v_cols)})
-    st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}),  # written when clicked
+    link, _, link_short = settings.share_link(extra=pg.link_params(), **LINK)
+    made = {"settings.txt": pg.settings_text(link, link_short, scale=scale, causal=causal, bias=shown_bias,
+                                             positions=order_ui.chosen(), order=order)}
+    st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}, made),  # written when clicked
                        file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
                        on_click="ignore", icon=":material/folder_zip:", type="primary")
     settings.publish(extra=pg.link_params(), **LINK)

@@ -59,3 +59,31 @@ REVIEWED_PHRASES = ["最原始的形式", "关闭“单位长度”即可看到�
 def test_the_phrases_the_review_quoted_are_rewritten(phrase):
     found = [key for key, entry in CATALOG.items() if phrase in re.sub(r"\{[^}]*\}", "", entry["zh"])]
     assert not found, f"{phrase!r} still in {found}"
+
+
+CJK = r"[\u3400-\u4dbf\u4e00-\u9fff]"
+QUOTES = "“”‘’"
+
+
+def chinese_punctuation_problems(text: str) -> list[str]:
+    """What in one Chinese string breaks Chinese punctuation: an ASCII comma after or before a Chinese
+    character, or a space between a Chinese character and a Chinese quotation mark. Maths ($…$)
+    and code (`…`) are skipped; they keep their own commas."""
+    prose = re.sub(r"\$[^$]*\$|`[^`]*`", "\x00", text)  # a mark that is neither a space nor a character
+    problems = [f"ASCII comma: {m.group(0)!r}" for m in re.finditer(rf",\s*{CJK}|{CJK}\s*,", prose)]
+    problems += [f"space by a quotation mark: {m.group(0)!r}"
+                 for m in re.finditer(rf"{CJK} +[{QUOTES}]|[{QUOTES}] +{CJK}", prose)]
+    return problems
+
+
+def test_the_punctuation_check_finds_what_it_looks_for():
+    assert chinese_punctuation_problems("当前显示：本次运行, AMD") and chinese_punctuation_problems("本次运行, 测速")
+    assert chinese_punctuation_problems("“输入 1” 的查询") and not chinese_punctuation_problems("“输入 1”的查询")
+    assert chinese_punctuation_problems("点 “撤销”") and not chinese_punctuation_problems("点“撤销”，再看 $a, b$")
+    assert not chinese_punctuation_problems("`a, 词`") and not chinese_punctuation_problems("$f(PX) = P f(X)$")
+
+
+def test_chinese_strings_use_chinese_punctuation():
+    """Every zh string of the catalog: "，" not ", " before Chinese, no space beside “ ” next to Chinese."""
+    offenders = {key: chinese_punctuation_problems(entry["zh"]) for key, entry in entries()}
+    assert not {key: found for key, found in offenders.items() if found}

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from selfattn.display.export import labelled, to_csv, zip_tables
+from selfattn.display.export import BOM, csv_bytes, labelled, to_csv, zip_tables
 from selfattn.display.grid import (MAX_UPLOAD_BYTES, Sizes, check_sizes, frame_to_matrix, parse_cell, parse_labels,
                                    read_csv_matrix, resize)
 from selfattn.errors import InputError
@@ -71,9 +71,22 @@ def test_sizes_are_limited():
 def test_export_round_trips_through_csv_upload():
     values = np.random.default_rng(0).standard_normal((3, 4)) * 1e-3
     frame = labelled(values, ["早", "上", "好"], ["x1", "x2", "x3", "x4"])
-    parsed, labels = read_csv_matrix(to_csv(frame).encode(), "X", cols=4)
+    data = csv_bytes(to_csv(frame))
+    assert data.startswith(b"\xef\xbb\xbf,x1,x2,x3,x4") and BOM == "\ufeff".encode("utf-8")  # Excel reads it as UTF-8
+    assert data[3:].decode("utf-8").splitlines()[1].startswith("早,")  # the mark alone, not on the labels
+    parsed, labels = read_csv_matrix(data, "X", cols=4)
     assert labels == ["早", "上", "好"]
     np.testing.assert_array_equal(parsed, values)  # full precision, not rounded
+    assert csv_bytes(to_csv(labelled(parsed, labels, frame.columns))) == data  # and written again, the same bytes
+
+
+def test_an_upload_with_or_without_the_byte_order_mark_reads_the_same():
+    plain = "早,1,2,3\n上,4,5,6.25\n".encode("utf-8")
+    with_mark, labels = read_csv_matrix(BOM + plain, "W_q", cols=3, rows=2)
+    without, same_labels = read_csv_matrix(plain, "W_q", cols=3, rows=2)
+    assert labels == same_labels == ["早", "上"]  # not "\ufeff早"
+    np.testing.assert_array_equal(with_mark, [[1, 2, 3], [4, 5, 6.25]])
+    np.testing.assert_array_equal(without, with_mark)
 
 
 def test_upload_plain_numbers_without_header():
@@ -103,12 +116,19 @@ def test_malformed_uploads_are_refused(data, code):
     assert info.value.code == code
 
 
-def test_zip_holds_one_csv_per_table():
-    tables = {"x": labelled(np.eye(2), ["a", "b"], ["x1", "x2"]), "outputs": labelled([[1.5]], ["a"], ["v1"])}
-    with zipfile.ZipFile(io.BytesIO(zip_tables(tables))) as archive:
-        assert sorted(archive.namelist()) == ["outputs.csv", "x.csv"]
-        back = pd.read_csv(archive.open("x.csv"), index_col=0)
-    np.testing.assert_array_equal(back.to_numpy(), np.eye(2))
+def test_zip_holds_one_csv_per_table_each_with_the_byte_order_mark():
+    x = np.random.default_rng(1).standard_normal((2, 2)) / 3
+    tables = {"x": labelled(x, ["早", "好"], ["x1", "x2"]), "outputs": lambda: labelled([[1.5]], ["a"], ["v1"])}
+    notes = {"settings.txt": "preset: 教程\n"}
+    with zipfile.ZipFile(io.BytesIO(zip_tables(tables, notes))) as archive:
+        assert sorted(archive.namelist()) == ["outputs.csv", "settings.txt", "x.csv"]
+        files = {name: archive.read(name) for name in archive.namelist()}
+    assert files["x.csv"] == csv_bytes(to_csv(tables["x"])) and files["x.csv"].startswith(BOM + b",x1,x2")
+    assert files["outputs.csv"] == BOM + b",v1\na,1.5\n"
+    assert files["settings.txt"] == "preset: 教程\n".encode("utf-8")  # a text file, as given
+    back, labels = read_csv_matrix(files["x.csv"], "X", cols=2)
+    assert labels == ["早", "好"]
+    np.testing.assert_array_equal(back, x)  # to the last digit
 
 
 @pytest.mark.parametrize("label", ['=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "-1+1", "@SUM(A1:A2)",
@@ -129,6 +149,8 @@ def test_a_label_that_looks_like_a_formula_is_not_one_in_the_csv_and_reads_back(
     if "\r" in label:  # the Playground never exports one: parse_labels turns control characters into spaces
         assert parse_labels([label], 1) == ["x"]
         return
-    back, labels = read_csv_matrix(text.encode(), "X", cols=2)
+    data = csv_bytes(text)
+    assert data == BOM + text.encode("utf-8")  # the escaped text, after the mark
+    back, labels = read_csv_matrix(data, "X", cols=2)
     assert labels == [label, "ok"]
     np.testing.assert_array_equal(back, values)

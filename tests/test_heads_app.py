@@ -45,6 +45,8 @@ def test_tiny_benchmark_runs_and_exports(downloads):
     records = at.session_state["hd_bench"]
     assert len(records) == 2 * 2 * 3 and all(r["status"] == "ok" for r in records)
     assert all(r["median_ms"] > 0 and r["d_model"] == 64 for r in records)
+    assert downloads["selfattn-bench.csv"].startswith(b"\xef\xbb\xbfimpl,")  # Excel reads it as UTF-8
+    assert downloads["heads.csv"].startswith(b"\xef\xbb\xbf,")
     back = bench.load_results(downloads["selfattn-bench.csv"], "selfattn-bench.csv")
     bundled = sum(len(v) for v in hd.bundled_results().values())  # shown by default, after the visitor's run
     assert len(back) == len(records) + bundled

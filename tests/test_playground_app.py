@@ -113,12 +113,14 @@ def test_csv_downloads_round_trip(downloads):
     assert {"dl_queries", "dl_keys", "dl_values", "dl_scores", "dl_weights", "dl_outputs", "dl_zip"} <= keys
     shown = outputs_table(at)
     csv = downloads["outputs.csv"]
+    assert csv.startswith(b"\xef\xbb\xbf,v1,v2,v3")  # the byte-order mark: Excel reads it as UTF-8
     values, labels = read_csv_matrix(csv, "outputs", cols=3)
     assert labels == list(shown.index)
     assert_map_shows(at, "outputs", values)  # the CSV holds the exact numbers the map writes to 4 digits
     with zipfile.ZipFile(io.BytesIO(downloads["selfattn-playground.zip"])) as archive:
         names = set(archive.namelist())
         assert {"x.csv", "w_q.csv", "w_k.csv", "w_v.csv", "weights.csv", "outputs.csv"} <= names
+        assert archive.read("outputs.csv") == csv  # the same bytes as the button's, mark and all
         back = pd.read_csv(archive.open("weights.csv"), index_col=0).to_numpy()
     np.testing.assert_allclose(back[0], [0.0633789, 0.4683105, 0.4683105], atol=5e-8)
 

@@ -16,7 +16,7 @@ from selfattn import self_attention
 from selfattn.core.positions import positional_encoding
 from tests.apptest import four_digits
 from tests.browser import chromium_page, streamlit_server, wait_until_idle
-from ui.components.heatmap import cell_text
+from selfattn.display.numbers import map_text as cell_text
 
 pytestmark = pytest.mark.browser
 

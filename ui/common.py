@@ -10,7 +10,7 @@ import pyarrow as pa
 import streamlit as st
 
 from selfattn.display.charts import WORDS
-from selfattn.display.export import to_csv
+from selfattn.display.export import csv_bytes, to_csv
 from selfattn.display.guard import short_name
 from selfattn.errors import InputError
 from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, Markdown, escape_markdown, t, t_plain
@@ -121,14 +121,14 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
 
 def csv_button(frame: pd.DataFrame | Callable[[], pd.DataFrame], file_name: str, key: str,
                label: str | None = None) -> None:
-    """A download button for one table as CSV (labels in the first column).
+    """A download button for one table as CSV (labels in the first column), UTF-8 after a byte-order mark.
 
     The CSV text is written when the button is clicked, not on every rerun: a page offers
     dozens of tables, and writing them all each time cost more than drawing the page. For the
     same reason ``frame`` may be a function that builds the table then.
     """
     st.download_button(label or tr("common.download_csv"),
-                       lambda: to_csv(frame() if callable(frame) else frame).encode("utf-8"),
+                       lambda: csv_bytes(to_csv(frame() if callable(frame) else frame)),
                        file_name=f"{file_name}.csv", mime="text/csv", key=key, on_click="ignore",
                        icon=":material/download:")
 

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.core.presets import PRESETS, Example, preset
+from selfattn.core.presets import PRESETS, Example, preset, tutorial_by_hand
 from selfattn.display import share
 from selfattn.display.export import column_names, labelled
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
@@ -38,7 +38,7 @@ from ui import fit, guard
 from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
 from ui import state as settings
-from ui.common import csv_button, current_lang, error_text, tr, uploaded
+from ui.common import csv_button, current_lang, error_text, tr, tr_plain, uploaded
 
 STATE = "pg"
 TOKEN_COL = "token"
@@ -253,12 +253,12 @@ def formulas(scale: bool, causal: bool, bias: bool, positions: bool = False) -> 
     x = "(X + PE)" if positions else "X"
     scores = r"QK^\top" + (r"/\sqrt{d_k}" if scale else "") + (" + M" if causal else "")
     s = "s'" if scale or causal else "s"
-    mask = r",\quad M_{ij} = -\infty \text{ for } j > i" if causal else ""
+    mask = tr("pg.mask_where") if causal else ""  # in words, outside the maths: "for j > i" / "当 j > i 时"
     return {
         **{name: Markdown(f"${name.upper()} = {x}W_{name}{b[name]}$") for name in "qkv"},  # the maps' titles
         "step3": Markdown(f"$Q = {x}W_q{b['q']},\\; K = {x}W_k{b['k']},\\; V = {x}W_v{b['v']}$"),
         "step5": Markdown(f"$w_{{ij}} = e^{{{s}_{{ij}}}} / \\sum_{{j'}} e^{{{s}_{{ij'}}}}$"),
-        "step8": Markdown(f"$\\mathrm{{outputs}} = \\mathrm{{softmax}}({scores})\\,V{mask}$"),
+        "step8": Markdown(f"$\\mathrm{{outputs}} = \\mathrm{{softmax}}({scores})\\,V${mask}"),
     }
 
 
@@ -269,13 +269,75 @@ def preset_toggles(example: Example) -> dict[str, bool]:
 
 def toggle_words(toggles: dict[str, bool]) -> Markdown:
     """Toggles as words: "“Scale by √d_k” on, “Causal mask” off"."""
-    return Markdown(tr("pg.list_sep").join(tr("pg.toggle_on" if on else "pg.toggle_off", name=tr(f"pg.opt_{key[3:]}"))
+    return Markdown(tr("common.list_sep").join(tr("pg.toggle_on" if on else "pg.toggle_off", name=tr(f"pg.opt_{key[3:]}"))
                                            for key, on in toggles.items()))
 
 
-def preset_caption(name: str) -> Markdown:
-    """What a preset is, and what loading it sets (from the preset itself, so it cannot drift)."""
-    return Markdown(tr(f"pg.preset_{name}_help") + " " + tr("pg.preset_sets", changes=toggle_words(preset_toggles(preset(name)))))
+def vec_text(values, digits: int) -> str:
+    """A vector written with ``digits`` decimals, as the tutorial writes its vectors: "[2.0, 7.0, 1.5]"."""
+    return "[" + ", ".join(f"{float(v):.{digits}f}" for v in values) + "]"
+
+
+def preset_caption(name: str, edited: bool) -> Markdown:
+    """What a preset is, what loading it sets (from the preset itself, so it cannot drift), and
+    whether what is on screen is still the preset: its tables (``edited``) and its options."""
+    numbers = {"output": vec_text(tutorial_by_hand().output, 4)} if name == "tutorial" else {}
+    sets = preset_toggles(preset(name))
+    parts = [tr(f"pg.preset_{name}_help", **numbers), tr("pg.preset_sets", changes=toggle_words(sets))]
+    if edited:
+        parts.append(tr("pg.preset_edited", name=tr_plain(f"pg.preset_{name}")))
+    changed = {key: bool(st.session_state.get(key, False)) for key, on in sets.items()
+               if bool(st.session_state.get(key, False)) != on}
+    if changed:
+        parts.append(tr("pg.preset_options_changed", changes=toggle_words(changed)))
+    return Markdown(" ".join(parts))
+
+
+def tutorial_note() -> Markdown:
+    """Why the tutorial's text prints output 1 as [2.0, 7.0, 1.5] and the page shows [1.9366, ...]."""
+    hand = tutorial_by_hand()
+    return tr("pg.tutorial_rounding", scores=vec_text(hand.scores, 0), rough_w=vec_text(hand.rough_weights, 1),
+              exact_w=vec_text(hand.weights, 4), rough_out=vec_text(hand.rough_output, 1),
+              exact_out=vec_text(hand.output, 4))
+
+
+def edited() -> bool:
+    """Whether the tables on screen differ from the chosen preset's (at its sizes and seed)."""
+    return any(param in LINK_PARAMS for param in link_params())
+
+
+def settings_text(link: str, link_short: bool, *, scale: bool, causal: bool, bias: bool,
+                  positions: tuple[str, int], order: str | None) -> str:
+    """The ZIP's settings.txt: the view's link and every choice that made its numbers, in the
+    visitor's language, one line each.
+
+    Args:
+        link, link_short: the view's link, and whether its tables were left out of it (too long).
+        scale, causal, bias: the switches the numbers were computed with.
+        positions: (kind, seed) of the position vectors.
+        order: the shuffled run's order ("3 1 2"), or None when there is none.
+    """
+    name, seed = _preset_and_seed()
+    sizes = current_sizes()
+    kind, pos_seed = positions
+
+    def option(key: str, on: bool) -> str:
+        return tr_plain("pg.settings_option", name=tr_plain(f"pg.opt_{key}"),
+                        state=tr_plain("pg.settings_on" if on else "pg.settings_off"))
+
+    lines = [tr_plain("pg.settings_title"), "", tr_plain("pg.settings_link", link=link)]
+    if link_short:
+        lines.append(tr_plain("pg.settings_link_short"))
+    lines += [tr_plain("pg.settings_preset", name=tr_plain(f"pg.preset_{name}")),
+              tr_plain("pg.settings_tables_edited" if edited() else "pg.settings_tables_preset"),
+              tr_plain("pg.settings_seed", seed=seed),
+              tr_plain("pg.settings_sizes", n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v),
+              option("scale", scale), option("causal", causal), option("bias", bias),
+              tr_plain("pg.settings_positions_seed" if kind == "learned" else "pg.settings_positions",
+                       kind=tr_plain(f"pg.pos_kind_{kind}"), seed=pos_seed),
+              tr_plain("pg.settings_order", order=order) if order else tr_plain("pg.settings_order_none"),
+              tr_plain("pg.settings_lang", language=LANGS[current_lang()])]
+    return "\n".join(lines) + "\n"
 
 
 def load_chosen_preset(before: str | None = None) -> None:

@@ -17,6 +17,7 @@ from selfattn import self_attention
 from selfattn.core.positions import (KINDS, ShuffleTrace, parse_order, positional_encoding, random_order,
                                      shuffle_check)
 from selfattn.display.export import column_names, labelled
+from selfattn.display.numbers import map_text
 from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from ui import fit
@@ -33,9 +34,14 @@ def _chosen(key: str, options=None):
     return st.session_state[key] if key in st.session_state else settings.keep(key, options)
 
 
+def chosen() -> tuple[str, int]:
+    """The positions the visitor chose: their kind (one of ``KINDS``) and seed."""
+    return _chosen("pg_pos", KINDS), int(_chosen("pg_pos_seed"))
+
+
 def encoding(n: int, d_in: int) -> np.ndarray:
     """The position vectors the visitor chose for n tokens of width d_in (zeros for none)."""
-    return positional_encoding(n, d_in, _chosen("pg_pos", KINDS), int(_chosen("pg_pos_seed")))
+    return positional_encoding(n, d_in, *chosen())
 
 
 def positions_on() -> bool:
@@ -84,9 +90,10 @@ def positions_section(x: np.ndarray, tokens: list[str], tables: dict) -> None:
         top = max(1.0, float(np.abs(pe).max()))  # sines and cosines fill [-1, 1]; learned-style ones go further
         rows = [tr_plain("pg.pos_row", i=i) for i in range(n)]  # pos 0, 1, ... as in the formula
         tables["pe"] = fit.show_map(tr("pg.pos_pe"), pe, rows, p_cols, key="pe", width=px, role="signed",
-                                    domain=(-top, top))
+                                    domain=(-top, top), write=map_text)
     with slots[1]:
-        tables["x_plus_pe"] = fit.show_map("X + PE", x + pe, tokens, x_cols, key="x_plus_pe", width=px, role="values")
+        tables["x_plus_pe"] = fit.show_map("X + PE", x + pe, tokens, x_cols, key="x_plus_pe", width=px, role="values",
+                                           write=map_text)
     st.info(tr("pg.pos_used"), icon=":material/add_location_alt:")
 
 
@@ -156,13 +163,16 @@ def _order(n: int) -> np.ndarray | None:
     return good if usable else None
 
 
-def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: dict) -> None:
+def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: dict) -> str | None:
     """Shuffle the tokens: the outputs before and after, the permutation, and the check in words.
 
     Args:
         inputs: the Playground's parsed matrices (``ui.playground.Inputs``).
         scale, causal, use_bias: the page's switches, as the steps above used them.
         tables: the page's tables for the ZIP; the order and the shuffled run are added.
+
+    Returns:
+        The order the shuffled run used, written "3 1 2", or None when no shuffled run is shown.
     """
     tokens, x = inputs.tokens, inputs.x
     n = len(tokens)
@@ -171,10 +181,10 @@ def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: d
     _controls(n)
     order = _order(n)
     if order is None:
-        return
+        return None
     if np.array_equal(order, np.arange(n)):
         st.caption(tr("pg.order_same"))
-        return
+        return None
     biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
     attention = partial(self_attention, w_q=inputs.w_q, w_k=inputs.w_k, w_v=inputs.w_v, scale=scale,
                         mask="causal" if causal else None, **biases)
@@ -182,8 +192,9 @@ def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: d
         check = shuffle_check(x, order, attention, pe=encoding(n, x.shape[1]))
     except InputError as exc:  # the shuffled numbers overflow where the page's did not: said, nothing drawn
         st.error(error_text(exc), icon=":material/error:")
-        return
+        return None
     _show(tokens, check, causal, tables)
+    return _order_text(order)
 
 
 def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) -> None:
@@ -196,16 +207,17 @@ def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) ->
     has_pe = bool(np.any(check.pe))
     st.markdown(tr("pg.order_formula_pe" if has_pe else "pg.order_formula"))
     tables["order"] = fit.show_map(tr("pg.order_p"), perm, moved, tokens, key="order", width=fit.PAGE_PX,
-                                   role="weights", domain=(0.0, 1.0), caption=tr("pg.order_p_help"))
+                                   role="weights", domain=(0.0, 1.0), caption=tr("pg.order_p_help"), write=map_text)
     slots, px = fit.side_by_side(2, len(v_cols), moved, min_cell=fit.LABEL_GAP_PX)
     both = np.concatenate([check.before.outputs, check.after.outputs])  # one colour scale, so colours compare
     domain = (float(both.min()), float(both.max())) if both.min() < both.max() else None
     with slots[0]:
         fit.show_map(tr("pg.order_before"), check.before.outputs, tokens, v_cols, key="outputs_before", width=px,
-                     role="outputs", domain=domain)
+                     role="outputs", domain=domain, write=map_text)  # as step 8 writes the same numbers
     with slots[1]:
         tables["shuffled_outputs"] = fit.show_map(tr("pg.order_after"), check.after.outputs, moved, v_cols,
-                                                  key="shuffled_outputs", width=px, role="outputs", domain=domain)
+                                                  key="shuffled_outputs", width=px, role="outputs", domain=domain,
+                                                  write=map_text)
     tables["shuffled_x"] = partial(labelled, check.after.x, moved, column_names("x", check.after.x.shape[1]))
     if check.equivariant:
         st.success(tr("pg.order_verdict_same", diff=fmt(check.max_diff), tol=fmt(check.tolerance)),

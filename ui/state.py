@@ -416,6 +416,23 @@ def params_for(page: str, extra: dict[str, str] | None = None) -> dict[str, str]
     return params
 
 
+def share_link(page: str, extra: dict[str, str] | None = None,
+               bulky: tuple[str, ...] = ()) -> tuple[str, dict[str, str], bool]:
+    """The link to what ``page`` shows now, as :func:`publish` shows it (arguments as there).
+
+    Returns:
+        (the link, its parameters, whether the ``bulky`` ones were dropped to keep it short).
+    """
+    params = params_for(page, extra)
+    query = urlencode(params)
+    too_long = len(query) > share.MAX_LINK_CHARS
+    if too_long:
+        params = {k: v for k, v in params.items() if k not in bulky}
+        query = urlencode(params)
+    base = st.context.url or f"/{PAGE_NAMED[page].url_path}"  # AppTest has no URL
+    return base.split("?")[0] + (f"?{query}" if query else ""), params, too_long
+
+
 def publish(page: str, extra: dict[str, str] | None = None, bulky: tuple[str, ...] = ()) -> None:
     """Write the page's settings into the URL and show the link, with a copy button, in the sidebar.
 
@@ -426,17 +443,10 @@ def publish(page: str, extra: dict[str, str] | None = None, bulky: tuple[str, ..
         extra: the page's own parameters beyond its table.
         bulky: parameters dropped, with a word to the visitor, when the link would be too long.
     """
-    params = params_for(page, extra)
-    query = urlencode(params)
-    too_long = len(query) > share.MAX_LINK_CHARS
-    if too_long:
-        params = {k: v for k, v in params.items() if k not in bulky}
-        query = urlencode(params)
+    link, params, too_long = share_link(page, extra, bulky)
     if st.session_state.get(WRITTEN) and st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
     st.session_state[WRITTEN] = True
-    base = st.context.url or f"/{PAGE_NAMED[page].url_path}"  # AppTest has no URL
-    link = base.split("?")[0] + (f"?{query}" if query else "")
     with st.sidebar:
         st.html(HISTORY_SCRIPT, unsafe_allow_javascript=True)
         st.caption(tr("share.caption"))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from selfattn.core.attention import Projections
+from selfattn.core.attention import Projections, self_attention
 
 PRESETS = ("tutorial", "raw", "random")
 
@@ -36,6 +36,30 @@ def tutorial_example() -> Example:
         b_v=np.zeros(3),
         scale=False,  # the tutorial skips the 1/sqrt(d_k), so its printed numbers are unscaled
     )
+
+
+TUTORIAL_ROUGH_WEIGHTS = (0.0, 0.5, 0.5)  # the tutorial's softmax([2, 4, 4]), written rough so its sums are easy
+
+
+@dataclass(frozen=True)
+class ByHand:
+    """Output 1 of the tutorial's example, as the tutorial's text works it out and exactly."""
+
+    scores: np.ndarray  # (n,) input 1's query against every key: [2, 4, 4]
+    weights: np.ndarray  # (n,) their softmax, exact
+    output: np.ndarray  # (d_v,) output 1 from the exact weights: what the page shows
+    rough_weights: np.ndarray  # (n,) the tutorial's softmax, written rough: [0.0, 0.5, 0.5]
+    rough_output: np.ndarray  # (d_v,) output 1 from the rough weights: what the tutorial's text prints
+
+
+def tutorial_by_hand() -> ByHand:
+    """Why the tutorial's text prints output 1 as [2.0, 7.0, 1.5] while its code (and the page) get
+    [1.9366, 6.6831, 1.5951]: the text rounds the weights before it multiplies."""
+    example = tutorial_example()
+    trace = self_attention(example.x, example.w_q, example.w_k, example.w_v, scale=example.scale)
+    rough = np.array(TUTORIAL_ROUGH_WEIGHTS)
+    return ByHand(scores=trace.scores[0], weights=trace.weights[0], output=trace.outputs[0],
+                  rough_weights=rough, rough_output=rough @ trace.values)  # (n,) @ (n, d_v)
 
 
 def raw_example() -> Example:

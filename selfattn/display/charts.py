@@ -9,6 +9,7 @@ notebooks, and the tests validate every spec against Altair's schema that way.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import altair as alt
@@ -16,9 +17,9 @@ import numpy as np
 
 from selfattn.display import colours
 from selfattn.display.colours import MASKED_GREY, PATTERN_COLOURS
+from selfattn.display.numbers import MINUS_INFINITY
 
 ANNOTATE_MAX_CELLS = 144  # print values in the cells up to 12 x 12
-MINUS_INFINITY = "−∞"  # a masked score, written the same way in charts, tables and the step-by-step text
 GRID_TITLE_PX = 18  # above each panel of a head grid, for its title
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 # Words in legends and tooltips; pages pass their translations through ``words=``.
@@ -70,7 +71,7 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
             role: str = "values", cell: int = 46, max_width: int = 640, value_title: str = "",
             row_title: str = "", col_title: str = "", domain: tuple[float, float] | None = None,
             words: dict | None = None, layout: Layout | None = None, legend: dict | None = None,
-            usermeta: dict | None = None) -> dict:
+            usermeta: dict | None = None, write: Callable[[float], str] | None = None) -> dict:
     """A Vega-Lite heatmap of a (rows, cols) matrix with exact values in the tooltip.
 
     Args:
@@ -87,6 +88,8 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
         layout: pixels and labels, drawn as given (default: :func:`default_layout`).
         legend: Vega-Lite legend config (default: Vega-Lite's, a colour bar on the right).
         usermeta: kept in the spec as ``usermeta``, for whoever draws it.
+        write: how a value is written in its cell (default: 3 significant digits); the Playground
+            passes :func:`selfattn.display.numbers.map_text`, as its step maps write.
 
     Returns:
         A Vega-Lite spec (dict) for ``st.vega_lite_chart`` or :func:`to_altair`.
@@ -110,7 +113,7 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
             ok = math.isfinite(v)
             cell_data = {"v": v if ok else None}
             if annotate:  # the printed value and its colour, only where values are printed
-                cell_data.update(shown=_short(v), dark=ok and _is_dark(v, low, high, diverging))
+                cell_data.update(shown=(write or _short)(v), dark=ok and _is_dark(v, low, high, diverging))
             data.append(cell_data)
     scale = {"scheme": scheme}
     if domain:

@@ -53,11 +53,28 @@ def to_csv(frame: pd.DataFrame) -> str:
     return safe.to_csv(float_format="%.17g")
 
 
-def zip_tables(tables: dict[str, pd.DataFrame | Callable[[], pd.DataFrame]]) -> bytes:
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark: what tells Excel a CSV is UTF-8, so Chinese labels stay intact
+
+
+def csv_bytes(text: str) -> bytes:
+    """CSV text as the bytes of a downloaded file: UTF-8, after the byte-order mark.
+
+    Excel reads a CSV without the mark in the computer's legacy code page (GBK on a Chinese
+    Windows), which turns 早上好 into mojibake. Every reader of ours decodes ``utf-8-sig``, which
+    takes the mark off again, so a downloaded file uploaded back reads exactly.
+    """
+    return BOM + text.encode("utf-8")
+
+
+def zip_tables(tables: dict[str, pd.DataFrame | Callable[[], pd.DataFrame]],
+               notes: dict[str, str] | None = None) -> bytes:
     """One zip file holding ``<name>.csv`` for each table (or for what each function returns:
-    a page offers tables it builds only when the zip is asked for)."""
+    a page offers tables it builds only when the zip is asked for), and a UTF-8 text file
+    ``<name>`` for each of ``notes`` (what made the numbers, say)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, frame in tables.items():
-            archive.writestr(f"{name}.csv", to_csv(frame() if callable(frame) else frame))
+            archive.writestr(f"{name}.csv", csv_bytes(to_csv(frame() if callable(frame) else frame)))
+        for name, text in (notes or {}).items():
+            archive.writestr(name, text.encode("utf-8"))
     return buffer.getvalue()

@@ -5,6 +5,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nav.playground": {"en": "Playground", "zh": "动手实验"},
     "nav.embeddings": {"en": "Sentence embeddings", "zh": "句子嵌入"},
     "nav.heads": {"en": "Heads & devices", "zh": "多头与设备"},
+    "common.list_sep": {"en": ", ", "zh": "，"},  # between the items of a list written in a sentence
     "nav.tab_title": {"en": "{page} · selfattn", "zh": "{page} · selfattn"},  # the browser tab
     "home.title": {"en": "Self-Attention Explorer", "zh": "自注意力探索器"},
     "home.intro": {
@@ -83,7 +84,7 @@ STRINGS: dict[str, dict[str, str]] = {
                        "zh": "{name} 必须在 1 到 {top} 之间，当前为 {value}。"},
     "err.cell_not_number": {"en": "{matrix}, row {row}, column {col}: “{value}” is not a number. "
                                   "Write numbers like 0.5, -2 or 1e-3 (a dot for decimals).",
-                            "zh": "{matrix} 第 {row} 行、第 {col} 列：“{value}” 不是数字。"
+                            "zh": "{matrix} 第 {row} 行、第 {col} 列：“{value}”不是数字。"
                                   "请写成 0.5、-2 或 1e-3 这样的形式（小数点用英文句点）。"},
     "err.cell_empty": {"en": "{matrix}, row {row}, column {col} is empty. Type a number.",
                        "zh": "{matrix} 第 {row} 行、第 {col} 列是空的，请输入一个数字。"},

@@ -289,7 +289,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "没有第 {layer} 个隐藏状态：可选 0（嵌入层的输出）到 {max_layer}（最后一层的输出）。",
     },
     "err.empty_model_name": {"en": "Type a model id or folder.", "zh": "请输入模型 id 或文件夹。"},
-    "err.bad_model_name": {"en": "“{name}” is not a valid model id or folder.", "zh": "“{name}” 不是有效的模型 id 或文件夹。"},
+    "err.bad_model_name": {"en": "“{name}” is not a valid model id or folder.", "zh": "“{name}”不是有效的模型 id 或文件夹。"},
     "err.not_allowed_hosted": {"en": "{name} is not offered in this hosted demo. Choose one of: {allowed}.",
                                "zh": "此在线演示不提供 {name}。可选：{allowed}。"},
     "err.offline": {"en": "The model “{name}” is not on this machine yet. Download it below (once; it then works "
@@ -324,9 +324,9 @@ STRINGS: dict[str, dict[str, str]] = {
                             "zh": "无法下载该模型：此服务器连不上模型仓库。"},
     "err.hub_no_safetensors": {"en": "“{name}” has no .safetensors weights; pickle weights (`.bin`) are never "
                                      "downloaded, because loading them can run code.",
-                               "zh": "“{name}” 没有 .safetensors 权重；pickle 权重（`.bin`）载入时可能执行代码，因此从不下载。"},
+                               "zh": "“{name}”没有 .safetensors 权重；pickle 权重（`.bin`）载入时可能执行代码，因此从不下载。"},
     "err.hub_missing_files": {"en": "“{name}” lacks {files}, so this app cannot load it.",
-                              "zh": "“{name}” 缺少 {files}，本应用无法加载。"},
+                              "zh": "“{name}”缺少 {files}，本应用无法加载。"},
     "err.download_failed": {"en": "Downloading “{name}” did not finish: the model hub broke off or refused the "
                                   "transfer. Nothing half-written was kept; try again later.",
                             "zh": "“{name}”没有下载完：模型仓库中断或拒绝了传输。没有保留写了一半的文件，请稍后重试。"},
@@ -338,9 +338,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.unsupported_model": {"en": "{name} is a {model_type} model; this page supports BERT-family encoders.",
                               "zh": "{name} 是 {model_type} 模型；本页只支持 BERT 系列编码器。"},
     "err.no_tokens": {"en": "The model found no tokens in this text.", "zh": "模型在这段文本中没有找到任何词元。"},
-    "err.not_one_char": {"en": "“{text}” is not a single character.", "zh": "“{text}” 不是单个汉字。"},
+    "err.not_one_char": {"en": "“{text}” is not a single character.", "zh": "“{text}”不是单个汉字。"},
     "err.bad_k": {"en": "The number of neighbours must be at least 1, not {k}.", "zh": "近邻个数必须至少为 1，而不是 {k}。"},
-    "err.char_not_in_table": {"en": "“{char}” has no character vector.", "zh": "“{char}” 没有汉字向量。"},
+    "err.char_not_in_table": {"en": "“{char}” has no character vector.", "zh": "“{char}”没有汉字向量。"},
     # ── Reading the heads (ui/readout.py) ──
     "emb.units": {"en": "Show attention between", "zh": "注意力的单位"},
     "emb.units_tokens": {"en": "Tokens", "zh": "词元"},

@@ -18,10 +18,26 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.preset_random": {"en": "Random (Xavier initialisation)", "zh": "随机（Xavier 初始化）"},
     "pg.preset_tutorial_help": {
         "en": "Three inputs of dimension 4 and three 4×3 weight matrices, unscaled as in the "
-              "tutorial, so every number matches its printout (output 1 ≈ [1.9366, 6.6831, 1.5951]).",
+              "tutorial, so every number matches its printout (output 1 ≈ {output}).",
         "zh": "3 个 4 维输入和 3 个 4×3 权重矩阵，与教程一样不做缩放，因此每个数字都与教程的输出一致"
-              "（输出 1 ≈ [1.9366, 6.6831, 1.5951]）。",
+              "（输出 1 ≈ {output}）。",
     },
+    "pg.tutorial_rounding": {
+        "en": "Why the tutorial's text prints output 1 as {rough_out}: to keep its sums easy, it writes the softmax of "
+              "input 1's scores {scores} as {rough_w}, where exactly it is {exact_w}. The rough weights give "
+              "{rough_out}; the exact ones give {exact_out}, which this page shows and the tutorial's own code prints.",
+        "zh": "教程正文为什么把输出 1 写成 {rough_out}：为了便于手算，它把输入 1 的分数 {scores} 的 softmax 写成 "
+              "{rough_w}，而精确值是 {exact_w}。用这组近似的权重得到 {rough_out}；用精确的权重得到 {exact_out}，"
+              "也就是本页显示、教程自己的代码打印出来的结果。",
+    },
+    "pg.preset_edited": {
+        "en": "Edited: the tables are no longer those of “{name}”, and neither are the numbers below. "
+              "“Reload preset” brings them back; Undo then returns to your edits.",
+        "zh": "已修改：表格已不再是“{name}”的数字，下面的结果也随之不同。点“重新载入预设”可以恢复；"
+              "之后点“撤销”可以回到你的修改。",
+    },
+    "pg.preset_options_changed": {"en": "Options changed since it loaded: {changes}.",
+                                  "zh": "载入之后改动了选项：{changes}。"},
     "pg.preset_raw_help": {
         "en": "With identity weights Q = K = V = X, so this is the raw form Softmax(XXᵀ)X: each token "
               "is re-written as a weighted mix of the tokens it is most similar to (早, 上, 好).",
@@ -71,7 +87,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.preset_sets": {"en": "Loading it sets {changes}.", "zh": "载入时会设置：{changes}。"},
     "pg.toggle_on": {"en": "“{name}” on", "zh": "“{name}”开"},
     "pg.toggle_off": {"en": "“{name}” off", "zh": "“{name}”关"},
-    "pg.list_sep": {"en": ", ", "zh": "，"},
     "pg.size_not_whole": {"en": "{name} must be a whole number; {value} is not, so it stays {kept}.",
                           "zh": "{name} 必须是整数；{value} 不是整数，因此保持为 {kept}。"},
     "pg.size_clamped": {"en": "{name} must be between 1 and {top}, so it is set to {fixed}.",
@@ -107,6 +122,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.step1_help": {"en": "One row per token. The first column is the token's label (editable).",
                       "zh": "每个词元一行，第一列是词元的标签（可编辑）。"},
     "pg.step2": {"en": "Step 2 · Weights $W_q$, $W_k$, $W_v$", "zh": "第 2 步 · 权重 $W_q$、$W_k$、$W_v$"},
+    "pg.step2_bias": {"en": "Step 2 · Weights $W_q$, $W_k$, $W_v$ and biases $b_q$, $b_k$, $b_v$",
+                      "zh": "第 2 步 · 权重 $W_q$、$W_k$、$W_v$ 和偏置 $b_q$、$b_k$、$b_v$"},
+    "pg.step2_bias_help": {"en": "Each bias is added to every row: $b_q$ and $b_k$ hold $d_k$ = {d_k} numbers, "
+                                 "$b_v$ holds $d_v$ = {d_v}.",
+                           "zh": "每个偏置都加到每一行上：$b_q$ 和 $b_k$ 各有 $d_k$ = {d_k} 个数，$b_v$ 有 $d_v$ = {d_v} 个。"},
     "pg.step2_help": {"en": "$W_q$ and $W_k$ are $d_{{in}} \\times d_k$ = {d_in} × {d_k}, $W_v$ is $d_{{in}} \\times d_v$ = "
                             "{d_in} × {d_v}. In a trained network they are learned; here you set them.",
                       "zh": "$W_q$ 和 $W_k$ 是 $d_{{in}} \\times d_k$ = {d_in} × {d_k}，$W_v$ 是 $d_{{in}} \\times d_v$ = "
@@ -145,17 +165,17 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.step5_help": {"en": "Each row becomes positive weights that add up to 1: {formula}",
                       "zh": "每一行变成和为 1 的正数权重：{formula}"},
     "pg.weights": {"en": "Attention weights", "zh": "注意力权重"},
-    "pg.focus_title": {"en": "Steps 4–7 for one input", "zh": "针对一个输入的第 4–7 步"},
-    "pg.focus": {"en": "Focus on input", "zh": "聚焦于输入"},
+    "pg.focus_title": {"en": "Steps 4–7 for one token", "zh": "针对一个词元的第 4–7 步"},
+    "pg.focus": {"en": "Focus on token", "zh": "聚焦的词元"},
     "pg.focus_step4": {"en": "**Step 4.** The query of “{token}”, q = {q}, against every key:",
-                       "zh": "**第 4 步**：“{token}” 的查询 q = {q}，与每个键做点积："},
+                       "zh": "**第 4 步**：“{token}”的查询 q = {q}，与每个键做点积："},
     "pg.focus_step5": {"en": "**Step 5.** Softmax of that row:", "zh": "**第 5 步**：对这一行做 softmax："},
     "pg.focus_step6": {"en": "**Step 6.** Multiply each value by its weight:",
                        "zh": "**第 6 步**：把每个值向量乘以对应的权重："},
     "pg.focus_step7": {"en": "**Step 7.** Add the weighted values: this is the output.",
                        "zh": "**第 7 步**：把加权后的值相加，就得到输出。"},
     "pg.masked": {"en": "masked (−∞)", "zh": "已掩码（−∞）"},
-    "pg.weighted_values": {"en": "Weighted values for “{token}”", "zh": "“{token}” 的加权值"},
+    "pg.weighted_values": {"en": "Weighted values for “{token}”", "zh": "“{token}”的加权值"},
     "pg.focus_full": {"en": "Every line in full", "zh": "每一行的完整算式"},
     "pg.focus_short_note": {
         "en": "Long sums are shortened to “…” except for “{token}” itself; the full lines are below.",
@@ -168,11 +188,34 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "第 3–8 步的矩阵彼此联动。指向（或轻点）一个分数或权重 (i, j)：Q 和输出的第 i 行、K 和 V 的第 j 行随之高亮。"
               "指向输出的一行：它的权重和参与混合的值随之高亮。高亮在浏览器中完成，不会重新计算。单击某个查询所在的行"
               "（Q、分数、权重、输出），即可把该词元设为第 4–7 步的聚焦对象。"},
-    "pg.step8": {"en": "Step 8 · Repeat for every input: the outputs", "zh": "第 8 步 · 对每个输入重复：输出"},
+    "pg.step8": {"en": "Step 8 · Repeat for every token: the outputs", "zh": "第 8 步 · 对每个词元重复：输出"},
     "pg.step8_help": {"en": "Row $i$ is the output for token $i$, a weighted sum of the value vectors: {formula}",
                       "zh": "第 $i$ 行是第 $i$ 个词元的输出，即值向量的加权和：{formula}"},
     "pg.outputs": {"en": "Outputs", "zh": "输出"},
+    "pg.mask_where": {"en": ", where $M_{ij} = -\\infty$ for $j > i$", "zh": "，其中当 $j > i$ 时 $M_{ij} = -\\infty$"},
     "pg.download_zip": {"en": "Download all matrices (zip of CSV)", "zh": "下载全部矩阵（CSV 压缩包）"},
+    # ── settings.txt in the ZIP: what made its numbers (plain text, one line each) ──
+    "pg.settings_title": {"en": "selfattn Playground: the settings that made the numbers in this ZIP",
+                          "zh": "selfattn 动手实验：生成本压缩包中数字的设置"},
+    "pg.settings_link": {"en": "Link to this view: {link}", "zh": "本视图的链接：{link}"},
+    "pg.settings_link_short": {"en": "The tables did not fit in a link, so it carries the settings only; the tables "
+                                     "are the CSV files beside this one.",
+                               "zh": "表格太大，放不进链接，所以链接只带设置；表格就是旁边的 CSV 文件。"},
+    "pg.settings_preset": {"en": "Preset: {name}", "zh": "预设：{name}"},
+    "pg.settings_tables_preset": {"en": "Tables: the preset's", "zh": "表格：预设中的数字"},
+    "pg.settings_tables_edited": {"en": "Tables: edited (x.csv, w_q.csv, ... hold them)",
+                                  "zh": "表格：已修改（见 x.csv、w_q.csv 等文件）"},
+    "pg.settings_seed": {"en": "Seed: {seed}", "zh": "随机种子：{seed}"},
+    "pg.settings_sizes": {"en": "Sizes: n = {n}, d_in = {d_in}, d_k = {d_k}, d_v = {d_v}",
+                          "zh": "尺寸：n = {n}，d_in = {d_in}，d_k = {d_k}，d_v = {d_v}"},
+    "pg.settings_option": {"en": "{name}: {state}", "zh": "{name}：{state}"},
+    "pg.settings_on": {"en": "on", "zh": "开"},
+    "pg.settings_off": {"en": "off", "zh": "关"},
+    "pg.settings_positions": {"en": "Positions: {kind}", "zh": "位置编码：{kind}"},
+    "pg.settings_positions_seed": {"en": "Positions: {kind}, seed {seed}", "zh": "位置编码：{kind}，随机种子 {seed}"},
+    "pg.settings_order": {"en": "Order of the shuffled run: {order}", "zh": "打乱后的顺序：{order}"},
+    "pg.settings_order_none": {"en": "Order: the original (no shuffled run)", "zh": "顺序：原顺序（没有打乱）"},
+    "pg.settings_lang": {"en": "Language: {language}", "zh": "语言：{language}"},
 }
 
 # ── Issue 24: order and positions ──

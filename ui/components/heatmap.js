@@ -249,7 +249,7 @@ function light(view, where) {
 
 const PLAIN = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-// A number as the server writes it (ui/components/heatmap.py, cell_text): rounded to 12 significant
+// A number as the server writes it (selfattn/display/numbers.py, map_text): rounded to 12 significant
 // digits, then to 4, each time half to even, written as %g does; −∞ for a masked score. (The first
 // rounding makes a sum's last bits, which depend on its order, not matter.)
 function g4(v) {

@@ -22,7 +22,7 @@ import numpy as np
 import streamlit as st
 
 from selfattn.display import colours
-from selfattn.display.charts import MINUS_INFINITY
+from selfattn.display.numbers import map_text
 from ui.components.matrix_editor import compact_css, compact_js
 
 HERE = Path(__file__).parent
@@ -43,40 +43,6 @@ def library() -> None:
     """The maps' drawing code, once on a page and outside its fragment: an edit redraws the maps
     without sending it again (a map element carries a loader of a few lines)."""
     _library(key="heatmap_library", data=None, height=0)
-
-
-def cell_text(value: float) -> str:
-    """A value as written in a map's cell: four significant digits, −∞ for a masked score.
-
-    The value is first rounded to 12 significant digits, then to 4, each time half to even, and
-    written as ``%g`` writes it ("0.4683", "6.034e-06", "12"). The first rounding makes the
-    result the same however the sum was ordered: typed decimals often give an exact tie such as
-    −3.7505, which one order of summation leaves at −3.7504999999999997 and another at
-    −3.7505000000000002; both read −3.75 here, and so does the browser's preview (``heatmap.js``).
-    """
-    if value == -math.inf:
-        return MINUS_INFINITY
-    if not math.isfinite(value):
-        return str(value)
-    twelve = f"{abs(value):.11e}"  # d.ddddddddddde±XX, correctly rounded (ties to even)
-    digits, exponent = twelve[0] + twelve[2:13], int(twelve[14:])
-    head, rest = int(digits[:4]), digits[4:]
-    if rest > "50000000" or (rest == "50000000" and head % 2):
-        head += 1
-    if head == 10000:
-        head, exponent = 1000, exponent + 1
-    if head == 0:
-        return "0"
-    text = str(head)
-    if -4 <= exponent < 4:
-        point = exponent + 1
-        whole = text[:point] if point > 0 else "0"
-        frac = (text[point:] if point > 0 else "0" * -point + text).rstrip("0")
-        shown = whole + ("." + frac if frac else "")
-    else:
-        mantissa = (text[0] + "." + text[1:]).rstrip("0").rstrip(".")
-        shown = f"{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    return ("-" if value < 0 else "") + shown
 
 
 def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, role: str = "values",
@@ -102,8 +68,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
     finite = values[np.isfinite(values)]
     lo, hi = domain if domain else ((float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0))
     return {"name": name, "rows": [str(r) for r in row_labels], "cols": [str(c) for c in col_labels],
-            "cells": [[cell_text(float(v)) for v in row] for row in values],
-            "lo": lo, "hi": hi, "low_text": cell_text(lo), "high_text": cell_text(hi),
+            "cells": [[map_text(float(v)) for v in row] for row in values],
+            "lo": lo, "hi": hi, "low_text": map_text(lo), "high_text": map_text(hi),
             "stops": list(colours.stops(role)), "masked": colours.MASKED_GREY,
             "fixed": domain is not None, "link": link, "group": group, "focus": focus,
             **({"engine": engine} if engine else {})}
