@@ -125,3 +125,30 @@ def test_the_matrix_editors_code_travels_without_its_comments():
     js = (HERE / "matrix_editor.js").read_text(encoding="utf-8")
     code = compact_js(js)
     assert len(code) < 0.8 * len(js) and "//" not in code.replace("https://", "")
+
+
+def test_a_head_grid_labels_every_token_of_every_panel():
+    """Rows are labelled left of each line of panels (they share their queries), columns under the lowest
+    panel of each column of panels (they share their keys); every label inside the chart."""
+    from selfattn.display.charts import GRID_TITLE_PX, GridLabels, grid_extent, heatmap_grid
+
+    tokens = ["the", "cat", "sat"]
+    stack = np.full((5, 3, 3), 1 / 3)
+    labels = GridLabels(left=30, below=28, font=11)
+    spec = heatmap_grid(stack, tokens, tokens, list("12345"), columns=2, cell=10, spacing=12, labels=labels)
+    to_altair(spec).to_dict()
+    assert grid_extent(5, 3, 3, columns=2, cell=10, spacing=12, left=30, below=28) == (2, spec["width"],
+                                                                                       spec["height"])
+    rows, cols = ({(t["t"], t["x"], t["y"]) for t in layer["data"]["values"]} for layer in spec["layer"][2:])
+    pitch_y = GRID_TITLE_PX + 30 + 12
+    assert rows == {(tok, 26, g * pitch_y + GRID_TITLE_PX + (i + 0.5) * 10)
+                    for g in range(3) for i, tok in enumerate(tokens)}  # three lines of panels
+    # Panel 5 is the lowest of the first column, panel 4 of the second (the third line holds one panel).
+    lowest = {0: 2, 1: 1}
+    assert cols == {(tok, 30 + j0 * 42 + (j + 0.5) * 10, lowest[j0] * pitch_y + GRID_TITLE_PX + 30 + 4)
+                    for j0 in (0, 1) for j, tok in enumerate(tokens)}
+    assert all(0 < x < spec["width"] and 0 < y < spec["height"] for _, x, y in rows | cols)
+    marks = [layer["mark"] for layer in spec["layer"][2:]]
+    assert [m["fontSize"] for m in marks] == [11, 11] and marks[1]["angle"] == 270
+    cells = spec["data"]["values"]
+    assert min(c["x"] for c in cells) == 30  # the panels start right of the row labels

@@ -11,7 +11,8 @@ from selfattn import bench
 from selfattn.core.heads import MISTAKES
 from selfattn.display.charts import WORDS
 from selfattn.i18n import CATALOG
-from tests.apptest import assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_page
+from tests.apptest import (assert_fits, assert_placeholders_speak, axis_labels, choice_widget, heatmap_specs,
+                           open_page)
 from ui import fit
 from ui import heads as hd
 
@@ -161,6 +162,41 @@ def test_every_heatmap_fits_its_column_with_readable_labels(name):
     assert min(s["width"]["step"] for s in maps) >= 4, [s["width"]["step"] for s in maps]
     head_grid = next(s for s in specs if "grid" in s["usermeta"])
     assert head_grid["usermeta"]["grid"]["columns"] <= 4
+
+
+def test_every_row_and_column_of_the_default_maps_is_labelled_and_each_head_names_its_tokens():
+    """The 6 x 16 maps used to label t1, t3, t5 and c1, c3, ... (Vega thinned touching labels), and the
+    head grid no token at all: now every axis lists every label, none thinned, and each head's rows
+    (queries) and columns (keys) are its tokens."""
+    at = open_page("heads")
+    tokens = [f"t{i + 1}" for i in range(at.number_input(key="hd_n").value)]
+    d = at.selectbox(key="hd_d").value
+    names = {f"{p}{j + 1}" for p in "co" for j in range(d)} | {CATALOG[k]["en"] for k in ("hd.right", "hd.wrong")}
+    specs = heatmap_specs(at)
+    maps = [s for s in specs if "grid" not in s["usermeta"]]
+    assert len(maps) >= 4  # one head, concat, W_o, output, and those of an open mistake panel
+    for spec in maps:
+        for channel in "xy":
+            axis = spec["encoding"][channel]["axis"]
+            assert axis["labelOverlap"] is False and "values" not in axis, (channel, axis)
+            cells = max(c["c" if channel == "x" else "r"] for c in spec["data"]["values"]) + 1
+            labels = axis_labels(spec, channel)
+            assert len(labels) == cells and (set(labels) == set(tokens) or set(labels) <= names), labels
+        assert fit.MIN_LABEL_FONT_PX <= spec["encoding"]["x"]["axis"]["labelFontSize"] <= fit.FONT_PX
+    (grid,) = [s for s in specs if "grid" in s["usermeta"]]
+    heads = max(c["p"] for c in grid["data"]["values"]) + 1
+    per_row = grid["usermeta"]["grid"]["columns"]
+    rows_text, cols_text = ([t["t"] for t in layer["data"]["values"]] for layer in grid["layer"][2:])
+    assert rows_text == tokens * -(-heads // per_row)  # left of each line of heads, its queries
+    assert cols_text == tokens * min(per_row, heads)  # under each column of heads, its keys
+    assert all(layer["mark"]["type"] == "text" and layer["mark"]["fontSize"] >= fit.MIN_LABEL_FONT_PX
+               for layer in grid["layer"][2:])
+    assert_fits(grid)
+
+
+def test_labels_shrink_with_their_cells_and_thin_only_below_8_px():
+    assert [fit.label_font(c) for c in (30, 14, 12, 10, 6)] == [12, 12, 10, 8, 8]
+    assert [fit.label_stride(c) for c in (30, 14, 10, 9, 5, 3)] == [1, 1, 1, 2, 2, 4]
 
 
 def test_side_by_side_only_while_the_one_head_map_stays_readable():

@@ -42,8 +42,9 @@ class Axis:
     limit: int  # longest label in pixels; a longer one ends in "…" (the tooltip has it whole)
     angle: int | None = None  # of the labels, in degrees (None: Vega-Lite's own)
     values: tuple[int, ...] | None = None  # label only these cells, by position (None: every one)
-    overlap: str | None = None  # Vega-Lite's labelOverlap: "greedy" drops labels that would touch
+    overlap: str | bool | None = None  # Vega-Lite's labelOverlap: False keeps every label, "greedy" drops touching ones
     room: int | None = None  # pixels the labels take, fixed (else as wide as the widest)
+    font: float = LABEL_FONT_PX  # label size in pixels (smaller only where the cells are)
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,7 @@ def _cell_words(rows_text: list[str], cols_text: list[str], cols: int) -> list[d
 
 def _axis(labels: list[str], axis: Axis, **fixed) -> dict:
     """The Vega-Lite axis of a heatmap whose cells are numbered and labelled ``labels``."""
-    spec = {"labelExpr": f"{_js_list(labels)}[datum.value]", "labelFontSize": LABEL_FONT_PX,
+    spec = {"labelExpr": f"{_js_list(labels)}[datum.value]", "labelFontSize": axis.font,
             "titleFontSize": LABEL_FONT_PX, **fixed}
     if axis.angle is not None:
         spec["labelAngle"] = axis.angle
@@ -209,12 +210,13 @@ def _is_dark(v: float, low: float, high: float, diverging: bool) -> bool:
     return (v - low) / (high - low) > 0.55
 
 
-def grid_extent(panels: int, rows: int, cols: int, *, columns: int, cell: int, spacing: float
-                ) -> tuple[int, float, float]:
-    """Panels per row, width and height in pixels of a :func:`heatmap_grid` of ``panels`` (rows, cols) maps."""
+def grid_extent(panels: int, rows: int, cols: int, *, columns: int, cell: int, spacing: float,
+                left: float = 0, below: float = 0) -> tuple[int, float, float]:
+    """Panels per row, width and height in pixels of a :func:`heatmap_grid` of ``panels`` (rows, cols) maps,
+    with ``left`` px for the row labels and ``below`` px for the column labels."""
     per_row = max(1, min(columns, panels))
     pitch_x, pitch_y = _grid_pitch(rows, cols, cell, spacing)
-    return per_row, per_row * pitch_x - spacing, math.ceil(panels / per_row) * pitch_y - spacing
+    return per_row, left + per_row * pitch_x - spacing, math.ceil(panels / per_row) * pitch_y - spacing + below
 
 
 def _grid_pitch(rows: int, cols: int, cell: int, spacing: float) -> tuple[float, float]:
@@ -222,10 +224,45 @@ def _grid_pitch(rows: int, cols: int, cell: int, spacing: float) -> tuple[float,
     return cols * cell + spacing, GRID_TITLE_PX + rows * cell + spacing
 
 
+@dataclass(frozen=True)
+class GridLabels:
+    """The token labels of a head grid: rows left of each line of panels, columns under the lowest panel of each
+    column of panels (the panels of a line share their queries, those of a column their keys)."""
+
+    left: float  # pixels left of the panels for the row labels
+    below: float  # pixels under the lowest panels for the column labels, which stand upright
+    font: float = LABEL_FONT_PX  # label size in pixels
+    every: int = 1  # label every k-th token (1: all of them; the tooltips and the CSV name every one)
+
+
+def _grid_label_layers(row_labels, col_labels, m: int, per_row: int, rows: int, cols: int, cell: int,
+                       pitch_x: float, pitch_y: float, labels: GridLabels, x: dict, y: dict) -> list[dict]:
+    """Text layers that label a head grid's rows and columns (see :class:`GridLabels`)."""
+    texts = []
+    for g in range(math.ceil(m / per_row)):  # each line of panels: its queries, left of its first panel
+        top = g * pitch_y + GRID_TITLE_PX
+        texts += [{"t": str(row_labels[i]), "side": "row", "x": labels.left - 4, "y": top + (i + 0.5) * cell}
+                  for i in range(0, rows, labels.every)]
+    for j0 in range(per_row):  # each column of panels: its keys, under its lowest panel
+        lowest = max(p for p in range(m) if p % per_row == j0)
+        left, bottom = labels.left + j0 * pitch_x, (lowest // per_row) * pitch_y + GRID_TITLE_PX + rows * cell
+        texts += [{"t": str(col_labels[j]), "side": "col", "x": left + (j + 0.5) * cell, "y": bottom + 4}
+                  for j in range(0, cols, labels.every)]
+    text = {"field": "t", "type": "nominal"}
+    return [{"data": {"values": [t for t in texts if t["side"] == "row"]},
+             "mark": {"type": "text", "align": "right", "baseline": "middle", "fontSize": labels.font,
+                      "limit": max(labels.left - 6, 1)},
+             "encoding": {"x": x, "y": y, "text": text}},
+            {"data": {"values": [t for t in texts if t["side"] == "col"]},
+             "mark": {"type": "text", "align": "right", "baseline": "middle", "angle": 270, "fontSize": labels.font,
+                      "limit": max(labels.below - 6, 1)},
+             "encoding": {"x": x, "y": y, "text": text}}]
+
+
 def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, cell: int = 14,
                  spacing: float = 12, domain: tuple[float, float] | None = (0.0, 1.0), role: str = "weights",
                  value_title: str = "", words: dict | None = None, legend: dict | None = None,
-                 usermeta: dict | None = None) -> dict:
+                 usermeta: dict | None = None, labels: GridLabels | None = None) -> dict:
     """Small multiples: one small heatmap per matrix in a wrapped grid (one chart, one legend).
 
     The panels are laid out here, in pixels, and drawn as one plain view (rects between
@@ -244,6 +281,7 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
         words: translations of :data:`WORDS` for the legend and tooltips.
         legend: Vega-Lite legend config (default: Vega-Lite's).
         usermeta: more entries for the spec's ``usermeta``.
+        labels: where and how the panels' token labels are drawn (None: no labels, the tooltips name the tokens).
 
     Returns:
         A Vega-Lite spec whose ``width`` and ``height`` are the panels' extent in pixels (see
@@ -253,11 +291,13 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
     value_title = value_title or words["weight"]
     stack = np.asarray(matrices, dtype=float)
     m, rows, cols = stack.shape
-    per_row, width, height = grid_extent(m, rows, cols, columns=columns, cell=cell, spacing=spacing)
+    room = (labels.left, labels.below) if labels else (0, 0)
+    per_row, width, height = grid_extent(m, rows, cols, columns=columns, cell=cell, spacing=spacing, left=room[0],
+                                         below=room[1])
     pitch_x, pitch_y = _grid_pitch(rows, cols, cell, spacing)
     data = []
     for p in range(m):
-        left, top = (p % per_row) * pitch_x, (p // per_row) * pitch_y + GRID_TITLE_PX
+        left, top = room[0] + (p % per_row) * pitch_x, (p // per_row) * pitch_y + GRID_TITLE_PX
         for i in range(rows):
             for j in range(cols):
                 v = float(stack[p, i, j])
@@ -289,6 +329,10 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
                  "limit": {"expr": f"width * {(pitch_x - 4) / width:.6f}"}},
         "encoding": {"x": x, "y": y, "text": {"field": "panel", "type": "nominal"}},
     }
+    layers = [rect, title]
+    if labels:
+        layers += _grid_label_layers(row_labels, col_labels, m, per_row, rows, cols, cell, pitch_x, pitch_y, labels,
+                                     x, y)
     config = {"view": {"stroke": None}, "axis": LEGEND_FONTS, "legend": {**LEGEND_FONTS, **(legend or {})}}
     return {
         "$schema": VEGA_LITE_SCHEMA,
@@ -296,9 +340,10 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
         "width": width,
         "height": height,
         "autosize": {"type": "fit-x", "contains": "padding"},  # narrower than ``width`` in a narrow column
-        "layer": [rect, title],
+        "layer": layers,
         "config": config,
-        "usermeta": {"grid": {"columns": per_row, "cell": cell, "spacing": spacing}, **(usermeta or {})},
+        "usermeta": {"grid": {"columns": per_row, "cell": cell, "spacing": spacing, **({"left": room[0]} if labels else {})},
+                     **(usermeta or {})},
     }
 
 
