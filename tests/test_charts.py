@@ -152,3 +152,29 @@ def test_a_head_grid_labels_every_token_of_every_panel():
     assert [m["fontSize"] for m in marks] == [11, 11] and marks[1]["angle"] == 270
     cells = spec["data"]["values"]
     assert min(c["x"] for c in cells) == 30  # the panels start right of the row labels
+
+
+def test_a_benchmark_chart_draws_memory_in_mib_with_mib_and_gib_ticks_and_one_hue_a_line():
+    from pathlib import Path
+
+    from selfattn import bench
+    from selfattn.display import colours
+    from selfattn.display.charts import MEMORY_AXIS, benchmark_chart, memory_ticks
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "gpu-nvidia-h100-80gb-bf16.json"
+    records = bench.load_results(path.read_bytes(), path.name)
+    spec = benchmark_chart(records, y="peak_mem_bytes", impls=bench.IMPLS).to_dict()
+    lines, points = spec["layer"]
+    rows = spec["datasets"][spec["data"]["name"]]
+    assert sorted(r["y"] for r in rows) == sorted(r["peak_mem_bytes"] / 2**20 for r in records)  # MiB
+    assert {r["peak_mem"] for r in rows} >= {"16.6 GiB", "640 MiB", "80 MiB"}  # the tooltip's words
+    axis = lines["encoding"]["y"]["axis"]
+    assert axis["labelExpr"] == MEMORY_AXIS and axis["values"] == [256, 1024, 4096, 16384]  # 256 MiB ... 16 GiB
+    series = lines["encoding"]["color"]["scale"]["domain"]
+    assert series == [f"{i} · h={h}" for i in bench.IMPLS for h in (1, 16)]  # the page's order, not alphabetical
+    assert lines["encoding"]["color"]["scale"]["scheme"] == colours.SERIES
+    assert lines["encoding"]["strokeDash"]["scale"]["range"] == [list(colours.DASHES[k]) for _ in bench.IMPLS
+                                                                 for k in (0, 1)]  # 1 head solid, 16 dashed
+    assert memory_ticks([2.5, 272]) == [4, 16, 64, 256] and memory_ticks([2.5, 3]) == [2.5, 3]
+    time = benchmark_chart(records, impls=bench.IMPLS).to_dict()
+    assert "labelExpr" not in time["layer"][0]["encoding"]["y"]["axis"]

@@ -373,47 +373,87 @@ def _js_list(labels: list[str]) -> str:
     return json.dumps(labels, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+MEMORY_AXIS = ("datum.value >= 1024 ? format(datum.value / 1024, ',.4~g') + ' GiB' : "
+               "format(datum.value, ',.4~g') + ' MiB'")  # a MiB axis labelled in MiB or GiB
+
+
+def memory_ticks(mib) -> list[float]:
+    """Ticks of a log axis in MiB: the powers of 4 (1 MiB, 4 MiB, ... 1 GiB, 4 GiB) within the values, or of 2
+    where fewer than two of those fall inside; below 1 MiB, powers of 1/4."""
+    lo, hi = min(mib), max(mib)
+    for step in (2, 1):
+        ticks = [2.0 ** e for e in range(math.floor(math.log2(lo)), math.ceil(math.log2(hi)) + 1)
+                 if e % step == 0 and lo <= 2.0 ** e <= hi]
+        if len(ticks) >= 2:
+            return ticks
+    return [lo, hi] if lo < hi else [lo]
+
+
 def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str = "median time (ms)",
-                    x_title: str = "sequence length n", source_title: str = "run",
-                    field_titles: dict[str, str] | None = None) -> alt.Chart:
-    """Time (or memory) against sequence length on log-log axes, one line per implementation and
-    head count; runs from different files get different dash patterns.
+                    x_title: str = "sequence length n", series_title: str = "implementation · heads",
+                    field_titles: dict[str, str] | None = None, impls: tuple[str, ...] | None = None) -> alt.LayerChart:
+    """Time (or memory) against sequence length on log-log axes, one line per implementation and head count.
+
+    Meant for the records of one machine and one set of sizes (:func:`selfattn.bench.summary.setups`) and
+    at most six lines: each line its own hue of a categorical scheme (:data:`colours.SERIES`), its head
+    count its stroke (solid, dashed, dotted), one legend of both under the chart in LABEL_FONT_PX words.
 
     Args:
-        records: benchmark records (``selfattn.bench`` fields) with status "ok"; an optional
-            ``source`` field names the run or file each came from.
-        y: the field to plot, "median_ms" or "peak_mem_bytes".
+        records: benchmark records (``selfattn.bench`` fields); only those with status "ok" are drawn.
+        y: "median_ms", or "peak_mem_bytes", drawn in MiB on an axis labelled in MiB and GiB.
         field_titles: tooltip titles by field name (e.g. translations); fields not in it are
             titled by their name.
+        impls: the implementations in the legend's order (default: as they come).
 
     Returns:
-        An Altair chart (only a handful are drawn, so Altair's validation cost does not matter).
+        An Altair layer chart of lines and points (a handful are drawn: Altair's validation cost does not matter).
     """
     import pandas as pd
 
-    rows = [{**r, "series": f"{r['impl']} · h={r['heads']}", "source": r.get("source", "")}
+    from selfattn.bench.summary import memory_text
+
+    memory = y == "peak_mem_bytes"
+    rows = [{**r, "series": f"{r['impl']} · h={r['heads']}", "peak_mem": memory_text(r.get("peak_mem_bytes")),
+             "y": float(r[y]) / (2**20 if memory else 1)}
             for r in records if r.get("status") == "ok" and r.get(y) not in (None, "") and float(r[y]) > 0]
-    columns = ["seq_len", "series", "source", "impl", "heads", "device_name", "dtype", "batch", "d_model",
-               "gflops", "median_ms", "peak_mem_bytes"]
-    frame = pd.DataFrame(rows, columns=list(dict.fromkeys([*columns, y])))
+    columns = ["seq_len", "series", "impl", "heads", "device_name", "dtype", "batch", "d_model", "gflops",
+               "median_ms", "peak_mem", "y"]
+    frame = pd.DataFrame(rows, columns=columns)
+    heads = sorted({r["heads"] for r in rows})
+    order = list(dict.fromkeys([*(impls or ()), *(r["impl"] for r in rows)]))
+    series = [f"{impl} · h={h}" for impl in order for h in heads if any(
+        r["impl"] == impl and r["heads"] == h for r in rows)]
+    dashes = [colours.DASHES[heads.index(int(s.rsplit("=", 1)[1])) % len(colours.DASHES)] for s in series]
     titles = field_titles or {}
 
     def tip(shorthand: str, **kwargs) -> alt.Tooltip:
-        field = shorthand.split(":")[0]
-        if field in titles:
-            kwargs["title"] = titles[field]
-        return alt.Tooltip(shorthand, **kwargs)
+        name = shorthand.split(":")[0]
+        return alt.Tooltip(shorthand, title=titles.get(name, name), **kwargs)
 
+    legend = alt.Legend(orient="bottom", direction="vertical", columns=2 if len(series) > 3 else 1,
+                        labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, labelLimit=0, symbolType="stroke",
+                        symbolSize=500, symbolStrokeWidth=2.5)
+    axis = alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)
+    y_axis = alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)
+    if memory and rows:
+        y_axis = alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, labelExpr=MEMORY_AXIS,
+                          values=memory_ticks([r["y"] for r in rows]))
+    colour = alt.Color("series:N", title=series_title, sort=series, legend=legend,
+                       scale=alt.Scale(**colours.series_scale(series)))
     base = alt.Chart(frame).encode(
-        x=alt.X("seq_len:Q", scale=alt.Scale(type="log", base=2), title=x_title),
-        y=alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title),
-        color=alt.Color("series:N", title=None),
-        strokeDash=alt.StrokeDash("source:N", title=source_title),
-        tooltip=[tip("source:N"), tip("series:N"), tip("device_name:N"), tip("dtype:N"), tip("batch:Q"),
-                 tip("d_model:Q"), tip("seq_len:Q"), tip("median_ms:Q", format=".4g"),
-                 tip("gflops:Q", format=".4g"), tip("peak_mem_bytes:Q", format=",")],
+        x=alt.X("seq_len:Q", scale=alt.Scale(type="log", base=2), title=x_title, axis=axis),
+        y=alt.Y("y:Q", scale=alt.Scale(type="log"), title=y_title, axis=y_axis),
+        color=colour,
+        tooltip=[tip("series:N"), tip("device_name:N"), tip("dtype:N"), tip("batch:Q"), tip("d_model:Q"),
+                 tip("seq_len:Q"), tip("median_ms:Q", format=".4g"), tip("gflops:Q", format=".4g"), tip("peak_mem:N")],
     )
-    return (base.mark_line() + base.mark_point(filled=True)).properties(height=320)
+    lines = base.mark_line(strokeWidth=2.5).encode(
+        strokeDash=alt.StrokeDash("series:N", title=series_title, sort=series, legend=legend,
+                                  scale=alt.Scale(domain=series, range=dashes)))
+    # The points keep out of the legend: theirs would draw the lines' dashes 0 px wide.
+    points = base.mark_point(filled=True, size=50).encode(color=alt.Color(
+        "series:N", sort=series, legend=None, scale=alt.Scale(**colours.series_scale(series))))
+    return (lines + points).properties(height=320)
 
 
 def pattern_grid(patterns, kind_names: dict[str, str], *, layer_title: str = "layer",
