@@ -154,3 +154,37 @@ def test_mixed_results_give_the_ratio_at_both_ends():
     (setup,) = summary.setups(records)
     assert summary.summarize(setup) == [summary.Sentence("hd.sum_mixed", {"heads": 2, "first": "0.50", "last": "1.50",
                                                                          "n_lo": 32, "n_hi": 64})]
+
+
+def test_an_upload_of_many_machines_gets_a_bounded_number_of_charts():
+    records = [{"impl": impl, "heads": h, "seq_len": 32, "median_ms": 1.0, "status": "ok" if d else "refused",
+                "device": "cpu", "device_name": f"machine {d}", "dtype": "float32", "batch": 1, "d_model": 16}
+               for d in range(40) for h in (1, 2, 4, 8, 16) for impl in ("naive", "fused", "torch_mha")]
+    planned, total = summary.chart_plan(records, 6)
+    assert total == 39 * 3  # machine 0's runs were all refused: nothing to draw; 5 head counts in 3 charts each
+    assert [(s.device_name, heads) for s, heads in planned] == [
+        (f"machine {d}", heads) for d in (1, 2) for heads in ((1, 2), (4, 8), (16,))]
+
+
+def test_every_sentence_the_summary_can_say_is_in_the_catalog_in_both_languages_with_its_numbers():
+    import inspect
+
+    from selfattn.i18n import CATALOG
+
+    keys = set(re.findall(r'"(hd\.(?:sum|why)_\w+)"', inspect.getsource(summary)))
+    assert keys == {"hd.sum_faster", "hd.sum_slower", "hd.sum_mixed", "hd.sum_memory", "hd.why_unmeasured",
+                    "hd.why_backend"}
+    for key in keys:
+        en, zh = (set(re.findall(r"\{(\w+)\}", CATALOG[key][lang])) for lang in ("en", "zh"))
+        assert en == zh and en, key  # both languages say the same numbers
+
+
+def test_of_many_head_counts_the_fewest_and_the_most_are_said():
+    records = [{"impl": impl, "heads": h, "seq_len": 32, "median_ms": ms, "status": "ok", "device": "cpu",
+                "device_name": "x", "dtype": "float32", "batch": 1, "d_model": 16, "peak_mem_bytes": 2**20}
+               for h in (1, 2, 4, 8, 16) for impl, ms in (("naive", 2.0 * h), ("fused", 2.0))]
+    (setup,) = summary.setups(records)
+    said = summary.summarize(setup)
+    assert [(s.key, s.params.get("heads")) for s in said] == [("hd.sum_mixed", 1), ("hd.sum_faster", 16),
+                                                              ("hd.sum_memory", 16)]
+    assert said[1].params["times"] == "16.00" and said[0].params["first"] == "1.00"

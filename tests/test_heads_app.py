@@ -544,3 +544,16 @@ def ratio_header(lang: str) -> str:
 
     names = {i: t(f"hd.impl_{i}", lang) for i in ("naive", "fused")}
     return t("hd.col_best_ratio", lang, a=names["naive"], b=names["fused"])
+
+
+def test_an_upload_of_many_machines_draws_a_bounded_number_of_charts_and_says_so():
+    cpu = hd.bundled_results()["cpu-amd-epyc-2core"]
+    many = [{**r, "device_name": f"machine {k}"} for k in range(10) for r in cpu]  # 10 machines, 2 head counts each
+    at = open_page("heads")
+    at.multiselect(key="hd_bundled").set_value([]).run()
+    at.get("file_uploader")[0].upload("many.json", bench.records_to_json(many).encode(), "application/json").run()
+    assert not at.exception and not at.error
+    assert len(benchmark_charts(at)) == 2 * hd.MAX_CHARTS
+    assert CATALOG["hd.charts_capped"]["en"].format(shown=hd.MAX_CHARTS, total=10) in [c.value for c in at.caption]
+    table = next(frame.value for frame in at.dataframe if "peak memory" in frame.value.columns)
+    assert len(table) == len(many)  # the table still holds every run

@@ -480,25 +480,29 @@ def setup_title(setup: summary.Setup, heads: tuple[int, ...] | None = None) -> M
     return tr("hd.setup_heads", title=title, heads=", ".join(map(str, heads))) if heads else title
 
 
+MAX_CHARTS = 6  # (setup, heads) pairs drawn, each a time and a memory chart; the table holds every record
+
+
 def show_setups(records: list[dict]) -> None:
-    """Per machine and sizes: its heading, what its runs show in two or three sentences, its time and memory charts
-    (at most six lines each: more head counts go on charts of their own)."""
-    for setup in summary.setups(records):
-        st.markdown(f"#### {setup_title(setup)}")
-        said = summary.summarize(setup, bundled_sdpa())
-        if said:
-            st.markdown("\n".join(f"- {sentence_text(s)}" for s in said))
-        groups = summary.head_groups(setup.records)
-        for heads in groups:
-            mine = [r for r in setup.records if r["heads"] in heads]
-            if not any(r.get("status") == "ok" for r in mine):  # nothing finished: the table says why
-                continue
-            if len(groups) > 1:
-                st.markdown(f"**{setup_title(setup, heads)}**")
-            for title, field, axis in (("hd.chart_time", "median_ms", "hd.axis_time"),
-                                       ("hd.chart_mem", "peak_mem_bytes", "hd.axis_mem")):
-                st.caption(tr(title))
-                st.altair_chart(results_chart(mine, field, tr_plain(axis)), width="stretch")
+    """Per machine and sizes: its heading, what its runs show in two to four sentences, its time and memory charts
+    (at most six lines each: more head counts go on charts of their own), for the first MAX_CHARTS of them."""
+    planned, total = summary.chart_plan(records, MAX_CHARTS)
+    if total > len(planned):
+        st.caption(tr("hd.charts_capped", shown=len(planned), total=total))
+    for k, (setup, heads) in enumerate(planned):
+        split = len(summary.head_groups(setup.records)) > 1
+        if k == 0 or planned[k - 1][0] is not setup:  # a setup's first charts: its heading and what it shows
+            st.markdown(f"#### {setup_title(setup)}")
+            said = summary.summarize(setup, bundled_sdpa())
+            if said:
+                st.markdown("\n".join(f"- {sentence_text(s)}" for s in said))
+        if split:
+            st.markdown(f"**{setup_title(setup, heads)}**")
+        mine = [r for r in setup.records if r["heads"] in heads]
+        for title, field, axis in (("hd.chart_time", "median_ms", "hd.axis_time"),
+                                   ("hd.chart_mem", "peak_mem_bytes", "hd.axis_mem")):
+            st.caption(tr(title))
+            st.altair_chart(results_chart(mine, field, tr_plain(axis)), width="stretch")
 
 
 RESULT_COLUMNS = ("source", "impl", "heads", "seq_len", "batch", "d_model", "dtype", "device_name", "median_ms",

@@ -59,6 +59,17 @@ def head_groups(records, max_series: int = MAX_SERIES) -> list[tuple[int, ...]]:
     return [tuple(heads[i:i + size]) for i in range(0, len(heads), size)]
 
 
+def chart_plan(records: list[dict], max_charts: int = 6) -> tuple[list[tuple[Setup, tuple[int, ...]]], int]:
+    """Which (setup, head counts) pairs get a chart: the first ``max_charts`` of them, in order, and how many
+    there are in all (an uploaded file may hold thousands of setups; the table shows every record).
+
+    Only pairs with a finished run count: a setup whose runs were all refused has nothing to draw.
+    """
+    pairs = [(setup, heads) for setup in setups(records) for heads in head_groups(setup.records)
+             if any(r["heads"] in heads and r.get("status") == "ok" for r in setup.records)]
+    return pairs[:max_charts], len(pairs)
+
+
 def memory_text(nbytes: float | None) -> str:
     """Bytes as people read them: "80.0 MiB", "16.6 GiB", "512 KiB" (3 significant digits; "" for none)."""
     if nbytes is None:
@@ -97,17 +108,19 @@ def time_ratios(records, slower: str = "naive", faster: str = "fused") -> dict[i
 
 
 def summarize(setup: Setup, sdpa: dict[str, SdpaRun] | None = None) -> list[Sentence]:
-    """Two or three sentences on one setup, every number from its records (and the SDPA file's).
+    """Two to four sentences on one setup, every number from its records (and the SDPA file's).
 
-    1. For each head count, how much faster fused is than three steps over the lengths timed (or
-       slower): ``hd.sum_faster``, ``hd.sum_slower`` or ``hd.sum_mixed``.
+    1. For the fewest and the most heads timed, how much faster fused is than three steps over the
+       lengths timed (or slower): ``hd.sum_faster``, ``hd.sum_slower`` or ``hd.sum_mixed``.
     2. Peak memory of both at the longest length with the most heads: ``hd.sum_memory``.
     3. On a GPU where fused loses at some head count: why, from the SDPA backend measurement of
        that GPU in ``sdpa`` (by file name), :func:`why_fused_slower`.
     """
     said = []
     ratios = time_ratios(setup.records)
-    for h, pairs in ratios.items():
+    ends = sorted(ratios)[::max(1, len(ratios) - 1)]  # the fewest and the most heads: the others lie between
+    for h in ends:
+        pairs = ratios[h]
         values = [r for _, r in pairs]
         lengths = {"n_lo": pairs[0][0], "n_hi": pairs[-1][0]}
         if min(values) > 1:

@@ -237,6 +237,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.setup_title": {"en": "{device}, {dtype}, batch {batch}, d_model {d_model}",
                        "zh": "{device}，{dtype}，批大小 {batch}，d_model {d_model}"},
     "hd.setup_source": {"en": "{title} — {source}", "zh": "{title}——{source}"},
+    "hd.charts_capped": {"en": "Charts for the first {shown} of {total} machines, sizes and head counts; the table "
+                                "below holds every run.",
+                         "zh": "只画出 {total} 组（设备、尺寸与头数）中的前 {shown} 组；下面的表格列出全部结果。"},
     "hd.setup_heads": {"en": "{title} · heads {heads}", "zh": "{title} · 头数 {heads}"},
     "hd.sum_faster": {"en": "With h = {heads}, fused is {times}× as fast as three steps (n = {n_lo} to {n_hi}).",
                       "zh": "h = {heads} 时，融合实现的速度是分步实现的 {times} 倍（n = {n_lo} 至 {n_hi}）。"},
