@@ -533,6 +533,8 @@ def test_the_conclusions_are_the_records_numbers_in_words_and_the_best_round_col
             expected.append(t(s.key, lang, **params))
     assert all(sentence in page for sentence in expected), [s for s in expected if s not in page]
     assert "0.28–0.44" in page and "2.20–4.82" in page  # the H100's ratios at one and at 16 heads
+    headings = [m.value for m in at.markdown if m.value.startswith("#### ")]
+    assert len(headings) == 2 and "d_model 512" in headings[0] and "d_model 2048" in headings[1]  # one a machine
     assert "gpu-nvidia-h100-80gb-sdpa-backends.txt" in page and "2048" in page and "128" in page
     ratios = next(frame.value for frame in at.dataframe if len(frame.value.columns) == 7)
     best = ratios[ratio_header(lang)]

@@ -474,9 +474,11 @@ def backend_name(backend: str) -> str:
 
 def setup_title(setup: summary.Setup, heads: tuple[int, ...] | None = None) -> Markdown:
     """A chart's heading: the results, the machine and the sizes it was timed at (and its heads, when split)."""
-    title = tr("hd.setup_title", device=setup.device_name, dtype=setup.dtype, batch=setup.batch, d_model=setup.d_model)
-    if setup.device_name not in setup.source:  # a bundled file's name says its machine already; "your run" does not
-        title = tr("hd.setup_source", title=title, source=setup.source)
+    if setup.device_name in setup.source:  # a bundled file's name says its machine and precision already
+        title = tr("hd.setup_sizes", source=setup.source, batch=setup.batch, d_model=setup.d_model)
+    else:
+        title = tr("hd.setup_source", source=setup.source, title=tr(
+            "hd.setup_title", device=setup.device_name, dtype=setup.dtype, batch=setup.batch, d_model=setup.d_model))
     return tr("hd.setup_heads", title=title, heads=", ".join(map(str, heads))) if heads else title
 
 

@@ -236,6 +236,8 @@ STRINGS: dict[str, dict[str, str]] = {
     # One setup (machine, precision, batch, d_model) per chart, and what its runs show (selfattn.bench.summary).
     "hd.setup_title": {"en": "{device}, {dtype}, batch {batch}, d_model {d_model}",
                        "zh": "{device}，{dtype}，批大小 {batch}，d_model {d_model}"},
+    "hd.setup_sizes": {"en": "{source}: batch {batch}, d_model {d_model}",
+                       "zh": "{source}：批大小 {batch}，d_model {d_model}"},
     "hd.setup_source": {"en": "{title} — {source}", "zh": "{title}——{source}"},
     "hd.charts_capped": {"en": "Charts for the first {shown} of {total} machines, sizes and head counts; the table "
                                 "below holds every run.",
