@@ -163,7 +163,8 @@ def test_a_benchmark_chart_draws_memory_in_mib_with_mib_and_gib_ticks_and_one_hu
 
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "gpu-nvidia-h100-80gb-bf16.json"
     records = bench.load_results(path.read_bytes(), path.name)
-    spec = benchmark_chart(records, y="peak_mem_bytes", impls=bench.IMPLS).to_dict()
+    spec = benchmark_chart(records, y="peak_mem_bytes", impls=bench.IMPLS)
+    to_altair(spec).to_dict()  # valid Vega-Lite
     lines, points = spec["layer"]
     rows = spec["datasets"][spec["data"]["name"]]
     assert sorted(r["y"] for r in rows) == sorted(r["peak_mem_bytes"] / 2**20 for r in records)  # MiB
@@ -176,5 +177,8 @@ def test_a_benchmark_chart_draws_memory_in_mib_with_mib_and_gib_ticks_and_one_hu
     assert lines["encoding"]["strokeDash"]["scale"]["range"] == [list(colours.DASHES[k]) for _ in bench.IMPLS
                                                                  for k in (0, 1)]  # 1 head solid, 16 dashed
     assert memory_ticks([2.5, 272]) == [4, 16, 64, 256] and memory_ticks([2.5, 3]) == [2.5, 3]
-    time = benchmark_chart(records, impls=bench.IMPLS).to_dict()
+    time = benchmark_chart(records, impls=bench.IMPLS)
+    to_altair(time).to_dict()
     assert "labelExpr" not in time["layer"][0]["encoding"]["y"]["axis"]
+    assert sorted(r["y"] for r in time["datasets"]["bench"]) == sorted(r["median_ms"] for r in records)
+    assert points["encoding"]["color"]["legend"] is None and lines["encoding"]["color"]["legend"]["labelFontSize"] >= 12

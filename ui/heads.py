@@ -7,7 +7,6 @@ import math
 import time
 from pathlib import Path
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -431,7 +430,7 @@ def bundled_caption(name: str) -> Markdown:
               threads=_values(records, "num_threads"))
 
 
-def results_chart(records: list[dict], field: str, title: str):
+def results_chart(records: list[dict], field: str, title: str) -> dict:
     """:func:`selfattn.display.charts.benchmark_chart` of one setup in the current language.
 
     Implementations are named in the current language in the legend (the records keep their ids), in
@@ -442,7 +441,7 @@ def results_chart(records: list[dict], field: str, title: str):
                             series_title=column_title("series"), field_titles=chart_field_titles(),
                             impls=tuple(impl_name(i) for i in bench.IMPLS))
     # fit-x: the height is the plot's own, so the legend underneath adds to it instead of squeezing it.
-    return chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    return {**chart, "autosize": {"type": "fit-x", "contains": "padding"}}
 
 
 @st.cache_resource(show_spinner=False)
@@ -504,7 +503,7 @@ def show_setups(records: list[dict]) -> None:
         for title, field, axis in (("hd.chart_time", "median_ms", "hd.axis_time"),
                                    ("hd.chart_mem", "peak_mem_bytes", "hd.axis_mem")):
             st.caption(tr(title))
-            st.altair_chart(results_chart(mine, field, tr_plain(axis)), width="stretch")
+            st.vega_lite_chart(spec=results_chart(mine, field, tr_plain(axis)), width="stretch")
 
 
 RESULT_COLUMNS = ("source", "impl", "heads", "seq_len", "batch", "d_model", "dtype", "device_name", "median_ms",

@@ -391,12 +391,14 @@ def memory_ticks(mib) -> list[float]:
 
 def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str = "median time (ms)",
                     x_title: str = "sequence length n", series_title: str = "implementation · heads",
-                    field_titles: dict[str, str] | None = None, impls: tuple[str, ...] | None = None) -> alt.LayerChart:
+                    field_titles: dict[str, str] | None = None, impls: tuple[str, ...] | None = None) -> dict:
     """Time (or memory) against sequence length on log-log axes, one line per implementation and head count.
 
     Meant for the records of one machine and one set of sizes (:func:`selfattn.bench.summary.setups`) and
     at most six lines: each line its own hue of a categorical scheme (:data:`colours.SERIES`), its head
     count its stroke (solid, dashed, dotted), one legend of both under the chart in LABEL_FONT_PX words.
+    A plain Vega-Lite dict, as the heatmaps are: an Altair chart cost about 80 ms to build and validate,
+    and an upload of many machines draws a dozen (:func:`to_altair` validates one in a test).
 
     Args:
         records: benchmark records (``selfattn.bench`` fields); only those with status "ok" are drawn.
@@ -406,54 +408,50 @@ def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str =
         impls: the implementations in the legend's order (default: as they come).
 
     Returns:
-        An Altair layer chart of lines and points (a handful are drawn: Altair's validation cost does not matter).
+        A Vega-Lite spec of a line layer and a point layer over the named dataset ``bench``.
     """
-    import pandas as pd
-
     from selfattn.bench.summary import memory_text
 
     memory = y == "peak_mem_bytes"
-    rows = [{**r, "series": f"{r['impl']} · h={r['heads']}", "peak_mem": memory_text(r.get("peak_mem_bytes")),
-             "y": float(r[y]) / (2**20 if memory else 1)}
+    fields = ("seq_len", "impl", "heads", "device_name", "dtype", "batch", "d_model", "gflops", "median_ms")
+    rows = [{**{k: r.get(k) for k in fields}, "series": f"{r['impl']} · h={r['heads']}",
+             "peak_mem": memory_text(r.get("peak_mem_bytes")), "y": float(r[y]) / (2**20 if memory else 1)}
             for r in records if r.get("status") == "ok" and r.get(y) not in (None, "") and float(r[y]) > 0]
-    columns = ["seq_len", "series", "impl", "heads", "device_name", "dtype", "batch", "d_model", "gflops",
-               "median_ms", "peak_mem", "y"]
-    frame = pd.DataFrame(rows, columns=columns)
     heads = sorted({r["heads"] for r in rows})
     order = list(dict.fromkeys([*(impls or ()), *(r["impl"] for r in rows)]))
     series = [f"{impl} · h={h}" for impl in order for h in heads if any(
         r["impl"] == impl and r["heads"] == h for r in rows)]
-    dashes = [colours.DASHES[heads.index(int(s.rsplit("=", 1)[1])) % len(colours.DASHES)] for s in series]
+    dashes = [list(colours.DASHES[heads.index(int(s.rsplit("=", 1)[1])) % len(colours.DASHES)]) for s in series]
     titles = field_titles or {}
 
-    def tip(shorthand: str, **kwargs) -> alt.Tooltip:
-        name = shorthand.split(":")[0]
-        return alt.Tooltip(shorthand, title=titles.get(name, name), **kwargs)
+    def tip(name: str, kind: str, **kwargs) -> dict:
+        return {"field": name, "type": kind, "title": titles.get(name, name), **kwargs}
 
-    legend = alt.Legend(orient="bottom", direction="vertical", columns=2 if len(series) > 3 else 1,
-                        labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, labelLimit=0, symbolType="stroke",
-                        symbolSize=500, symbolStrokeWidth=2.5)
-    axis = alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)
-    y_axis = alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)
+    fonts = {"labelFontSize": LABEL_FONT_PX, "titleFontSize": LABEL_FONT_PX}
+    legend = {"orient": "bottom", "direction": "vertical", "columns": 2 if len(series) > 3 else 1, "labelLimit": 0,
+              "symbolType": "stroke", "symbolSize": 500, "symbolStrokeWidth": 2.5, **fonts}
+    y_axis = dict(fonts)
     if memory and rows:
-        y_axis = alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, labelExpr=MEMORY_AXIS,
-                          values=memory_ticks([r["y"] for r in rows]))
-    colour = alt.Color("series:N", title=series_title, sort=series, legend=legend,
-                       scale=alt.Scale(**colours.series_scale(series)))
-    base = alt.Chart(frame).encode(
-        x=alt.X("seq_len:Q", scale=alt.Scale(type="log", base=2), title=x_title, axis=axis),
-        y=alt.Y("y:Q", scale=alt.Scale(type="log"), title=y_title, axis=y_axis),
-        color=colour,
-        tooltip=[tip("series:N"), tip("device_name:N"), tip("dtype:N"), tip("batch:Q"), tip("d_model:Q"),
-                 tip("seq_len:Q"), tip("median_ms:Q", format=".4g"), tip("gflops:Q", format=".4g"), tip("peak_mem:N")],
-    )
-    lines = base.mark_line(strokeWidth=2.5).encode(
-        strokeDash=alt.StrokeDash("series:N", title=series_title, sort=series, legend=legend,
-                                  scale=alt.Scale(domain=series, range=dashes)))
+        y_axis.update(labelExpr=MEMORY_AXIS, values=memory_ticks([r["y"] for r in rows]))
+    colour = {"field": "series", "type": "nominal", "title": series_title, "sort": series,
+              "scale": colours.series_scale(series)}
+    encoding = {
+        "x": {"field": "seq_len", "type": "quantitative", "scale": {"type": "log", "base": 2}, "title": x_title,
+              "axis": dict(fonts)},
+        "y": {"field": "y", "type": "quantitative", "scale": {"type": "log"}, "title": y_title, "axis": y_axis},
+        "tooltip": [tip("series", "nominal"), tip("device_name", "nominal"), tip("dtype", "nominal"),
+                    tip("batch", "quantitative"), tip("d_model", "quantitative"), tip("seq_len", "quantitative"),
+                    tip("median_ms", "quantitative", format=".4g"), tip("gflops", "quantitative", format=".4g"),
+                    tip("peak_mem", "nominal")],
+    }
+    lines = {"mark": {"type": "line", "strokeWidth": 2.5},
+             "encoding": {**encoding, "color": {**colour, "legend": legend},
+                          "strokeDash": {"field": "series", "type": "nominal", "title": series_title, "sort": series,
+                                         "legend": legend, "scale": {"domain": series, "range": dashes}}}}
     # The points keep out of the legend: theirs would draw the lines' dashes 0 px wide.
-    points = base.mark_point(filled=True, size=50).encode(color=alt.Color(
-        "series:N", sort=series, legend=None, scale=alt.Scale(**colours.series_scale(series))))
-    return (lines + points).properties(height=320)
+    points = {"mark": {"type": "point", "filled": True, "size": 50},
+              "encoding": {**encoding, "color": {**colour, "legend": None}}}
+    return {"datasets": {"bench": rows}, "data": {"name": "bench"}, "height": 320, "layer": [lines, points]}
 
 
 def pattern_grid(patterns, kind_names: dict[str, str], *, layer_title: str = "layer",
