@@ -63,7 +63,9 @@ def test_a_chart_holds_six_lines_at_most(heads, impls, groups):
                                           (1536 * 2**20, "1.5 GiB"), (3000, "2.93 KiB"), (512, "512 B"),
                                           (999.9 * 2**20, "1000 MiB"), (None, "")])
 def test_memory_is_written_in_mib_and_gib(nbytes, text):
-    assert summary.memory_text(nbytes) == text
+    from selfattn.display.units import memory_text
+
+    assert memory_text(nbytes) == text
 
 
 def test_the_h100_sentences_say_what_the_console_printed_when_it_was_measured():

@@ -18,6 +18,7 @@ from selfattn.core.heads import (MultiHeadTrace, multi_head_attention, multi_hea
 from selfattn.core.presets import xavier
 from selfattn.display.charts import benchmark_chart
 from selfattn.display.export import column_names, labelled
+from selfattn.display.units import memory_text
 from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from selfattn.hosting import is_hosted
@@ -533,7 +534,7 @@ def shown_record(record: dict) -> dict:
         error = tr(f"hd.error_{record['error_code']}")
     return {**record, "iqr_share": round(100 * iqr / median, 1) if median and iqr is not None else None,
             "noisy": NOISY_MARK if bench.is_noisy(record) else "", "status": tr(f"hd.status_{record['status']}"),
-            "impl": impl_name(record.get("impl", "")), "peak_mem": summary.memory_text(record.get("peak_mem_bytes")),
+            "impl": impl_name(record.get("impl", "")), "peak_mem": memory_text(record.get("peak_mem_bytes")),
             "error": error}
 
 

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from selfattn.display.units import memory_text
+
 MAX_SERIES = 6  # lines one chart may hold and still tell apart (one hue each)
-MiB, GiB = 2**20, 2**30
 
 
 @dataclass(frozen=True)
@@ -68,17 +69,6 @@ def chart_plan(records: list[dict], max_charts: int = 6) -> tuple[list[tuple[Set
     pairs = [(setup, heads) for setup in setups(records) for heads in head_groups(setup.records)
              if any(r["heads"] in heads and r.get("status") == "ok" for r in setup.records)]
     return pairs[:max_charts], len(pairs)
-
-
-def memory_text(nbytes: float | None) -> str:
-    """Bytes as people read them: "80.0 MiB", "16.6 GiB", "512 KiB" (3 significant digits; "" for none)."""
-    if nbytes is None:
-        return ""
-    for unit, size in (("GiB", GiB), ("MiB", MiB), ("KiB", 1024)):
-        if nbytes >= size:
-            value = nbytes / size
-            return f"{value:.3g} {unit}" if value < 99.95 else f"{value:.0f} {unit}"  # never "1e+03"
-    return f"{nbytes:.0f} B"
 
 
 def ratio_text(value: float) -> str:

@@ -15,6 +15,7 @@ import altair as alt
 import numpy as np
 
 from selfattn.display import colours
+from selfattn.display.units import memory_text
 from selfattn.display.colours import MASKED_GREY, PATTERN_COLOURS
 
 ANNOTATE_MAX_CELLS = 144  # print values in the cells up to 12 x 12
@@ -410,8 +411,6 @@ def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str =
     Returns:
         A Vega-Lite spec of a line layer and a point layer over the named dataset ``bench``.
     """
-    from selfattn.bench.summary import memory_text
-
     memory = y == "peak_mem_bytes"
     fields = ("seq_len", "impl", "heads", "device_name", "dtype", "batch", "d_model", "gflops", "median_ms")
     rows = [{**{k: r.get(k) for k in fields}, "series": f"{r['impl']} · h={r['heads']}",
