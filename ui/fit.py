@@ -1,9 +1,10 @@
-"""Heatmaps that fit their column: cell sizes, thinned labels and legends worked out in pixels.
+"""Heatmaps that fit their column: cell sizes, labels and legends worked out in pixels.
 
 A script cannot ask how wide a column is, so each chart is laid out at its natural size for a
 desktop window (PAGE_PX for a chart across the page) and handed to Streamlit with that width
-in pixels. Streamlit draws it no wider than its column: in a narrower window (a 1024 px
-projector, a 768 px tablet) the cells narrow and the axis labels thin themselves out. Rows of
+in pixels, every row and column labelled in a font its cells hold. Streamlit draws it no wider
+than its column: in a narrower window (a 1024 px projector, a 768 px tablet) the cells narrow
+and the column labels, all still drawn, sit closer together. Rows of
 charts are flex rows (:func:`row`) whose blocks wrap onto new lines when the window is too
 narrow to hold them side by side. Used by every page.
 """
