@@ -85,6 +85,7 @@ def main() -> None:
     print(f"{report['device_name']}  torch {report['torch']}  cuDNN {report['cudnn']}")
     print(f"measured ceilings: bf16 matmul {report['matmul_bf16_tflops']:.0f} TFLOP/s, "
           f"copy {report['copy_tb_per_s']:.2f} TB/s")
+    print(f"shape: batch {b}, heads {h}, head_dim {hd}, bfloat16, no mask")  # read by selfattn.bench.summary
     module = build_attention_modules(d, h, dtype=torch.bfloat16, device="cuda", seed=0)["fused"]
     print(f"{'n':>6} {'backend':>10} {'sdpa ms':>9} {'sdpa TF/s':>10} {'module ms':>10} {'module TF/s':>12}")
     for n in args.seq_len:

@@ -195,11 +195,9 @@ if shown:
                    icon=":material/warning:")
     elif len(shown) > len(bad):
         st.caption(tr("hd.bench_quiet", total=len(shown) - len(bad), share=share))
-    # One above the other, legends underneath: at 768 px two side by side cut their legends off.
-    for title, field, axis in (("hd.chart_time", "median_ms", "hd.axis_time"),
-                               ("hd.chart_mem", "peak_mem_bytes", "hd.axis_mem")):
-        st.markdown(f"**{tr(title)}**")
-        st.altair_chart(hd.results_chart(shown, field, tr_plain(axis)), width="stretch")
+    # A heading per machine and sizes, what its runs show, its charts one above the other (legends underneath:
+    # at 768 px two side by side cut their legends off).
+    hd.show_setups(shown)
     ratios = hd.ratio_table(shown)
     if not ratios.empty:
         st.markdown(f"**{tr('hd.ratios')}**")

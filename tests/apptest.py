@@ -103,7 +103,7 @@ def drawn_width(spec: dict) -> float:
         per_row = min(grid["columns"], max(c["p"] for c in cells) + 1)
         panel = cols * grid["cell"]
         overhang = max(0.0, max(fit.text_px(c["panel"], 12) for c in cells) - panel)
-        return per_row * panel + (per_row - 1) * grid["spacing"] + overhang
+        return grid.get("left", 0) + per_row * panel + (per_row - 1) * grid["spacing"] + overhang
     return cols * spec["width"]["step"] + spec["encoding"]["y"]["axis"]["minExtent"]
 
 
@@ -127,12 +127,15 @@ def assert_fits(spec: dict, name: str = "") -> None:
     assert spec["usermeta"]["width_px"] == math.ceil(drawn_width(spec)), name  # what Streamlit is asked for
     assert spec["config"]["legend"]["orient"] == "bottom", name  # under the chart, never over a neighbour
     if "grid" not in spec["usermeta"]:
-        x_axis = spec["encoding"]["x"]["axis"]
+        x_axis, y_axis = (spec["encoding"][c]["axis"] for c in "xy")
+        assert x_axis["labelOverlap"] is False and y_axis["labelOverlap"] is False, name  # Vega thins none away
+        font = x_axis["labelFontSize"]
+        assert fit.MIN_LABEL_FONT_PX <= font == y_axis["labelFontSize"] <= fit.FONT_PX, name
         if x_axis["labelAngle"] == 0:  # flat labels fit inside their cells
-            assert all(fit.text_px(label) + 6 <= spec["width"]["step"] for label in axis_labels(spec, "x")), name
+            assert all(fit.text_px(label, font) + 6 <= spec["width"]["step"] for label in axis_labels(spec, "x")), name
         else:
-            assert x_axis["labelAngle"] == -90 and label_spacing(spec, "x") >= fit.LABEL_GAP_PX, name
-        assert label_spacing(spec, "y") >= fit.LABEL_GAP_PX, name
+            assert x_axis["labelAngle"] == -90 and label_spacing(spec, "x") >= font + fit.LABEL_PAD_PX, name
+        assert label_spacing(spec, "y") >= font + fit.LABEL_PAD_PX, name
 
 
 def editors(at: AppTest) -> dict[str, dict]:

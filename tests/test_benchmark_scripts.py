@@ -52,6 +52,11 @@ def test_bench_sdpa_backends_on_cuda(tmp_path):
     report = json.loads(out.read_text())
     assert report["device_name"] == torch.cuda.get_device_name() and report["matmul_bf16_tflops"] > 0
     assert {row["backend"] for row in report["rows"]} == {"default", "flash", "cudnn", "efficient"}
+    from selfattn.bench import summary
+
+    printed = summary.read_sdpa_backends(done.stdout)  # what the Heads page reads from a bundled console output
+    assert (printed.device_name, printed.heads, printed.head_dim) == (torch.cuda.get_device_name(), 2, 128)
+    assert {row["backend"] for row in printed.rows} == {"default", "flash", "cudnn", "efficient"}
 
 
 @pytest.mark.browser

@@ -125,3 +125,60 @@ def test_the_matrix_editors_code_travels_without_its_comments():
     js = (HERE / "matrix_editor.js").read_text(encoding="utf-8")
     code = compact_js(js)
     assert len(code) < 0.8 * len(js) and "//" not in code.replace("https://", "")
+
+
+def test_a_head_grid_labels_every_token_of_every_panel():
+    """Rows are labelled left of each line of panels (they share their queries), columns under the lowest
+    panel of each column of panels (they share their keys); every label inside the chart."""
+    from selfattn.display.charts import GRID_TITLE_PX, GridLabels, grid_extent, heatmap_grid
+
+    tokens = ["the", "cat", "sat"]
+    stack = np.full((5, 3, 3), 1 / 3)
+    labels = GridLabels(left=30, below=28, font=11)
+    spec = heatmap_grid(stack, tokens, tokens, list("12345"), columns=2, cell=10, spacing=12, labels=labels)
+    to_altair(spec).to_dict()
+    assert grid_extent(5, 3, 3, columns=2, cell=10, spacing=12, left=30, below=28) == (2, spec["width"],
+                                                                                       spec["height"])
+    rows, cols = ({(t["t"], t["x"], t["y"]) for t in layer["data"]["values"]} for layer in spec["layer"][2:])
+    pitch_y = GRID_TITLE_PX + 30 + 12
+    assert rows == {(tok, 26, g * pitch_y + GRID_TITLE_PX + (i + 0.5) * 10)
+                    for g in range(3) for i, tok in enumerate(tokens)}  # three lines of panels
+    # Panel 5 is the lowest of the first column, panel 4 of the second (the third line holds one panel).
+    lowest = {0: 2, 1: 1}
+    assert cols == {(tok, 30 + j0 * 42 + (j + 0.5) * 10, lowest[j0] * pitch_y + GRID_TITLE_PX + 30 + 4)
+                    for j0 in (0, 1) for j, tok in enumerate(tokens)}
+    assert all(0 < x < spec["width"] and 0 < y < spec["height"] for _, x, y in rows | cols)
+    marks = [layer["mark"] for layer in spec["layer"][2:]]
+    assert [m["fontSize"] for m in marks] == [11, 11] and marks[1]["angle"] == 270
+    cells = spec["data"]["values"]
+    assert min(c["x"] for c in cells) == 30  # the panels start right of the row labels
+
+
+def test_a_benchmark_chart_draws_memory_in_mib_with_mib_and_gib_ticks_and_one_hue_a_line():
+    from pathlib import Path
+
+    from selfattn import bench
+    from selfattn.display import colours
+    from selfattn.display.charts import MEMORY_AXIS, benchmark_chart, memory_ticks
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "gpu-nvidia-h100-80gb-bf16.json"
+    records = bench.load_results(path.read_bytes(), path.name)
+    spec = benchmark_chart(records, y="peak_mem_bytes", impls=bench.IMPLS)
+    to_altair(spec).to_dict()  # valid Vega-Lite
+    lines, points = spec["layer"]
+    rows = spec["datasets"][spec["data"]["name"]]
+    assert sorted(r["y"] for r in rows) == sorted(r["peak_mem_bytes"] / 2**20 for r in records)  # MiB
+    assert {r["peak_mem"] for r in rows} >= {"16.6 GiB", "640 MiB", "80 MiB"}  # the tooltip's words
+    axis = lines["encoding"]["y"]["axis"]
+    assert axis["labelExpr"] == MEMORY_AXIS and axis["values"] == [256, 1024, 4096, 16384]  # 256 MiB ... 16 GiB
+    series = lines["encoding"]["color"]["scale"]["domain"]
+    assert series == [f"{i} · h={h}" for i in bench.IMPLS for h in (1, 16)]  # the page's order, not alphabetical
+    assert lines["encoding"]["color"]["scale"]["scheme"] == colours.SERIES
+    assert lines["encoding"]["strokeDash"]["scale"]["range"] == [list(colours.DASHES[k]) for _ in bench.IMPLS
+                                                                 for k in (0, 1)]  # 1 head solid, 16 dashed
+    assert memory_ticks([2.5, 272]) == [4, 16, 64, 256] and memory_ticks([2.5, 3]) == [2.5, 3]
+    time = benchmark_chart(records, impls=bench.IMPLS)
+    to_altair(time).to_dict()
+    assert "labelExpr" not in time["layer"][0]["encoding"]["y"]["axis"]
+    assert sorted(r["y"] for r in time["datasets"]["bench"]) == sorted(r["median_ms"] for r in records)
+    assert points["encoding"]["color"]["legend"] is None and lines["encoding"]["color"]["legend"]["labelFontSize"] >= 12

@@ -1,9 +1,10 @@
-"""Heatmaps that fit their column: cell sizes, thinned labels and legends worked out in pixels.
+"""Heatmaps that fit their column: cell sizes, labels and legends worked out in pixels.
 
 A script cannot ask how wide a column is, so each chart is laid out at its natural size for a
 desktop window (PAGE_PX for a chart across the page) and handed to Streamlit with that width
-in pixels. Streamlit draws it no wider than its column: in a narrower window (a 1024 px
-projector, a 768 px tablet) the cells narrow and the axis labels thin themselves out. Rows of
+in pixels, every row and column labelled in a font its cells hold. Streamlit draws it no wider
+than its column: in a narrower window (a 1024 px projector, a 768 px tablet) the cells narrow
+and the column labels, all still drawn, sit closer together. Rows of
 charts are flex rows (:func:`row`) whose blocks wrap onto new lines when the window is too
 narrow to hold them side by side. Used by every page.
 """
@@ -19,8 +20,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.display.charts import (LABEL_FONT_PX, LABEL_LIMIT_X, MINUS_INFINITY, VALUE_FONT_PX, Axis, Layout,
-                                     grid_extent, heatmap, heatmap_grid)
+from selfattn.display.charts import (LABEL_FONT_PX, LABEL_LIMIT_X, MINUS_INFINITY, VALUE_FONT_PX, Axis, GridLabels,
+                                     Layout, grid_extent, heatmap, heatmap_grid)
 from selfattn.display.export import labelled
 from ui.common import chart_words, csv_button, vega
 
@@ -29,7 +30,9 @@ EXPANDER_PX = 760  # inside an expander, whose border and padding take about 35 
 GAP_PX = 16  # between st.columns and between the blocks of a row (gap="small")
 MIN_BLOCK_PX = 180  # a block in a row is at least this wide, for its title and CSV button
 FONT_PX = LABEL_FONT_PX  # axis labels (12 px: readable on a projector)
-LABEL_GAP_PX = 14  # least distance between two neighbouring axis labels
+LABEL_GAP_PX = 14  # cells this big keep their labels 12 px and 2 px apart
+MIN_LABEL_FONT_PX = 8  # smallest label font: cells narrower than this plus LABEL_PAD_PX label every k-th
+LABEL_PAD_PX = 2  # least room between two neighbouring labels
 Y_LABEL_PX = 96  # longest row label drawn; longer ones end in "…" (the tooltip has them whole)
 X_LABEL_PX = 72  # the same for column labels, which stand upright
 CHART_PAD_PX = 24  # beside the row labels: ticks and label padding (TICK_PX) and a margin
@@ -38,7 +41,7 @@ GRID_SPACING_PX = 12  # between two panels of the head grid
 ANNOTATE_MIN_CELL = 36  # print values only in cells that hold "0.0964" at 11 px
 STROKE_MIN_CELL = 6  # in smaller cells a white outline would wash the colours out
 SIDE_MIN_CELL = 20  # the one-head map sits beside the head grid while its cells are this big
-STACKED_MAP_PX = 520  # cells of the one-head map on its own row span at most this
+STACKED_MAP_PX = 640  # cells of the one-head map on its own row span at most this (64 tokens: 10 px a cell)
 MIN_COLUMN_CELL = 8  # columns of a wide matrix are left out rather than drawn narrower than this
 LEGEND_MIN_PX = 60  # shortest colour bar with its title beside it; above it when shorter
 TABLE_FORMAT = "%.4g"  # the step tables' numbers: 4 significant digits (the maps print 3)
@@ -84,9 +87,15 @@ def _cell(space: float, count: int, max_cell: float) -> int:
     return max(1, math.floor(min(max_cell, space / max(count, 1))))
 
 
-def label_stride(cell: int, need: float = LABEL_GAP_PX) -> int:
-    """Label every k-th cell so that neighbouring labels are at least ``need`` px apart."""
-    return max(1, math.ceil(need / cell))
+def label_font(cell: float) -> float:
+    """The labels' font for cells of ``cell`` px: LABEL_FONT_PX, smaller in small cells, MIN_LABEL_FONT_PX at least."""
+    return max(MIN_LABEL_FONT_PX, min(LABEL_FONT_PX, cell - LABEL_PAD_PX))
+
+
+def label_stride(cell: float) -> int:
+    """Label every k-th cell: 1 (every one) while a label of :func:`label_font` fits its cell, else the least k
+    that keeps MIN_LABEL_FONT_PX labels LABEL_PAD_PX apart (the tooltips and the CSV name every cell)."""
+    return max(1, math.ceil((label_font(cell) + LABEL_PAD_PX) / max(cell, 1e-9)))
 
 
 def heatmap_px(row_labels, cols: int, width: float, max_cell: float = 46) -> int:
@@ -112,20 +121,21 @@ def _legend_below(space: float, title: str) -> dict:
 def heatmap_layout(rows: int, cols: int, row_labels, col_labels, cell: int) -> Layout:
     """How a :func:`fit_heatmap` of (rows, cols) cells of ``cell`` px is drawn and labelled.
 
-    Column labels stand upright when they are wider than a cell and are thinned to every k-th
-    once they would overlap (the tooltips still name every cell); the row labels' room is fixed
-    at what :func:`heatmap_px` counts (Streamlit draws no padding left and right), so the cells
-    come out square at the natural width, and a label wider than that room ends in "…". Narrowed
-    in a narrow column (``autosize: fit-x``), labels that would touch drop out (``labelOverlap``)
-    and the printed values get smaller.
+    Every row and column is labelled (``labelOverlap`` off, so Vega never thins them), in a font
+    that fits the cell (:func:`label_font`); only cells too small for an 8 px label label every
+    k-th (:func:`label_stride`). Column labels stand upright when they are wider than a cell. The
+    row labels' room is fixed at what :func:`heatmap_px` counts (Streamlit draws no padding left
+    and right), so the cells come out square at the natural width, and a label wider than that
+    room ends in "…". Narrowed in a narrow column (``autosize: fit-x``), the printed values get smaller.
     """
-    widest = max((text_px(label) for label in col_labels), default=0.0)
+    font = label_font(cell)
+    widest = max((text_px(label, font) for label in col_labels), default=0.0)
     if widest + 6 <= cell:
-        x = Axis(limit=LABEL_LIMIT_X, angle=0, overlap="greedy")
+        x = Axis(limit=LABEL_LIMIT_X, angle=0, overlap=False, font=font)
     else:  # upright: nothing sticks out past the right edge, as slanted labels would
-        x = Axis(limit=X_LABEL_PX, angle=-90, overlap="greedy", values=_thinned(cols, cell))
+        x = Axis(limit=X_LABEL_PX, angle=-90, overlap=False, values=_thinned(cols, cell), font=font)
     room = label_room(row_labels)
-    y = Axis(limit=room - TICK_PX, overlap="greedy", room=room, values=_thinned(rows, cell))
+    y = Axis(limit=room - TICK_PX, overlap=False, room=room, values=_thinned(rows, cell), font=font)
     return Layout(cell=cell, x=x, y=y, fit_x=True, own_outline=cell < STROKE_MIN_CELL,
                   font_size=f"min({VALUE_FONT_PX}, bandwidth('x') * {VALUE_FONT_PX / ANNOTATE_MIN_CELL:.4f})")
 
@@ -161,7 +171,7 @@ def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float
 
 
 def _thinned(count: int, cell: int) -> tuple[int, ...] | None:
-    """The cells to label so that labels keep LABEL_GAP_PX apart, or None for every one."""
+    """The cells to label (:func:`label_stride`), or None for every one."""
     stride = label_stride(cell)
     return tuple(range(0, count, stride)) if stride > 1 else None
 
@@ -185,8 +195,17 @@ def grid_layout(panels: int, size: int, titles, width: float, *, max_cell: float
     return 1, _cell(width - CHART_PAD_PX, size, max_cell), GRID_SPACING_PX
 
 
+def grid_labels(row_labels, col_labels, cell: int) -> GridLabels:
+    """The token labels of a head grid of ``cell`` px cells: rows at the left, columns underneath, upright."""
+    font = label_font(cell)
+    left = min(Y_LABEL_PX, max((text_px(label, font) for label in row_labels), default=0.0)) + 8
+    below = min(X_LABEL_PX, max((text_px(label, font) for label in col_labels), default=0.0)) + 8
+    return GridLabels(left=math.ceil(left), below=math.ceil(below), font=font, every=label_stride(cell))
+
+
 def fit_grid(stack, row_labels, col_labels, titles, width: float, *, max_cell: float = 18) -> dict:
-    """A :func:`selfattn.display.charts.heatmap_grid` of attention maps that fits ``width`` pixels.
+    """A :func:`selfattn.display.charts.heatmap_grid` of attention maps that fits ``width`` pixels, every
+    panel's tokens labelled (:func:`grid_labels`).
 
     Args:
         stack: (panels, n, n) attention weights, one map per head.
@@ -198,13 +217,15 @@ def fit_grid(stack, row_labels, col_labels, titles, width: float, *, max_cell: f
         :func:`fit_heatmap`) and ``usermeta.fit_px`` records ``width``.
     """
     panels, size, _ = np.shape(stack)
-    columns, cell, spacing = grid_layout(panels, size, titles, width, max_cell=max_cell)
-    _, extent, _ = grid_extent(panels, size, size, columns=columns, cell=cell, spacing=spacing)
+    room = grid_labels(row_labels, col_labels, math.floor(max_cell)).left  # the widest the row labels may take
+    columns, cell, spacing = grid_layout(panels, size, titles, width - room, max_cell=max_cell)
+    labels = grid_labels(row_labels, col_labels, cell)
+    _, extent, _ = grid_extent(panels, size, size, columns=columns, cell=cell, spacing=spacing, left=labels.left)
     header = max((text_px(title, 12) for title in titles), default=0.0)
     overhang = max(0.0, header - size * cell)  # the last panel's title, past its right edge
     words = chart_words()
     return heatmap_grid(stack, row_labels, col_labels, titles, columns=columns, cell=cell, spacing=spacing,
-                        words=words, legend=_legend_below(extent, words["weight"]),
+                        words=words, legend=_legend_below(extent - labels.left, words["weight"]), labels=labels,
                         usermeta={"fit_px": width, "width_px": math.ceil(extent + overhang)})
 
 

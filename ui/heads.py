@@ -7,19 +7,18 @@ import math
 import time
 from pathlib import Path
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from selfattn import bench
-from selfattn.bench import guard
+from selfattn.bench import guard, summary
 from selfattn.core.heads import (MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake,
                                  weight_row_sums)
 from selfattn.core.presets import xavier
-from selfattn.display import colours
 from selfattn.display.charts import benchmark_chart
 from selfattn.display.export import column_names, labelled
+from selfattn.display.units import memory_text
 from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from selfattn.hosting import is_hosted
@@ -432,38 +431,84 @@ def bundled_caption(name: str) -> Markdown:
               threads=_values(records, "num_threads"))
 
 
-CHART_FONT_PX = 12  # axis and legend words, readable from the back of a room at 1024 px
+def results_chart(records: list[dict], field: str, title: str) -> dict:
+    """:func:`selfattn.display.charts.benchmark_chart` of one setup in the current language.
 
-
-def results_chart(records: list[dict], field: str, title: str):
-    """:func:`selfattn.display.charts.benchmark_chart` in the current language, legends underneath, 12 px words.
-
-    Implementations are named in the current language in the legend (the records keep their ids).
+    Implementations are named in the current language in the legend (the records keep their ids), in
+    the page's order (three steps, fused, PyTorch).
     """
     named = [{**r, "impl": impl_name(r["impl"])} for r in records]
     chart = benchmark_chart(named, y=field, y_title=title, x_title=tr_plain("hd.axis_n"),
-                            source_title=tr_plain("hd.axis_source"), field_titles=chart_field_titles())
-    # The results' legend comes from the lines alone (the filled points would draw its dashes 0 px wide), in ink,
-    # above the plot: beside the implementations' legend its long names ran out of the chart at 1024 px.
-    lines, points = chart.layer
-    lines.encoding.strokeDash = alt.StrokeDash("source:N", title=tr_plain("hd.axis_source"),
-                                               legend=alt.Legend(symbolStrokeColor=colours.TEXT, orient="top"))
-    points.encoding.strokeDash = alt.StrokeDash("source:N", legend=None)
-    # Series in the order of the page (three steps, fused, PyTorch; 1, 8, 16 heads), not alphabetical (h=16 < h=8).
-    heads = sorted({r["heads"] for r in named})
-    order = [f"{impl_name(impl)} · h={h}" for impl in bench.IMPLS for h in heads]  # as benchmark_chart names them
-    for layer in chart.layer:
-        layer.encoding.color = alt.Color("series:N", title=None, sort=order)
-    # fit-x: the height is the plot's own, so the legends underneath add to it instead of squeezing it.
-    return (chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
-            .configure_axis(labelFontSize=CHART_FONT_PX, titleFontSize=CHART_FONT_PX)
-            .configure_legend(orient="bottom", direction="vertical", labelFontSize=CHART_FONT_PX,
-                              titleFontSize=CHART_FONT_PX, labelLimit=0, symbolType="stroke", symbolSize=400,
-                              symbolStrokeWidth=2))
+                            series_title=column_title("series"), field_titles=chart_field_titles(),
+                            impls=tuple(impl_name(i) for i in bench.IMPLS))
+    # fit-x: the height is the plot's own, so the legend underneath adds to it instead of squeezing it.
+    return {**chart, "autosize": {"type": "fit-x", "contains": "padding"}}
+
+
+@st.cache_resource(show_spinner=False)
+def bundled_sdpa() -> dict[str, summary.SdpaRun]:
+    """The SDPA backend measurements committed under benchmarks/results/ (``*sdpa-backends.txt``), by file path."""
+    out = {}
+    for path in sorted(RESULTS_DIR.glob("*sdpa-backends.txt")):
+        try:
+            out[str(path.relative_to(RESULTS_DIR.parents[1]))] = summary.read_sdpa_file(path)
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def sentence_text(sentence: summary.Sentence) -> Markdown:
+    """A summary sentence in the current language: implementations and backends named in it."""
+    params = dict(sentence.params)
+    if "backend" in params:
+        params["backend"] = backend_name(params["backend"])
+    if "refused" in params:
+        params["refused"] = ", ".join(backend_name(b) for b in params["refused"]) or tr_plain("hd.backend_none")
+    return tr(sentence.key, **params)
+
+
+def backend_name(backend: str) -> str:
+    """An SDPA backend's name (flash, cudnn, efficient) as the page writes it."""
+    return tr_plain(f"hd.backend_{backend}") if backend in ("flash", "cudnn", "efficient") else str(backend)
+
+
+def setup_title(setup: summary.Setup, heads: tuple[int, ...] | None = None) -> Markdown:
+    """A chart's heading: the results, the machine and the sizes it was timed at (and its heads, when split)."""
+    if setup.device_name in setup.source:  # a bundled file's name says its machine and precision already
+        title = tr("hd.setup_sizes", source=setup.source, batch=setup.batch, d_model=setup.d_model)
+    else:
+        title = tr("hd.setup_source", source=setup.source, title=tr(
+            "hd.setup_title", device=setup.device_name, dtype=setup.dtype, batch=setup.batch, d_model=setup.d_model))
+    return tr("hd.setup_heads", title=title, heads=", ".join(map(str, heads))) if heads else title
+
+
+MAX_CHARTS = 6  # (setup, heads) pairs drawn, each a time and a memory chart; the table holds every record
+
+
+def show_setups(records: list[dict]) -> None:
+    """Per machine and sizes: its heading, what its runs show in two to four sentences, its time and memory charts
+    (at most six lines each: more head counts go on charts of their own), for the first MAX_CHARTS of them."""
+    planned, total = summary.chart_plan(records, MAX_CHARTS)
+    if total > len(planned):
+        st.caption(tr("hd.charts_capped", shown=len(planned), total=total))
+    for k, (setup, heads) in enumerate(planned):
+        split = len(summary.head_groups(setup.records)) > 1
+        if k == 0 or planned[k - 1][0] is not setup:  # a setup's first charts: its heading and what it shows
+            st.markdown(f"#### {setup_title(setup)}")
+            said = summary.summarize(setup, bundled_sdpa())
+            if said:
+                st.markdown("\n".join(f"- {sentence_text(s)}" for s in said))
+        if split:
+            st.markdown(f"**{setup_title(setup, heads)}**")
+        mine = [r for r in setup.records if r["heads"] in heads]
+        for title, field, axis in (("hd.chart_time", "median_ms", "hd.axis_time"),
+                                   ("hd.chart_mem", "peak_mem_bytes", "hd.axis_mem")):
+            st.caption(tr(title))
+            st.vega_lite_chart(spec=results_chart(mine, field, tr_plain(axis)), width="stretch")
 
 
 RESULT_COLUMNS = ("source", "impl", "heads", "seq_len", "batch", "d_model", "dtype", "device_name", "median_ms",
-                  "iqr_ms", "iqr_share", "noisy", "min_ms", "gflops", "peak_mem_bytes", "num_threads", "status", "error")
+                  "iqr_ms", "iqr_share", "noisy", "min_ms", "gflops", "peak_mem", "num_threads", "status", "error")
 NOISY_MARK = "⚠"  # the noisy column's mark; the warning above the table explains it
 
 
@@ -475,7 +520,7 @@ def column_title(field: str) -> str:
 def chart_field_titles() -> dict[str, str]:
     """Tooltip titles of :func:`selfattn.display.charts.benchmark_chart`, in the current language."""
     fields = ("source", "series", "device_name", "dtype", "batch", "d_model", "seq_len", "median_ms", "gflops",
-              "peak_mem_bytes")
+              "peak_mem")
     return {field: column_title(field) for field in fields}
 
 
@@ -489,7 +534,7 @@ def shown_record(record: dict) -> dict:
         error = tr(f"hd.error_{record['error_code']}")
     return {**record, "iqr_share": round(100 * iqr / median, 1) if median and iqr is not None else None,
             "noisy": NOISY_MARK if bench.is_noisy(record) else "", "status": tr(f"hd.status_{record['status']}"),
-            "impl": impl_name(record.get("impl", "")),
+            "impl": impl_name(record.get("impl", "")), "peak_mem": memory_text(record.get("peak_mem_bytes")),
             "error": error}
 
 
@@ -513,6 +558,9 @@ def ratio_table(records: list[dict]) -> pd.DataFrame:
         naive = {(r["heads"], r["seq_len"]): r for r in bench.speed_ratios(mine, "naive", "fused")}
         mha = {(r["heads"], r["seq_len"]): r for r in bench.speed_ratios(mine, "fused", "torch_mha")}
         best = {(r["heads"], r["seq_len"]): r for r in bench.speed_ratios(mine, "naive", "fused", "min_ms")}
+        # Files written before the best round was kept have none: the column says so, not a bare dash (and so
+        # holds text: 4 significant digits where there is a ratio).
+        no_best = tr_plain("hd.best_missing") if not any(r.get("min_ms") for r in mine) else None
         mem = {(r["impl"], r["heads"], r["seq_len"]): r.get("peak_mem_bytes") for r in mine if r["status"] == "ok"}
         for key in sorted(set(naive) | set(mha)):
             h, n = key
@@ -520,7 +568,7 @@ def ratio_table(records: list[dict]) -> pd.DataFrame:
             rows.append({
                 column_title("source"): source, column_title("heads"): h, column_title("seq_len"): n,
                 ratio_title("time", "naive", "fused"): naive[key]["ratio"] if key in naive else None,
-                ratio_title("best", "naive", "fused"): best[key]["ratio"] if key in best else None,
+                ratio_title("best", "naive", "fused"): f"{best[key]['ratio']:.4g}" if key in best else no_best,
                 ratio_title("time", "fused", "torch_mha"): mha[key]["ratio"] if key in mha else None,
                 ratio_title("mem", "naive", "fused"): (m_naive / m_fused) if m_naive and m_fused else None,
             })

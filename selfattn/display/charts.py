@@ -16,6 +16,7 @@ import altair as alt
 import numpy as np
 
 from selfattn.display import colours
+from selfattn.display.units import memory_text
 from selfattn.display.colours import MASKED_GREY, PATTERN_COLOURS
 from selfattn.display.numbers import MINUS_INFINITY
 
@@ -43,8 +44,9 @@ class Axis:
     limit: int  # longest label in pixels; a longer one ends in "…" (the tooltip has it whole)
     angle: int | None = None  # of the labels, in degrees (None: Vega-Lite's own)
     values: tuple[int, ...] | None = None  # label only these cells, by position (None: every one)
-    overlap: str | None = None  # Vega-Lite's labelOverlap: "greedy" drops labels that would touch
+    overlap: str | bool | None = None  # Vega-Lite's labelOverlap: False keeps every label, "greedy" drops touching ones
     room: int | None = None  # pixels the labels take, fixed (else as wide as the widest)
+    font: float = LABEL_FONT_PX  # label size in pixels (smaller only where the cells are)
 
 
 @dataclass(frozen=True)
@@ -185,7 +187,7 @@ def _cell_words(rows_text: list[str], cols_text: list[str], cols: int) -> list[d
 
 def _axis(labels: list[str], axis: Axis, **fixed) -> dict:
     """The Vega-Lite axis of a heatmap whose cells are numbered and labelled ``labels``."""
-    spec = {"labelExpr": f"{_js_list(labels)}[datum.value]", "labelFontSize": LABEL_FONT_PX,
+    spec = {"labelExpr": f"{_js_list(labels)}[datum.value]", "labelFontSize": axis.font,
             "titleFontSize": LABEL_FONT_PX, **fixed}
     if axis.angle is not None:
         spec["labelAngle"] = axis.angle
@@ -212,12 +214,13 @@ def _is_dark(v: float, low: float, high: float, diverging: bool) -> bool:
     return (v - low) / (high - low) > 0.55
 
 
-def grid_extent(panels: int, rows: int, cols: int, *, columns: int, cell: int, spacing: float
-                ) -> tuple[int, float, float]:
-    """Panels per row, width and height in pixels of a :func:`heatmap_grid` of ``panels`` (rows, cols) maps."""
+def grid_extent(panels: int, rows: int, cols: int, *, columns: int, cell: int, spacing: float,
+                left: float = 0, below: float = 0) -> tuple[int, float, float]:
+    """Panels per row, width and height in pixels of a :func:`heatmap_grid` of ``panels`` (rows, cols) maps,
+    with ``left`` px for the row labels and ``below`` px for the column labels."""
     per_row = max(1, min(columns, panels))
     pitch_x, pitch_y = _grid_pitch(rows, cols, cell, spacing)
-    return per_row, per_row * pitch_x - spacing, math.ceil(panels / per_row) * pitch_y - spacing
+    return per_row, left + per_row * pitch_x - spacing, math.ceil(panels / per_row) * pitch_y - spacing + below
 
 
 def _grid_pitch(rows: int, cols: int, cell: int, spacing: float) -> tuple[float, float]:
@@ -225,10 +228,45 @@ def _grid_pitch(rows: int, cols: int, cell: int, spacing: float) -> tuple[float,
     return cols * cell + spacing, GRID_TITLE_PX + rows * cell + spacing
 
 
+@dataclass(frozen=True)
+class GridLabels:
+    """The token labels of a head grid: rows left of each line of panels, columns under the lowest panel of each
+    column of panels (the panels of a line share their queries, those of a column their keys)."""
+
+    left: float  # pixels left of the panels for the row labels
+    below: float  # pixels under the lowest panels for the column labels, which stand upright
+    font: float = LABEL_FONT_PX  # label size in pixels
+    every: int = 1  # label every k-th token (1: all of them; the tooltips and the CSV name every one)
+
+
+def _grid_label_layers(row_labels, col_labels, m: int, per_row: int, rows: int, cols: int, cell: int,
+                       pitch_x: float, pitch_y: float, labels: GridLabels, x: dict, y: dict) -> list[dict]:
+    """Text layers that label a head grid's rows and columns (see :class:`GridLabels`)."""
+    texts = []
+    for g in range(math.ceil(m / per_row)):  # each line of panels: its queries, left of its first panel
+        top = g * pitch_y + GRID_TITLE_PX
+        texts += [{"t": str(row_labels[i]), "side": "row", "x": labels.left - 4, "y": top + (i + 0.5) * cell}
+                  for i in range(0, rows, labels.every)]
+    for j0 in range(per_row):  # each column of panels: its keys, under its lowest panel
+        lowest = max(p for p in range(m) if p % per_row == j0)
+        left, bottom = labels.left + j0 * pitch_x, (lowest // per_row) * pitch_y + GRID_TITLE_PX + rows * cell
+        texts += [{"t": str(col_labels[j]), "side": "col", "x": left + (j + 0.5) * cell, "y": bottom + 4}
+                  for j in range(0, cols, labels.every)]
+    text = {"field": "t", "type": "nominal"}
+    return [{"data": {"values": [t for t in texts if t["side"] == "row"]},
+             "mark": {"type": "text", "align": "right", "baseline": "middle", "fontSize": labels.font,
+                      "limit": max(labels.left - 6, 1)},
+             "encoding": {"x": x, "y": y, "text": text}},
+            {"data": {"values": [t for t in texts if t["side"] == "col"]},
+             "mark": {"type": "text", "align": "right", "baseline": "middle", "angle": 270, "fontSize": labels.font,
+                      "limit": max(labels.below - 6, 1)},
+             "encoding": {"x": x, "y": y, "text": text}}]
+
+
 def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, cell: int = 14,
                  spacing: float = 12, domain: tuple[float, float] | None = (0.0, 1.0), role: str = "weights",
                  value_title: str = "", words: dict | None = None, legend: dict | None = None,
-                 usermeta: dict | None = None) -> dict:
+                 usermeta: dict | None = None, labels: GridLabels | None = None) -> dict:
     """Small multiples: one small heatmap per matrix in a wrapped grid (one chart, one legend).
 
     The panels are laid out here, in pixels, and drawn as one plain view (rects between
@@ -247,6 +285,7 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
         words: translations of :data:`WORDS` for the legend and tooltips.
         legend: Vega-Lite legend config (default: Vega-Lite's).
         usermeta: more entries for the spec's ``usermeta``.
+        labels: where and how the panels' token labels are drawn (None: no labels, the tooltips name the tokens).
 
     Returns:
         A Vega-Lite spec whose ``width`` and ``height`` are the panels' extent in pixels (see
@@ -256,11 +295,13 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
     value_title = value_title or words["weight"]
     stack = np.asarray(matrices, dtype=float)
     m, rows, cols = stack.shape
-    per_row, width, height = grid_extent(m, rows, cols, columns=columns, cell=cell, spacing=spacing)
+    room = (labels.left, labels.below) if labels else (0, 0)
+    per_row, width, height = grid_extent(m, rows, cols, columns=columns, cell=cell, spacing=spacing, left=room[0],
+                                         below=room[1])
     pitch_x, pitch_y = _grid_pitch(rows, cols, cell, spacing)
     data = []
     for p in range(m):
-        left, top = (p % per_row) * pitch_x, (p // per_row) * pitch_y + GRID_TITLE_PX
+        left, top = room[0] + (p % per_row) * pitch_x, (p // per_row) * pitch_y + GRID_TITLE_PX
         for i in range(rows):
             for j in range(cols):
                 v = float(stack[p, i, j])
@@ -292,6 +333,10 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
                  "limit": {"expr": f"width * {(pitch_x - 4) / width:.6f}"}},
         "encoding": {"x": x, "y": y, "text": {"field": "panel", "type": "nominal"}},
     }
+    layers = [rect, title]
+    if labels:
+        layers += _grid_label_layers(row_labels, col_labels, m, per_row, rows, cols, cell, pitch_x, pitch_y, labels,
+                                     x, y)
     config = {"view": {"stroke": None}, "axis": LEGEND_FONTS, "legend": {**LEGEND_FONTS, **(legend or {})}}
     return {
         "$schema": VEGA_LITE_SCHEMA,
@@ -299,9 +344,10 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
         "width": width,
         "height": height,
         "autosize": {"type": "fit-x", "contains": "padding"},  # narrower than ``width`` in a narrow column
-        "layer": [rect, title],
+        "layer": layers,
         "config": config,
-        "usermeta": {"grid": {"columns": per_row, "cell": cell, "spacing": spacing}, **(usermeta or {})},
+        "usermeta": {"grid": {"columns": per_row, "cell": cell, "spacing": spacing, **({"left": room[0]} if labels else {})},
+                     **(usermeta or {})},
     }
 
 
@@ -331,47 +377,83 @@ def _js_list(labels: list[str]) -> str:
     return json.dumps(labels, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+MEMORY_AXIS = ("datum.value >= 1024 ? format(datum.value / 1024, ',.4~g') + ' GiB' : "
+               "format(datum.value, ',.4~g') + ' MiB'")  # a MiB axis labelled in MiB or GiB
+
+
+def memory_ticks(mib) -> list[float]:
+    """Ticks of a log axis in MiB: the powers of 4 (1 MiB, 4 MiB, ... 1 GiB, 4 GiB) within the values, or of 2
+    where fewer than two of those fall inside; below 1 MiB, powers of 1/4."""
+    lo, hi = min(mib), max(mib)
+    for step in (2, 1):
+        ticks = [2.0 ** e for e in range(math.floor(math.log2(lo)), math.ceil(math.log2(hi)) + 1)
+                 if e % step == 0 and lo <= 2.0 ** e <= hi]
+        if len(ticks) >= 2:
+            return ticks
+    return [lo, hi] if lo < hi else [lo]
+
+
 def benchmark_chart(records: list[dict], *, y: str = "median_ms", y_title: str = "median time (ms)",
-                    x_title: str = "sequence length n", source_title: str = "run",
-                    field_titles: dict[str, str] | None = None) -> alt.Chart:
-    """Time (or memory) against sequence length on log-log axes, one line per implementation and
-    head count; runs from different files get different dash patterns.
+                    x_title: str = "sequence length n", series_title: str = "implementation · heads",
+                    field_titles: dict[str, str] | None = None, impls: tuple[str, ...] | None = None) -> dict:
+    """Time (or memory) against sequence length on log-log axes, one line per implementation and head count.
+
+    Meant for the records of one machine and one set of sizes (:func:`selfattn.bench.summary.setups`) and
+    at most six lines: each line its own hue of a categorical scheme (:data:`colours.SERIES`), its head
+    count its stroke (solid, dashed, dotted), one legend of both under the chart in LABEL_FONT_PX words.
+    A plain Vega-Lite dict, as the heatmaps are: an Altair chart cost about 80 ms to build and validate,
+    and an upload of many machines draws a dozen (:func:`to_altair` validates one in a test).
 
     Args:
-        records: benchmark records (``selfattn.bench`` fields) with status "ok"; an optional
-            ``source`` field names the run or file each came from.
-        y: the field to plot, "median_ms" or "peak_mem_bytes".
+        records: benchmark records (``selfattn.bench`` fields); only those with status "ok" are drawn.
+        y: "median_ms", or "peak_mem_bytes", drawn in MiB on an axis labelled in MiB and GiB.
         field_titles: tooltip titles by field name (e.g. translations); fields not in it are
             titled by their name.
+        impls: the implementations in the legend's order (default: as they come).
 
     Returns:
-        An Altair chart (only a handful are drawn, so Altair's validation cost does not matter).
+        A Vega-Lite spec of a line layer and a point layer over the named dataset ``bench``.
     """
-    import pandas as pd
-
-    rows = [{**r, "series": f"{r['impl']} · h={r['heads']}", "source": r.get("source", "")}
+    memory = y == "peak_mem_bytes"
+    fields = ("seq_len", "impl", "heads", "device_name", "dtype", "batch", "d_model", "gflops", "median_ms")
+    rows = [{**{k: r.get(k) for k in fields}, "series": f"{r['impl']} · h={r['heads']}",
+             "peak_mem": memory_text(r.get("peak_mem_bytes")), "y": float(r[y]) / (2**20 if memory else 1)}
             for r in records if r.get("status") == "ok" and r.get(y) not in (None, "") and float(r[y]) > 0]
-    columns = ["seq_len", "series", "source", "impl", "heads", "device_name", "dtype", "batch", "d_model",
-               "gflops", "median_ms", "peak_mem_bytes"]
-    frame = pd.DataFrame(rows, columns=list(dict.fromkeys([*columns, y])))
+    heads = sorted({r["heads"] for r in rows})
+    order = list(dict.fromkeys([*(impls or ()), *(r["impl"] for r in rows)]))
+    series = [f"{impl} · h={h}" for impl in order for h in heads if any(
+        r["impl"] == impl and r["heads"] == h for r in rows)]
+    dashes = [list(colours.DASHES[heads.index(int(s.rsplit("=", 1)[1])) % len(colours.DASHES)]) for s in series]
     titles = field_titles or {}
 
-    def tip(shorthand: str, **kwargs) -> alt.Tooltip:
-        field = shorthand.split(":")[0]
-        if field in titles:
-            kwargs["title"] = titles[field]
-        return alt.Tooltip(shorthand, **kwargs)
+    def tip(name: str, kind: str, **kwargs) -> dict:
+        return {"field": name, "type": kind, "title": titles.get(name, name), **kwargs}
 
-    base = alt.Chart(frame).encode(
-        x=alt.X("seq_len:Q", scale=alt.Scale(type="log", base=2), title=x_title),
-        y=alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title),
-        color=alt.Color("series:N", title=None),
-        strokeDash=alt.StrokeDash("source:N", title=source_title),
-        tooltip=[tip("source:N"), tip("series:N"), tip("device_name:N"), tip("dtype:N"), tip("batch:Q"),
-                 tip("d_model:Q"), tip("seq_len:Q"), tip("median_ms:Q", format=".4g"),
-                 tip("gflops:Q", format=".4g"), tip("peak_mem_bytes:Q", format=",")],
-    )
-    return (base.mark_line() + base.mark_point(filled=True)).properties(height=320)
+    fonts = {"labelFontSize": LABEL_FONT_PX, "titleFontSize": LABEL_FONT_PX}
+    legend = {"orient": "bottom", "direction": "vertical", "columns": 2 if len(series) > 3 else 1, "labelLimit": 0,
+              "symbolType": "stroke", "symbolSize": 500, "symbolStrokeWidth": 2.5, **fonts}
+    y_axis = dict(fonts)
+    if memory and rows:
+        y_axis.update(labelExpr=MEMORY_AXIS, values=memory_ticks([r["y"] for r in rows]))
+    colour = {"field": "series", "type": "nominal", "title": series_title, "sort": series,
+              "scale": colours.series_scale(series)}
+    encoding = {
+        "x": {"field": "seq_len", "type": "quantitative", "scale": {"type": "log", "base": 2}, "title": x_title,
+              "axis": dict(fonts)},
+        "y": {"field": "y", "type": "quantitative", "scale": {"type": "log"}, "title": y_title, "axis": y_axis},
+        "tooltip": [tip("series", "nominal"), tip("device_name", "nominal"), tip("dtype", "nominal"),
+                    tip("batch", "quantitative"), tip("d_model", "quantitative"), tip("seq_len", "quantitative"),
+                    tip("median_ms", "quantitative", format=".4g"), tip("gflops", "quantitative", format=".4g"),
+                    tip("peak_mem", "nominal")],
+    }
+    lines = {"mark": {"type": "line", "strokeWidth": 2.5},
+             "encoding": {**encoding, "color": {**colour, "legend": legend},
+                          "strokeDash": {"field": "series", "type": "nominal", "title": series_title, "sort": series,
+                                         "legend": legend, "scale": {"domain": series, "range": dashes}}}}
+    # The points keep out of the legend: theirs would draw the lines' dashes 0 px wide.
+    points = {"mark": {"type": "point", "filled": True, "size": 50},
+              "encoding": {**encoding, "color": {**colour, "legend": None}}}
+    return {"datasets": {"bench": rows}, "data": {"name": "bench"}, "height": 320, "layer": [lines, points]}
 
 
 def pattern_grid(patterns, kind_names: dict[str, str], *, layer_title: str = "layer",

@@ -28,6 +28,13 @@ BAD_INPUT = "#d62728"  # the outline of a Playground table with a bad cell
 CELL_EDGE = "white"  # the thin outline between heatmap cells
 HIGHLIGHT = "#ff7f0e"  # the outline of the cells that light up together in the Playground's maps (heatmap.css)
 INK_ON_DARK, INK = "white", "black"  # values printed in a dark cell, and in any other
+SERIES = "tableau10"  # the lines of a benchmark chart: a categorical scheme, one distinct hue a line (six at most)
+DASHES = ([1, 0], [7, 4], [2, 3])  # the same lines' strokes, by head count: solid, dashed, dotted
+
+
+def series_scale(domain) -> dict:
+    """The Vega-Lite colour scale of a benchmark chart's lines, ``domain`` their names in order."""
+    return {"scheme": SERIES, "domain": list(domain)}
 
 
 # Each scheme as Vega's own colour stops, low to high: the Playground's step maps are drawn without

@@ -188,9 +188,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.chart_time": {"en": "Time vs sequence length (log–log)", "zh": "时间与序列长度（双对数坐标）"},
     "hd.chart_mem": {"en": "Peak memory vs sequence length (log–log)", "zh": "峰值内存与序列长度（双对数坐标）"},
     "hd.axis_time": {"en": "median time (ms)", "zh": "中位时间（毫秒）"},
-    "hd.axis_mem": {"en": "peak memory (bytes)", "zh": "峰值内存（字节）"},
+    "hd.axis_mem": {"en": "peak memory (MiB, GiB)", "zh": "峰值内存（MiB、GiB）"},
     "hd.axis_n": {"en": "sequence length n", "zh": "序列长度 n"},
-    "hd.axis_source": {"en": "results", "zh": "来源"},
     "hd.ratios": {"en": "Ratios (above 1: the second is faster or smaller)", "zh": "比值（大于 1 表示后者更快或更省）"},
     # Column headers of the results tables and chart tooltips; exports keep the field names.
     "hd.col_source": {"en": "results", "zh": "来源"},
@@ -208,7 +207,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.col_iqr_share": {"en": "IQR / median (%)", "zh": "四分位距 / 中位数（%）"},
     "hd.col_noisy": {"en": "noisy", "zh": "波动大"},
     "hd.col_gflops": {"en": "GFLOP/s", "zh": "GFLOP/s"},
-    "hd.col_peak_mem_bytes": {"en": "peak memory (bytes)", "zh": "峰值内存（字节）"},
+    "hd.col_peak_mem": {"en": "peak memory", "zh": "峰值内存"},
     "hd.col_num_threads": {"en": "CPU threads", "zh": "CPU 线程数"},
     "hd.col_status": {"en": "status", "zh": "状态"},
     "hd.col_error": {"en": "error", "zh": "错误"},
@@ -232,6 +231,53 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.bench_placeholder": {"en": "Choose at least one", "zh": "请至少选择一项"},
     "hd.col_time_ratio": {"en": "time {a} / {b}", "zh": "时间 {a} / {b}"},
     "hd.col_best_ratio": {"en": "best rounds {a} / {b}", "zh": "最快一轮 {a} / {b}"},
+    "hd.best_missing": {"en": "not in this file (written before best rounds were kept)",
+                        "zh": "此文件没有（写入时还不记录最快一轮）"},
+    # One setup (machine, precision, batch, d_model) per chart, and what its runs show (selfattn.bench.summary).
+    "hd.setup_title": {"en": "{device}, {dtype}, batch {batch}, d_model {d_model}",
+                       "zh": "{device}，{dtype}，批大小 {batch}，d_model {d_model}"},
+    "hd.setup_sizes": {"en": "{source}: batch {batch}, d_model {d_model}",
+                       "zh": "{source}：批大小 {batch}，d_model {d_model}"},
+    "hd.setup_source": {"en": "{title} — {source}", "zh": "{title}——{source}"},
+    "hd.charts_capped": {"en": "Charts for the first {shown} of {total} machines, sizes and head counts; the table "
+                                "below holds every run.",
+                         "zh": "只画出 {total} 组（设备、尺寸与头数）中的前 {shown} 组；下面的表格列出全部结果。"},
+    "hd.setup_heads": {"en": "{title} · heads {heads}", "zh": "{title} · 头数 {heads}"},
+    "hd.sum_faster": {"en": "With h = {heads}, fused is {times}× as fast as three steps (n = {n_lo} to {n_hi}).",
+                      "zh": "h = {heads} 时，融合实现的速度是分步实现的 {times} 倍（n = {n_lo} 至 {n_hi}）。"},
+    "hd.sum_slower": {"en": "With h = {heads}, fused is the slower: time three steps / fused is {ratio}, so fused "
+                            "takes {times}× as long (n = {n_lo} to {n_hi}).",
+                      "zh": "h = {heads} 时，融合实现反而更慢：分步 / 融合的时间比为 {ratio}，即融合实现耗时是分步实现的 "
+                            "{times} 倍（n = {n_lo} 至 {n_hi}）。"},
+    "hd.sum_mixed": {"en": "With h = {heads}, time three steps / fused goes from {first} at n = {n_lo} to {last} at "
+                           "n = {n_hi} (above 1: fused is faster).",
+                     "zh": "h = {heads} 时，分步 / 融合的时间比从 n = {n_lo} 时的 {first} 变为 n = {n_hi} 时的 {last}"
+                           "（大于 1 表示融合实现更快）。"},
+    "hd.sum_memory": {"en": "At n = {n} and h = {heads}, three steps peaks at {naive} of memory and fused at {fused} "
+                            "(three steps / fused: {ratio}).",
+                      "zh": "n = {n}、h = {heads} 时，分步实现的峰值内存为 {naive}，融合实现为 {fused}（分步 / 融合：{ratio}）。"},
+    "hd.why_unmeasured": {
+        "en": "Why fused loses at h = {heads}: that head is {head_dim} wide. The SDPA backends measured on this GPU "
+              "(`{file}`) were timed at head_dim {measured} only; there the default kernel ran at {default} TFLOP/s, "
+              "at the pace of {backend}. Here fused reaches {fused} TFLOP/s at head_dim {head_dim}, while three "
+              "steps, plain matrix products, reach {naive}. Which backend runs at head_dim {head_dim} that file does "
+              "not show: `python benchmarks/bench_sdpa_backends.py --heads {heads}` on this GPU measures it.",
+        "zh": "为什么 h = {heads} 时融合实现更慢：这个头宽 {head_dim}。在这块 GPU 上测得的各个 SDPA 后端"
+              "（`{file}`）只测了 head_dim {measured}：那里默认内核跑到 {default} TFLOP/s，与 {backend} 的速度相当。"
+              "这里 head_dim {head_dim} 时融合实现只有 {fused} TFLOP/s，而分步实现（普通矩阵乘法）达到 {naive}。"
+              "head_dim {head_dim} 时究竟用哪个后端，该文件没有测：在这块 GPU 上运行 "
+              "`python benchmarks/bench_sdpa_backends.py --heads {heads}` 即可测出。"},
+    "hd.why_backend": {
+        "en": "Why fused loses at h = {heads}: that head is {head_dim} wide, and the SDPA backends timed at that "
+              "size on this GPU (`{file}`) show {refused} refusing it and the default kernel running at the pace of "
+              "{backend}. Here fused reaches {fused} TFLOP/s, three steps, plain matrix products, {naive}.",
+        "zh": "为什么 h = {heads} 时融合实现更慢：这个头宽 {head_dim}；在这块 GPU 上按这个大小测得的各个 SDPA 后端"
+              "（`{file}`）显示 {refused} 不接受它，默认内核的速度与 {backend} 相当。这里融合实现达到 {fused} "
+              "TFLOP/s，分步实现（普通矩阵乘法）达到 {naive}。"},
+    "hd.backend_cudnn": {"en": "cuDNN", "zh": "cuDNN"},
+    "hd.backend_flash": {"en": "FlashAttention", "zh": "FlashAttention"},
+    "hd.backend_efficient": {"en": "memory-efficient", "zh": "内存高效后端"},
+    "hd.backend_none": {"en": "no backend", "zh": "没有后端"},
     "hd.col_mem_ratio": {"en": "memory {a} / {b}", "zh": "内存 {a} / {b}"},
     "hd.results": {"en": "All runs", "zh": "全部结果"},
     "hd.download_csv": {"en": "Download results (CSV)", "zh": "下载结果（CSV）"},
