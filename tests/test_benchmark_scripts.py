@@ -70,7 +70,9 @@ def test_bench_browser_times_an_edit_in_chromium(tmp_path):
     assert row["size"] == "tutorial" and re.search(r"tutorial\s+\d+\.\d", done.stdout)
     assert edit["per_chart"][-1]["changed"]  # the outputs chart, last on the page, shows the new numbers
     # The maps are drawn by the browser's preview, often before the rerun request leaves (issue 22)
-    assert edit["sent"] > 0 and edit["charts"] > 0 and edit["server"] > 0 and edit["runs"] == 1
+    # runs: the fragment's; the first edit of a preset's tables also reruns the page once, to say above the
+    # steps that the tables are edited (issue 30: the preset note tells what is on screen)
+    assert edit["sent"] > 0 and edit["charts"] > 0 and edit["server"] > 0 and edit["runs"] in (1, 2)
     assert edit["charts"] < edit["finished"]  # drawn before the server's run has finished
     assert edit["messages_by_kind"]["kinds"]["bidi_component"]["count"] >= len(edit["per_chart"]) == 7
     assert {"server", "browser_trace", "js_profile"} <= set(row["breakdown"])
