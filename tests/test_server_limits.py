@@ -178,3 +178,25 @@ def test_a_heavy_run_that_fails_or_is_stopped_while_waiting_gives_its_place_back
     with limits.heavy_turn(lambda n: None):
         pass
     assert limits._heavy_waiting == 0
+
+
+def test_a_run_can_step_out_of_its_turn_for_work_bounded_on_its_own():
+    """A benchmark sweep (seconds, one at a time for all replicas) gives its place back while it runs."""
+    import threading
+
+    ran = []
+    with limits.heavy_turn(lambda n: None):
+        with limits.outside_heavy_turn():
+            def view():
+                with limits.heavy_turn(lambda n: None):
+                    ran.append("another view")
+
+            other = threading.Thread(target=view)
+            other.start()
+            other.join(5)
+            assert ran == ["another view"]  # it did not wait for the sweep
+        assert limits._holder.holds is True  # the place is taken again
+    with limits.outside_heavy_turn():  # outside any turn: nothing to give back
+        pass
+    assert limits._heavy.acquire(blocking=False)  # and every place is free again
+    limits._heavy.release()

@@ -22,7 +22,7 @@ from selfattn.display.units import memory_text
 from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from selfattn.hosting import is_hosted
-from ui import fit
+from ui import fit, server_limits
 from ui import state as settings
 from ui.common import csv_button, tr, tr_plain, vega
 
@@ -365,7 +365,9 @@ def run_benchmark(config: bench.BenchConfig, progress) -> list[dict]:
     if wait > 0:
         raise InputError("bench_cooldown", f"You ran a benchmark moments ago; you can run again in "
                          f"{math.ceil(wait)} s.", wait_s=math.ceil(wait), cooldown_s=limits["cooldown_s"])
-    with guard.one_sweep_at_a_time(expected), guard.MemoryWatch() as memory:
+    # the sweep has its own bounds (one at a time for all replicas, its CPU and memory): while it runs, the
+    # process's other heavy views go on (ui/server_limits.py)
+    with guard.one_sweep_at_a_time(expected), guard.MemoryWatch() as memory, server_limits.outside_heavy_turn():
         try:
             return bench.run_benchmark(config, progress=progress, memory=memory)
         finally:

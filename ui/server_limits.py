@@ -58,6 +58,7 @@ _uploaded_at: dict[tuple[str, str], float] = {}  # (session, file id) -> when it
 _installed = False
 _heavy = threading.BoundedSemaphore(HEAVY_AT_ONCE)
 _heavy_waiting = 0
+_holder = threading.local()  # .holds: this thread's run holds a place (heavy_turn), and has not stepped out
 
 
 # ── 1. Component triggers ────────────────────────────────────────────────────────────────
@@ -231,7 +232,28 @@ def heavy_turn(waiting: Callable[[int], None]) -> Iterator[None]:
                 with _lock:
                     _heavy_waiting -= 1
             waiting(0)
+        _holder.holds = True
         yield
     finally:
         if acquired:
+            _holder.holds = False
             _heavy.release()
+
+
+@contextlib.contextmanager
+def outside_heavy_turn() -> Iterator[None]:
+    """Give this run's place back while the body runs, and take one again after (waiting if need be).
+
+    For work with a bound of its own that would otherwise hold every heavy view of the process
+    up: a benchmark sweep (seconds; one at a time for all replicas, by its lock file).
+    """
+    if not getattr(_holder, "holds", False):
+        yield
+        return
+    _holder.holds = False
+    _heavy.release()
+    try:
+        yield
+    finally:
+        _heavy.acquire()
+        _holder.holds = True
