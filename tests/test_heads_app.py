@@ -198,9 +198,12 @@ def test_every_row_and_column_of_the_default_maps_is_labelled_and_each_head_name
     assert_fits(grid)
 
 
-def test_labels_shrink_with_their_cells_and_thin_only_below_8_px():
-    assert [fit.label_font(c) for c in (30, 14, 12, 10, 6)] == [12, 12, 10, 8, 8]
-    assert [fit.label_stride(c) for c in (30, 14, 10, 9, 5, 3)] == [1, 1, 1, 2, 2, 4]
+def test_labels_stay_readable_and_thin_only_in_cells_under_12_px():
+    """Labels are never smaller than 12 px (read from the back of a room, tests/test_layout_browser.py);
+    cells of 12 px and more label every row and column, smaller ones every k-th (the tooltips and the
+    CSV name every one)."""
+    assert [fit.label_font(c) for c in (30, 14, 12, 10, 6)] == [12, 12, 12, 12, 12]
+    assert [fit.label_stride(c) for c in (30, 14, 12, 10, 9, 5, 3)] == [1, 1, 1, 2, 2, 3, 4]
 
 
 def test_side_by_side_only_while_the_one_head_map_stays_readable():

@@ -31,8 +31,8 @@ GAP_PX = 16  # between st.columns and between the blocks of a row (gap="small")
 MIN_BLOCK_PX = 180  # a block in a row is at least this wide, for its title and CSV button
 FONT_PX = LABEL_FONT_PX  # axis labels (12 px: readable on a projector)
 LABEL_GAP_PX = 14  # cells this big keep their labels 12 px and 2 px apart
-MIN_LABEL_FONT_PX = 8  # smallest label font: cells narrower than this plus LABEL_PAD_PX label every k-th
-LABEL_PAD_PX = 2  # least room between two neighbouring labels
+MIN_LABEL_FONT_PX = 12  # smallest label font (read from the back of a room): smaller cells label every k-th
+LABEL_PAD_PX = 0  # room between neighbouring labels beyond their font size (12 px text in 12 px cells does not touch)
 Y_LABEL_PX = 96  # longest row label drawn; longer ones end in "…" (the tooltip has them whole)
 X_LABEL_PX = 72  # the same for column labels, which stand upright
 CHART_PAD_PX = 24  # beside the row labels: ticks and label padding (TICK_PX) and a margin
