@@ -144,7 +144,7 @@ LAYOUT_JS = r"""
   const headings = [...main.querySelectorAll('h1, h2, h3')].filter(h => h.getClientRects().length)
     .map(h => ({text: h.innerText.slice(0, 30), lines: lines(h)}));
   const badges = [...main.querySelectorAll('[data-testid="stMarkdownContainer"] code')]
-    .filter(c => /^\d+\u00a0×\u00a0\d+$/.test(c.innerText)).map(c => c.getClientRects().length);
+    .filter(c => /^\d+ × \d+$/.test(c.innerText)).map(c => c.getClientRects().length);
   const sizes = ['pg_n', 'pg_d_in', 'pg_d_k', 'pg_d_v']
     .map(k => main.querySelector(`.st-key-${k} [data-testid="stNumberInputContainer"]`)).filter(Boolean)
     .map(e => Math.round(e.getBoundingClientRect().top));

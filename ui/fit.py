@@ -283,8 +283,7 @@ def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, m
 
 def map_header(title: str, shape, note: str = "") -> None:
     """A map's name in bold and its shape, e.g. **Weights** `3 × 3`, then ``note`` after a dot if any."""
-    shape_text = "\u00a0×\u00a0".join(str(s) for s in shape)  # no break inside "3 × 3"
-    st.markdown(f"**{title}** &nbsp; `{shape_text}`" + (f" · {note}" if note else ""))
+    st.markdown(f"**{title}** &nbsp; `{' × '.join(str(s) for s in shape)}`" + (f" · {note}" if note else ""))
 
 
 def show_map(title: str, matrix, row_labels, col_labels, *, key: str, width: float, caption: str = "",
