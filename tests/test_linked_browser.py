@@ -242,7 +242,7 @@ def test_the_keyboard_reaches_each_map_once_and_a_row_lights_up_and_picks(new_pa
 
 def focus_box(page) -> str:
     """What the focus selectbox of steps 4-7 shows."""
-    return page.locator("[data-testid='stSelectbox']").filter(has_text="Focus on input").locator("input").input_value()
+    return page.locator("[data-testid='stSelectbox']").filter(has_text="Focus on token").locator("input").input_value()
 
 
 @pytest.mark.parametrize("name, header", [("weights", False), ("outputs", True)])

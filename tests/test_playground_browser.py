@@ -113,7 +113,7 @@ def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path):
     (Streamlit maps a selectbox's answer back by its label, so changed labels once crashed here)."""
     with streamlit_server() as url, chromium_page(height=1600) as page:
         open_playground(page, url)
-        pick(page, "Focus on input", "3: Input 3")
+        pick(page, "Focus on token", "3: Input 3")
         page.wait_for_function("() => document.body.innerText.includes('q3·k1 = 2×0 + 1×1 + 3×1 = 4')",
                                timeout=30000)
 
