@@ -31,7 +31,7 @@ def every_field():
     return [field for page in PAGES for field in links.fields(page)]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400, deadline=None, derandomize=True)
 @given(TEXTS)
 def test_parse_whole_takes_ascii_digits_only(text):
     try:
@@ -42,7 +42,7 @@ def test_parse_whole_takes_ascii_digits_only(text):
     assert text.isascii() and set(text.lstrip("-")) <= set("0123456789") and int(text) == value
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(TEXTS, st.sampled_from(range(64)))
 def test_every_setting_of_every_page_takes_odd_digits_as_a_plain_refusal(text, which):
     fields = every_field()
@@ -56,7 +56,7 @@ def test_every_setting_of_every_page_takes_odd_digits_as_a_plain_refusal(text, w
             assert text.isascii()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.lists(TEXTS, min_size=1, max_size=5))
 def test_playground_sizes_and_cell_diffs_take_odd_digits_as_a_plain_refusal(parts):
     text = ".".join(parts)
@@ -67,11 +67,14 @@ def test_playground_sizes_and_cell_diffs_take_odd_digits_as_a_plain_refusal(part
     else:
         assert text.isascii() and 1 <= sizes.n <= MAX_TOKENS and max(sizes[1:]) <= MAX_DIM
     base = [["0"] * 4 for _ in range(3)]
+    item = text + ".5"  # row.column.cell text: the row and column in ASCII digits, the text anything
     try:
-        rows = share.apply_diff(base, text + ".5")
+        share.apply_diff(base, item)
     except share.BadValue:
         return
-    assert text.isascii() or rows == base
+    if "_" not in item and "!" not in item:  # one item, no escapes
+        row, col = item.split(".")[:2]
+        assert row.isascii() and row.isdigit() and col.isascii() and col.isdigit(), item
 
 
 @pytest.mark.parametrize("size", ["².4.3.3", "3.①.3.3", "٣.4.3.3", "３.4.3.3", "+3.4.3.3", " 3.4.3.3", "3.4.3.3 ",
