@@ -1,5 +1,7 @@
 """selfattn: the Self-Attention Explorer. The frame: page config, language switch, navigation."""
 
+import contextlib
+
 import streamlit as st
 
 from selfattn.i18n import LANGS
@@ -29,11 +31,12 @@ pages = [st.Page(p.script, title=tr(f"nav.{p.name}"), icon=p.icon, default=p is 
          for p in PAGES]
 page = st.navigation(pages)
 st.set_page_config(page_title=tr_plain("nav.tab_title", page=page.title))  # "Playground · selfattn", "动手实验 · selfattn"
-if any(p.heavy and p.url_path == page.url_path for p in PAGES):
-    queue_note = st.empty()  # a heavy page waits for its turn (a few at a time per process) and says so
-    with server_limits.heavy_turn(lambda n: queue_note.info(tr("common.queue", n=n), icon=":material/hourglass:")
-                                  if n else queue_note.empty()):
-        page.run()
+if any(p.heavy and p.url_path == page.url_path for p in PAGES):  # waits its turn (one at a time a process), says so
+    queue_note = st.empty()
+    turn = server_limits.heavy_turn(lambda n: queue_note.info(tr("common.queue", n=n), icon=":material/hourglass:")
+                                    if n else queue_note.empty())
 else:
+    turn = contextlib.nullcontext()
+with turn:
     page.run()
 server_limits.sweep_session()  # uploads no uploader holds any more are dropped

@@ -18,7 +18,7 @@ named here and pinned by tests/test_server_limits.py, which fails when Streamlit
    the session is closed (minutes after its visitor left). Its instance's ``add_file`` is wrapped
    (:func:`_bounded_add_file`): a session holds at most :data:`MAX_FILES` files and
    :data:`MAX_BYTES`; a new file makes room by dropping the session's oldest. A file's name is
-   shortened to :data:`MAX_NAME_CHARS` before anything stores or draws it.
+   shortened to ``selfattn.display.guard.MAX_NAME_CHARS`` before anything stores or draws it.
 3. **Disconnects.** ``Runtime.disconnect_session`` is wrapped on the instance: a session's files
    are dropped as soon as its websocket closes (a reconnecting tab uploads again).
 
@@ -42,7 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from selfattn.display.guard import MAX_NAME_CHARS, short_name
+from selfattn.display.guard import short_name
 
 LOG = logging.getLogger("selfattn.limits")
 
