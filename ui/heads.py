@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,6 +12,8 @@ import streamlit as st
 
 from selfattn import bench
 from selfattn.bench import guard, summary
+from selfattn.bench.choices import (BENCH_D_CHOICES, BENCH_HEADS, D_CHOICES, MAX_HEADS, MAX_N,  # noqa: F401
+                                    RESULTS_DIR, SEQ_CHOICES, bench_choices, bundled_results, devices)
 from selfattn.core.heads import (MultiHeadTrace, multi_head_attention, multi_head_attention_with_mistake,
                                  weight_row_sums)
 from selfattn.core.presets import xavier
@@ -26,17 +27,10 @@ from ui import fit, server_limits
 from ui import state as settings
 from ui.common import csv_button, tr, tr_plain, vega
 
-MAX_N = 64  # tokens in the single-vs-multi comparison
-D_CHOICES = (8, 16, 32, 64, 128)
-SEQ_CHOICES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
-MAX_HEADS = 16
 MAX_TEXT = 200  # characters of the sentence box
 MIN_RUN_TIME = 0.2  # seconds per timed configuration on the page (the CLI defaults to 1 s; hosted: its limit)
 WARMUP = 3  # untimed calls before a run (hosted: its limit)
 CPU_THREADS = 1  # the page times CPU runs on one thread: two sweeps back to back agree on a busy machine
-RESULTS_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
-BENCH_D_CHOICES = (64, 128, 256, 512, 1024, 2048)
-BENCH_HEADS = (1, 2, 4, 8, 16)
 
 
 def input_matrix(source: str, seed: int, n: int | None, d_model: int | None, text: str):
@@ -231,12 +225,6 @@ def torch_checks(x, weights, num_heads: int) -> dict[str, float]:
 
 # ── Benchmark ────────────────────────────────────────────────────────────────────────
 
-def devices() -> list[str]:
-    import torch
-
-    return ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
-
-
 def device_label(device: str) -> str:
     """The device box's short name (CPU, GPU), which fits the box; the caption under it names the machine."""
     return tr_plain(f"hd.device_{device}") if device in bench.DEVICES else str(device)
@@ -265,19 +253,6 @@ def method_caption(config: bench.BenchConfig, limits: dict) -> Markdown:
     """How the visitor's runs are timed, from the sweep's own settings."""
     return tr("hd.bench_method", warmup=config.warmup, rounds=bench.ROUNDS, ms=round(config.min_run_time * 1000),
               threads=run_threads(config, limits))
-
-
-def bench_choices(limits: dict) -> dict:
-    """What the benchmark's widgets offer under ``limits`` (the caption states the same numbers).
-
-    Returns:
-        ``batch``: the largest batch; ``d_model``, ``heads``, ``seq_len``, ``impls``: the options.
-    """
-    return {"batch": int(limits["max_batch"]),
-            "d_model": [d for d in BENCH_D_CHOICES if d <= limits["max_d_model"]],
-            "heads": [h for h in BENCH_HEADS if h <= limits["max_heads"]],
-            "seq_len": [n for n in SEQ_CHOICES if n <= limits["max_seq_len"]],
-            "impls": list(bench.IMPLS)}
 
 
 def limits_caption(limits: dict) -> str:
@@ -393,18 +368,6 @@ def _note_finished(session: str, cooldown_s: float) -> None:
         finished.pop(old, None)
     if cooldown_s > 0:
         finished[session] = now
-
-
-@st.cache_resource(show_spinner=False)
-def bundled_results() -> dict[str, list[dict]]:
-    """The results files committed under benchmarks/results/, by file name (validated like uploads)."""
-    out = {}
-    for path in sorted(RESULTS_DIR.glob("*.json")):
-        try:
-            out[path.stem] = bench.load_results(path.read_bytes(), path.name)
-        except (InputError, OSError):
-            continue
-    return out
 
 
 @st.cache_resource(show_spinner=False)

@@ -118,7 +118,7 @@ def _embeddings() -> tuple[Field, ...]:
 def _heads() -> tuple[Field, ...]:
     from selfattn import bench
     from selfattn.core.heads import MISTAKES
-    from ui import heads as hd
+    from selfattn.bench import choices as hd
 
     offer = hd.bench_choices(bench.limits_for())
     devices = tuple(hd.devices())
