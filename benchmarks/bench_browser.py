@@ -72,7 +72,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, stop_process  # noqa: E402
+from support.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from support.server import free_port, stop_process  # noqa: E402
 
 CHART = "[data-testid='stVegaLiteChart']"
 # The Playground's maps (issue 22): a map component, keyed ``map_*``, drawn in its shadow root.

@@ -29,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_load  # noqa: E402
+from support import server as servers, visitor as wire  # noqa: E402
 
 LONG_EN = ("The animal didn't cross the street because it was too tired, and the rain kept falling on "
            "every roof of the old town while we talked. " * 10)[:500]
@@ -46,28 +47,28 @@ HEAVY = {
 
 
 async def crowd_once(target, page: str, query: str, crowd: int, timeout: float) -> dict:
-    tally, other_tally = bench_load.Tally(), bench_load.Tally()
+    tally, other_tally = wire.Tally(), wire.Tally()
     pid = target.pids()[0]
-    cpu0, rss0 = bench_load.cpu_seconds(pid), bench_load.rss_mb(pid)
+    cpu0, rss0 = servers.cpu_seconds(pid), servers.rss_mb(pid)
     peak = [rss0]
 
     async def sample():
         while True:
-            peak[0] = max(peak[0], bench_load.rss_mb(pid) or 0.0)
+            peak[0] = max(peak[0], servers.rss_mb(pid) or 0.0)
             await asyncio.sleep(0.1)
 
     async def heavy():
-        v = bench_load.Visitor(target.url, tally, timeout)
+        v = wire.Visitor(target.url, tally, timeout)
         try:
-            await bench_load.attempt(tally, v.open(page, query))
+            await wire.attempt(tally, v.open(page, query))
         finally:
             await v.close()
 
     async def other():
         await asyncio.sleep(0.5)
-        v = bench_load.Visitor(target.url, other_tally, timeout)
+        v = wire.Visitor(target.url, other_tally, timeout)
         try:
-            await bench_load.attempt(other_tally, v.open("playground"))
+            await wire.attempt(other_tally, v.open("playground"))
         finally:
             await v.close()
 
@@ -83,19 +84,19 @@ async def crowd_once(target, page: str, query: str, crowd: int, timeout: float) 
             "crowd_p95_s": opens[min(len(opens) - 1, int(0.95 * len(opens)))] if opens else None,
             "served": len(opens), "errors": dict(tally.errors + other_tally.errors),
             "exceptions": tally.exceptions + other_tally.exceptions, "wall_s": wall,
-            "server_cpu_s": bench_load.cpu_seconds(pid) - cpu0, "rss_growth_mb": peak[0] - rss0}
+            "server_cpu_s": servers.cpu_seconds(pid) - cpu0, "rss_growth_mb": peak[0] - rss0}
 
 
 async def measure(app_dir: Path, args) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="selfattn-crowd-") as work:
-        target = bench_load.LocalServer(app_dir, str(app_dir), Path(work))
+        target = servers.LocalServer(app_dir, str(app_dir), Path(work))
         await target.start()
         try:
             await bench_load.warm_up(target, ["playground", "heads", "embeddings"], False, args.timeout)
             alone = []
             for _ in range(args.repeat):
-                v = bench_load.Visitor(target.url, bench_load.Tally(), args.timeout)
+                v = wire.Visitor(target.url, wire.Tally(), args.timeout)
                 try:
                     alone.append(await v.open("playground"))
                 finally:

@@ -22,9 +22,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
 
-import bench_load  # noqa: E402
+from support import server as servers, visitor as wire  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 LINKS = {"tutorial (3 tokens, d=3)": "", "n=32, d=16": "size=32.16.16.16"}
@@ -37,7 +37,7 @@ def is_chart(element) -> bool:
     return kind == "vega_lite_chart" or (kind == "bidi_component" and "-map_" in element.bidi_component.id)
 
 
-class Counting(bench_load.Visitor):
+class Counting(wire.Visitor):
     """A visitor that sorts the bytes it receives: charts, references to cached messages, the rest."""
 
     def reset(self) -> None:
@@ -66,9 +66,9 @@ class Counting(bench_load.Visitor):
         cells = self.typed_table(editor, element)
         cells[0][1] = value  # the first number (a token's label comes first in X; W's row label likewise)
         self.revs[editor] = self.revs.get(editor, 0) + 1
-        self.widgets[editor] = bench_load.WidgetState(id=editor, json_value=bench_load.editor_state(
+        self.widgets[editor] = wire.WidgetState(id=editor, json_value=wire.editor_state(
             cells, self.revs[editor]))
-        await self.ws.send(bench_load.rerun_request(url=self.url, page_hash=self.page_hash,
+        await self.ws.send(wire.rerun_request(url=self.url, page_hash=self.page_hash,
                                                     query_string=self.query_string,
                                                     widgets=self.widgets.values(), cached_hashes=self.cache,
                                                     fragment_id=self.fragments.get(editor, "")))
@@ -78,21 +78,21 @@ class Counting(bench_load.Visitor):
 async def measure(url: str) -> dict:
     out = {}
     for name, query in LINKS.items():
-        v = Counting(url, bench_load.Tally(), 120)
+        v = Counting(url, wire.Tally(), 120)
         try:
             v.reset()
             if not query:
                 await v.open("playground")
             else:
-                v.url = f"{url}/{bench_load.PAGES['playground']}?{query}"
+                v.url = f"{url}/{wire.PAGES['playground']}?{query}"
                 v.query_string = query
-                v.cookies = await bench_load.http_get(v.url, v.timeout)
+                v.cookies = await wire.http_get(v.url, v.timeout)
                 host = url.split("//", 1)[1]
-                v.ws = await bench_load.connect(f"ws://{host}/_stcore/stream",
-                                                subprotocols=[bench_load.Subprotocol("streamlit")],
-                                                origin=bench_load.Origin(f"http://{host}"), proxy=None,
+                v.ws = await wire.connect(f"ws://{host}/_stcore/stream",
+                                                subprotocols=[wire.Subprotocol("streamlit")],
+                                                origin=wire.Origin(f"http://{host}"), proxy=None,
                                                 max_size=None, open_timeout=v.timeout)
-                await v.ws.send(bench_load.rerun_request(url=v.url, page_name=bench_load.PAGES["playground"],
+                await v.ws.send(wire.rerun_request(url=v.url, page_name=wire.PAGES["playground"],
                                                          query_string=query))
                 await v.finish_run()
             out[(name, "open")] = (dict(v.tally_bytes), v.charts, v.refs)
@@ -106,7 +106,7 @@ async def measure(url: str) -> dict:
 
 
 def run(app_dir: Path, label: str, work: Path) -> dict:
-    server = bench_load.LocalServer(app_dir, label, work)
+    server = servers.LocalServer(app_dir, label, work)
 
     async def go():
         await server.start()

@@ -28,8 +28,8 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests import hostile  # noqa: E402
-from tests.hostile import bench_load  # noqa: E402
+import bench_load  # noqa: E402
+from support import hostile, server as servers, visitor as wire  # noqa: E402
 
 X = r"-ed_x_\d+$"
 ROW = ["t", "1", "0", "1", "0"]  # a row of the tutorial's X: its label, then x1..x4
@@ -82,10 +82,10 @@ ATTACKS = [
 ]
 
 
-async def run_attack(target: bench_load.LocalServer, attack: Attack, limit: float) -> dict:
+async def run_attack(target: servers.LocalServer, attack: Attack, limit: float) -> dict:
     pid = target.pids()[0]
     row = {"target": target.label, "attack": attack.name}
-    rss0 = bench_load.rss_mb(pid) or 0.0
+    rss0 = servers.rss_mb(pid) or 0.0
     async with hostile.visitor(target.url) as v:
         if attack.trigger is not None:
             await v.open_link(attack.page, attack.query)
@@ -108,12 +108,12 @@ async def run_attack(target: bench_load.LocalServer, attack: Attack, limit: floa
         except (asyncio.TimeoutError, TimeoutError):
             row.update(cpu_s=f"> {limit:g}", cores="", received=v.received, rss_mb="", said="", exceptions="")
             return row
-        except bench_load.VisitorError as exc:
+        except wire.VisitorError as exc:
             row.update(cpu_s="", cores="", received=v.received, rss_mb="", said=f"error: {exc}", exceptions="")
             return row
         texts = " ".join(v.texts())
     row.update(cpu_s=round(cost.cpu_s, 2), cores=round(cost.cores, 2), received=v.received,
-               rss_mb=round((bench_load.rss_mb(pid) or 0.0) - rss0), exceptions=v.tally.exceptions,
+               rss_mb=round((servers.rss_mb(pid) or 0.0) - rss0), exceptions=v.tally.exceptions,
                said=("connection closed" if cost.closed else
                      "refused in words" if attack.said and attack.said in texts else ""))
     return row
@@ -142,7 +142,7 @@ async def bench(args, work: Path) -> list[dict]:
         for row in upload_rows(app_dir, label, work):
             rows.append(row)
             print_row(row)
-        target = bench_load.LocalServer(app_dir, label, work)
+        target = servers.LocalServer(app_dir, label, work)
         await target.start()
         try:
             await bench_load.warm_up(target, ["playground", "heads", "embeddings"], edit=False, timeout=120)
@@ -154,7 +154,7 @@ async def bench(args, work: Path) -> list[dict]:
                 print_row(row)
                 if str(row["cpu_s"]).startswith(">"):  # still busy: start afresh
                     target.stop()
-                    target = bench_load.LocalServer(app_dir, label, work)
+                    target = servers.LocalServer(app_dir, label, work)
                     await target.start()
         finally:
             target.stop()

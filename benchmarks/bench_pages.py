@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from tests import apptest  # noqa: E402
+from support import apptest  # noqa: E402
 
 
 def open_page(page: str) -> AppTest:

@@ -1,91 +1,15 @@
-"""A real browser on a real server: start `streamlit run app.py`, drive Debian's Chromium.
+"""A real browser on a real server: the page helpers of the browser tests.
 
-Used by the browser tests of every page. Chromium comes from `apt-get install chromium`
-(the test command installs it); Playwright drives it through ``executable_path``.
+The server and Chromium themselves come from support/ (shared with the benchmarks); the fixtures
+that start them are in tests/conftest.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("SELFATTN_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextlib.contextmanager
-def streamlit_server(timeout: float = 60.0, *, hosted: bool = False):
-    """Run the app on a free local port (as the public demo with ``hosted``); yield its base URL; stop it afterwards."""
-    port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", **({"SELFATTN_HOSTED": "1"} if hosted else {})}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"streamlit did not start (exit code {proc.poll()})")
-            time.sleep(0.3)
-        yield url
-    finally:
-        stop_process(proc)
-
-
-def stop_process(proc: subprocess.Popen, wait: float = 10) -> None:
-    """Ask a server to stop (SIGTERM), and kill it if it has not within ``wait`` seconds."""
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(wait)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
-
-
-@contextlib.contextmanager
-def chromium_browser():
-    """Headless Chromium, driven by Playwright (a module's fixture may share one)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-@contextlib.contextmanager
-def chromium_page(width: int = 1400, height: int = 1000):
-    """A Playwright page in headless Chromium."""
-    with chromium_browser() as browser:
-        yield browser.new_page(viewport={"width": width, "height": height})
+from support.chromium import CHROMIUM, CHROMIUM_ARGS, chromium_browser, chromium_page  # noqa: F401
+from support.server import ROOT, free_port, stop_process, streamlit_server  # noqa: F401
 
 
 def wait_until_idle(page, timeout_ms: int = 30000) -> None:

@@ -1,6 +1,20 @@
-"""Shared fixtures."""
+"""Shared fixtures, and the guard that keeps the fast tier fast.
+
+Tiers: a test marked ``browser`` drives a real Chromium, one marked ``system`` starts a process
+outside pytest (a Streamlit server, nginx, the container, an install into a fresh venv). The rest
+is the fast tier, ``pytest -m "not browser and not system"``. A test in it that starts such a
+process fails at once, naming the command: mark it, or make it cheaper.
+"""
 
 from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import re
 
 import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
@@ -8,6 +22,8 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from selfattn.hosting import HOSTED_ENV
 from selfattn.text import models
+from support.deploy import find_nginx
+from tests.fakehub import PICKLE_REPO, REPO, FakeHub, make_tiny_chinese_bert
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +65,100 @@ def downloads(monkeypatch) -> dict[str, bytes]:
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
     monkeypatch.setattr(MediaFileManager, "add_deferred", spy_deferred)
     return files
+
+
+# ── A hub on 127.0.0.1 (tests/fakehub.py) ───────────────────────────────────────────────
+
+@pytest.fixture(scope="module")
+def tiny_files(tmp_path_factory) -> dict[str, bytes]:
+    """The tiny model's files, plus a pickle file and a README that must never be downloaded."""
+    folder = make_tiny_chinese_bert(tmp_path_factory.mktemp("tiny-zh") / "model")
+    files = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= set(files)
+    return {**files, "pytorch_model.bin": b"pickle bytes, never to be fetched", "README.md": b"# tiny\n"}
+
+
+@pytest.fixture
+def loopback_only(monkeypatch):
+    """Any connection to a host other than 127.0.0.1 fails the test."""
+    real_connect = socket.socket.connect
+
+    def connect(sock, address):
+        host = address[0] if isinstance(address, tuple) else address
+        assert host in ("127.0.0.1", "::1", "localhost") or sock.family == socket.AF_UNIX, f"network use: {address}"
+        return real_connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    """An empty Hugging Face cache for this test, not hosted."""
+    from huggingface_hub import constants
+
+    monkeypatch.delenv(models.HOSTED_ENV, raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    return tmp_path / "hub"
+
+
+@pytest.fixture
+def hub(tiny_files, cache, monkeypatch):
+    """A running FakeHub with the tiny model and a pickle-only repo; HF_ENDPOINT points at it."""
+    fake = FakeHub()
+    fake.add(REPO, tiny_files)
+    fake.add(PICKLE_REPO, {"config.json": tiny_files["config.json"], "vocab.txt": b"[PAD]\n[UNK]\n",
+                           "pytorch_model.bin": b"pickle bytes"})
+    fake.start()
+    monkeypatch.setenv("HF_ENDPOINT", fake.url)
+    yield fake
+    fake.stop()
+
+
+# ── Servers ──────────────────────────────────────────────────────────────────────────────
+
+@pytest.fixture(scope="module")
+def nginx() -> str:
+    """nginx from Debian; installed here when missing and we are root (tests/run.sh does it too)."""
+    if find_nginx() is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=300)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "nginx"], env=env, capture_output=True, timeout=300)
+    path = find_nginx()
+    if path is None:
+        pytest.skip("nginx is not installed and could not be installed (apt-get install nginx needs root)")
+    return path
+
+
+# ── The tier guard ───────────────────────────────────────────────────────────────────────
+
+# Commands that only a browser or system test may start (matched in the command line).
+SLOW_COMMANDS = re.compile(r"streamlit\s+run|chromium|playwright|nginx|haproxy|buildah|podman|debootstrap|\brunc\b"
+                           r"|serve\.sh|-m\s+venv|benchmarks/bench_(?:load|browser|crowd|hostile|edit_bytes)")
+_GUARD = {"on": False}
+_real_popen_init = subprocess.Popen.__init__
+
+
+def _guarded_popen_init(self, args, *more, **options):
+    if _GUARD["on"]:
+        command = " ".join(map(str, args)) if isinstance(args, (list, tuple)) else str(args)
+        if SLOW_COMMANDS.search(command):
+            raise AssertionError(f"a fast-tier test started {command[:200]!r}: mark it system or browser "
+                                 "(pytest.ini), or keep it in-process")
+    _real_popen_init(self, args, *more, **options)
+
+
+subprocess.Popen.__init__ = _guarded_popen_init
+
+
+def is_fast(item) -> bool:
+    return not any(item.get_closest_marker(name) for name in ("browser", "system"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _GUARD["on"] = is_fast(item)  # before any fixture of the test starts, a module's shared server included
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    _GUARD["on"] = False

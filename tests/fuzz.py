@@ -35,7 +35,7 @@ from urllib.parse import parse_qsl, urlencode
 from streamlit.testing.v1 import AppTest
 
 from selfattn.i18n import CATALOG, LANGS, t
-from tests.apptest import APP, open_link
+from support.apptest import APP, open_link
 from ui import state as settings
 
 ACTIONS = int(os.environ.get("SELFATTN_FUZZ_ACTIONS", "300"))

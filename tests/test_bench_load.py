@@ -7,35 +7,37 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from streamlit.proto.Element_pb2 import Element
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import bench_load  # noqa: E402
+from support import visitor as wire  # noqa: E402
 
 
 def test_an_edit_is_sent_as_the_browser_writes_it():
-    assert bench_load.editor_state([["Input 1", "5"], ["输入 2", "0"]], 3) == \
+    assert wire.editor_state([["Input 1", "5"], ["输入 2", "0"]], 3) == \
         '{"table":{"rev":3,"cells":[["Input 1","5"],["输入 2","0"]]}}'
-    assert len({bench_load.edit_value(k) for k in range(10)}) == 10  # every edit changes the page
+    assert len({wire.edit_value(k) for k in range(10)}) == 10  # every edit changes the page
 
 
 def test_widgets_start_at_the_value_the_server_set_else_their_default():
     toggle = Element()
     toggle.checkbox.id, toggle.checkbox.default = "$$ID-1-pg_scale", True
-    assert bench_load.widget_state(toggle).bool_value is True
+    assert wire.widget_state(toggle).bool_value is True
     toggle.checkbox.value, toggle.checkbox.set_value = False, True
-    assert bench_load.widget_state(toggle).bool_value is False
+    assert wire.widget_state(toggle).bool_value is False
     box = Element()
     box.selectbox.id, box.selectbox.default = "$$ID-2-pg_preset", 1
     box.selectbox.options.extend(["Tutorial", "Random"])
-    assert bench_load.widget_state(box).string_value == "Random"
+    assert wire.widget_state(box).string_value == "Random"
     button = Element()
     button.button.id = "$$ID-3-go"
-    assert bench_load.widget_state(button) is None  # a trigger: the browser sends it only when clicked
+    assert wire.widget_state(button) is None  # a trigger: the browser sends it only when clicked
 
 
+@pytest.mark.system  # bench_load.py starts a Streamlit server
 def test_two_visitors_open_edit_and_soak_without_errors(tmp_path):
     out = tmp_path / "load.json"
     done = subprocess.run(

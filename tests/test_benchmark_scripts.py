@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
+pytestmark = pytest.mark.system  # the benchmark scripts start Streamlit servers and Chromium
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -59,6 +61,7 @@ def test_bench_sdpa_backends_on_cuda(tmp_path):
     assert {row["backend"] for row in printed.rows} == {"default", "flash", "cudnn", "efficient"}
 
 
+@pytest.mark.browser
 @pytest.mark.browser
 def test_bench_browser_times_an_edit_in_chromium(tmp_path):
     out = tmp_path / "browser.json"

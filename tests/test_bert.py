@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from selfattn.text import bert, models
-from tests.test_models import make_tiny_bert
+from tests.fakehub import make_tiny_bert
 
 SENTENCES = [
     "The animal didn't cross the street because it was too tired.",

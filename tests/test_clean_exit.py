@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from tests.browser import ROOT
+from support.server import ROOT
 
 SCRIPT = """
 from streamlit.testing.v1 import AppTest

@@ -12,7 +12,7 @@ from altair.vegalite.v6.schema.core import load_schema
 
 from selfattn.core.heads import MISTAKES
 from selfattn.display import charts, colours
-from tests.apptest import heatmap_specs, open_link, open_page
+from support.apptest import heatmap_specs, open_link, open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 VEGA = load_schema()["definitions"]  # Vega-Lite's own lists of colour scheme names, by kind
@@ -128,7 +128,7 @@ def assert_coloured_by_role(specs: list[dict]) -> tuple[int, int]:
 
 def test_playground_colours_by_role():
     """The step maps (drawn without Vega) take their colour stops from the same table, by role."""
-    from tests.apptest import step_maps
+    from support.apptest import step_maps
 
     at = open_page("playground")
     at.toggle(key="pg_causal").set_value(True).run()

@@ -41,6 +41,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+pytestmark = pytest.mark.system  # builds and runs the container image (buildah/podman)
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("SELFATTN_TEST_CACHE") or Path.home() / ".cache" / "selfattn-test")
 BASE_IMAGE = "docker.io/library/python:3.11-slim"  # what the Dockerfile's FROM python:3.11-slim resolves to
@@ -302,12 +304,12 @@ def test_the_dockerfile_builds_and_the_container_serves_the_app_slow(tools, tmp_
 async def visit_pages(port: int) -> dict[str, float]:
     """Open every page as a browser tab does (benchmarks/bench_load.py's Visitor) and type one
     number into the Playground; each run must finish without an exception."""
-    import bench_load
+    from support import visitor as wire
 
     seconds = {}
-    for page in bench_load.PAGES:
-        tally = bench_load.Tally()
-        visitor = bench_load.Visitor(f"http://127.0.0.1:{port}", tally, timeout=120)
+    for page in wire.PAGES:
+        tally = wire.Tally()
+        visitor = wire.Visitor(f"http://127.0.0.1:{port}", tally, timeout=120)
         try:
             seconds[f"open_{page}_s"] = await visitor.open(page)
             if page == "playground":

@@ -1,6 +1,6 @@
 """The Sentence embeddings page downloads a model that is not on the machine only when the visitor clicks.
 
-The hub is a loopback server (tests/test_hub_download.py's FakeHub, a tiny random Chinese BERT in
+The hub is a loopback server (tests/fakehub.py's FakeHub, a tiny random Chinese BERT in
 the hub's URL layout) reached through ``HF_ENDPOINT``, counting every request; nothing leaves
 127.0.0.1. A page open, a rerun, a language switch make no request at all; a click does.
 """
@@ -10,8 +10,10 @@ from __future__ import annotations
 import pytest
 
 from selfattn.text import models, prefetch
-from tests.apptest import choice_widget, open_link, open_page, texts
-from tests.test_hub_download import REPO, cache, hub, loopback_only, tiny_files  # noqa: F401 - fixtures
+from support.apptest import choice_widget, open_link, open_page, texts
+from tests.fakehub import REPO
+
+pytestmark = pytest.mark.usefixtures("loopback_only")  # no test here reaches the network
 
 WANTED = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"]
 CHINESE = "google-bert/bert-base-chinese"
@@ -129,7 +131,7 @@ def test_hosted_demo_downloads_only_when_the_host_opts_in(hub, cache, monkeypatc
 
 
 def test_a_pickle_only_model_is_refused_on_the_click_before_anything_is_fetched(hub, cache):
-    from tests.test_hub_download import PICKLE_REPO
+    from tests.fakehub import PICKLE_REPO
 
     at = choose_model(open_page("embeddings"), PICKLE_REPO)
     assert not at.exception and hub.requests == []

@@ -13,7 +13,7 @@ from selfattn.core.attention import raw_self_attention
 from selfattn.i18n import escape_markdown, t
 from selfattn.text import models
 from selfattn.text.embeddings import REGISTRY, SOURCES
-from tests.apptest import (assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_link, open_page,
+from support.apptest import (assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_link, open_page,
                            texts)
 from ui import fit
 
@@ -443,7 +443,7 @@ def test_a_bad_sentence_is_explained_once():
 
 
 def test_local_folder_with_a_tiny_bert(tmp_path):
-    from tests.test_models import make_tiny_bert
+    from tests.fakehub import make_tiny_bert
 
     folder = make_tiny_bert(tmp_path)
     at = open_page("embeddings")
@@ -484,7 +484,7 @@ def test_all_heads_of_a_layer_download_as_csv(minilm, downloads):
 
 
 def test_one_layer_one_head_model_and_singular_counts(tmp_path):
-    from tests.test_models import make_tiny_bert
+    from tests.fakehub import make_tiny_bert
 
     folder = make_tiny_bert(tmp_path / "one", num_layers=1, num_heads=1)
     at = open_page("embeddings")

@@ -11,33 +11,31 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.test_deploy import Served, alive, nginx, rss_mb  # noqa: F401 - nginx is a fixture
+from support.deploy import Served, alive, rss_mb
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import bench_load  # noqa: E402
+from support import visitor as wire  # noqa: E402
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.system, pytest.mark.timeout(600)]  # serve.sh: nginx and Streamlit processes
 EDITORS_PER_REPLICA = 3
 
 
-async def editing(url: str, edits: int, tally: "bench_load.Tally", pause: float = 0.3,
+async def editing(url: str, edits: int, tally: "wire.Tally", pause: float = 0.3,
                   route: dict | None = None) -> None:
     """One visitor: open the Playground, then edit X ``edits`` times; its replica goes into ``route``."""
-    visitor = bench_load.Visitor(url, tally, timeout=60)
+    visitor = wire.Visitor(url, tally, timeout=60)
     try:
         await visitor.open("playground")
         if route is not None:
             route["replica"] = visitor.cookies.get("selfattn_route", "?")
         for i in range(edits):
-            await visitor.edit(bench_load.edit_value(i))
+            await visitor.edit(wire.edit_value(i))
             await asyncio.sleep(pause)
     finally:
         await visitor.close()
@@ -46,7 +44,7 @@ async def editing(url: str, edits: int, tally: "bench_load.Tally", pause: float 
 async def class_with_a_kill(server: Served) -> dict:
     """Six editors (three per replica); replica 0 is SIGKILLed while they edit."""
     url = f"http://127.0.0.1:{server.port}"
-    tallies = [bench_load.Tally() for _ in range(2 * EDITORS_PER_REPLICA)]
+    tallies = [wire.Tally() for _ in range(2 * EDITORS_PER_REPLICA)]
     routes = [{} for _ in tallies]
     tasks = [asyncio.create_task(editing(url, 12, tally, route=route)) for tally, route in zip(tallies, routes)]
     await asyncio.sleep(4)  # everyone has opened the page and is editing
@@ -60,7 +58,7 @@ def test_a_replica_killed_while_a_class_edits_leaves_the_others_untouched_and_co
     server = Served(tmp_path)
     try:
         for _ in range(2):  # one untimed visit per replica first (round robin), as a warmed-up demo has had
-            asyncio.run(editing(f"http://127.0.0.1:{server.port}", 1, bench_load.Tally()))
+            asyncio.run(editing(f"http://127.0.0.1:{server.port}", 1, wire.Tally()))
         seen = len(server.lines)
         outcome = asyncio.run(class_with_a_kill(server))
         by_replica: dict[str, list] = {}
@@ -74,10 +72,10 @@ def test_a_replica_killed_while_a_class_edits_leaves_the_others_untouched_and_co
         # The killed replica comes back, and its visitors get a working page when they reload.
         new = int(server.wait_for_line(r"^replica 0: pid (\d+) ", timeout=90, start=seen)[1])
         assert new != outcome["victim"] and alive(new)
-        tally = bench_load.Tally()
+        tally = wire.Tally()
         deadline = time.monotonic() + 90
         while True:
-            reloaded = bench_load.Tally()
+            reloaded = wire.Tally()
             asyncio.run(editing(f"http://127.0.0.1:{server.port}", 2, reloaded))
             if not reloaded.errors and not reloaded.exceptions:
                 break
@@ -89,11 +87,11 @@ def test_a_replica_killed_while_a_class_edits_leaves_the_others_untouched_and_co
         server.stop()
 
 
-async def drop_mid_run(url: str, tally: "bench_load.Tally") -> None:
+async def drop_mid_run(url: str, tally: "wire.Tally") -> None:
     """Open the Playground, send an edit and close the socket before the run has finished."""
-    visitor = bench_load.Visitor(url, tally, timeout=60)
+    visitor = wire.Visitor(url, tally, timeout=60)
     await visitor.open("playground")
-    await visitor.send_edit(bench_load.edit_value(3))
+    await visitor.send_edit(wire.edit_value(3))
     await visitor.close()
 
 
@@ -103,12 +101,12 @@ def test_visitors_who_close_the_browser_mid_run_leave_nothing_behind(nginx, tmp_
         url = f"http://127.0.0.1:{server.port}"
         pid = server.replica_pids()[0]
         for _ in range(3):  # warm: the model, the caches
-            asyncio.run(editing(url, 1, bench_load.Tally()))
+            asyncio.run(editing(url, 1, wire.Tally()))
         time.sleep(2)
         before = rss_mb(pid)
 
         async def wave():
-            tally = bench_load.Tally()
+            tally = wire.Tally()
             await asyncio.gather(*(drop_mid_run(url, tally) for _ in range(20)))
             return tally
 
@@ -117,7 +115,7 @@ def test_visitors_who_close_the_browser_mid_run_leave_nothing_behind(nginx, tmp_
             assert not tally.exceptions, tally.exceptions
         time.sleep(3)
         after = rss_mb(pid)
-        healthy = bench_load.Tally()
+        healthy = wire.Tally()
         asyncio.run(editing(url, 2, healthy))  # the server still serves
         assert not healthy.errors and not healthy.exceptions
         print(f"\n100 visitors dropped mid-run: replica RSS {before:.0f} -> {after:.0f} MB")

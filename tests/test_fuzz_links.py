@@ -17,7 +17,8 @@ import pytest
 from selfattn.display import share
 from selfattn.display.grid import MAX_DIM, MAX_TOKENS
 from selfattn.i18n import LANGS, t
-from tests import apptest, fuzz
+from support import apptest
+from tests import fuzz
 from ui import playground as pg
 from ui import state as settings
 

@@ -12,7 +12,8 @@ import pytest
 
 from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, MAX_UPLOAD_BYTES
 from selfattn.i18n import t
-from tests import apptest, fuzz
+from support import apptest
+from tests import fuzz
 from ui import playground as pg
 
 

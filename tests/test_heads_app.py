@@ -12,7 +12,7 @@ from selfattn import bench
 from selfattn.core.heads import MISTAKES
 from selfattn.display.charts import WORDS
 from selfattn.i18n import CATALOG
-from tests.apptest import (assert_fits, assert_placeholders_speak, axis_labels, choice_widget, heatmap_specs,
+from support.apptest import (assert_fits, assert_placeholders_speak, axis_labels, choice_widget, heatmap_specs,
                            open_page)
 from ui import fit
 from ui import heads as hd
@@ -444,7 +444,7 @@ def test_hosted_an_over_budget_sweep_is_refused_before_it_runs(hosted, lang, wor
 
 
 def test_big_maps_are_drawn_in_part_with_words_and_the_csvs_hold_everything(hosted, downloads):
-    from tests.apptest import open_link
+    from support.apptest import open_link
 
     at = open_link("heads", {"n": "64", "d": "128", "heads": "16", "causal": "1",
                              "open": "bare_reshape~scale_after_softmax"})

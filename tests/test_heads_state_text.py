@@ -9,7 +9,7 @@ import torch
 
 from selfattn.core.heads import MISTAKES
 from selfattn.i18n import CATALOG
-from tests.apptest import heatmap_specs, open_link
+from support.apptest import heatmap_specs, open_link
 from ui import heads as hd
 
 STATES = {  # link parameters -> (n, d_model, heads, causal)

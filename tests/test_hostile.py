@@ -18,8 +18,10 @@ from urllib.parse import quote
 import numpy as np
 import pytest
 
-from tests import hostile
+from support import hostile
 from tests.browser import chromium_page, streamlit_server, wait_until_idle
+
+pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
 ROOT = Path(__file__).resolve().parents[1]
 X = r"-ed_x_\d+$"  # the X editor's widget id ends with its key
@@ -190,7 +192,7 @@ def test_widget_values_no_browser_sends_change_nothing(server, values):
 def test_a_text_longer_than_its_box_takes_is_cut_on_the_server():
     """The browser's max_chars is no check: a websocket client can send any text; Streamlit 1.67 cuts
     a text input's value to its max_chars on the server, and the settings' own check stands behind it."""
-    from tests.apptest import open_page
+    from support.apptest import open_page
 
     at = open_page("heads")
     at.session_state["hd_input"] = "sentence"
@@ -201,7 +203,7 @@ def test_a_text_longer_than_its_box_takes_is_cut_on_the_server():
 
 
 def test_a_setting_its_table_cannot_hold_is_put_back_and_said():
-    from tests.apptest import open_page, shown
+    from support.apptest import open_page, shown
 
     at = open_page("playground")
     at.session_state["pg_focus"] = 2
@@ -277,6 +279,7 @@ def payloads(site: str) -> list[str]:
 
 
 @pytest.mark.browser
+@pytest.mark.browser
 def test_crafted_links_show_visitor_text_as_text(canary):
     """Cells and token labels with markdown links, images, autolinks and HTML, in every message that
     quotes them (the bad-cell error, the labels-cut notice, the step-4 text, a heading)."""
@@ -320,6 +323,7 @@ def drawn_maps(page, url: str, query: str) -> dict:
 
 
 @pytest.mark.browser
+@pytest.mark.browser
 def test_line_separators_in_labels_do_not_blank_the_charts():
     """A U+2028 or U+2029 in a token label used to make Vega fail to parse every chart (0 px high); the
     step maps draw, those labels written on one line (the separators become spaces, grid.parse_labels)."""
@@ -361,7 +365,7 @@ def test_picked_takes_only_a_whole_number_naming_a_row():
 
 
 def test_a_crafted_pick_through_apptest_changes_nothing_and_a_click_picks():
-    from tests.apptest import open_page, send_pick, step_maps
+    from support.apptest import open_page, send_pick, step_maps
 
     at = open_page("playground")
     shown_before = {key: data["cells"] for key, data in step_maps(at).items()}
@@ -404,7 +408,7 @@ def test_map_data_writes_torch_computed_steps_to_four_digits_with_their_colours(
     outputs = weights @ v
     tokens = [f"t{i}" for i in range(5)]
 
-    from tests.apptest import four_digits as text  # worked out with decimal: 12, then 4 significant digits
+    from support.apptest import four_digits as text  # worked out with decimal: 12, then 4 significant digits
 
     for matrix, cols, role, domain, link in ((q, ["q1", "q2", "q3"], "values", None, "q"),
                                              (masked, tokens, "values", None, "scaled"),
@@ -434,7 +438,7 @@ def test_the_playground_maps_show_torch_computed_attention_of_its_own_tables():
     import torch
 
     from selfattn.display import colours
-    from tests.apptest import assert_map_shows, open_link, step_maps
+    from support.apptest import assert_map_shows, open_link, step_maps
 
     at = open_link("playground", {"preset": "random", "seed": "7", "causal": "1", "scale": "1"})
     assert not at.exception and not at.error and at.session_state["pg_scale"]
@@ -610,6 +614,7 @@ def test_a_crafted_map_state_is_ignored(server, state):
     assert numbers(after) == numbers(before) and focus_token(after) == ["q1"]
 
 
+@pytest.mark.browser
 @pytest.mark.browser
 def test_html_in_a_label_is_written_as_text_in_the_maps():
     """A token label that is HTML shows as its literal text in every map's headers: no img element is made

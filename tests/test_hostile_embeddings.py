@@ -38,9 +38,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests import hostile  # noqa: E402
-from tests.hostile import bench_load  # noqa: E402
-from tests.test_hub_download import FakeHub  # noqa: E402
+from support import hostile, server as servers, visitor as wire  # noqa: E402
+from tests.fakehub import FakeHub  # noqa: E402
+
+pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
 MAX_LINK_BYTES, MAX_LINK_CPU_S = 2_000_000, 1.5  # one open of any link, in hosted mode
 MAX_CPU_S = 0.5  # a crafted widget message: milliseconds of work, with room for a busy 2-core machine
@@ -120,7 +121,7 @@ def hosted_server(app_dir: Path, work: Path, hub_url: str):
     os.environ.update({"HF_ENDPOINT": hub_url, "HF_HUB_CACHE": str(work / "hf-hub"), "HF_HOME": str(work / "hf")})
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "SELFATTN_ALLOW_DOWNLOADS", "SELFATTN_SET_HF_HUB_OFFLINE"):
         os.environ.pop(name, None)
-    target = bench_load.LocalServer(app_dir, "hostile", work)
+    target = servers.LocalServer(app_dir, "hostile", work)
     try:
         asyncio.run(target.start())
     finally:
@@ -158,7 +159,7 @@ def crafted_cost(server, params: dict[str, str], values: dict) -> hostile.Cost:
             for pattern, (kind, value) in values.items():
                 if kind == "double_array_value":  # a slider: its value is a list of numbers
                     wid = v.widget_id(pattern)
-                    v.widgets[wid] = bench_load.WidgetState(id=wid)
+                    v.widgets[wid] = wire.WidgetState(id=wid)
                     v.widgets[wid].double_array_value.data.extend([1e9])
                 else:
                     states[pattern] = (kind, value)

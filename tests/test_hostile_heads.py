@@ -44,13 +44,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 
-import bench_load  # noqa: E402
+from support import hostile, server as servers, visitor as wire  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.Common_pb2 import FileUploaderState, UploadedFileInfo  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
-from tests import hostile  # noqa: E402
+pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
+
 
 MAX_BYTES = 2_000_000  # what one open of the page may send, in hosted mode
 MAX_CPU_S = 1.5  # server CPU one open may take
@@ -97,7 +98,7 @@ class Visitor(hostile.Hostile):
         """Click the button ``key``: a rerun carrying its trigger, as the browser sends it."""
         wid = self.widget_id(f"-{key}$")
         states = [*(s for w, s in self.widgets.items() if w != wid), WidgetState(id=wid, trigger_value=True)]
-        await self.ws.send(bench_load.rerun_request(url=self.url, page_hash=self.page_hash,
+        await self.ws.send(wire.rerun_request(url=self.url, page_hash=self.page_hash,
                                                     query_string=self.query_string, widgets=states,
                                                     cached_hashes=self.cache))
         await self.finish_run()
@@ -122,7 +123,7 @@ class Visitor(hostile.Hostile):
             parsed.ParseFromString(await asyncio.wait_for(self.ws.recv(), self.timeout))
             self.handle(parsed)
         (urls,) = self.file_urls.file_urls
-        self.cookies.update(await bench_load.http_get(f"{self.base}/_stcore/health", self.timeout))  # the XSRF cookie
+        self.cookies.update(await wire.http_get(f"{self.base}/_stcore/health", self.timeout))  # the XSRF cookie
         return urls
 
     async def choose(self, key: str, urls, name: str, size: int) -> None:
@@ -133,7 +134,7 @@ class Visitor(hostile.Hostile):
         state = WidgetState(id=wid)
         state.file_uploader_state_value.CopyFrom(FileUploaderState(uploaded_file_info=[info]))
         self.widgets[wid] = state
-        await self.ws.send(bench_load.rerun_request(url=self.url, page_hash=self.page_hash,
+        await self.ws.send(wire.rerun_request(url=self.url, page_hash=self.page_hash,
                                                     query_string=self.query_string, widgets=self.widgets.values(),
                                                     cached_hashes=self.cache))
         await self.finish_run()
@@ -154,12 +155,12 @@ class Visitor(hostile.Hostile):
 
 async def costed(pid: int, act) -> dict:
     """``hostile.measure`` of ``act``, with the server's resident memory before, at its peak and after."""
-    before = bench_load.rss_mb(pid)
+    before = servers.rss_mb(pid)
     peak = [before]
 
     async def sample():
         while True:
-            peak[0] = max(peak[0], bench_load.rss_mb(pid) or 0.0)
+            peak[0] = max(peak[0], servers.rss_mb(pid) or 0.0)
             await asyncio.sleep(0.05)
 
     sampler = asyncio.create_task(sample())
@@ -167,7 +168,7 @@ async def costed(pid: int, act) -> dict:
         cost = await hostile.measure(pid, act)
     finally:
         sampler.cancel()
-    after = bench_load.rss_mb(pid)
+    after = servers.rss_mb(pid)
     return {"cpu_s": round(cost.cpu_s, 2), "wall_s": round(cost.wall_s, 2), "cores": round(cost.cores, 2),
             "rss_before_mb": round(before), "rss_peak_mb": round(max(peak[0], after)), "rss_after_mb": round(after),
             "exceptions": cost.exceptions, "closed": cost.closed}
@@ -227,7 +228,7 @@ def heavy_results() -> dict[str, tuple[str, bytes]]:
 def server():
     with tempfile.TemporaryDirectory(prefix="selfattn-hostile-heads-") as work, pytest.MonkeyPatch.context() as mp:
         mp.setenv("SELFATTN_CACHE_DIR", work)  # the lock file, and nothing of the user's cache
-        target = bench_load.LocalServer(ROOT, "hosted", Path(work))
+        target = servers.LocalServer(ROOT, "hosted", Path(work))
         asyncio.run(target.start())
         try:
             asyncio.run(warm(target))
@@ -246,7 +247,7 @@ class visitor:
     """``async with visitor(url) as v``: a :class:`Visitor`, closed after."""
 
     def __init__(self, url: str):
-        self.v = Visitor(url, bench_load.Tally(), TIMEOUT_S)
+        self.v = Visitor(url, wire.Tally(), TIMEOUT_S)
 
     async def __aenter__(self) -> Visitor:
         return self.v
@@ -467,13 +468,13 @@ def test_a_crowd_of_heavy_views_leaves_the_playground_open_at_once(server):
     served at once; every one of the crowd is served too, without a traceback."""
     target, _ = server
     query = urlencode(WORST_LINKS["issue: n 64, d 128, 16 heads, causal, both mistakes"])
-    tally, other = bench_load.Tally(), bench_load.Tally()
+    tally, other = wire.Tally(), wire.Tally()
 
-    async def one(t: bench_load.Tally, page: str, q: str, delay: float = 0.0):
+    async def one(t: wire.Tally, page: str, q: str, delay: float = 0.0):
         await asyncio.sleep(delay)
-        v = bench_load.Visitor(target.url, t, TIMEOUT_S)
+        v = wire.Visitor(target.url, t, TIMEOUT_S)
         try:
-            await bench_load.attempt(t, v.open(page, q))
+            await wire.attempt(t, v.open(page, q))
         finally:
             await v.close()
 
@@ -490,7 +491,7 @@ async def report(app_dir: Path) -> dict:
     rows = {}
     with tempfile.TemporaryDirectory(prefix="selfattn-hostile-heads-") as work:
         os.environ["SELFATTN_CACHE_DIR"] = work
-        target = bench_load.LocalServer(app_dir, str(app_dir), Path(work))
+        target = servers.LocalServer(app_dir, str(app_dir), Path(work))
         await target.start()
         try:
             await warm(target)

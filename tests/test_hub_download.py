@@ -1,228 +1,26 @@
-"""Downloading a model from the hub, for real, against a hub on 127.0.0.1.
-
-``FakeHub`` serves repos in the URL layout huggingface_hub's client uses (read from its source,
-huggingface_hub 2.x): ``GET /api/models/{repo}/revision/{rev}`` (model_info: ``sha`` and
-``siblings`` with sizes), ``GET /api/models/{repo}/tree/{sha}`` (the listing snapshot_download
-caches), and ``HEAD``/``GET /{repo}/resolve/{rev}/{file}`` with ``ETag``, ``X-Repo-Commit`` and
-``Content-Length`` (Range requests answered with 206). Errors carry ``X-Error-Code``
-(RepoNotFound, RevisionNotFound, EntryNotFound) as the hub's do. ``HF_ENDPOINT`` points at it and
-the Hugging Face cache is a temporary folder; a guard refuses any connection that is not to
-127.0.0.1, so these tests never reach the network.
+"""Downloading a model from the hub, for real, against a hub on 127.0.0.1 (tests/fakehub.py's ``FakeHub``,
+in the URL layout huggingface_hub's client uses). ``HF_ENDPOINT`` points at it and the Hugging Face
+cache is a temporary folder; no test here reaches the network (the ``loopback_only`` fixture).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from selfattn.errors import InputError
 from selfattn.text import models, prefetch, readout
+from tests.fakehub import PICKLE_REPO, REPO
+
+pytestmark = pytest.mark.usefixtures("loopback_only")  # no test here reaches the network
 
 ROOT = Path(__file__).resolve().parents[1]
-REPO = "selfattn-tests/tiny-zh"
-PICKLE_REPO = "selfattn-tests/pickle-only"
-CHINESE_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"我爱自然语言处理早上好今天气很，。"]
-
-
-def make_tiny_chinese_bert(folder: Path) -> Path:
-    """Save a 2-layer, 2-head, 32-d random BERT with a character-level Chinese WordPiece tokenizer
-    (like bert-base-chinese's, 22 tokens: characters outside it become [UNK])."""
-    import torch
-    from transformers import BertConfig, BertModel, BertTokenizer
-
-    folder.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(CHINESE_VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64, initializer_range=0.5)
-    BertModel(config).save_pretrained(folder)  # config.json + model.safetensors
-    BertTokenizer(vocab={token: i for i, token in enumerate(CHINESE_VOCAB)}).save_pretrained(folder)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def tiny_files(tmp_path_factory) -> dict[str, bytes]:
-    """The tiny model's files, plus a pickle file and a README that must never be downloaded."""
-    folder = make_tiny_chinese_bert(tmp_path_factory.mktemp("tiny-zh") / "model")
-    files = {p.name: p.read_bytes() for p in folder.iterdir()}
-    assert {"config.json", "model.safetensors", "tokenizer.json"} <= set(files)
-    return {**files, "pytorch_model.bin": b"pickle bytes, never to be fetched", "README.md": b"# tiny\n"}
-
-
-class FakeHub:
-    """Repos served over HTTP the way the hub serves them, with a log of every request."""
-
-    def __init__(self):
-        self.repos: dict[str, tuple[str, dict[str, bytes]]] = {}  # repo id -> (commit sha, {path: bytes})
-        self.requests: list[tuple[str, str]] = []  # (method, path)
-        self.drop: set[str] = set()  # files whose GET is cut off half-way, and never served again
-        self.sizes_in_info = True  # False: model_info's siblings without sizes, as some mirrors answer
-        self.server: ThreadingHTTPServer | None = None
-
-    def add(self, repo: str, files: dict[str, bytes]) -> str:
-        sha = hashlib.sha1(json.dumps(sorted((k, hashlib.sha256(v).hexdigest()) for k, v in files.items()))
-                           .encode()).hexdigest()
-        self.repos[repo] = (sha, dict(files))
-        return sha
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def fetched(self) -> list[str]:
-        """Files downloaded (GET .../resolve/...), in order."""
-        return [path.rsplit("/resolve/", 1)[1].split("/", 1)[1] for method, path in self.requests
-                if method == "GET" and "/resolve/" in path]
-
-    def find(self, rest: str) -> tuple[str, str] | None:
-        """(repo id, what follows it) for a path that starts with a known repo id."""
-        for repo in sorted(self.repos, key=len, reverse=True):
-            if rest == repo or rest.startswith(repo + "/"):
-                return repo, rest[len(repo) + 1:]
-        return None
-
-    def start(self) -> None:
-        hub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # quiet
-                pass
-
-            def do_HEAD(self):
-                self.answer(body=False)
-
-            def do_GET(self):
-                self.answer(body=True)
-
-            def send(self, status: int, data: bytes = b"", headers: dict | None = None, body: bool = True):
-                self.send_response(status)
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if body:
-                    self.wfile.write(data)
-
-            def json(self, value, body):
-                self.send(200, json.dumps(value).encode(), {"Content-Type": "application/json"}, body)
-
-            def error(self, status, code, body, commit=None):
-                headers = {"X-Error-Code": code, "Content-Type": "application/json"}
-                if commit:
-                    headers["X-Repo-Commit"] = commit
-                self.send(status, json.dumps({"error": code}).encode(), headers, body)
-
-            def answer(self, body: bool):
-                path = unquote(urlsplit(self.path).path)
-                hub.requests.append((self.command, path))
-                if path.startswith("/api/models/"):
-                    found = hub.find(path[len("/api/models/"):])
-                    if found is None:
-                        return self.error(404, "RepoNotFound", body)
-                    repo, rest = found
-                    sha, files = hub.repos[repo]
-                    match = re.fullmatch(r"(?:revision/(?P<rev>[^/]+))?|tree/(?P<tree>[^/]+)", rest)
-                    revision = match and (match.group("rev") or match.group("tree") or "main")
-                    if revision not in ("main", sha):
-                        return self.error(404, "RevisionNotFound", body)
-                    if match.group("tree"):
-                        return self.json([{"type": "file", "path": p, "size": len(d),
-                                           "oid": hashlib.sha1(d).hexdigest()} for p, d in sorted(files.items())], body)
-                    return self.json({"id": repo, "sha": sha, "private": False, "siblings": [
-                        {"rfilename": p, **({"size": len(d), "blobId": hashlib.sha1(d).hexdigest()}
-                                            if hub.sizes_in_info else {})}
-                        for p, d in sorted(files.items())]}, body)
-                found = hub.find(path[1:])
-                match = found and re.fullmatch(r"resolve/(?P<rev>[^/]+)/(?P<file>.+)", found[1])
-                if not match:
-                    return self.error(404, "RepoNotFound", body)
-                sha, files = hub.repos[found[0]]
-                if match.group("rev") not in ("main", sha):
-                    return self.error(404, "RevisionNotFound", body)
-                name = match.group("file")
-                if name not in files:
-                    return self.error(404, "EntryNotFound", body, commit=sha)
-                data = files[name]
-                headers = {"ETag": f'"{hashlib.sha256(data).hexdigest()}"', "X-Repo-Commit": sha,
-                           "Accept-Ranges": "bytes", "Content-Type": "application/octet-stream"}
-                if body and name in hub.drop:
-                    return self.cut_off(data, headers, first=("GET", path) not in hub.requests[:-1])
-                start = 0
-                ranged = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range", ""))
-                if body and ranged:
-                    start = int(ranged.group(1))
-                    headers["Content-Range"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
-                self.send(206 if start else 200, data[start:], headers, body)
-
-            def cut_off(self, data: bytes, headers: dict, first: bool):
-                """The first GET sends the headers and half the bytes, then the connection drops;
-                later ones (huggingface_hub retries) drop before answering."""
-                if first:
-                    self.send_response(200)
-                    for key, value in headers.items():
-                        self.send_header(key, value)
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data[: len(data) // 2])
-                    self.wfile.flush()
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture(autouse=True)
-def loopback_only(monkeypatch):
-    """Any connection to a host other than 127.0.0.1 fails the test."""
-    real_connect = socket.socket.connect
-
-    def connect(sock, address):
-        host = address[0] if isinstance(address, tuple) else address
-        assert host in ("127.0.0.1", "::1", "localhost") or sock.family == socket.AF_UNIX, f"network use: {address}"
-        return real_connect(sock, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch) -> Path:
-    """An empty Hugging Face cache for this test, not hosted."""
-    from huggingface_hub import constants
-
-    monkeypatch.delenv(models.HOSTED_ENV, raising=False)
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
-    return tmp_path / "hub"
-
-
-@pytest.fixture
-def hub(tiny_files, cache, monkeypatch):
-    """A running FakeHub with the tiny model and a pickle-only repo; HF_ENDPOINT points at it."""
-    fake = FakeHub()
-    fake.add(REPO, tiny_files)
-    fake.add(PICKLE_REPO, {"config.json": tiny_files["config.json"], "vocab.txt": b"[PAD]\n[UNK]\n",
-                           "pytorch_model.bin": b"pickle bytes"})
-    fake.start()
-    monkeypatch.setenv("HF_ENDPOINT", fake.url)
-    yield fake
-    fake.stop()
-
-
 WANTED = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"]
 
 

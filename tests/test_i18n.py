@@ -152,7 +152,7 @@ def test_every_page_names_itself_in_the_browser_tab(lang, monkeypatch):
     """The tab says "<page> · selfattn" in the chosen language (the last set_page_config title wins)."""
     import streamlit
 
-    from tests.apptest import open_page
+    from support.apptest import open_page
 
     titles = []
     original = streamlit.set_page_config

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from selfattn.display import share
 from selfattn.display.grid import MAX_DIM, MAX_TOKENS
-from tests import apptest
+from support import apptest
 from ui import playground as pg
 from ui import state as links
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from selfattn.display import charts
-from tests import apptest
+from support import apptest
 from ui import look
 
 

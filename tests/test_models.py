@@ -19,9 +19,8 @@ from selfattn.text import models
 from selfattn.text.embeddings import embed
 
 SENTENCE = "The cat sat on the mat because it was warm."
-TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "good",
-              "morning", ".", "早", "上", "好"]
 
+from tests.fakehub import make_tiny_bert  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("not_hosted")
 
@@ -29,27 +28,6 @@ pytestmark = pytest.mark.usefixtures("not_hosted")
 @pytest.fixture(scope="module")
 def minilm_run(minilm):
     return models.run_model(minilm, SENTENCE)
-
-
-def make_tiny_bert(folder, model_type="bert", num_layers=2, num_heads=2):
-    """Save a 2-layer, 2-head (by default), 32-d random BERT (or DistilBERT) and a 16-word WordPiece tokenizer."""
-    from transformers import BertConfig, BertModel, BertTokenizer, DistilBertConfig, DistilBertModel
-
-    folder.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(0)
-    if model_type == "bert":
-        config = BertConfig(vocab_size=len(TINY_VOCAB), hidden_size=32, num_hidden_layers=num_layers,
-                            num_attention_heads=num_heads, intermediate_size=64, max_position_embeddings=64,
-                            initializer_range=0.5)
-        model = BertModel(config)
-    else:
-        config = DistilBertConfig(vocab_size=len(TINY_VOCAB), dim=32, n_layers=num_layers, n_heads=num_heads,
-                                  hidden_dim=64, max_position_embeddings=64, initializer_range=0.5)
-        model = DistilBertModel(config)
-    model.save_pretrained(folder)  # safetensors is the default format
-    # transformers 5 builds the WordPiece tokenizer from a {token: id} dict; saved as tokenizer.json
-    BertTokenizer(vocab={token: i for i, token in enumerate(TINY_VOCAB)}).save_pretrained(folder)
-    return folder
 
 
 @pytest.fixture(scope="module")

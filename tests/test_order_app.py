@@ -8,7 +8,7 @@ import torch
 
 from selfattn import embed
 from selfattn.core.attention import unit_rows
-from tests.apptest import heatmap_specs, open_link, open_page, shown
+from support.apptest import heatmap_specs, open_link, open_page, shown
 
 
 def all_maps(at, n: int = 6) -> list[np.ndarray]:

@@ -10,7 +10,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display.grid import read_csv_matrix
-from tests.apptest import (assert_fits, assert_map_shows, map_frame, step_maps, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
+from support.apptest import (assert_fits, assert_map_shows, map_frame, step_maps, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
                            shown, texts)
 
 

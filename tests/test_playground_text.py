@@ -12,7 +12,7 @@ from selfattn import self_attention
 from selfattn.core.presets import tutorial_by_hand
 from selfattn.display.grid import read_csv_matrix
 from selfattn.i18n import LANGS, t, t_plain
-from tests.apptest import choice_widget, edit, four_digits, heatmap_specs, open_link, open_page, shown, step_maps, texts
+from support.apptest import choice_widget, edit, four_digits, heatmap_specs, open_link, open_page, shown, step_maps, texts
 from tests.test_glossary import chinese_punctuation_problems
 
 BOM = b"\xef\xbb\xbf"

@@ -11,7 +11,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display import colours
-from tests.apptest import (assert_map_shows, choice_widget, downloaded, edit, heatmap_specs, map_frame, open_link,
+from support.apptest import (assert_map_shows, choice_widget, downloaded, edit, heatmap_specs, map_frame, open_link,
                            open_page, shown, step_maps, texts)
 
 X = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)  # the tutorial's example

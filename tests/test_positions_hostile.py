@@ -13,7 +13,9 @@ from urllib.parse import quote
 
 import pytest
 
-from tests import hostile
+from support import hostile
+
+pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
 MAX_LINK_CPU_S, MAX_LINK_BYTES = 1.5, 2_000_000  # any link (tests/test_hostile.py)
 HEAVIEST = "preset=random&seed=7&size=32.16.16.16&scale=1&causal=1&bias=1&focus=32"

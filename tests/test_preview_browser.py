@@ -14,7 +14,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.core.positions import positional_encoding
-from tests.apptest import four_digits
+from support.apptest import four_digits
 from tests.browser import chromium_page, streamlit_server, wait_until_idle
 from selfattn.display.numbers import map_text as cell_text
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from selfattn.text import models, readout
 from selfattn.text.charvec import segment
-from tests.test_hub_download import make_tiny_chinese_bert
+from tests.fakehub import make_tiny_chinese_bert
 
 SENTENCE = "The animal didn't cross the street because it was too tired"
 

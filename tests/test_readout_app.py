@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from selfattn import run_model
-from tests.apptest import choice_widget, heatmap_specs, open_page, texts
+from support.apptest import choice_widget, heatmap_specs, open_page, texts
 from ui import readout as readout_ui
 
 SENTENCE = "Tokenization is unbelievable fun"

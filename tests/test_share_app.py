@@ -18,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 
 from selfattn.core.heads import MISTAKES
 from selfattn.display import share
-from tests import apptest
-from tests.apptest import choice_widget, edit, heatmap_specs, open_page
+from support import apptest
+from support.apptest import choice_widget, edit, heatmap_specs, open_page
 from ui import state as settings
 
 

@@ -1,6 +1,6 @@
 """A hostile visitor: crafted websocket messages against a real server, with what each one cost.
 
-Built on benchmarks/bench_load.py's :class:`Visitor`, which speaks Streamlit's protocol as a
+Built on support/visitor.py's :class:`Visitor`, which speaks Streamlit's protocol as a
 browser tab does; a hostile one also sends widget states no browser would (rows added to a fixed
 table, megabytes in a cell, values outside a widget's range) and counts what came back. The
 server's CPU seconds are read from ``/proc`` around each attack, until the server is quiet again
@@ -20,10 +20,9 @@ from pathlib import Path
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from support import server as servers, visitor as wire
 
-import bench_load  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 TIMEOUT = 60.0
 
@@ -44,7 +43,7 @@ class Cost:
         return self.cpu_s / self.wall_s if self.wall_s else 0.0
 
 
-class Hostile(bench_load.Visitor):
+class Hostile(wire.Visitor):
     """A visitor that counts the bytes it receives and can set any widget to anything."""
 
     received = 0
@@ -52,13 +51,13 @@ class Hostile(bench_load.Visitor):
     async def open_link(self, page: str, query: str = "") -> None:
         """Open ``page`` with ``query`` as its link's query string (what pasting the link does)."""
         self.query_string = query
-        path = bench_load.PAGES[page]
+        path = wire.PAGES[page]
         self.url = f"{self.base}/{path}" + (f"?{query}" if query else "")
-        self.cookies = await bench_load.http_get(self.url, self.timeout)
+        self.cookies = await wire.http_get(self.url, self.timeout)
         host = self.base.split("//", 1)[1]
-        self.ws = await bench_load.connect(
-            f"ws://{host}/_stcore/stream", subprotocols=[bench_load.Subprotocol("streamlit")],
-            origin=bench_load.Origin(f"http://{host}"), proxy=None, max_size=None, open_timeout=self.timeout)
+        self.ws = await wire.connect(
+            f"ws://{host}/_stcore/stream", subprotocols=[wire.Subprotocol("streamlit")],
+            origin=wire.Origin(f"http://{host}"), proxy=None, max_size=None, open_timeout=self.timeout)
         recv = self.ws.recv
 
         async def counted(*args, **kwargs):
@@ -67,7 +66,7 @@ class Hostile(bench_load.Visitor):
             return data
 
         self.ws.recv = counted
-        await self.ws.send(bench_load.rerun_request(url=self.url, page_name=path, query_string=query))
+        await self.ws.send(wire.rerun_request(url=self.url, page_name=path, query_string=query))
         await self.finish_run()
 
     def widget_id(self, pattern: str) -> str:
@@ -87,7 +86,7 @@ class Hostile(bench_load.Visitor):
             self.widgets[wid] = state
         # As the browser does: a widget drawn in a fragment (the Playground's editors) reruns only it.
         fragment = next((self.fragments.get(self.widget_id(p), "") for p in values), "")
-        await self.ws.send(bench_load.rerun_request(
+        await self.ws.send(wire.rerun_request(
             url=self.url, page_hash=self.page_hash, query_string=self.query_string,
             widgets=self.widgets.values(), cached_hashes=self.cache, fragment_id=fragment))
 
@@ -109,25 +108,25 @@ async def quiet_cpu(pid: int, start_cpu: float, *, settle: float = 0.6, limit: f
     """CPU seconds the server used since ``start_cpu``, once it used < 2 % of a core over ``settle`` s."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
-        before = bench_load.cpu_seconds(pid)
+        before = servers.cpu_seconds(pid)
         await asyncio.sleep(settle)
-        if bench_load.cpu_seconds(pid) - before < 0.02 * settle:
+        if servers.cpu_seconds(pid) - before < 0.02 * settle:
             break
-    return bench_load.cpu_seconds(pid) - start_cpu
+    return servers.cpu_seconds(pid) - start_cpu
 
 
 async def measure(pid: int, act) -> Cost:
     """Run ``act()`` (a coroutine function that sends and reads), and what it cost the server."""
     cost = Cost()
     await quiet_cpu(pid, 0.0, settle=0.3, limit=30)
-    start_cpu, start = bench_load.cpu_seconds(pid), time.monotonic()
+    start_cpu, start = servers.cpu_seconds(pid), time.monotonic()
     try:
         await act()
-    except bench_load.VisitorError as exc:
+    except wire.VisitorError as exc:
         if exc.kind != "closed":
             raise
         cost.closed = True
-    busy = bench_load.cpu_seconds(pid) - start_cpu
+    busy = servers.cpu_seconds(pid) - start_cpu
     cost.wall_s = time.monotonic() - start
     cost.cpu_s = await quiet_cpu(pid, start_cpu)
     if cost.cpu_s > busy + 0.05:  # it went on after the answer: count that time too
@@ -137,7 +136,7 @@ async def measure(pid: int, act) -> Cost:
 
 @contextlib.asynccontextmanager
 async def visitor(url: str):
-    tally = bench_load.Tally()
+    tally = wire.Tally()
     v = Hostile(url, tally, TIMEOUT)
     try:
         yield v
@@ -179,7 +178,7 @@ def upload_cost(app_dir: Path, path: Path) -> tuple[float, float, str]:
 @contextlib.contextmanager
 def hosted_playground(work: Path):
     """The app in hosted mode, one process, warmed up by one visit to the Playground; stopped after."""
-    target = bench_load.LocalServer(ROOT, "hostile", work)
+    target = servers.LocalServer(ROOT, "hostile", work)
     asyncio.run(target.start())
     try:
         async def warm():
@@ -203,7 +202,7 @@ async def send_trigger(v: Hostile, pattern: str, payload: str) -> None:
     once (the browser does not keep a trigger), the other widgets as held, its fragment rerun."""
     wid = v.widget_id(pattern)
     widgets = [*v.widgets.values(), trigger_state(wid, payload)]
-    await v.ws.send(bench_load.rerun_request(
+    await v.ws.send(wire.rerun_request(
         url=v.url, page_hash=v.page_hash, query_string=v.query_string, widgets=widgets,
         cached_hashes=v.cache, fragment_id=v.fragments.get(wid, "")))
 
