@@ -4,8 +4,9 @@
   the text reads back as the same float.
 - :func:`map_text`: a cell of the Playground's maps (the step maps, the shuffle's and the
   positions' maps) and their legends; 4 significant digits.
-- :func:`step_text`, :func:`step_vector_text`: the step-by-step text of steps 2, 4 and 5
-  (``q1·k2 = …``); 6 significant digits.
+- :func:`step_text`, :func:`step_vector_text`: the Playground's step-by-step text (steps 4–7 for
+  the focus token, ``q1·k2 = …``, and the scale in the scaled scores' caption); 6 significant
+  digits.
 - :func:`difference_text`: the word-order checks' differences and tolerance; 2 significant digits.
 - :func:`chart_text`: a cell of the other pages' heatmaps (Vega charts); 3 significant digits.
 
