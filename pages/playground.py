@@ -7,8 +7,8 @@ import streamlit as st
 
 from selfattn import AttentionTrace, self_attention
 from selfattn.core.presets import PRESETS
-from selfattn.display.charts import MINUS_INFINITY
 from selfattn.display.export import column_names, labelled, zip_tables
+from selfattn.display.numbers import step_text, step_vector_text
 from selfattn.errors import InputError
 from ui import playground as pg
 from ui import positions as order_ui
@@ -16,21 +16,6 @@ from ui import guard
 from ui import state as settings
 from ui.common import choice, show_error, tr
 from ui.components.heatmap import library
-
-
-def fmt(value: float) -> str:
-    """A number as written in the step-by-step text (6 significant digits; exact in tables).
-
-    A masked score is −∞, written the same way as in the heatmaps and tables.
-    """
-    if value == -np.inf:
-        return MINUS_INFINITY
-    text = f"{value:.6g}"
-    return "0" if text == "-0" else text
-
-
-def vec(values) -> str:
-    return "[" + ", ".join(fmt(v) for v in values) + "]"
 
 
 # ── Compute, or keep the last good result ───────────────────────────────────────────────
@@ -182,7 +167,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         done = "scaled" if scale and causal else "scaled_only" if scale else "masked_only"
         tables["scaled_scores"] = pg.show_map(
             tr(f"pg.{done}_scores"), trace.scaled_scores, tokens, tokens, key="scaled_scores", link="scaled",
-            focus=i, caption=tr(f"pg.{done}_caption", d_k=d_k, s=fmt(trace.scale_factor)))
+            focus=i, caption=tr(f"pg.{done}_caption", d_k=d_k, s=step_text(trace.scale_factor)))
 
     st.subheader(tr("pg.step5"))
     st.caption(tr("pg.step5_help", formula=maths["step5"]))
@@ -194,36 +179,37 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     q_i = trace.queries[i]
     long_q, long_v = d_k > SHORT_TERMS, d_v > SHORT_TERMS
     with st.container(border=True):
-        st.markdown(tr("pg.focus_step4", token=tokens[i], q=vec(q_i)))
+        st.markdown(tr("pg.focus_step4", token=tokens[i], q=step_vector_text(q_i)))
         if (long_q or long_v) and n > 1:
             st.caption(tr("pg.focus_short_note", token=tokens[i]))
         lines, short = [], []
         for j in range(n):
-            terms = " + ".join(f"{fmt(a)}×{fmt(b)}" for a, b in zip(q_i, trace.keys[j]))
-            head, tail = f"q{i + 1}·k{j + 1} = ", f" = {fmt(trace.scores[i, j])}"
+            terms = " + ".join(f"{step_text(a)}×{step_text(b)}" for a, b in zip(q_i, trace.keys[j]))
+            head, tail = f"q{i + 1}·k{j + 1} = ", f" = {step_text(trace.scores[i, j])}"
             if not trace.allowed[i, j]:
                 tail += "   → " + tr("pg.masked")
             elif scale:
-                tail += f"   → ÷ {fmt(trace.scale_factor)} = {fmt(trace.scaled_scores[i, j])}"
+                tail += f"   → ÷ {step_text(trace.scale_factor)} = {step_text(trace.scaled_scores[i, j])}"
             lines.append(head + terms + tail)
             short.append(head + ("…" if long_q and j != i else terms) + tail)
         sums(lines, short)
         st.markdown(tr("pg.focus_step5"))
-        st.code(f"softmax({vec(np.where(trace.allowed[i], trace.scaled_scores[i], -np.inf))})\n"
-                f"= {vec(trace.weights[i])}", language=None, wrap_lines=True)
+        st.code(f"softmax({step_vector_text(np.where(trace.allowed[i], trace.scaled_scores[i], -np.inf))})\n"
+                f"= {step_vector_text(trace.weights[i])}", language=None, wrap_lines=True)
         st.markdown(tr("pg.focus_step6"))
-        sums([f"{fmt(trace.weights[i, j])} × {vec(trace.values[j])} = {vec(trace.weighted_values[i, j])}"
-              for j in range(n)],
-             [f"{fmt(trace.weights[i, j])} × {vec(trace.values[j]) if j == i or not long_v else f'v{j + 1}'} = "
-              f"{vec(trace.weighted_values[i, j])}" for j in range(n)])
+        sums([f"{step_text(trace.weights[i, j])} × {step_vector_text(trace.values[j])} = "
+              f"{step_vector_text(trace.weighted_values[i, j])}" for j in range(n)],
+             [f"{step_text(trace.weights[i, j])} × "
+              f"{step_vector_text(trace.values[j]) if j == i or not long_v else f'v{j + 1}'} = "
+              f"{step_vector_text(trace.weighted_values[i, j])}" for j in range(n)])
         tables[f"weighted_values_{i + 1}"] = pg.show_map(
             tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
             key=f"weighted_values_{i + 1}", link="wv", focus=i)
         st.markdown(tr("pg.focus_step7"))
-        added = [vec(v) for v in trace.weighted_values[i]]
+        added = [step_vector_text(v) for v in trace.weighted_values[i]]
         shown_terms = added if not long_v or n <= 2 else [added[0], "…", added[-1]]
-        sums([" + ".join(added) + f"\n= {vec(trace.outputs[i])}"],
-             [" + ".join(shown_terms) + f"\n= {vec(trace.outputs[i])}"])
+        sums([" + ".join(added) + f"\n= {step_vector_text(trace.outputs[i])}"],
+             [" + ".join(shown_terms) + f"\n= {step_vector_text(trace.outputs[i])}"])
 
     st.subheader(tr("pg.step8"))
     st.caption(tr("pg.step8_help", formula=maths["step8"]))

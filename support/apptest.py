@@ -165,7 +165,8 @@ def send_cell(at: AppTest, name: str, row: int, col: str, value) -> None:
     The editor sends the full table as typed, with a revision number; ``col`` is a column of the
     table ("x1", "token"), ``value`` text (None: an emptied cell; a number: its shortest text).
     """
-    from ui.playground import TOKEN_COL, cell_text
+    from selfattn.display.numbers import editor_text
+    from ui.playground import TOKEN_COL
 
     data = editors(at)[MATRIX_NAMES[name]]
     frame = at.session_state["pg"]["frames"][name]
@@ -175,7 +176,7 @@ def send_cell(at: AppTest, name: str, row: int, col: str, value) -> None:
         sent = at.session_state[data["instance"]]
         if sent and "table" in sent:
             cells, rev = [list(r) for r in sent["table"]["cells"]], sent["table"]["rev"]
-    cells[row][columns.index(col if col != "token" else TOKEN_COL)] = "" if value is None else cell_text(value)
+    cells[row][columns.index(col if col != "token" else TOKEN_COL)] = "" if value is None else editor_text(value)
     at.session_state[data["instance"]] = {"table": {"rev": rev + 1, "cells": cells}}
 
 

@@ -1,9 +1,10 @@
 """The step maps' preview in a real Chromium: the browser works the steps out the moment a cell is
-committed (ui/components/heatmap.js) and the server's numbers, which follow, must say the same.
+committed (ui/components/attention.js, the second implementation of the steps, which the maps of
+ui/components/heatmap.js draw) and the server's numbers, which follow, must say the same.
 
-Checked against the core library (itself checked against torch): the number format to the last
-character over 60,000 values with exact ties, and every step of random examples with and without
-scaling, mask and biases."""
+attention.js is checked against the core library (itself checked against torch), as the page
+loaded it: its number format (mapText) to the last character over 60,000 values with exact ties,
+and every step (stepCells) of random examples with and without scaling, mask, biases and positions."""
 
 import json
 import math
@@ -16,7 +17,7 @@ from selfattn import self_attention
 from selfattn.core.positions import positional_encoding
 from support.apptest import four_digits
 from tests.browser import chromium_page, streamlit_server, wait_until_idle
-from selfattn.display.numbers import map_text as cell_text
+from selfattn.display.numbers import map_text
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +31,7 @@ def outputs_cells(page) -> list[list[str]]:
         .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))""", MAPS)
 
 
-written = cell_text  # what the server writes in a map's cell
+written = map_text  # what the server writes in a map's cell
 
 @pytest.fixture(scope="module")
 def page():
@@ -38,7 +39,7 @@ def page():
         page.goto(f"{url}/playground")
         page.wait_for_selector(MAPS, timeout=60000)
         wait_until_idle(page)
-        page.wait_for_function("() => !!window.selfattnMaps", timeout=30000)
+        page.wait_for_function("() => !!window.selfattnMaps && !!window.selfattnAttention", timeout=30000)
         yield page
 
 
@@ -52,7 +53,7 @@ def test_numbers_are_written_as_the_server_and_decimal_write_them_ties_included(
     for _ in range(20000):
         values += [rng.choice([-1, 1]) * rng.random() * 10 ** rng.randint(-12, 12), rng.randint(-10**5, 10**5),
                    rng.randint(-99999, 99999) / rng.choice([2, 4, 8, 16, 1024])]
-    shown = page.evaluate("(vals) => vals.map((v) => window.selfattnMaps.g4(v === null ? -Infinity : v))",
+    shown = page.evaluate("(vals) => vals.map((v) => window.selfattnAttention.mapText(v === null ? -Infinity : v))",
                           [None if v == -math.inf else v for v in values])
     wrong = [(v, s, written(v), four_digits(v)) for v, s in zip(values, shown) if not s == written(v) == four_digits(v)]
     assert not wrong, wrong[:5]
@@ -81,7 +82,7 @@ def test_every_step_of_the_preview_is_what_the_server_shows(page):
         const tables = {};
         for (const name of ["x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v"])
           tables[name] = {cells: c[name], labels: c[name][0].map((_, j) => name === "x" && j === 0)};
-        return window.selfattnMaps.stepCells(tables, {scale: c.scale, causal: c.causal, bias: c.bias, pe: c.pe}, c.focus);
+        return window.selfattnAttention.stepCells(tables, {scale: c.scale, causal: c.causal, bias: c.bias, pe: c.pe}, c.focus);
     })""", cases)
     for case, steps in zip(cases, got):
         m = {name: np.array(case[name], dtype=object) for name in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v")}

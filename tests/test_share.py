@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from selfattn.display import share
 from selfattn.display.share import BadValue, Bool, Choice, Choices, Field, Int, Text
-from ui.playground import cell_text
+from selfattn.display.numbers import editor_text
 
 # Text a visitor may type into a cell or a label: any printable text, the separators included.
 cell_texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
@@ -31,7 +31,7 @@ def bits(x: float) -> bytes:
 @settings(max_examples=500, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_every_finite_float_comes_back_bit_identical(x):
-    text = cell_text(x)  # what the editor holds for it
+    text = editor_text(x)  # what the editor holds for it
     assert float(text) == x and bits(float(text)) == bits(x)
     for base in ([["0"]], None):
         kind, written = share.encode_cells(base, [[text]]) or ("same", "")
@@ -42,7 +42,7 @@ def test_every_finite_float_comes_back_bit_identical(x):
 
 def test_signed_zero_subnormals_and_extremes_keep_their_bits():
     for x in (-0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.1 + 0.2, 1 / 3):
-        text = cell_text(x)
+        text = editor_text(x)
         back = share.decode_table(through_url({"x": share.encode_table([[text]])})["x"], max_rows=1, max_cols=1)
         assert bits(float(back[0][0])) == bits(x), x
 

@@ -17,6 +17,7 @@ import streamlit as st
 
 from selfattn.core.attention import raw_self_attention, unit_rows
 from selfattn.core.positions import ReorderTrace, TextMatch, match_text, reorder_check
+from selfattn.display.numbers import difference_text
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.i18n import Markdown, one_line
@@ -103,10 +104,6 @@ def compute(first: str, second: str, source: str, spec: str | None, scale: bool,
     return results
 
 
-def _fmt(value: float) -> str:
-    return "0" if value == 0 else f"{value:.2g}"
-
-
 def section(source: str, spec: str | None, scale: bool, unit: bool) -> None:
     """The whole view: two sentences, then static and contextual vectors compared.
 
@@ -191,7 +188,7 @@ def _show(kind: str, compared: Compared, *, charvec_reads: bool, offer: bool) ->
         with slot:
             fit.show_map(title, weights, lab, lab, key=f"order-{kind}-{which}", width=px, role="weights",
                          domain=(0.0, 1.0))
-    numbers = {"w": _fmt(check.weights_diff), "o": _fmt(check.outputs_diff)}
+    numbers = {"w": difference_text(check.weights_diff), "o": difference_text(check.outputs_diff)}
     if check.same:
         st.success(tr("emb.order_same", **numbers), icon=":material/check_circle:")
     else:

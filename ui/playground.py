@@ -32,6 +32,7 @@ from selfattn.display import share
 from selfattn.display.export import column_names, labelled
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
                                    read_csv_matrix)
+from selfattn.display.numbers import editor_text
 from selfattn.errors import InputError
 from selfattn.i18n import LANGS, Markdown, t_plain
 from ui import fit, guard
@@ -61,21 +62,8 @@ class Inputs:
     b_v: np.ndarray
 
 
-def cell_text(value) -> str:
-    """A number as the editors show it: the shortest text that reads back as the same float.
-
-    The editors hold text, not numbers, so that whatever a visitor types (``1e-3``, ``1,5``,
-    ``abc``) reaches ``grid.parse_cell`` unchanged: it is read exactly or reported by name,
-    never silently mangled by the browser's number input.
-    """
-    if isinstance(value, str):
-        return value
-    text = repr(float(value))
-    return text[:-2] if text.endswith(".0") else text
-
-
 def _as_text(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    return {name: frame.map(cell_text) for name, frame in frames.items()}
+    return {name: frame.map(editor_text) for name, frame in frames.items()}
 
 
 def _x_frame(tokens, x: np.ndarray) -> pd.DataFrame:
@@ -598,7 +586,7 @@ def _text(value) -> str:
     """A cell as text ("" for an emptied one)."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
-    return cell_text(value)
+    return editor_text(value)
 
 
 def _rows(frame: pd.DataFrame, name: str) -> list[list[str]]:

@@ -17,7 +17,7 @@ from selfattn import self_attention
 from selfattn.core.positions import (KINDS, ShuffleTrace, parse_order, positional_encoding, random_order,
                                      shuffle_check)
 from selfattn.display.export import column_names, labelled
-from selfattn.display.numbers import map_text
+from selfattn.display.numbers import difference_text, map_text
 from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from ui import fit
@@ -52,11 +52,6 @@ def positions_on() -> bool:
 def with_positions(x: np.ndarray) -> np.ndarray:
     """X + PE, what the projections receive (X itself when no positions are chosen)."""
     return x + encoding(*x.shape)
-
-
-def fmt(value: float) -> str:
-    """A difference as the check writes it: 0, or 2 significant digits in scientific notation."""
-    return "0" if value == 0 else f"{value:.2g}"
 
 
 # ── Positions ─────────────────────────────────────────────────────────────────────────
@@ -220,18 +215,18 @@ def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) ->
                                                   write=map_text)
     tables["shuffled_x"] = partial(labelled, check.after.x, moved, column_names("x", check.after.x.shape[1]))
     if check.equivariant:
-        st.success(tr("pg.order_verdict_same", diff=fmt(check.max_diff), tol=fmt(check.tolerance)),
+        st.success(tr("pg.order_verdict_same", diff=difference_text(check.max_diff), tol=difference_text(check.tolerance)),
                    icon=":material/check_circle:")
     else:
         reasons = [tr(k) for k, on in (("pg.order_why_pe", has_pe), ("pg.order_why_causal", causal)) if on]
         why = Markdown("".join(f"\n- {reason}" for reason in reasons))
-        st.warning(tr("pg.order_verdict_changed", diff=fmt(check.max_diff), why=why), icon=":material/warning:")
+        st.warning(tr("pg.order_verdict_changed", diff=difference_text(check.max_diff), why=why), icon=":material/warning:")
     by_old = []
     for i in range(n):  # in the old order: "Input 1 ... moved to row 3" first
         r = int(check.where[i])
         diff = float(check.row_diff[r])
         key = "pg.order_row_same" if diff <= check.tolerance else "pg.order_row_changed"
-        by_old.append("- " + tr(key, label=tokens[i], old=i + 1, new=r + 1, diff=fmt(diff)))
+        by_old.append("- " + tr(key, label=tokens[i], old=i + 1, new=r + 1, diff=difference_text(diff)))
     st.markdown("\n".join(by_old[:LISTED]))
     if n > LISTED:
         with st.expander(tr("pg.order_more", n=n - LISTED), icon=":material/unfold_more:"):

@@ -18,7 +18,7 @@ import numpy as np
 from selfattn.display import colours
 from selfattn.display.units import memory_text
 from selfattn.display.colours import MASKED_GREY, PATTERN_COLOURS
-from selfattn.display.numbers import MINUS_INFINITY
+from selfattn.display.numbers import MINUS_INFINITY, chart_text
 
 ANNOTATE_MAX_CELLS = 144  # print values in the cells up to 12 x 12
 GRID_TITLE_PX = 18  # above each panel of a head grid, for its title
@@ -90,8 +90,9 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
         layout: pixels and labels, drawn as given (default: :func:`default_layout`).
         legend: Vega-Lite legend config (default: Vega-Lite's, a colour bar on the right).
         usermeta: kept in the spec as ``usermeta``, for whoever draws it.
-        write: how a value is written in its cell (default: 3 significant digits); the Playground
-            passes :func:`selfattn.display.numbers.map_text`, as its step maps write.
+        write: how a value is written in its cell (default: :func:`selfattn.display.numbers.chart_text`,
+            3 significant digits); the Playground passes :func:`selfattn.display.numbers.map_text`,
+            as its step maps write.
 
     Returns:
         A Vega-Lite spec (dict) for ``st.vega_lite_chart`` or :func:`to_altair`.
@@ -115,7 +116,7 @@ def heatmap(matrix, row_labels, col_labels, *, title: str = "", annotate: bool |
             ok = math.isfinite(v)
             cell_data = {"v": v if ok else None}
             if annotate:  # the printed value and its colour, only where values are printed
-                cell_data.update(shown=(write or _short)(v), dark=ok and _is_dark(v, low, high, diverging))
+                cell_data.update(shown=(write or chart_text)(v), dark=ok and _is_dark(v, low, high, diverging))
             data.append(cell_data)
     scale = {"scheme": scheme}
     if domain:
@@ -354,16 +355,6 @@ def heatmap_grid(matrices, row_labels, col_labels, titles, *, columns: int = 4, 
 def to_altair(spec: dict) -> alt.TopLevelMixin:
     """The spec as an Altair chart (validated against Altair's Vega-Lite schema)."""
     return alt.LayerChart.from_dict(spec)
-
-
-def _short(value: float) -> str:
-    if value == -math.inf:
-        return MINUS_INFINITY
-    if not math.isfinite(value):
-        return str(value)
-    if value == 0 or 1e-3 <= abs(value) < 1e5:
-        return f"{value:.3g}"
-    return f"{value:.1e}"
 
 
 def _js_list(labels: list[str]) -> str:

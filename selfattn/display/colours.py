@@ -24,7 +24,6 @@ PATTERN_COLOURS = {"previous": "#0072B2", "next": "#56B4E9", "self": "#CC79A7", 
 LINE = "#1f77b4"  # the head view's lines, every token's
 PICKED = "#d62728"  # the head view's picked token and its lines
 TEXT = "#262730"  # token names, as Streamlit's body text
-BAD_INPUT = "#d62728"  # the outline of a Playground table with a bad cell
 CELL_EDGE = "white"  # the thin outline between heatmap cells
 HIGHLIGHT = "#ff7f0e"  # the outline of the cells that light up together in the Playground's maps (heatmap.css)
 INK_ON_DARK, INK = "white", "black"  # values printed in a dark cell, and in any other

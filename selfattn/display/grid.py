@@ -36,16 +36,6 @@ class Sizes:
     d_v: int = 3  # value dimension, may differ from d_k
 
 
-def check_sizes(sizes: Sizes) -> Sizes:
-    """Raise InputError unless every size is within the Playground's limits."""
-    for name, value, top in (("n", sizes.n, MAX_TOKENS), ("d_in", sizes.d_in, MAX_DIM),
-                             ("d_k", sizes.d_k, MAX_DIM), ("d_v", sizes.d_v, MAX_DIM)):
-        if not 1 <= value <= top:
-            raise InputError("size_range", f"{name} must be between 1 and {top}, got {value}.",
-                             name=name, top=top, value=value)
-    return sizes
-
-
 def parse_cell(value, matrix: str, row: str, col: str) -> float:
     """One table cell as a finite float, or InputError naming the matrix, row and column.
 

@@ -80,8 +80,6 @@ STRINGS: dict[str, dict[str, str]] = {
                      "zh": "{name} 应有 {width} 个数，而不是 {got} 个。"},
     "err.overflow": {"en": "The scores overflowed to infinity: the numbers in X or W are too large.",
                      "zh": "分数溢出为无穷大：X 或 W 中的数字太大了。"},
-    "err.size_range": {"en": "{name} must be between 1 and {top}; it is {value}.",
-                       "zh": "{name} 必须在 1 到 {top} 之间，当前为 {value}。"},
     "err.cell_not_number": {"en": "{matrix}, row {row}, column {col}: “{value}” is not a number. "
                                   "Write numbers like 0.5, -2 or 1e-3 (a dot for decimals).",
                             "zh": "{matrix} 第 {row} 行、第 {col} 列：“{value}”不是数字。"

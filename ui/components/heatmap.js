@@ -12,10 +12,11 @@
 // cell tells every map of the same group through one window event, and each map outlines the
 // rows, columns or cells that took part.
 //
-// This code travels once: it comes with one element of its own outside the page's fragment
-// (heatmap.py's ``library``), which installs it as ``window.selfattnMaps``; every map element
-// carries only a few lines (heatmap_loader.js) that call it, so an edit does not send it again.
-// A map drawn before this code arrived waits in ``window.selfattnMapsQueue``.
+// This code travels once, in one script after attention.js (the preview's arithmetic): it comes
+// with one element of its own outside the page's fragment (heatmap.py's ``library``), which
+// installs it as ``window.selfattnMaps``; every map element carries only a few lines
+// (heatmap_loader.js) that call it, so an edit does not send it again. A map drawn before this
+// code arrived waits in ``window.selfattnMapsQueue``.
 
 const maps = new Map(); // group -> Map(link -> view): the maps on the page, found by their place
 const EVENT = "selfattn-link";
@@ -240,117 +241,14 @@ function light(view, where) {
   }
 }
 
-// ── The preview: the steps worked out here the moment a cell is committed ───────────────────
-// The server's numbers follow within a few hundred milliseconds and are the truth: a map whose
-// preview matches them is left alone, one that does not is redrawn. The preview is drawn only
-// when every cell is a plain decimal number and the shapes agree with the maps on screen;
-// anything else (a bad cell, a label, a resize) waits for the server. With positions on, the
-// outputs map brings the position vectors (exact), which are added to X as the server adds them.
-
-const PLAIN = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-// A number as the server writes it (selfattn/display/numbers.py, map_text): rounded to 12 significant
-// digits, then to 4, each time half to even, written as %g does; −∞ for a masked score. (The first
-// rounding makes a sum's last bits, which depend on its order, not matter.)
-function g4(v) {
-  if (v === -Infinity) return "−∞";
-  if (v === 0) return "0";
-  const exact = Math.abs(v).toExponential(20); // 21 digits: enough to tell an exact tie of a double
-  const at = exact.indexOf("e");
-  let e = Number(exact.slice(at + 1));
-  const all = exact[0] + exact.slice(2, at); // 21 digits
-  let twelve = Number(all.slice(0, 12));
-  const tail = all.slice(12);
-  if (tail > "500000000" || (tail === "500000000" && twelve % 2 === 1)) twelve += 1;
-  if (twelve === 1e12) { twelve = 1e11; e += 1; }
-  const digits = String(twelve);
-  let head = Number(digits.slice(0, 4));
-  const rest = digits.slice(4);
-  if (rest > "50000000" || (rest === "50000000" && head % 2 === 1)) head += 1;
-  if (head === 10000) { head = 1000; e += 1; }
-  const text = String(head);
-  const sign = v < 0 ? "-" : "";
-  if (e >= -4 && e < 4) {
-    const point = e + 1;
-    const whole = point > 0 ? text.slice(0, point) : "0";
-    const frac = (point > 0 ? text.slice(point) : "0".repeat(-point) + text).replace(/0+$/, "");
-    return sign + whole + (frac ? "." + frac : "");
-  }
-  const mantissa = (text[0] + "." + text.slice(1)).replace(/\.?0+$/, "");
-  return sign + mantissa + "e" + (e < 0 ? "-" : "+") + String(Math.abs(e)).padStart(2, "0");
-}
-
-function numbers(table, skipLabels) {
-  const rows = [];
-  for (const row of table.cells) {
-    const out = [];
-    for (let j = 0; j < row.length; j++) {
-      if (skipLabels && table.labels[j]) continue;
-      const text = row[j].trim();
-      if (!PLAIN.test(text)) return null;
-      const v = Number(text);
-      if (!Number.isFinite(v)) return null;
-      out.push(v);
-    }
-    rows.push(out);
-  }
-  return rows;
-}
-
-const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((sum, v, k) => sum + v * b[k][j], 0)));
-const addRow = (m, b) => (b ? m.map((row) => row.map((v, j) => v + b[j])) : m);
-
-// Every step of self-attention as the server's trace has it: {q, k, v, scores, scaled, weights,
-// wv (the focus token's weighted values), out}, or null when a number is not finite.
-function attend(x, wq, wk, wv, bias, scale, causal, focus) {
-  const q = addRow(matmul(x, wq), bias && bias.q), k = addRow(matmul(x, wk), bias && bias.k);
-  const v = addRow(matmul(x, wv), bias && bias.v);
-  const scores = q.map((qi) => k.map((kj) => qi.reduce((sum, a, t) => sum + a * kj[t], 0)));
-  const root = Math.sqrt(k[0].length);
-  const scaled = scores.map((row, i) => row.map((s, j) => (causal && j > i ? -Infinity : scale ? s / root : s)));
-  const weights = scaled.map((row) => {
-    const top = Math.max(...row);
-    const e = row.map((s) => Math.exp(s - top));
-    const total = e.reduce((a, b) => a + b, 0);
-    return e.map((x) => x / total);
-  });
-  const out = weights.map((w) => v[0].map((_, c) => w.reduce((sum, wj, j) => sum + wj * v[j][c], 0)));
-  const f = focus < weights.length ? focus : 0;
-  const wvs = v.map((vj, j) => vj.map((x) => weights[f][j] * x));
-  const steps = { q, k, v, scores, scaled, weights, wv: wvs, out };
-  for (const [name, m] of Object.entries(steps)) {
-    for (const row of m) for (const x of row) if (!(Number.isFinite(x) || (name === "scaled" && x === -Infinity))) return null;
-  }
-  return steps;
-}
-
-// Every step's cells as the maps write them, {link: {cells, lo, hi}}, worked out from the typed
-// ``tables`` ({name: {cells, labels}}) with the options ``engine`` for the focus row ``focus``; or
-// null when a cell is not a plain number, a shape is off or a number is not finite.
-function stepCells(tables, engine, focus) {
-  const { scale, causal, bias, pe } = engine;
-  const names = ["x", "w_q", "w_k", "w_v", ...(bias ? ["b_q", "b_k", "b_v"] : [])];
-  const m = {};
-  for (const name of names) {
-    m[name] = tables[name] && numbers(tables[name], name === "x");
-    if (!m[name] || !m[name].length || !m[name][0].length) return null;
-  }
-  const d = m.x[0].length, dk = m.w_q[0].length, dv = m.w_v[0].length;
-  const fits = (a, rows, cols) => a.length === rows && a.every((row) => row.length === cols);
-  if (!fits(m.x, m.x.length, d) || !fits(m.w_q, d, dk) || !fits(m.w_k, d, dk) || !fits(m.w_v, d, dv)) return null;
-  if (bias && !(fits(m.b_q, 1, dk) && fits(m.b_k, 1, dk) && fits(m.b_v, 1, dv))) return null;
-  if (pe && !fits(pe, m.x.length, d)) return null;
-  const x = pe ? m.x.map((row, i) => row.map((v, j) => v + pe[i][j])) : m.x; // X + PE, as the server adds them
-  const steps = attend(x, m.w_q, m.w_k, m.w_v, bias && { q: m.b_q[0], k: m.b_k[0], v: m.b_v[0] },
-                       scale, causal, focus);
-  if (!steps) return null;
-  const cells = {};
-  for (const [link, matrix] of Object.entries(steps)) {
-    const finite = matrix.flat().filter(Number.isFinite);
-    cells[link] = { cells: matrix.map((row) => row.map(g4)), lo: Math.min(...finite), hi: Math.max(...finite) };
-  }
-  return cells;
-}
+// ── The preview: the maps redrawn the moment a cell is committed ─────────────────────────────
+// The steps are worked out by attention.js (stepCells: the second implementation of the steps,
+// in the same script). The server's numbers follow within a few hundred milliseconds and are the
+// truth: a map whose preview matches them is left alone, one that does not is redrawn. The
+// preview is drawn only when every cell is a plain decimal number and the shapes agree with the
+// maps on screen; anything else (a bad cell, a label, a resize) waits for the server. With
+// positions on, the outputs map brings the position vectors (exact), which are added to X as the
+// server adds them.
 
 // The data each map of ``group`` would be drawn from after the edit, or null (no preview).
 function preview(group) {
@@ -369,7 +267,7 @@ function preview(group) {
     if (!step || !view.data || step.cells.length !== view.data.cells.length
         || step.cells[0].length !== view.data.cells[0].length) return null;
     const next = { ...view.data, cells: step.cells };
-    if (!view.data.fixed) Object.assign(next, { lo: step.lo, hi: step.hi, low_text: g4(step.lo), high_text: g4(step.hi) });
+    if (!view.data.fixed) Object.assign(next, { lo: step.lo, hi: step.hi, low_text: mapText(step.lo), high_text: mapText(step.hi) });
     drawn.set(view, next);
   }
   return drawn;
@@ -381,7 +279,7 @@ window.addEventListener("selfattn-edit", () => {
 });
 
 if (!window.selfattnMaps) {
-  window.selfattnMaps = { mount, g4, stepCells, colourAt, hexRgb };
+  window.selfattnMaps = { mount, colourAt, hexRgb };
   for (const waiting of window.selfattnMapsQueue?.splice(0) || []) mount(waiting);
 }
 

@@ -2,9 +2,12 @@
 table of coloured cells with their values written in them, and lights up linked cells across maps.
 
 Its JavaScript and CSS live beside this file (``heatmap.js``, ``heatmap.css``), sent without
-comments like the matrix editor's. Each map goes to the browser as a little JSON (the cells as
-the text shown, the colour scale as nine stops), so an edit sends a few hundred bytes a map
-instead of a Vega-Lite spec, and the browser draws it as one table (no Vega view to update).
+comments like the matrix editor's, together with ``attention.js``: the browser's preview of the
+steps, a second implementation of :func:`selfattn.core.attention.attend` that redraws the maps on
+Enter before the server answers (held to the core by ``tests/test_preview_browser.py``). Each map
+goes to the browser as a little JSON (the cells as the text shown, the colour scale as nine
+stops), so an edit sends a few hundred bytes a map instead of a Vega-Lite spec, and the browser
+draws it as one table (no Vega view to update).
 
 Hovering a cell lights up, in every map of the same group, the rows and cells that made it or
 that it made (see ``heatmap.js``): in the browser, with no message to the server. A click on a
@@ -30,11 +33,12 @@ LINKS = ("q", "k", "v", "scores", "scaled", "weights", "wv", "out")  # a map's p
 PICK = "pick"  # the trigger a click on a query's row sends: the row's number
 
 # The drawing code and its style, sent once a page (see library); each map carries only its loader.
-_library = st.components.v2.component(
-    "selfattn.heatmap_library",
-    js="const STYLE = " + json.dumps(compact_css((HERE / "heatmap.css").read_text(encoding="utf-8"))) + ";\n"
-       + compact_js((HERE / "heatmap.js").read_text(encoding="utf-8")),
-)
+# One script: the preview's arithmetic (attention.js, the second implementation of the steps) first,
+# then the maps (heatmap.js), which call its stepCells and mapText.
+SCRIPTS = ("attention.js", "heatmap.js")
+LIBRARY_JS = ("const STYLE = " + json.dumps(compact_css((HERE / "heatmap.css").read_text(encoding="utf-8"))) + ";\n"
+              + "\n".join(compact_js((HERE / name).read_text(encoding="utf-8")) for name in SCRIPTS))
+_library = st.components.v2.component("selfattn.heatmap_library", js=LIBRARY_JS)
 _mount = st.components.v2.component(
     "selfattn.heatmap", js=compact_js((HERE / "heatmap_loader.js").read_text(encoding="utf-8")))
 
@@ -60,7 +64,7 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
         focus: the focus token's row, marked in bold.
         engine: on the outputs map, the options the browser's preview works the steps out with
             (``scale``, ``causal``, ``bias``, and ``pe``: the position vectors added to X, exact,
-            or None; see ``heatmap.js``).
+            or None; see ``attention.js``).
     """
     values = np.asarray(matrix, dtype=float)
     if link is not None and link not in LINKS:
