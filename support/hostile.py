@@ -25,6 +25,10 @@ from support import server as servers, visitor as wire
 ROOT = Path(__file__).resolve().parents[1]
 
 TIMEOUT = 60.0
+MAX_LINK_BYTES = 2_000_000  # what one open of any link may send, in hosted mode
+# Server CPU of one open of any link: 0.3-0.9 s on a quiet 2-core machine, 1.8 s seen on a loaded CI run;
+# the faults the hostile tests guard against cost 10 s and more. A wide margin: a CPU bound is shared-machine noise.
+MAX_LINK_CPU_S = 4.0
 
 
 @dataclass

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import numpy as np
 import pytest
 
-from support import hostile
+from support import hostile, server as servers
 from tests.browser import chromium_page, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked o
 ROOT = Path(__file__).resolve().parents[1]
 X = r"-ed_x_\d+$"  # the X editor's widget id ends with its key
 MAX_CPU_S = 1.0  # any crafted widget message
-MAX_LINK_CPU_S, MAX_LINK_BYTES = 1.5, 2_000_000  # any link
+MAX_LINK_BYTES, MAX_LINK_CPU_S = hostile.MAX_LINK_BYTES, hostile.MAX_LINK_CPU_S  # any link
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def test_the_page_serves_others_at_once_after_an_attack(server):
             return loop.time() - start, other.tally.exceptions
 
     seconds, exceptions = asyncio.run(run())
-    assert exceptions == 0 and seconds < 10, seconds  # an open takes ~0.3 s on a quiet server
+    assert exceptions == 0, exceptions  # served (~0.3 s on a quiet server; timings are the benchmarks')
 
 
 @pytest.mark.parametrize("state, why", [
@@ -432,7 +432,7 @@ def test_map_data_writes_torch_computed_steps_to_four_digits_with_their_colours(
 
 
 def test_the_playground_maps_show_torch_computed_attention_of_its_own_tables():
-    """The page's step maps (tests/apptest.step_maps) against torch, from the tables the page holds."""
+    """The page's step maps (support/apptest.step_maps) against torch, from the tables the page holds."""
     import math
 
     import torch
@@ -501,12 +501,12 @@ def test_a_crafted_pick_is_ignored_quickly_and_a_real_one_still_picks(server, na
     before, results = pick_attack(server, [hostile.pick_payload(CRAFTED_PICKS[name]), hostile.pick_payload("2")])
     (cost, focus, after), (click_cost, click_focus, clicked) = results
     assert cost.exceptions == 0 and not cost.closed, cost
-    assert cost.wall_s < 2 and cost.cpu_s <= MAX_CPU_S, cost  # answered at once (~0.1 s), nothing left running
+    assert cost.cpu_s <= MAX_CPU_S, cost  # ~0.1 s: the page's rerun, nothing left running
     assert focus == {0} and focus_token(after) == focus_token(before) == ["q1"], (focus, focus_token(after))
     assert numbers(after) == numbers(before) and numbers(after)  # the page still shows its numbers
     assert not any("Traceback" in t or "Error" in t for t in after)
     # the same session, a click on row 3 of the weights: token 3 becomes the focus
-    assert click_cost.exceptions == 0 and click_cost.wall_s < 2, click_cost
+    assert click_cost.exceptions == 0 and click_cost.cpu_s <= MAX_CPU_S, click_cost
     assert click_focus == {2} and focus_token(clicked) == ["q3"], (click_focus, focus_token(clicked))
 
 
@@ -518,7 +518,7 @@ def test_a_crafted_pick_is_ignored_quickly_and_a_real_one_still_picks(server, na
 def test_crafted_trigger_lists_pick_nothing_else(server, payload):
     """The trigger's whole event list crafted: only a well-formed pick event of a row is used."""
     before, [(cost, focus, after)] = pick_attack(server, [payload])
-    assert cost.exceptions == 0 and not cost.closed and cost.wall_s < 2 and cost.cpu_s <= MAX_CPU_S, cost
+    assert cost.exceptions == 0 and not cost.closed and cost.cpu_s <= MAX_CPU_S, cost
     assert numbers(after) and focus_token(after) == [f"q{min(focus) + 1}"]
     from ui.server_limits import MAX_TRIGGER_BYTES  # a longer list is refused whole (issue 29)
 
@@ -548,7 +548,7 @@ def test_a_pick_over_one_megabyte_closes_only_its_senders_connection(server):
             return cost, other
 
     cost, other = asyncio.run(run())
-    assert cost.closed and cost.cpu_s <= MAX_CPU_S and cost.wall_s < 2, cost
+    assert cost.closed and cost.cpu_s <= MAX_CPU_S, cost
     assert other.tally.exceptions == 0 and hostile.component_data(other, MAP_WEIGHTS)["focus"] == 1
     assert focus_token(other.texts()) == ["q2"]
 
@@ -557,7 +557,6 @@ def test_a_pick_over_one_megabyte_closes_only_its_senders_connection(server):
 FLOODED = {"weights map": (MAP_WEIGHTS, "pick"), "queries map": (r"-map_queries$", "pick"),
            "outputs map": (r"-map_outputs$", "pick"), "focus's map": (r"-map_weighted_values_\d+$", "pick"),
            "X editor": (X, "table"), "W_v editor": (r"-ed_w_v_\d+$", "table")}
-MAX_FLOOD_OPEN_S = 1.5  # another visitor's open of the Playground while three floods run (0.03-0.10 s alone)
 
 
 def flood(event: str, n: int, value: str = "0") -> str:
@@ -580,7 +579,9 @@ def test_a_flood_of_trigger_events_costs_at_most_one_event(server, name, n):
 
 
 def test_a_page_opens_at_once_while_three_visitors_flood_their_triggers(server):
-    """Three sessions each send ten 1 MB floods of picks while another visitor opens the Playground."""
+    """Three sessions each send ten 1 MB floods of picks while another visitor opens the Playground: it is
+    served, and the thirty floods together cost the server little CPU. How long the open takes (0.03-0.10 s
+    alone, ~0.1 s during the floods, 1-3.4 s before the trigger cap) is benchmarks/bench_hostile.py's to time."""
     payload = flood("pick", 36_000)
 
     async def attacker():
@@ -590,7 +591,10 @@ def test_a_page_opens_at_once_while_three_visitors_flood_their_triggers(server):
                 await hostile.send_trigger(v, MAP_WEIGHTS, payload)
                 await v.finish_run()
 
+    pid = server.pids()[0]
+
     async def run():
+        start_cpu = servers.cpu_seconds(pid)
         attacks = [asyncio.create_task(attacker()) for _ in range(3)]
         await asyncio.sleep(1.0)  # the floods are under way
         async with hostile.visitor(server.url) as v:
@@ -599,10 +603,13 @@ def test_a_page_opens_at_once_while_three_visitors_flood_their_triggers(server):
             opened = asyncio.get_running_loop().time() - start
             exceptions = v.tally.exceptions
         await asyncio.gather(*attacks)
-        return opened, exceptions
+        return opened, exceptions, await hostile.quiet_cpu(pid, start_cpu)
 
-    opened, exceptions = asyncio.run(run())
-    assert exceptions == 0 and opened <= MAX_FLOOD_OPEN_S, opened
+    opened, exceptions, cpu_s = asyncio.run(run())
+    assert exceptions == 0, exceptions
+    # 30 floods and 4 opens: ~3 s (0.1 s each, the page's rerun); minutes before the trigger cap (issue 29)
+    assert cpu_s <= 30 * MAX_CPU_S, cpu_s
+    print(f"\nthe other visitor's open took {opened:.2f} s during the floods; the server spent {cpu_s:.1f} s of CPU")
 
 
 @pytest.mark.parametrize("state", ['{"pick": 1e9}', '{"pick": "1"}', '{"pick": [1]}', '{"pick": NaN}', "[1]", '"x"'])
@@ -610,7 +617,7 @@ def test_a_crafted_map_state_is_ignored(server, state):
     """The map's own state (not its trigger): a browser sends none, a visitor may; Streamlit shows a
     ``pick`` in it as the trigger's value, so it goes through the same check."""
     cost, before, after = attack(server, "", {MAP_WEIGHTS: ("json_value", state)})
-    assert cost.exceptions == 0 and cost.cpu_s <= MAX_CPU_S and cost.wall_s < 2, cost
+    assert cost.exceptions == 0 and cost.cpu_s <= MAX_CPU_S, cost
     assert numbers(after) == numbers(before) and focus_token(after) == ["q1"]
 
 

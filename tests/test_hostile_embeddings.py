@@ -43,7 +43,7 @@ from tests.fakehub import FakeHub  # noqa: E402
 
 pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
-MAX_LINK_BYTES, MAX_LINK_CPU_S = 2_000_000, 1.5  # one open of any link, in hosted mode
+MAX_LINK_BYTES, MAX_LINK_CPU_S = hostile.MAX_LINK_BYTES, hostile.MAX_LINK_CPU_S  # any link
 MAX_CPU_S = 0.5  # a crafted widget message: milliseconds of work, with room for a busy 2-core machine
 MAX_ANSWER_BYTES = 300_000  # what a crafted message gets back (a rerun of the page it has open)
 CHINESE = "google-bert/bert-base-chinese"  # allow-listed; the largest model a hosted demo offers

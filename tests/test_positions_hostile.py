@@ -17,7 +17,7 @@ from support import hostile
 
 pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
-MAX_LINK_CPU_S, MAX_LINK_BYTES = 1.5, 2_000_000  # any link (tests/test_hostile.py)
+MAX_LINK_BYTES, MAX_LINK_CPU_S = hostile.MAX_LINK_BYTES, hostile.MAX_LINK_CPU_S  # any link
 HEAVIEST = "preset=random&seed=7&size=32.16.16.16&scale=1&causal=1&bias=1&focus=32"
 REVERSED = " ".join(str(32 - i) for i in range(32))
 
