@@ -129,6 +129,33 @@ def nginx() -> str:
     return path
 
 
+# ── One cache folder a worker ────────────────────────────────────────────────────────────
+
+def _worker_cache() -> None:
+    """Under pytest-xdist (tests/run.sh), each worker and the servers it starts get their own cache folder:
+    the benchmark's one-sweep-at-a-time lock lives there, and two workers must not hold each other's turn.
+    The character-vector tables already built are linked in, not built again."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker or os.environ.get("SELFATTN_CACHE_DIR_SHARED"):
+        return
+    from selfattn.text.charvec import CACHE_ENV, cache_dir
+
+    shared = cache_dir()
+    mine = shared / f"worker-{worker}"
+    mine.mkdir(parents=True, exist_ok=True)
+    for table in shared.glob("charvec-*.npz"):
+        if not (mine / table.name).exists():
+            try:
+                os.link(table, mine / table.name)
+            except OSError:
+                shutil.copy2(table, mine / table.name)
+    os.environ[CACHE_ENV] = str(mine)
+    os.environ["SELFATTN_CACHE_DIR_SHARED"] = str(shared)
+
+
+_worker_cache()
+
+
 # ── The tier guard ───────────────────────────────────────────────────────────────────────
 
 # Commands that only a browser or system test may start (matched in the command line).
