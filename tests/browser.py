@@ -6,10 +6,22 @@ that start them are in tests/conftest.py.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from pathlib import Path
 
 from support.chromium import CHROMIUM, CHROMIUM_ARGS, chromium_browser, chromium_page  # noqa: F401
 from support.server import ROOT, free_port, stop_process, streamlit_server  # noqa: F401
+
+
+@contextlib.contextmanager
+def browser_page(browser, width: int = 1400, height: int = 1000, **options):
+    """A page of its own (a fresh context: no cookies or storage shared) in the module's Chromium."""
+    context = browser.new_context(viewport={"width": width, "height": height}, **options)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 def wait_until_idle(page, timeout_ms: int = 30000) -> None:
@@ -127,3 +139,92 @@ SMALL_OR_CLIPPED_MAP_TEXT = """() => {
   }
   return out;
 }"""
+
+
+# ── Charts in their columns (the layout tests) ──────────────────────────────────────────
+
+HOLDERS = ("[data-testid='stColumn'], [data-testid='stVerticalBlock'], [data-testid='stHorizontalBlock'],"
+           " [data-testid='stMainBlockContainer']")
+
+# The charts: Vega's, and the step maps (a table in a component's shadow root, key map_<name>).
+CHARTS = "[data-testid='stVegaLiteChart'], [class*='st-key-map_'] [data-testid='stBidiComponentIsolated']"
+
+# Each chart's drawing (Vega's canvas or svg; a map's table and legend) and how far it runs past the
+# nearest block that holds it (a column, a block of a row, an expander, the main block) or any block around that.
+CHART_BOXES = """(holders) => [...document.querySelectorAll(CHARTS)].map(el => {
+    const drawn = (el.shadowRoot ? el.shadowRoot.querySelector('.map') || el
+                                 : el.querySelector('canvas, svg.marks') || el).getBoundingClientRect();
+    let past = 0, holder = null;
+    for (let up = el.parentElement; up; up = up.parentElement) {
+        if (!up.matches(holders)) continue;
+        const box = up.getBoundingClientRect();
+        holder = holder || [Math.round(box.left), Math.round(box.right)];
+        past = Math.max(past, box.left - drawn.left, drawn.right - box.right);
+    }
+    return {left: drawn.left, right: drawn.right, top: drawn.top, bottom: drawn.bottom,
+            width: Math.round(drawn.width), holder, past: Math.round(past)};
+})""".replace("CHARTS", json.dumps(CHARTS))
+
+ALL_DRAWN = """(count) => {
+    const charts = [...document.querySelectorAll(CHARTS)];
+    const drawn = el => ((el.shadowRoot ? el.shadowRoot.querySelector('.map td') && el.shadowRoot.querySelector('.map')
+                                        : el.querySelector('canvas, svg.marks'))?.getBoundingClientRect().width || 0) > 0;
+    return charts.length >= count && charts.every(drawn);
+}""".replace("CHARTS", json.dumps(CHARTS))
+
+
+def settle(page, charts: int) -> None:
+    """Wait for the script to finish and for Vega to draw (and re-fit) every chart."""
+    wait_until_idle(page, timeout_ms=120000)
+    page.wait_for_function(ALL_DRAWN, arg=charts, timeout=60000)
+    page.wait_for_timeout(1000)
+
+
+def assert_charts_fit(page, where: str, charts: int) -> None:
+    assert page.locator("[data-testid='stException']").count() == 0, where
+    boxes = page.evaluate(CHART_BOXES, HOLDERS)
+    assert len(boxes) >= charts, (where, len(boxes))
+    past = [(b["width"], b["holder"], b["past"]) for b in boxes if b["past"] > 1]
+    assert not past, (where, "charts past their column: (drawn width, column [left, right], px past)", past)
+    overlapping = [(i, j) for i, a in enumerate(boxes) for j, b in enumerate(boxes[i + 1:], i + 1)
+                   if not (a["right"] <= b["left"] + 1 or b["right"] <= a["left"] + 1
+                           or a["bottom"] <= b["top"] + 1 or b["bottom"] <= a["top"] + 1)]
+    assert not overlapping, (where, "charts drawn over each other", overlapping, boxes)
+
+
+# ── The Playground: cells, typing, the output ───────────────────────────────────────────
+
+def output_text(page) -> str:
+    """The written-out sum of step 7, whose last line is the output of the focused input."""
+    return page.locator("[data-testid='stMain'] [data-testid='stCode']:visible").last.inner_text()  # not the full lines
+
+
+def cell(page, name: str):
+    """A cell of a matrix editor by its accessible name, "X, Input 1, x1" (inside the editor's shadow root)."""
+    return page.get_by_role("textbox", name=name, exact=True)
+
+
+def open_playground(page, url: str, query: str = "", first: str = "X, Input 1, x1") -> None:
+    page.goto(f"{url}/playground{query}")
+    cell(page, first).wait_for(timeout=60000)
+    page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=60000)  # the last step map, drawn
+    wait_until_idle(page)
+
+
+def wait_for_new_output(page, before: str) -> str:
+    """The last line of step 7 once it differs from ``before`` (the page has recomputed)."""
+    page.wait_for_function(
+        "(old) => { const c = document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stCode\"]');"
+        " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
+    wait_until_idle(page)
+    return output_text(page).splitlines()[-1]
+
+
+def type_into(page, name: str, text: str) -> str:
+    """Click the cell ``name``, type ``text``, press Enter; return the new last line of step 7
+    (the focused input's output) once the page has recomputed."""
+    before = output_text(page)
+    cell(page, name).click()
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+    return wait_for_new_output(page, before)

@@ -22,7 +22,9 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from selfattn.hosting import HOSTED_ENV
 from selfattn.text import models
+from support.chromium import chromium_browser
 from support.deploy import find_nginx
+from support.server import streamlit_server
 from tests.fakehub import PICKLE_REPO, REPO, FakeHub, make_tiny_chinese_bert
 
 
@@ -114,7 +116,22 @@ def hub(tiny_files, cache, monkeypatch):
     fake.stop()
 
 
-# ── Servers ──────────────────────────────────────────────────────────────────────────────
+# ── Servers and a browser ────────────────────────────────────────────────────────────────
+
+@pytest.fixture(scope="module")
+def url():
+    """`streamlit run app.py` on a free loopback port, one per test module (its tests open their own sessions)."""
+    with streamlit_server(timeout=120) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module; each test opens its own context (tests/browser.py's browser_page)."""
+    with chromium_browser() as chromium:
+        yield chromium
+
+
 
 @pytest.fixture(scope="module")
 def nginx() -> str:

@@ -15,7 +15,7 @@ cleanly, name nothing as ignored, and write the same link again. The page tests 
 checks (the last good result stays, nothing typed is lost).
 
 Environment:
-    SELFATTN_FUZZ_ACTIONS: actions per page and seed (default 100, the fast tier; tests/run.sh, the whole
+    SELFATTN_FUZZ_ACTIONS: actions per page and seed (default 60, the fast tier; tests/run.sh, the whole
         suite, walks 300; e.g. 3000 for a nightly run).
     SELFATTN_FUZZ_SEED: comma-separated seeds (default: each test's own, printed on failure).
     SELFATTN_FUZZ_RESTART: actions between fresh sessions (default: each walk's own, 50-100).
@@ -39,7 +39,7 @@ from selfattn.i18n import CATALOG, LANGS, t
 from support.apptest import APP, open_link
 from ui import state as settings
 
-ACTIONS = int(os.environ.get("SELFATTN_FUZZ_ACTIONS", "100"))
+ACTIONS = int(os.environ.get("SELFATTN_FUZZ_ACTIONS", "60"))
 RESTART_EVERY = int(os.environ.get("SELFATTN_FUZZ_RESTART", "0"))  # 0: each walk's own
 LINK_EVERY = 50  # actions between two re-openings of the page's link
 NO_HUB = "http://127.0.0.1:9"  # HF_ENDPOINT for the walks: nothing listens there, so no model is downloaded

@@ -3,7 +3,11 @@
 import subprocess
 import sys
 
+import pytest
+
 from support.server import ROOT
+
+pytestmark = pytest.mark.system  # a fresh Python process runs the app and exits, twice (how it exits is the test)
 
 SCRIPT = """
 from streamlit.testing.v1 import AppTest

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,9 +19,13 @@ from selfattn.text.embeddings import MAX_CHARS, REGISTRY, SOURCES, TokenEmbeddin
 
 @pytest.fixture(scope="module", autouse=True)
 def _isolated(tmp_path_factory):
-    """Char-vector cache in a temp folder, hosted mode off, MiniLM loaded once."""
+    """Char-vector cache in a temp folder (holding a link to a table already built, if any: tests/test_charvec.py
+    tests the build itself), hosted mode off, MiniLM loaded once."""
+    folder = tmp_path_factory.mktemp("selfattn-cache")
+    for table in charvec.cache_dir().glob("charvec-*.npz"):
+        shutil.copyfile(table, folder / table.name)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(charvec.CACHE_ENV, str(tmp_path_factory.mktemp("selfattn-cache")))
+        patch.setenv(charvec.CACHE_ENV, str(folder))
         patch.delenv(models.HOSTED_ENV, raising=False)
         models.load_model("minilm")
         yield

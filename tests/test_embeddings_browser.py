@@ -1,16 +1,16 @@
 """The Sentence embeddings page in a real Chromium, with a Chinese sentence."""
 
 import pytest
+from tests.browser import assert_rendered, browser_page, charts_fit, wait_until_idle
 
-from tests.browser import assert_rendered, charts_fit, chromium_page, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
 LONG = "今天早上我和朋友一起去公园散步，看见很多人在跑步、打太极拳，还有小朋友在放风筝，天气非常好，我们都很开心"
 
 
-def test_chinese_sentence_renders_with_heatmaps(tmp_path):
-    with streamlit_server() as url, chromium_page(height=2400) as page:
+def test_chinese_sentence_renders_with_heatmaps(tmp_path, url, browser):
+    with browser_page(browser, height=2400) as page:
         page.goto(f"{url}/embeddings?lang=zh")
         page.wait_for_selector("[data-testid='stTextInput'] input", timeout=60000)
         box = page.locator("[data-testid='stTextInput'] input").first

@@ -2,9 +2,8 @@
 or hidden in a scroller, and a head picked in the pattern grid shows up where the visitor is looking."""
 
 import pytest
-
 from tests.browser import wait_until_idle
-from tests.test_layout_browser import browser, url  # noqa: F401 - one server and one Chromium per module
+
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@
 import pytest
 
 from selfattn.core.heads import MISTAKES
-from tests.browser import assert_rendered, chromium_page, streamlit_server, wait_until_idle
+from tests.browser import assert_rendered, browser_page, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -35,8 +35,8 @@ def wait_for_rerun(page) -> None:
     wait_until_idle(page)
 
 
-def test_heads_page_renders_and_agrees_with_pytorch(tmp_path):
-    with streamlit_server() as url, chromium_page(width=1280, height=2400) as page:
+def test_heads_page_renders_and_agrees_with_pytorch(tmp_path, url, browser):
+    with browser_page(browser, width=1280, height=2400) as page:
         page.goto(f"{url}/heads?open={'~'.join(MISTAKES)}")  # every mistake panel open (a link)
         page.wait_for_selector("[data-testid='stMetric']", timeout=90000)
         wait_until_idle(page)

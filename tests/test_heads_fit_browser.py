@@ -9,7 +9,6 @@ import pytest
 
 from selfattn.core.heads import MISTAKES
 from tests.browser import wait_until_idle
-from tests.test_layout_browser import browser, url  # noqa: F401 (its fixtures: one server, one Chromium)
 
 pytestmark = pytest.mark.browser
 

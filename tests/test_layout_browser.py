@@ -13,56 +13,14 @@ import json
 import pytest
 
 from selfattn.core.heads import MISTAKES
-from tests.browser import (CLIPPED_CONTROLS, chromium_browser, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT,
-                           streamlit_server, wait_until_idle)
+from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, settle, SMALL_CHART_LABELS,
+                           SMALL_OR_CLIPPED_MAP_TEXT, wait_until_idle)
 
 pytestmark = pytest.mark.browser
 
 WIDTHS = (1400, 1024, 768)
 HEIGHT = 1000
 MIN_CHARTS = {"playground": 7, "embeddings": 10, "heads": 11}  # the Playground's: its 7 step maps
-HOLDERS = ("[data-testid='stColumn'], [data-testid='stVerticalBlock'], [data-testid='stHorizontalBlock'],"
-           " [data-testid='stMainBlockContainer']")
-
-# The charts: Vega's, and the step maps (a table in a component's shadow root, key map_<name>).
-CHARTS = "[data-testid='stVegaLiteChart'], [class*='st-key-map_'] [data-testid='stBidiComponentIsolated']"
-
-# Each chart's drawing (Vega's canvas or svg; a map's table and legend) and how far it runs past the
-# nearest block that holds it (a column, a block of a row, an expander, the main block) or any block around that.
-CHART_BOXES = """(holders) => [...document.querySelectorAll(CHARTS)].map(el => {
-    const drawn = (el.shadowRoot ? el.shadowRoot.querySelector('.map') || el
-                                 : el.querySelector('canvas, svg.marks') || el).getBoundingClientRect();
-    let past = 0, holder = null;
-    for (let up = el.parentElement; up; up = up.parentElement) {
-        if (!up.matches(holders)) continue;
-        const box = up.getBoundingClientRect();
-        holder = holder || [Math.round(box.left), Math.round(box.right)];
-        past = Math.max(past, box.left - drawn.left, drawn.right - box.right);
-    }
-    return {left: drawn.left, right: drawn.right, top: drawn.top, bottom: drawn.bottom,
-            width: Math.round(drawn.width), holder, past: Math.round(past)};
-})""".replace("CHARTS", json.dumps(CHARTS))
-
-ALL_DRAWN = """(count) => {
-    const charts = [...document.querySelectorAll(CHARTS)];
-    const drawn = el => ((el.shadowRoot ? el.shadowRoot.querySelector('.map td') && el.shadowRoot.querySelector('.map')
-                                        : el.querySelector('canvas, svg.marks'))?.getBoundingClientRect().width || 0) > 0;
-    return charts.length >= count && charts.every(drawn);
-}""".replace("CHARTS", json.dumps(CHARTS))
-
-
-@pytest.fixture(scope="module")
-def url():
-    with streamlit_server() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as chromium:
-        yield chromium
-
-
 def open_page(browser, url: str, name: str, width: int, lang: str = "en"):
     page = browser.new_page(viewport={"width": width, "height": HEIGHT})
     extra = f"&open={'~'.join(MISTAKES)}" if name == "heads" else ""  # every mistake panel open (a link)
@@ -71,12 +29,6 @@ def open_page(browser, url: str, name: str, width: int, lang: str = "en"):
     settle(page, MIN_CHARTS[name])
     return page
 
-
-def settle(page, charts: int) -> None:
-    """Wait for the script to finish and for Vega to draw (and re-fit) every chart."""
-    wait_until_idle(page, timeout_ms=120000)
-    page.wait_for_function(ALL_DRAWN, arg=charts, timeout=60000)
-    page.wait_for_timeout(1000)
 
 
 def sidebar_open(page) -> bool:
@@ -89,18 +41,6 @@ def set_number(page, key: str, value: int) -> None:
     box.press("Enter")
     page.wait_for_timeout(500)
     wait_until_idle(page, timeout_ms=120000)
-
-
-def assert_charts_fit(page, where: str, charts: int) -> None:
-    assert page.locator("[data-testid='stException']").count() == 0, where
-    boxes = page.evaluate(CHART_BOXES, HOLDERS)
-    assert len(boxes) >= charts, (where, len(boxes))
-    past = [(b["width"], b["holder"], b["past"]) for b in boxes if b["past"] > 1]
-    assert not past, (where, "charts past their column: (drawn width, column [left, right], px past)", past)
-    overlapping = [(i, j) for i, a in enumerate(boxes) for j, b in enumerate(boxes[i + 1:], i + 1)
-                   if not (a["right"] <= b["left"] + 1 or b["right"] <= a["left"] + 1
-                           or a["bottom"] <= b["top"] + 1 or b["bottom"] <= a["top"] + 1)]
-    assert not overlapping, (where, "charts drawn over each other", overlapping, boxes)
 
 
 CASES = [(name, width, "en") for name in MIN_CHARTS for width in WIDTHS] + [("heads", 1024, "zh")]

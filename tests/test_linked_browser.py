@@ -8,8 +8,8 @@ Each map is one component element (key ``map_<name>``) holding a table in an ope
 """
 
 import pytest
+from tests.browser import wait_until_idle
 
-from tests.browser import chromium_browser, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -75,18 +75,6 @@ def wait_lit(page, name: str, i: int, j: int) -> None:
     page.wait_for_function("""([name, i, j]) => document.querySelector(`[class*='st-key-map_${name}'] [data-testid='stBidiComponentIsolated']`)
         ?.shadowRoot?.querySelectorAll('tbody tr')[i]?.querySelectorAll('td')[j]?.classList.contains('lit')""",
                            arg=[name, i, j], timeout=5000)
-
-
-@pytest.fixture(scope="module")
-def url():
-    with streamlit_server() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as chromium:
-        yield chromium
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import chromium_browser, streamlit_server, wait_until_idle
 from ui.look import PROJECTOR_ZOOM
+from tests.browser import wait_until_idle
 
 pytestmark = pytest.mark.browser
 PAGES = ("", "playground", "embeddings", "heads")
@@ -62,18 +62,6 @@ CONTRAST_JS = r"""
 """
 
 
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server(timeout=120) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as b:
-        yield b
-
-
 def open_page(browser, url: str, width: int = 1400, height: int = 1000):
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(url)
@@ -90,8 +78,8 @@ def open_page(browser, url: str, width: int = 1400, height: int = 1000):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("path", PAGES)
-def test_every_text_in_the_main_area_reads_at_4_5_to_1(server, browser, path, lang):
-    page = open_page(browser, f"{server}/{path}?lang={lang}")
+def test_every_text_in_the_main_area_reads_at_4_5_to_1(url, browser, path, lang):
+    page = open_page(browser, f"{url}/{path}?lang={lang}")
     try:
         texts = page.evaluate(CONTRAST_JS)
     finally:
@@ -101,10 +89,10 @@ def test_every_text_in_the_main_area_reads_at_4_5_to_1(server, browser, path, la
     assert not low, low
 
 
-def test_the_projector_view_draws_the_main_area_larger_and_stays_in_the_link(server, browser):
+def test_the_projector_view_draws_the_main_area_larger_and_stays_in_the_link(url, browser):
     sizes = {}
     for big in ("0", "1"):
-        page = open_page(browser, f"{server}/playground?big={big}", 1024, 768)
+        page = open_page(browser, f"{url}/playground?big={big}", 1024, 768)
         page.wait_for_selector("[data-testid='stSidebar'] code", timeout=60_000)  # the link, written last
         try:
             sizes[big] = page.evaluate("""() => {
@@ -163,11 +151,11 @@ LAYOUT_JS = r"""
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("width", [1400, 1024, 768])
-def test_titles_badges_size_boxes_and_the_copy_button_keep_their_line(server, browser, width, lang):
+def test_titles_badges_size_boxes_and_the_copy_button_keep_their_line(url, browser, width, lang):
     """No title leaves one character alone on its last line, no "3 × 3" badge breaks, the four size
     boxes stand in one line however their labels wrap, and the link's copy button shows without a
     hover (a tablet has none) wherever the sidebar is open."""
-    page = open_page(browser, f"{server}/playground?lang={lang}", width, 900)
+    page = open_page(browser, f"{url}/playground?lang={lang}", width, 900)
     try:
         page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=120_000)
         found = page.evaluate(LAYOUT_JS)

@@ -9,36 +9,10 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.core.presets import tutorial_example
-from tests.browser import (EDITOR_HOSTS, MAP_HOSTS, assert_rendered, chromium_page, maps_fit, maps_within, pick,
-                           streamlit_server, wait_until_idle)
+from tests.browser import (assert_rendered, browser_page, cell, EDITOR_HOSTS, MAP_HOSTS, maps_fit, maps_within,
+                           open_playground, output_text, pick, type_into, wait_for_new_output, wait_until_idle)
 
 pytestmark = pytest.mark.browser
-
-
-def output_text(page) -> str:
-    """The written-out sum of step 7, whose last line is the output of the focused input."""
-    return page.locator("[data-testid='stMain'] [data-testid='stCode']:visible").last.inner_text()  # not the full lines
-
-
-def cell(page, name: str):
-    """A cell of a matrix editor by its accessible name, "X, Input 1, x1" (inside the editor's shadow root)."""
-    return page.get_by_role("textbox", name=name, exact=True)
-
-
-def open_playground(page, url: str, query: str = "", first: str = "X, Input 1, x1") -> None:
-    page.goto(f"{url}/playground{query}")
-    cell(page, first).wait_for(timeout=60000)
-    page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=60000)  # the last step map, drawn
-    wait_until_idle(page)
-
-
-def wait_for_new_output(page, before: str) -> str:
-    """The last line of step 7 once it differs from ``before`` (the page has recomputed)."""
-    page.wait_for_function(
-        "(old) => { const c = document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stCode\"]');"
-        " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
-    wait_until_idle(page)
-    return output_text(page).splitlines()[-1]
 
 
 def invalid_cells(page) -> list[str]:
@@ -56,8 +30,8 @@ def output_1(x, w_q=None) -> str:
     return "= [" + ", ".join(f"{v:.6g}" for v in out) + "]"
 
 
-def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path):
-    with streamlit_server() as url, chromium_page(height=1600) as page:
+def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path, url, browser):
+    with browser_page(browser, height=1600) as page:
         open_playground(page, url)
         before = output_text(page)
         assert "= [1.93662, 6.68311, 1.59507]" in before  # the tutorial's output 1
@@ -98,8 +72,8 @@ def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path):
         np.testing.assert_array_equal(out_back, want)
 
 
-def test_playground_in_chinese_renders(tmp_path):
-    with streamlit_server() as url, chromium_page(height=1200) as page:
+def test_playground_in_chinese_renders(tmp_path, url, browser):
+    with browser_page(browser, height=1200) as page:
         open_playground(page, url, "?lang=zh", first="X，输入 1，x1")
         assert "动手实验" in page.locator("h1").first.inner_text()
         assert "首页" in page.locator("[data-testid='stSidebar']").inner_text()
@@ -108,10 +82,10 @@ def test_playground_in_chinese_renders(tmp_path):
         assert_rendered(shot)
 
 
-def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path):
+def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path, url, browser):
     """Renaming a token relabels the focus selector; the chosen input and the page survive it
     (Streamlit maps a selectbox's answer back by its label, so changed labels once crashed here)."""
-    with streamlit_server() as url, chromium_page(height=1600) as page:
+    with browser_page(browser, height=1600) as page:
         open_playground(page, url)
         pick(page, "Focus on token", "3: Input 3")
         page.wait_for_function("() => document.body.innerText.includes('q3·k1 = 2×0 + 1×1 + 3×1 = 4')",
@@ -136,8 +110,8 @@ def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path):
         assert page.locator("[data-testid='stException']").count() == 0
 
 
-def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path):
-    with streamlit_server() as url, chromium_page(width=1280, height=2400) as page:
+def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path, url, browser):
+    with browser_page(browser, width=1280, height=2400) as page:
         page.goto(f"{url}/playground?lang=zh")
         page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=60000)
         wait_until_idle(page)
@@ -161,20 +135,10 @@ def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path):
         assert_rendered(shot)
 
 
-def type_into(page, name: str, text: str) -> str:
-    """Click the cell ``name``, type ``text``, press Enter; return the new last line of step 7
-    (the focused input's output) once the page has recomputed."""
-    before = output_text(page)
-    cell(page, name).click()
-    page.keyboard.type(text)
-    page.keyboard.press("Enter")
-    return wait_for_new_output(page, before)
-
-
-def test_an_edit_back_to_the_original_value_sticks_and_editors_switch_at_once():
+def test_an_edit_back_to_the_original_value_sticks_and_editors_switch_at_once(url, browser):
     """Streamlit issue 7749: an editor fed its own output forgot an edit back to the original
     value. Each edit here must show in the outputs, in X and then straight away in W_q."""
-    with streamlit_server() as url, chromium_page(width=1024, height=1600) as page:
+    with browser_page(browser, width=1024, height=1600) as page:
         open_playground(page, url)
         assert output_text(page).splitlines()[-1] == "= [1.93662, 6.68311, 1.59507]"
         assert type_into(page, "X, Input 1, x1", "5") == "= [1.00005, 9.99991, 2.99986]"
@@ -188,36 +152,20 @@ def test_an_edit_back_to_the_original_value_sticks_and_editors_switch_at_once():
         assert page.locator("[data-testid='stException']").count() == 0
 
 
-def test_a_tap_selects_a_cell_on_a_tablet_and_typing_edits_it():
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS
-
-    with streamlit_server() as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_context(viewport={"width": 768, "height": 1400}, has_touch=True,
-                                       is_mobile=True).new_page()
-            open_playground(page, url)
-            cell(page, "X, Input 1, x1").tap()  # one tap selects the cell
-            assert cell(page, "X, Input 1, x1").evaluate("e => [e.selectionStart, e.selectionEnd]") == [0, 1]
-            page.keyboard.type("5")
-            page.keyboard.press("Enter")
-            size = cell(page, "X, Input 1, x1").bounding_box()
-            assert size["height"] >= 44 and size["width"] >= 44, size  # a finger's target on a touch screen
-            page.wait_for_function("() => document.body.innerText.includes('= [1.00005, 9.99991, 2.99986]')",
-                                   timeout=30000)
-        finally:
-            browser.close()
+def test_a_tap_selects_a_cell_on_a_tablet_and_typing_edits_it(url, browser):
+    with browser_page(browser, 768, 1400, has_touch=True, is_mobile=True) as page:
+        open_playground(page, url)
+        cell(page, "X, Input 1, x1").tap()  # one tap selects the cell
+        assert cell(page, "X, Input 1, x1").evaluate("e => [e.selectionStart, e.selectionEnd]") == [0, 1]
+        page.keyboard.type("5")
+        page.keyboard.press("Enter")
+        size = cell(page, "X, Input 1, x1").bounding_box()
+        assert size["height"] >= 44 and size["width"] >= 44, size  # a finger's target on a touch screen
+        page.wait_for_function("() => document.body.innerText.includes('= [1.00005, 9.99991, 2.99986]')",
+                               timeout=30000)
 
 
 # ── The matrix editor (issue 22): keys, paste, the bad-cell mark, the first click, no clipping ──
-@pytest.fixture(scope="module")
-def url():
-    with streamlit_server() as base:
-        yield base
-
-
 def sent_reruns(page) -> list[int]:
     """A list that grows by one with every message the page sends on Streamlit's websocket."""
     sent: list[int] = []
@@ -225,8 +173,8 @@ def sent_reruns(page) -> list[int]:
     return sent
 
 
-def test_typing_tab_and_enter_changes_two_cells_with_one_rerun_each(url):
-    with chromium_page(height=1600) as page:
+def test_typing_tab_and_enter_changes_two_cells_with_one_rerun_each(url, browser):
+    with browser_page(browser, height=1600) as page:
         sent = sent_reruns(page)
         open_playground(page, url)
         before, count = output_text(page), len(sent)
@@ -264,8 +212,8 @@ def paste(page, name: str, text: str) -> None:
                               text)
 
 
-def test_a_pasted_block_fills_from_the_cell_and_says_what_did_not_fit(url):
-    with chromium_page(height=1600) as page:
+def test_a_pasted_block_fills_from_the_cell_and_says_what_did_not_fit(url, browser):
+    with browser_page(browser, height=1600) as page:
         open_playground(page, url)
         before = output_text(page)
         paste(page, "X, Input 1, x1", "7\t8\r\n9\t6\r\n")  # a 2×2 block from a spreadsheet
@@ -289,10 +237,10 @@ COPY = """e => { const data = new DataTransfer();
     return data.getData("text/plain"); }"""
 
 
-def test_shift_arrows_or_shift_click_pick_a_block_that_copy_takes_out(url):
+def test_shift_arrows_or_shift_click_pick_a_block_that_copy_takes_out(url, browser):
     """A block picked from the keyboard or the mouse is tinted and copied tab-separated; a plain move
     drops it, and copy then takes the whole table as before. Nothing of this sends a message."""
-    with chromium_page(height=1600) as page:
+    with browser_page(browser, height=1600) as page:
         sent = sent_reruns(page)
         open_playground(page, url)
         count = len(sent)
@@ -314,8 +262,8 @@ def test_shift_arrows_or_shift_click_pick_a_block_that_copy_takes_out(url):
         assert len(sent) == count
 
 
-def test_a_bad_cell_is_marked_at_its_place_and_the_mark_goes_when_fixed(url, tmp_path):
-    with chromium_page(height=1600) as page:
+def test_a_bad_cell_is_marked_at_its_place_and_the_mark_goes_when_fixed(url, tmp_path, browser):
+    with browser_page(browser, height=1600) as page:
         open_playground(page, url)
         before = output_text(page)
         cell(page, "W_v, x4, v2").click()
@@ -337,10 +285,10 @@ def test_a_bad_cell_is_marked_at_its_place_and_the_mark_goes_when_fixed(url, tmp
         assert invalid_cells(page) == []
 
 
-def test_typed_cells_come_back_after_another_page_and_an_unchanged_editor_is_not_sent_again(url):
+def test_typed_cells_come_back_after_another_page_and_an_unchanged_editor_is_not_sent_again(url, browser):
     """An editor keeps what was typed; the server sends it as at its mount (so an edit re-sends nothing
     of it), and after a visit to another page the editors mount anew with every edit in them."""
-    with chromium_page(height=1600) as page:
+    with browser_page(browser, height=1600) as page:
         frames: list[bytes] = []
         page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
         open_playground(page, url)
@@ -359,8 +307,8 @@ def test_typed_cells_come_back_after_another_page_and_an_unchanged_editor_is_not
         assert cell(page, "W_v, x1, v1").input_value() == "4"
 
 
-def test_the_first_click_selects_the_whole_cell(url):
-    with chromium_page() as page:
+def test_the_first_click_selects_the_whole_cell(url, browser):
+    with browser_page(browser) as page:
         open_playground(page, url)
         target = cell(page, "X, row 2, token")
         target.click()
@@ -370,9 +318,9 @@ def test_the_first_click_selects_the_whole_cell(url):
 
 
 @pytest.mark.parametrize("width", [1400, 1024, 768])
-def test_no_editor_is_clipped(url, width):
+def test_no_editor_is_clipped(url, width, browser):
     """Every editor lies within the page's column; a wide one scrolls inside itself, with its headers kept."""
-    with chromium_page(width=width, height=1600) as page:
+    with browser_page(browser, width=width, height=1600) as page:
         for query in ("", "?size=32.16.16.16"):
             open_playground(page, url, query)
             boxes = page.evaluate("""(EDITORS) => {

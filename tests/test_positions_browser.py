@@ -8,17 +8,16 @@ box and pressing Enter redraws the check.
 from pathlib import Path
 
 import pytest
+from tests.browser import ALL_DRAWN, assert_charts_fit, assert_rendered, browser_page, settle, wait_until_idle
 
-from tests.browser import assert_rendered, chromium_page, streamlit_server, wait_until_idle
-from tests.test_layout_browser import ALL_DRAWN, assert_charts_fit, settle
 
 pytestmark = pytest.mark.browser
 
 CHARTS = 12  # the steps' 7 maps, and as Vega charts PE and X + PE, P, the outputs before and after the shuffle
 
 
-def test_the_shuffle_section_draws_at_1024_px(tmp_path: Path):
-    with streamlit_server() as url, chromium_page(1024, 1000) as page:
+def test_the_shuffle_section_draws_at_1024_px(tmp_path: Path, url, browser):
+    with browser_page(browser, 1024, 1000) as page:
         page.goto(f"{url}/playground?order=3+1+2&pos=sinusoidal")
         page.wait_for_function(ALL_DRAWN, arg=CHARTS, timeout=120000)
         settle(page, CHARTS)

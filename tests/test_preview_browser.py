@@ -16,8 +16,8 @@ import pytest
 from selfattn import self_attention
 from selfattn.core.positions import positional_encoding
 from support.apptest import four_digits
-from tests.browser import chromium_page, streamlit_server, wait_until_idle
 from selfattn.display.numbers import map_text
+from tests.browser import browser_page, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -34,8 +34,8 @@ def outputs_cells(page) -> list[list[str]]:
 written = map_text  # what the server writes in a map's cell
 
 @pytest.fixture(scope="module")
-def page():
-    with streamlit_server() as url, chromium_page() as page:
+def page(url, browser):
+    with browser_page(browser) as page:
         page.goto(f"{url}/playground")
         page.wait_for_selector(MAPS, timeout=60000)
         wait_until_idle(page)

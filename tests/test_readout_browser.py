@@ -1,16 +1,16 @@
 """Reading the heads in a real Chromium: a click on the pattern grid selects that layer and head."""
 
 import pytest
+from tests.browser import browser_page, wait_until_idle
 
-from tests.browser import chromium_page, streamlit_server, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
 SENTENCE = "The+animal+didn%27t+cross+the+street+because+it+was+too+tired"
 
 
-def test_a_click_on_the_pattern_grid_selects_that_head():
-    with streamlit_server() as url, chromium_page(width=1280, height=1200) as page:
+def test_a_click_on_the_pattern_grid_selects_that_head(url, browser):
+    with browser_page(browser, width=1280, height=1200) as page:
         page.goto(f"{url}/embeddings?text={SENTENCE}")
         page.wait_for_selector("text=What each head does", timeout=90000)
         wait_until_idle(page)
