@@ -12,7 +12,6 @@ from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.errors import InputError
 from ui import playground as pg
 from ui import positions as order_ui
-from ui import guard
 from ui import state as settings
 from ui.common import choice, show_error, tr
 from ui.components.heatmap import library
@@ -120,7 +119,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     they refuse something, the whole page runs again to say so where it says it.
     """
     version = pg.state()["version"]
-    if guard.refuse_unfit_settings(settings.fields("playground")) or pg.setup()["version"] != version:
+    if settings.refuse_unfit_settings(settings.fields("playground")) or pg.setup()["version"] != version:
         st.rerun(scope="app")
     # ── Step 1 and 2: the editable inputs ───────────────────────────────────────────────────
     st.subheader(tr("pg.step1"))

@@ -34,12 +34,12 @@ from selfattn.display import share
 from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
-from selfattn.i18n import LANGS, Markdown
-from ui import guard
-from ui.common import LANG_KEY, current_lang, require_frame, tr
+from selfattn.i18n import DEFAULT_LANG, LANGS, Markdown, t
 from ui.pages import PAGE_NAMED
 
 T = TypeVar("T")
+LANG_KEY = "lang"  # the visitor's language (the sidebar's switch, app.py)
+REFUSED = "_refused"  # the settings refused in this run (:func:`refuse_unfit_settings`), shown by :func:`show_problems`
 MAX_SEED = 2**31 - 1
 OPENED = "_link_opened"  # pages whose link has been read in this session
 WRITTEN = "_link_written"  # set once the first run of the session is over
@@ -60,6 +60,34 @@ HISTORY_SCRIPT = """<script>
   };
 })();
 </script>"""
+
+
+# ── The language, and the frame every page runs in ─────────────────────────────────────
+
+def current_lang() -> str:
+    """The language chosen in the sidebar (English until one is chosen)."""
+    lang = st.session_state.get(LANG_KEY, DEFAULT_LANG)
+    return lang if lang in LANGS else DEFAULT_LANG
+
+
+def tr(key: str, **fmt) -> Markdown:
+    """The UI string ``key`` in the current language, as safe markdown (``str`` parameters escaped)."""
+    return t(key, current_lang(), **fmt)
+
+
+def require_frame() -> None:
+    """Make sure the page runs inside app.py's frame (language switch, translated navigation).
+
+    Because the app has a ``pages/`` folder, Streamlit starts in its older multipage mode and,
+    on the first visit to a deep link such as ``/playground`` after the server starts, runs
+    the page script alone. Switching that mode off and rerunning sends the visitor through
+    ``app.py``'s ``st.navigation`` to the same page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 # ── The tables ───────────────────────────────────────────────────────────────────────────
@@ -179,7 +207,7 @@ KEPT: dict[str, str] = {
     WRITTEN: "set once the first run of the session is over",
     "_link_bad_*": "per page: the link's parameters that were not used, with why, until the page says so",
     "_keep_*": "a setting's value while its widget is not drawn (shadow)",
-    guard.REFUSED: "the settings whose values from the browser were refused in this run (ui/guard.py)",
+    REFUSED: "the settings whose values from the browser were refused in this run (refuse_unfit_settings)",
     "pg": "the Playground's tables, editors, undo and notices (ui/playground.py)",
     "pg_good": "last_good: the Playground's (inputs, trace, biases shown)",
     "pg_n": "the Playground's number of tokens (its size box)",
@@ -279,6 +307,37 @@ def put(key: str, value) -> None:
         st.session_state[widget_key] = value  # the box of ui.common.choice showing it (Undo puts a preset back)
 
 
+def refuse_unfit_settings(table: Sequence[Field]) -> list[str]:
+    """Put back each setting whose value (a widget's, sent by the browser) its codec cannot hold.
+
+    The first of the checks of :mod:`ui.guard` (the server trusts no message): it runs at the top
+    of every page run, before anything reads a setting.
+
+    Args:
+        table: the page's table (:func:`fields`).
+
+    Returns:
+        The URL parameter names of the settings put back (also kept under :data:`REFUSED`).
+    """
+    refused = []
+    session = st.session_state
+    for f in table:
+        if f.key not in session:
+            continue
+        try:
+            fits = f.codec.fits(session[f.key])
+        except Exception:  # a state Streamlit itself cannot read back
+            fits = False
+        if fits:
+            continue
+        before = session.get(shadow(f.key), f.default)
+        put(f.key, before if f.codec.fits(before) else default(f.key))
+        refused.append(f.param)
+    if refused:
+        session[REFUSED] = refused
+    return refused
+
+
 def _result_key(key: str) -> str:
     if key not in KEPT:
         raise KeyError(f"{key!r} is not declared in ui/state.py's KEPT")
@@ -331,7 +390,7 @@ def start(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]
     require_frame()
     st.session_state[ENTERED] = st.session_state.get(SHOWN_PAGE) != page  # read (and cleared) by ``setup``
     st.session_state[SHOWN_PAGE] = page
-    guard.refuse_unfit_settings(fields(page))  # before anything reads a setting
+    refuse_unfit_settings(fields(page))  # before anything reads a setting
     if setup is not None:
         setup()
     open_page(page, extra, extra_params)
@@ -380,7 +439,7 @@ def _bad_key(page: str) -> str:
 def show_problems(page: str) -> None:
     """Say which settings of the opened link were not used, and why (once, right after opening), and
     which values sent by the browser were refused (:mod:`ui.guard`)."""
-    refused = st.session_state.pop(guard.REFUSED, None)
+    refused = st.session_state.pop(REFUSED, None)
     if refused:
         names = ", ".join(f"`{_shown(name)}`" for name in refused[:MAX_NAMED])
         st.warning(tr("guard.settings", names=Markdown(names)), icon=":material/block:")
