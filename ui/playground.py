@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -30,10 +29,14 @@ import streamlit as st
 from selfattn.core.presets import PRESETS, Example, preset, tutorial_by_hand
 from selfattn.display import share
 from selfattn.display.export import column_names, labelled
-from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
+from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, parse_labels,
                                    read_csv_matrix)
 from selfattn.errors import InputError
 from selfattn.i18n import LANGS, Markdown, t_plain
+from selfattn.playground import link as codec
+from selfattn.playground.link import CELL_CHARS, CELL_PARAMS
+from selfattn.playground.inputs import TOKEN_COL, Inputs, parse_table
+from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, View, natural_sizes, tables, view
 from ui import fit, guard
 from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
@@ -41,24 +44,6 @@ from ui import state as settings
 from ui.common import csv_button, current_lang, error_text, tr, tr_plain, uploaded
 
 STATE = "pg"
-TOKEN_COL = "token"
-MATRICES = ("x", "w_q", "w_k", "w_v")
-BIASES = ("b_q", "b_k", "b_v")
-NAMES = {"x": "X", "w_q": "W_q", "w_k": "W_k", "w_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v"}
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """Parsed, valid numbers ready for ``self_attention``."""
-
-    tokens: list[str]
-    x: np.ndarray
-    w_q: np.ndarray
-    w_k: np.ndarray
-    w_v: np.ndarray
-    b_q: np.ndarray
-    b_k: np.ndarray
-    b_v: np.ndarray
 
 
 def cell_text(value) -> str:
@@ -154,9 +139,6 @@ def state() -> dict:
 
 def editor_key(name: str) -> str:
     return f"ed_{name}_{state()['version']}"
-
-
-CELL_CHARS = 40  # the most characters a number's cell takes (the editors' limit)
 
 
 def _limits(name: str, frame: pd.DataFrame) -> list[int]:
@@ -303,7 +285,7 @@ def tutorial_note() -> Markdown:
 
 def edited() -> bool:
     """Whether the tables on screen differ from the chosen preset's (at its sizes and seed)."""
-    return any(param in LINK_PARAMS for param in link_params())
+    return bool(_table_params())
 
 
 def settings_text(link: str, link_short: bool, *, scale: bool, causal: bool, bias: bool,
@@ -516,22 +498,13 @@ def _parse(name: str) -> np.ndarray:
     kept = pg.setdefault("parsed", {}).get(name)
     if kept is None or kept[0] is not frame:
         try:
-            kept = (frame, _parse_frame(name, frame))
+            kept = (frame, parse_table(name, frame))
         except InputError as exc:
             kept = (frame, exc)
         pg["parsed"][name] = kept
     if isinstance(kept[1], InputError):
         raise kept[1]
     return kept[1]
-
-
-def _parse_frame(name: str, frame: pd.DataFrame) -> np.ndarray:
-    if name == "x":
-        tokens = parse_labels(list(frame[TOKEN_COL]), len(frame))
-        return frame_to_matrix(frame.drop(columns=[TOKEN_COL]), "X",
-                               [f"{i + 1} ({tok})" for i, tok in enumerate(tokens)])
-    rows = [NAMES[name]] if name in BIASES else list(frame.index)
-    return frame_to_matrix(frame, NAMES[name], rows)
 
 
 def matrix_error(name: str) -> InputError | None:
@@ -585,14 +558,7 @@ def apply_upload(target: str, data: bytes) -> None:
     sync_size_widgets()
 
 
-# ── The shareable link (ui/state.py): sizes, labels and cells as typed ──────────────────
-# Cells are written against the preset they came from (at the current sizes and seed): only the
-# cells that differ, or every cell when that is shorter (see selfattn.display.share).
-CELL_PARAMS = {"x": "x", "w_q": "wq", "w_k": "wk", "w_v": "wv", "b_q": "bq", "b_k": "bk", "b_v": "bv"}
-CELL_LINK_PARAMS = (*CELL_PARAMS.values(), *(f"d{p}" for p in CELL_PARAMS.values()))  # dropped from a link too long
-LINK_PARAMS = ("size", "tok", *CELL_LINK_PARAMS)
-LINK_LABEL_CHARS = 2 * MAX_LABEL_CHARS  # a label in a link; the tables use the first MAX_LABEL_CHARS only
-
+# ── The shareable link: encoded from the page's View (selfattn.playground.link) ──────────
 
 def _text(value) -> str:
     """A cell as text ("" for an emptied one)."""
@@ -607,9 +573,8 @@ def _rows(frame: pd.DataFrame, name: str) -> list[list[str]]:
     return [[_text(v) for v in row] for row in (cells[:, 1:] if name == "x" else cells)]
 
 
-def natural_sizes(name: str, seed: int) -> Sizes:
-    example = preset(name, seed=seed)
-    return Sizes(n=example.x.shape[0], d_in=example.x.shape[1], d_k=example.w_q.shape[1], d_v=example.w_v.shape[1])
+def _tables_of(frames: dict[str, pd.DataFrame]) -> Tables:
+    return tables([_text(v) for v in frames["x"][TOKEN_COL]], {m: _rows(frames[m], m) for m in CELL_PARAMS})
 
 
 @functools.lru_cache(maxsize=64)
@@ -626,60 +591,53 @@ def base_frames(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, pd.D
     return fit_frames(_as_text(frames_from_example(example)), sizes)
 
 
+@functools.lru_cache(maxsize=64)
+def _base_tables(name: str, seed: int, sizes: Sizes, lang: str) -> Tables:
+    return _tables_of(base_frames(name, seed, sizes, lang))
+
+
+def base(name: str, seed: int, sizes: Sizes) -> Tables:
+    """What the preset ``name`` gives at ``sizes``, in the visitor's language (the link's ``Base``)."""
+    return _base_tables(name, seed, sizes, current_lang())
+
+
 def _preset_and_seed() -> tuple[str, int]:
     name = st.session_state.get("pg_preset", "tutorial")
     return (name if name in PRESETS else "tutorial"), int(st.session_state.get("pg_seed", 0) or 0)
 
 
-@functools.lru_cache(maxsize=64)
-def _base_rows(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, list[list[str]]]:
-    base = base_frames(name, seed, sizes, lang)
-    return {"tok": [_text(v) for v in base["x"][TOKEN_COL]], **{m: _rows(base[m], m) for m in CELL_PARAMS}}
-
-
-def link_params() -> dict[str, str]:
-    """The link's parameters for the tables on screen: sizes, labels and cells that differ from the preset.
-
-    Kept with the tables and choices it was written for: most reruns change none of them.
-    """
+def shown_tables() -> Tables:
+    """The tables on screen as text, kept with the tables they were read from (most reruns change none)."""
     pg = state()
-    frames, choices = list(pg["frames"].values()), (*_preset_and_seed(), current_lang())
-    kept = pg.get("link")
-    if kept is None or kept[1] != choices or len(kept[0]) != len(frames) or any(
-            a is not b for a, b in zip(kept[0], frames)):
-        kept = pg["link"] = (frames, choices, _link_params())
-    return dict(kept[2])
+    frames = list(pg["frames"].values())
+    kept = pg.get("tables")
+    if kept is None or len(kept[0]) != len(frames) or any(a is not b for a, b in zip(kept[0], frames)):
+        kept = pg["tables"] = (frames, _tables_of(pg["frames"]))
+    return kept[1]
 
 
-def _link_params() -> dict[str, str]:
-    frames, sizes = state()["frames"], current_sizes()
+def read() -> View:
+    """The page's state: every setting of its table and the tables on screen, as one frozen View.
+
+    Reads without writing (the page's widgets above may be drawn already); a focus that names no
+    token of the tables is the first token, as the page shows it.
+    """
     name, seed = _preset_and_seed()
-    params = {}
-    if sizes != natural_sizes(name, seed):
-        params["size"] = ".".join(str(v) for v in (sizes.n, sizes.d_in, sizes.d_k, sizes.d_v))
-    base = _base_rows(name, seed, sizes, current_lang())
-    tokens = [_text(v) for v in frames["x"][TOKEN_COL]]
-    if tokens != base["tok"]:  # an uploaded label longer than a link takes goes as the tables show it
-        shown = parse_labels(tokens, len(tokens))
-        params["tok"] = share.encode_table([[label if len(label) <= LINK_LABEL_CHARS else shown[i]
-                                             for i, label in enumerate(tokens)]])
-    for matrix, param in CELL_PARAMS.items():
-        written = share.encode_cells(base[matrix], _rows(frames[matrix], matrix))
-        if written is not None:
-            kind, text = written
-            params[param if kind == "full" else f"d{param}"] = text
-    return params
+    now = shown_tables()
+    values = {f.key: settings.value(f.key) for f in FIELDS}
+    return view({**values, "pg_preset": name, "pg_seed": seed, "pg_focus": focus(now.sizes.n)}, now)
 
 
-def _sizes_from(text: str) -> Sizes:
-    parts = text.split(".")
-    tops = (MAX_TOKENS, MAX_DIM, MAX_DIM, MAX_DIM)
-    if len(parts) != 4:
-        raise share.BadValue("bad_sizes", n=MAX_TOKENS, d=MAX_DIM)
-    try:
-        return Sizes(*(share.parse_whole(p, 1, top) for p, top in zip(parts, tops)))
-    except share.BadValue:
-        raise share.BadValue("bad_sizes", n=MAX_TOKENS, d=MAX_DIM) from None
+def link_params(shown: View | None = None) -> dict[str, str]:
+    """The link's parameters for ``shown`` (by default what is on screen): settings, sizes, labels, cells."""
+    return codec.encode(shown or read(), base)
+
+
+def _table_params() -> dict[str, str]:
+    """The link's parameters for the tables alone: sizes, labels and cells that differ from the preset."""
+    name, seed = _preset_and_seed()
+    tables_now = shown_tables()
+    return codec.encode_tables(tables_now, base(name, seed, tables_now.sizes), natural_sizes(name, seed))
 
 
 def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
@@ -688,49 +646,27 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
     Returns:
         The parameters that could not be used, with why; the rest is applied.
     """
-    bad: dict[str, share.BadValue] = {}
     name, seed = _preset_and_seed()
-    sizes = natural_sizes(name, seed)
-    if "size" in params:
-        try:
-            sizes = _sizes_from(params["size"])
-        except share.BadValue as exc:
-            bad["size"] = exc
-    frames = dict(base_frames(name, seed, sizes, current_lang()))
-    if "tok" in params:
-        try:
-            tokens = share.decode_table(params["tok"], (1, sizes.n), max_rows=1, max_cols=MAX_TOKENS)[0]
-            if any(len(label) > LINK_LABEL_CHARS for label in tokens):
-                raise share.BadValue("too_long", n=LINK_LABEL_CHARS)
-            frames["x"] = frames["x"].assign(**{TOKEN_COL: tokens})
-        except share.BadValue as exc:
-            bad["tok"] = exc
-    for matrix, param in CELL_PARAMS.items():
+    opened, bad = codec.decode_tables(params, name, seed, base)
+    frames = dict(base_frames(name, seed, opened.sizes, current_lang()))
+    was = base(name, seed, opened.sizes)
+    for matrix in (*MATRICES, *BIASES):
         frame = frames[matrix]
-        numbers = frame.drop(columns=[TOKEN_COL]) if matrix == "x" else frame
-        try:
-            if param in params:
-                rows = share.decode_table(params[param], numbers.shape, max_rows=MAX_TOKENS, max_cols=MAX_DIM)
-            elif f"d{param}" in params:
-                param = f"d{param}"
-                rows = share.apply_diff(_rows(frame, matrix), params[param])
-            else:
-                continue
-            if any(len(cell) > CELL_CHARS for row in rows for cell in row):  # the editors' own limit
-                raise share.BadValue("too_long", n=CELL_CHARS)
-        except share.BadValue as exc:
-            bad[param] = exc
+        if opened.rows(matrix) == was.rows(matrix) and (matrix != "x" or opened.tokens == was.tokens):
             continue
-        cells = pd.DataFrame(rows, index=numbers.index, columns=numbers.columns)
-        frames[matrix] = pd.concat([frame[[TOKEN_COL]], cells], axis=1) if matrix == "x" else cells
+        numbers = frame.drop(columns=[TOKEN_COL]) if matrix == "x" else frame
+        cells = pd.DataFrame([list(row) for row in opened.rows(matrix)], index=numbers.index, columns=numbers.columns)
+        frames[matrix] = (pd.concat([frame[[TOKEN_COL]].assign(**{TOKEN_COL: list(opened.tokens)}), cells], axis=1)
+                          if matrix == "x" else cells)
     pg = state()
     pg["frames"] = frames
     pg["version"] += 1
     sync_size_widgets()
-    focus = st.session_state.get("pg_focus", 0)
-    if not 0 <= focus < sizes.n:
-        settings.put("pg_focus", 0)
-        bad["focus"] = share.BadValue("out_of_range", lo=1, hi=sizes.n)
+    focus_now = {"pg_focus": st.session_state.get("pg_focus", 0)}
+    why = codec.check_focus(focus_now, opened.sizes.n)
+    if why:
+        settings.put("pg_focus", focus_now["pg_focus"])
+    bad.update(why)
     return bad
 
 

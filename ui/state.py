@@ -35,12 +35,13 @@ from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.i18n import DEFAULT_LANG, LANGS, Markdown, t
+from selfattn.playground import view as playground
+from selfattn.playground.view import MAX_SEED
 from ui.pages import PAGE_NAMED
 
 T = TypeVar("T")
 LANG_KEY = "lang"  # the visitor's language (the sidebar's switch, app.py)
 REFUSED = "_refused"  # the settings refused in this run (:func:`refuse_unfit_settings`), shown by :func:`show_problems`
-MAX_SEED = 2**31 - 1
 OPENED = "_link_opened"  # pages whose link has been read in this session
 WRITTEN = "_link_written"  # set once the first run of the session is over
 MAX_NAMED = 8  # ignored parameters named in the message
@@ -91,29 +92,6 @@ def require_frame() -> None:
 
 
 # ── The tables ───────────────────────────────────────────────────────────────────────────
-
-def _playground() -> tuple[Field, ...]:
-    from selfattn.core.presets import PRESETS
-    from selfattn.display.grid import MAX_TOKENS
-
-    return (Field("pg_preset", "preset", Choice(PRESETS), "tutorial"),
-            Field("pg_seed", "seed", Int(0, MAX_SEED), 0),
-            Field("pg_scale", "scale", Bool(), False),
-            Field("pg_causal", "causal", Bool(), False),
-            Field("pg_bias", "bias", Bool(), False),
-            Field("pg_focus", "focus", Int(1, MAX_TOKENS, shift=1), 0),
-            *_order_fields())
-
-
-def _order_fields() -> tuple[Field, ...]:
-    """Issue 24: positions added to X, and the tokens' new order as typed (ui/positions.py)."""
-    from selfattn.core.positions import KINDS, MAX_ORDER_CHARS
-
-    return (Field("pg_pos", "pos", Choice(KINDS), "none"),
-            Field("pg_pos_seed", "pseed", Int(0, MAX_SEED), 0),
-            Field("pg_order", "order", Text(MAX_ORDER_CHARS), ""),
-            Field("pg_order_seed", "oseed", Int(0, MAX_SEED), 0))
-
 
 def _embeddings() -> tuple[Field, ...]:
     from selfattn.text import models
@@ -169,7 +147,7 @@ def _heads() -> tuple[Field, ...]:
 
 
 TABLES: dict[str, Callable[[], tuple[Field, ...]]] = {
-    "home": tuple, "playground": _playground, "embeddings": _embeddings, "heads": _heads}
+    "home": tuple, "playground": lambda: playground.FIELDS, "embeddings": _embeddings, "heads": _heads}
 
 
 def fields(page: str) -> tuple[Field, ...]:
@@ -251,6 +229,18 @@ def shadow(key: str) -> str:
     return f"_keep_{key}"
 
 
+def value(key: str):
+    """A setting's value as :func:`keep` would give it (its widget's, else its shadow's, else the
+    default), without writing anything: safe after its widget is drawn.
+
+    Raises:
+        KeyError: no table has ``key``.
+    """
+    start = default(key)  # KeyError for a key no table has
+    state = st.session_state
+    return state[key] if key in state else state.get(shadow(key), start)
+
+
 def keep(key: str, options: Sequence | None = None, *, fallback=None):
     """A setting's value, kept across pages and runs where its widget is not drawn.
 
@@ -274,13 +264,11 @@ def keep(key: str, options: Sequence | None = None, *, fallback=None):
     Raises:
         KeyError: no table has ``key``.
     """
-    start = default(key)  # KeyError for a key no table has
-    state = st.session_state
-    value = state[key] if key in state else state.get(shadow(key), start)
+    kept_value = value(key)  # KeyError for a key no table has
     if options is not None:
-        value = _offered(value, options, start if fallback is None else fallback)
-    put(key, value)
-    return value
+        kept_value = _offered(kept_value, options, default(key) if fallback is None else fallback)
+    put(key, kept_value)
+    return kept_value
 
 
 def _offered(value, options: Sequence, fallback):
@@ -380,24 +368,25 @@ SHOWN_PAGE = "_shown_page"  # the page the last whole run showed
 ENTERED = "_entered"  # True on a page's first run after another page (or none) was shown
 
 
-def start(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]] | None = None,
-          extra_params: tuple[str, ...] = (), setup: Callable[[], object] | None = None) -> None:
-    """Every page's first call: run inside app.py's frame, then read the link (see :func:`open_page`).
+def start(page: str) -> None:
+    """Every page's first call: run inside app.py's frame, check the settings, then read the link.
 
-    Args:
-        setup: makes the page's own state before the link is read (the Playground's tables).
+    A page with state of its own besides its table (the Playground's tables) calls the three
+    steps itself: :func:`begin`, makes its state, then :func:`open_page`.
     """
+    begin(page)
+    open_page(page)
+
+
+def begin(page: str) -> None:
+    """Run inside app.py's frame; note whether the page was just entered; put back unfit settings."""
     require_frame()
-    st.session_state[ENTERED] = st.session_state.get(SHOWN_PAGE) != page  # read (and cleared) by ``setup``
+    st.session_state[ENTERED] = st.session_state.get(SHOWN_PAGE) != page  # read (and cleared) by the page
     st.session_state[SHOWN_PAGE] = page
     refuse_unfit_settings(fields(page))  # before anything reads a setting
-    if setup is not None:
-        setup()
-    open_page(page, extra, extra_params)
 
 
-def open_page(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]] | None = None,
-              extra_params: tuple[str, ...] = ()) -> None:
+def open_page(page: str, own: tuple[str, ...] = ()) -> dict[str, str] | None:
     """The first time ``page`` opens in this session, take its settings from the link.
 
     Settings that are fine go into session state; each other one is named in a message, in
@@ -405,31 +394,45 @@ def open_page(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadVa
     Forward, which bring back a link this session wrote) keep what the visitor has on screen.
 
     Args:
-        extra: reads the page's own parameters beyond its table (the Playground's cells) and
-            returns the bad ones.
-        extra_params: the names ``extra`` reads, so they are not called unknown.
+        own: the page's own parameters beyond its table (the Playground's cells), which the page
+            reads itself, so they are not called unknown.
+
+    Returns:
+        The link's parameters when it was read now (the page reads ``own`` from them and names
+        the bad ones with :func:`note_bad`); None on later runs or without parameters.
     """
     opened = st.session_state.setdefault(OPENED, set())
     if page in opened:
-        return
+        return None
     opened.add(page)
     params = st.query_params.to_dict()
     if not params:
-        return
-    own = fields(page)
-    values, bad = share.decode_fields(own, params)
+        return None
+    table = fields(page)
+    values, bad = share.decode_fields(table, params)
     for key, value in values.items():
         put(key, value)
-    if extra is not None:
-        bad.update(extra(params))
     _, bad_global = share.decode_fields(GLOBAL, params)  # app.py applies them; here only what was not used
     bad.update(bad_global)
-    known = {f.param for f in own} | set(extra_params) | {f.param for f in GLOBAL}
+    known = {f.param for f in table} | set(own) | {f.param for f in GLOBAL}
     for name in params:
         if name not in known:
             bad[name] = share.BadValue("unknown")
-    if bad:
-        st.session_state[_bad_key(page)] = bad
+    note_bad(page, bad)
+    return params
+
+
+def note_bad(page: str, bad: dict[str, share.BadValue]) -> None:
+    """Name these parameters of the link, with why, in :func:`show_problems`: after the page's
+    settings named already, before the language, the projector and the unknown ones."""
+    if not bad:
+        return
+    named = st.session_state.get(_bad_key(page), {})
+    table = {f.param for f in fields(page)}
+    ordered = {name: why for name, why in named.items() if name in table}
+    ordered.update(bad)
+    ordered.update({name: why for name, why in named.items() if name not in ordered})
+    st.session_state[_bad_key(page)] = ordered
 
 
 def _bad_key(page: str) -> str:
@@ -467,22 +470,26 @@ def _shown(name: str) -> str:
 
 # ── Writing the link ─────────────────────────────────────────────────────────────────────
 
-def params_for(page: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The link's parameters for what ``page`` shows now (defaults left out)."""
+def params_for(page: str, own: dict[str, str] | None = None) -> dict[str, str]:
+    """The link's parameters for what ``page`` shows now (defaults left out).
+
+    Args:
+        own: the page's parameters, encoded from its state by the page (the Playground's); by
+            default its table's settings as they stand in session state.
+    """
     params = share.encode_fields(GLOBAL, {LANG_KEY: current_lang(), PROJECTOR.key: st.session_state.get(PROJECTOR.key) is True})
-    params.update(share.encode_fields(fields(page), st.session_state))
-    params.update(extra or {})
+    params.update(share.encode_fields(fields(page), st.session_state) if own is None else own)
     return params
 
 
-def share_link(page: str, extra: dict[str, str] | None = None,
+def share_link(page: str, own: dict[str, str] | None = None,
                bulky: tuple[str, ...] = ()) -> tuple[str, dict[str, str], bool]:
     """The link to what ``page`` shows now, as :func:`publish` shows it (arguments as there).
 
     Returns:
         (the link, its parameters, whether the ``bulky`` ones were dropped to keep it short).
     """
-    params = params_for(page, extra)
+    params = params_for(page, own)
     query = urlencode(params)
     too_long = len(query) > share.MAX_LINK_CHARS
     if too_long:
@@ -492,17 +499,17 @@ def share_link(page: str, extra: dict[str, str] | None = None,
     return base.split("?")[0] + (f"?{query}" if query else ""), params, too_long
 
 
-def publish(page: str, extra: dict[str, str] | None = None, bulky: tuple[str, ...] = ()) -> None:
+def publish(page: str, own: dict[str, str] | None = None, bulky: tuple[str, ...] = ()) -> None:
     """Write the page's settings into the URL and show the link, with a copy button, in the sidebar.
 
     Every page ends with this (or :func:`stop`), as it starts with :func:`start`.
 
     Args:
         page: the page's name in :data:`ui.pages.PAGES`.
-        extra: the page's own parameters beyond its table.
+        own: the page's parameters, encoded from its state (see :func:`params_for`).
         bulky: parameters dropped, with a word to the visitor, when the link would be too long.
     """
-    link, params, too_long = share_link(page, extra, bulky)
+    link, params, too_long = share_link(page, own, bulky)
     if st.session_state.get(WRITTEN) and st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
     st.session_state[WRITTEN] = True
