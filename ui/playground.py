@@ -44,6 +44,22 @@ from ui import state as settings
 from ui.common import csv_button, current_lang, error_text, tr, tr_plain, uploaded
 
 STATE = "pg"
+# What ``st.session_state["pg"]`` holds, one slot each (tests/test_session_keys.py holds the page to it).
+# The settings are not here: they are the page's table (selfattn.playground.view.FIELDS), read as one View.
+SLOTS = {
+    "frames": "every matrix as the visitor sees it, text as typed (the truth): {name: DataFrame}",
+    "version": "the editors' generation: a new one re-creates every editor from frames",
+    "lang": "the language the tutorial's labels were last written in",
+    "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
+    "upload_notice": "the uploaded file's name, or the InputError that refused it, said once",
+    "undo": "what the last preset, resize or upload replaced (frames, toggles, preset box, what)",
+    "note_edited": "whether the preset's note said 'edited' (the fragment reruns the page when that changes)",
+    "revs": "{name: [editor key, revision]} the maps of this run were computed from (heatmap.js)",
+    "mounted": "the cells each editor of this version was mounted with",
+    "cells": "{name: (frame, rows of text)}: each table as text, kept with the frame it was read from",
+    "parsed": "{name: (frame, numbers or InputError)}: each table parsed, kept with its frame",
+    "tables": "(frames, Tables): the tables as the View holds them, kept with the frames",
+}
 
 
 def cell_text(value) -> str:
@@ -112,6 +128,7 @@ def frames_from_example(example: Example) -> dict[str, pd.DataFrame]:
 
 TOGGLES = ("pg_scale", "pg_causal", "pg_bias")
 LIMITS = {"n": MAX_TOKENS, "d_in": MAX_DIM, "d_k": MAX_DIM, "d_v": MAX_DIM}
+SIZE_KEYS = {"n": "pg_n", "d_in": "pg_d_in", "d_k": "pg_d_k", "d_v": "pg_d_v"}  # the size boxes (declared in ui.state.KEPT)
 
 
 def state() -> dict:
@@ -338,7 +355,7 @@ def on_seed() -> None:
 def sync_size_widgets() -> None:
     sizes = current_sizes()
     for field in ("n", "d_in", "d_k", "d_v"):
-        st.session_state[f"pg_{field}"] = float(getattr(sizes, field))
+        st.session_state[SIZE_KEYS[field]] = float(getattr(sizes, field))
 
 
 def _reframe(frame: pd.DataFrame, index, columns) -> pd.DataFrame:
@@ -365,16 +382,16 @@ def resize_to_widgets() -> None:
     """Callback: apply the size widgets, keeping the numbers that still fit."""
     now = current_sizes()
     for field, top in LIMITS.items():  # the boxes have no limits of their own: a typed 40 would stay there
-        value = st.session_state[f"pg_{field}"]
+        value = st.session_state[SIZE_KEYS[field]]
         if value is not None and 1 <= value <= top and value != int(value):  # 2.5 is no size: keep the old one
-            st.session_state[f"pg_{field}"] = float(getattr(now, field))
+            st.session_state[SIZE_KEYS[field]] = float(getattr(now, field))
             state()["notice"] = ("warning", "pg.size_not_whole", {"name": field, "value": f"{value:g}",
                                                                  "kept": getattr(now, field)})
         elif value is None or not 1 <= value <= top:
             fixed = top if value is not None and value > top else 1
-            st.session_state[f"pg_{field}"] = float(fixed)
+            st.session_state[SIZE_KEYS[field]] = float(fixed)
             state()["notice"] = ("warning", "pg.size_clamped", {"name": field, "top": top, "fixed": fixed})
-    sizes = Sizes(*(int(st.session_state[f"pg_{field}"]) for field in LIMITS))
+    sizes = Sizes(*(int(st.session_state[SIZE_KEYS[field]]) for field in LIMITS))
     if sizes != current_sizes():
         replace_frames(fit_frames(state()["frames"], sizes), undo="resize")
 
@@ -383,10 +400,10 @@ def size_widgets() -> None:
     """Number inputs for n, d_in, d_k, d_v; a change resizes every matrix at once."""
     sizes = current_sizes()
     for field in ("n", "d_in", "d_k", "d_v"):  # numbers with a fraction, so that 2.5 is seen and refused, not cut to 2
-        st.session_state.setdefault(f"pg_{field}", float(getattr(sizes, field)))
+        st.session_state.setdefault(SIZE_KEYS[field], float(getattr(sizes, field)))
     cols = st.columns(4, vertical_alignment="bottom")  # a label that wraps (d_k at 1024 px) keeps the boxes in line
     for col, field in zip(cols, LIMITS):
-        col.number_input(tr(f"pg.size_{field}"), step=1.0, format="%g", key=f"pg_{field}", on_change=resize_to_widgets,
+        col.number_input(tr(f"pg.size_{field}"), step=1.0, format="%g", key=SIZE_KEYS[field], on_change=resize_to_widgets,
                          help=tr(f"pg.size_{field}_help"))
 
 

@@ -25,6 +25,7 @@ duplicate entry; the link as opened stays until the first change.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Callable, Sequence, TypeVar
 from urllib.parse import urlencode
 
@@ -182,6 +183,8 @@ def default(key: str):
 # the keys derived from a listed one (``choice``'s widget keys, ``key__<names' checksum>``).
 KEPT: dict[str, str] = {
     OPENED: "the pages whose link has been read in this session",
+    "_shown_page": "the page the last whole run showed (begin)",
+    "_entered": "True on a page's first run after another page, until the page reads it (begin)",
     WRITTEN: "set once the first run of the session is over",
     "_link_bad_*": "per page: the link's parameters that were not used, with why, until the page says so",
     "_keep_*": "a setting's value while its widget is not drawn (shadow)",
@@ -209,24 +212,58 @@ KEPT: dict[str, str] = {
 }
 
 
-def declared(key: str) -> bool:
-    """True when ``key`` is a setting of a table, the language, or named in :data:`KEPT`."""
-    if key in {f.key for f in GLOBAL} or key in KEPT:
-        return True
-    if any(name.endswith("*") and key.startswith(name[:-1]) for name in KEPT):
-        return True
+# Widgets whose state no code reads back as a setting or result (buttons, downloads, uploaders,
+# the maps' click triggers): declared so that every key a session holds is named somewhere.
+WIDGETS: dict[str, str] = {
+    "dl_*": "each CSV, JSON or ZIP download button",
+    "map_*": "the Playground's step maps (a click on a query's row sends its trigger)",
+    "heatmap_library": "the maps' drawing code, sent once a page run",
+    "pg_undo": "the Playground's Undo button",
+    "pg_upload_target": "the matrix the Playground's CSV upload fills",
+    "pg_order_draw": "the Playground's button that draws a new order",
+    "pg_order_reset": "the Playground's button that puts the tokens back in order",
+    "pg_order_undo_button": "the Playground's button that brings back the order before",
+    "preset_*": "the Sentence embeddings page's example sentences, one button each",
+    "use_chinese_model": "the Sentence embeddings page's switch to the real Chinese model",
+    "order_pair_*": "the word-order section's example pairs, one button each",
+    "order_use_chinese_model": "the word-order section's switch to the real Chinese model",
+    "hd_run": "the Heads page's Run button",
+    "hd_upload": "the Heads page's results uploader",
+}
+SHADOW = "_keep_"  # + a setting's key: its shadow (:func:`shadow`)
+CHOICE = re.compile(r"(.+)__[0-9a-f]{8}")  # a setting's key + its names' checksum: ui.common.choice's widget
+
+
+def _setting(key: str) -> bool:
     try:
         field(key)
     except KeyError:
-        return False
+        return key in {f.key for f in GLOBAL}
     return True
+
+
+def declared(key: str) -> bool:
+    """True when ``key`` is a setting (of a table, or the language), named in :data:`KEPT` or
+    :data:`WIDGETS`, or one of their families; a shadow or a choice widget only of a setting, the
+    link's bad parameters only of a page."""
+    if key.startswith(SHADOW):
+        return _setting(key[len(SHADOW):])
+    if key.startswith("_link_bad_"):
+        return key[len("_link_bad_"):] in TABLES
+    if _setting(key) or key in KEPT or key in WIDGETS:
+        return True
+    choice_of = CHOICE.fullmatch(key)
+    if choice_of and _setting(choice_of.group(1)):
+        return True
+    families = [name[:-1] for name in (*KEPT, *WIDGETS) if name.endswith("*") and name not in (SHADOW + "*", "_link_bad_*")]
+    return any(key.startswith(stem) for stem in families)
 
 
 # ── Keeping settings and results ─────────────────────────────────────────────────────────
 
 def shadow(key: str) -> str:
     """Where a setting's value waits while its widget is not drawn (Streamlit drops the widget's own)."""
-    return f"_keep_{key}"
+    return f"{SHADOW}{key}"
 
 
 def value(key: str):
@@ -364,8 +401,8 @@ def last_good(key: str, compute: Callable[[], T], slot: str | None = None) -> tu
 
 # ── Reading a link ───────────────────────────────────────────────────────────────────────
 
-SHOWN_PAGE = "_shown_page"  # the page the last whole run showed
-ENTERED = "_entered"  # True on a page's first run after another page (or none) was shown
+SHOWN_PAGE = "_shown_page"  # the page the last whole run showed (declared in KEPT)
+ENTERED = "_entered"  # True on a page's first run after another page (or none) was shown (declared in KEPT)
 
 
 def start(page: str) -> None:
