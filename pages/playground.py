@@ -12,12 +12,13 @@ from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.errors import InputError
 from selfattn.playground.inputs import Inputs
 from selfattn.playground.inputs import compute as run
+from selfattn.playground import text as words
 from selfattn.playground.link import CELL_LINK_PARAMS, LINK_PARAMS
 from selfattn.playground.view import View
 from ui import playground as pg
 from ui import positions as order_ui
 from ui import state as settings
-from ui.common import choice, show_error, tr
+from ui.common import choice, current_lang, show_error, tr
 from ui.components.heatmap import library
 
 
@@ -78,9 +79,9 @@ with st.container(border=True):
     c3.button(tr("pg.load_preset"), on_click=pg.load_chosen_preset, help=tr("pg.load_preset_help"),
               icon=":material/restart_alt:", width="stretch")
     state["note_edited"] = pg.edited()  # what the note says; an edit that changes it reruns the page (steps)
-    st.caption(pg.preset_caption(st.session_state["pg_preset"], state["note_edited"]))
+    st.caption(pg.caption(state["note_edited"]))
     if st.session_state["pg_preset"] == "tutorial":
-        st.caption(pg.tutorial_note())
+        st.caption(words.tutorial_note(current_lang()))
     o1, o2, o3 = st.columns(3)
     for key in pg.TOGGLES:
         settings.keep(key)
@@ -170,7 +171,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
 
     st.divider()
     st.subheader(tr("pg.step3"))
-    maths = pg.formulas(scale, causal, shown_bias, positions=order_ui.positions_on())
+    maths = words.formulas(scale, causal, shown_bias, order_ui.positions_on(), current_lang())
     st.caption(tr("pg.step3_help", formula=maths["step3"]))
     st.caption(tr("pg.maps_linked"))
     with st.container(horizontal=True, wrap=True, gap="medium"):  # side by side while the window holds them
@@ -249,8 +250,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
                               "b_k": partial(labelled, [inputs.b_k], ["b_k"], k_cols),
                               "b_v": partial(labelled, [inputs.b_v], ["b_v"], v_cols)})
     address, _, link_short = settings.share_link(**sharing)
-    made = {"settings.txt": pg.settings_text(address, link_short, scale=scale, causal=causal, bias=shown_bias,
-                                             positions=order_ui.chosen(), order=order)}
+    made = {"settings.txt": words.settings_text(address, link_short, shown, bias=shown_bias, edited=pg.edited(),
+                                                order=order, lang=current_lang())}
     st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}, made),  # written when clicked
                        file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
                        on_click="ignore", icon=":material/folder_zip:", type="primary")

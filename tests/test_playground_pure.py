@@ -131,3 +131,44 @@ def test_compute_adds_the_chosen_positions_and_the_biases():
     plain = compute(inputs, replace(shown, bias=False, pos="none"))
     np.testing.assert_array_equal(plain.outputs, self_attention(x, w_q, w_k, w_v, scale=True, mask="causal").outputs)
     assert MAX_TOKENS == 32 and MAX_DIM == 16  # the limits the link's sizes are held to
+
+
+# ── Words that follow the state (selfattn/playground/text.py) ──────────────────────────────
+
+def test_the_formulas_follow_the_options_in_each_language():
+    from selfattn.i18n import t
+    from selfattn.playground.text import formulas
+
+    plain = formulas(False, False, False, False, "en")
+    assert plain["q"] == "$Q = XW_q$" and plain["step8"] == "$\\mathrm{outputs} = \\mathrm{softmax}(QK^\\top)\\,V$"
+    assert "s_{ij}" in plain["step5"]
+    every = formulas(True, True, True, True, "zh")
+    assert every["k"] == "$K = (X + PE)W_k + b_k$"
+    assert every["step8"].endswith("$" + t("pg.mask_where", "zh")) and r"/\sqrt{d_k} + M" in every["step8"]
+    assert "s'_{ij}" in every["step5"]
+
+
+def test_the_preset_caption_says_what_it_sets_and_what_differs():
+    from selfattn.i18n import t
+    from selfattn.playground.text import preset_caption, toggle_words
+
+    as_loaded = {"pg_scale": True, "pg_causal": False, "pg_bias": False}
+    caption = preset_caption("random", False, as_loaded, "en")
+    assert str(t("pg.preset_sets", "en", changes=toggle_words(as_loaded, "en"))) in caption
+    assert "edited" not in caption.lower()
+    changed = preset_caption("random", True, {**as_loaded, "pg_causal": True}, "en")
+    assert str(t("pg.preset_options_changed", "en", changes=toggle_words({"pg_causal": True}, "en"))) in changed
+
+
+def test_settings_txt_names_every_choice_that_made_the_numbers():
+    from selfattn.i18n import t_plain
+    from selfattn.playground.text import settings_text
+
+    shown = View(tables=base("random", 5, SMALL), preset="random", seed=5, scale=True, pos="learned", pos_seed=9)
+    lines = settings_text("http://x/playground?seed=5", True, shown, bias=False, edited=True, order="2 1",
+                          lang="zh").splitlines()
+    assert lines[0] == t_plain("pg.settings_title", "zh") and lines[2].endswith("http://x/playground?seed=5")
+    assert lines[3] == t_plain("pg.settings_link_short", "zh")
+    assert t_plain("pg.settings_sizes", "zh", n=2, d_in=2, d_k=1, d_v=1) in lines
+    assert t_plain("pg.settings_positions_seed", "zh", kind=t_plain("pg.pos_kind_learned", "zh"), seed=9) in lines
+    assert t_plain("pg.settings_order", "zh", order="2 1") in lines and t_plain("pg.settings_tables_edited", "zh") in lines

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.core.presets import PRESETS, Example, preset, tutorial_by_hand
+from selfattn.core.presets import PRESETS, Example, preset
 from selfattn.display import share
 from selfattn.display.export import column_names, labelled
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, parse_labels,
@@ -36,12 +36,14 @@ from selfattn.i18n import LANGS, Markdown, t_plain
 from selfattn.playground import link as codec
 from selfattn.playground.link import CELL_CHARS, CELL_PARAMS
 from selfattn.playground.inputs import TOKEN_COL, Inputs, parse_table
+from selfattn.playground import text as words
+from selfattn.playground.text import TOGGLES
 from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, View, natural_sizes, tables, view
 from ui import fit, guard
 from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
 from ui import state as settings
-from ui.common import csv_button, current_lang, error_text, tr, tr_plain, uploaded
+from ui.common import csv_button, current_lang, error_text, tr, uploaded
 
 STATE = "pg"
 # What ``st.session_state["pg"]`` holds, one slot each (tests/test_session_keys.py holds the page to it).
@@ -126,7 +128,6 @@ def frames_from_example(example: Example) -> dict[str, pd.DataFrame]:
     return frames
 
 
-TOGGLES = ("pg_scale", "pg_causal", "pg_bias")
 LIMITS = {"n": MAX_TOKENS, "d_in": MAX_DIM, "d_k": MAX_DIM, "d_v": MAX_DIM}
 SIZE_KEYS = {"n": "pg_n", "d_in": "pg_d_in", "d_k": "pg_d_k", "d_v": "pg_d_v"}  # the size boxes (declared in ui.state.KEPT)
 
@@ -236,107 +237,24 @@ def load_preset(name: str, seed: int, before: dict | None = None) -> None:
     example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
     toggles_before = {key: bool(st.session_state.get(key, False)) for key in TOGGLES}
     replace_frames(frames_from_example(example), undo="preset", before=before)
-    after = preset_toggles(example)
+    after = words.preset_toggles(example)
     for key, value in after.items():
         settings.put(key, value)
     sync_size_widgets()
     changed = {key: value for key, value in after.items() if value != toggles_before[key]}
     state()["notice"] = ("success", "pg.preset_loaded_changed" if changed else "pg.preset_loaded",
-                         {"name": tr(f"pg.preset_{name}"), "changes": toggle_words(changed)})
+                         {"name": tr(f"pg.preset_{name}"), "changes": words.toggle_words(changed, current_lang())})
 
 
-def formulas(scale: bool, causal: bool, bias: bool, positions: bool = False) -> dict[str, Markdown]:
-    """Each step's equation (KaTeX) as the options stand: with biases, √d_k, the mask and the
-    position vectors (X + PE) only when on."""
-    b = {name: f" + b_{name}" if bias else "" for name in "qkv"}
-    x = "(X + PE)" if positions else "X"
-    scores = r"QK^\top" + (r"/\sqrt{d_k}" if scale else "") + (" + M" if causal else "")
-    s = "s'" if scale or causal else "s"
-    mask = tr("pg.mask_where") if causal else ""  # in words, outside the maths: "for j > i" / "当 j > i 时"
-    return {
-        **{name: Markdown(f"${name.upper()} = {x}W_{name}{b[name]}$") for name in "qkv"},  # the maps' titles
-        "step3": Markdown(f"$Q = {x}W_q{b['q']},\\; K = {x}W_k{b['k']},\\; V = {x}W_v{b['v']}$"),
-        "step5": Markdown(f"$w_{{ij}} = e^{{{s}_{{ij}}}} / \\sum_{{j'}} e^{{{s}_{{ij'}}}}$"),
-        "step8": Markdown(f"$\\mathrm{{outputs}} = \\mathrm{{softmax}}({scores})\\,V${mask}"),
-    }
-
-
-def preset_toggles(example: Example) -> dict[str, bool]:
-    """The toggles a preset sets when it loads: its own scaling, no mask, no biases."""
-    return {"pg_scale": bool(example.scale), "pg_causal": False, "pg_bias": False}
-
-
-def toggle_words(toggles: dict[str, bool]) -> Markdown:
-    """Toggles as words: "“Scale by √d_k” on, “Causal mask” off"."""
-    return Markdown(tr("common.list_sep").join(tr("pg.toggle_on" if on else "pg.toggle_off", name=tr(f"pg.opt_{key[3:]}"))
-                                           for key, on in toggles.items()))
-
-
-def vec_text(values, digits: int) -> str:
-    """A vector written with ``digits`` decimals, as the tutorial writes its vectors: "[2.0, 7.0, 1.5]"."""
-    return "[" + ", ".join(f"{float(v):.{digits}f}" for v in values) + "]"
-
-
-def preset_caption(name: str, edited: bool) -> Markdown:
-    """What a preset is, what loading it sets (from the preset itself, so it cannot drift), and
-    whether what is on screen is still the preset: its tables (``edited``) and its options."""
-    numbers = {"output": vec_text(tutorial_by_hand().output, 4)} if name == "tutorial" else {}
-    sets = preset_toggles(preset(name))
-    parts = [tr(f"pg.preset_{name}_help", **numbers), tr("pg.preset_sets", changes=toggle_words(sets))]
-    if edited:
-        parts.append(tr("pg.preset_edited", name=tr_plain(f"pg.preset_{name}")))
-    changed = {key: bool(st.session_state.get(key, False)) for key, on in sets.items()
-               if bool(st.session_state.get(key, False)) != on}
-    if changed:
-        parts.append(tr("pg.preset_options_changed", changes=toggle_words(changed)))
-    return Markdown(" ".join(parts))
-
-
-def tutorial_note() -> Markdown:
-    """Why the tutorial's text prints output 1 as [2.0, 7.0, 1.5] and the page shows [1.9366, ...]."""
-    hand = tutorial_by_hand()
-    return tr("pg.tutorial_rounding", scores=vec_text(hand.scores, 0), rough_w=vec_text(hand.rough_weights, 1),
-              exact_w=vec_text(hand.weights, 4), rough_out=vec_text(hand.rough_output, 1),
-              exact_out=vec_text(hand.output, 4))
+def caption(tables_edited: bool) -> Markdown:
+    """The preset box's caption: what the chosen preset is and sets, and whether the page still shows it."""
+    toggles = {key: bool(st.session_state.get(key, False)) for key in TOGGLES}
+    return words.preset_caption(st.session_state["pg_preset"], tables_edited, toggles, current_lang())
 
 
 def edited() -> bool:
     """Whether the tables on screen differ from the chosen preset's (at its sizes and seed)."""
     return bool(_table_params())
-
-
-def settings_text(link: str, link_short: bool, *, scale: bool, causal: bool, bias: bool,
-                  positions: tuple[str, int], order: str | None) -> str:
-    """The ZIP's settings.txt: the view's link and every choice that made its numbers, in the
-    visitor's language, one line each.
-
-    Args:
-        link, link_short: the view's link, and whether its tables were left out of it (too long).
-        scale, causal, bias: the switches the numbers were computed with.
-        positions: (kind, seed) of the position vectors.
-        order: the shuffled run's order ("3 1 2"), or None when there is none.
-    """
-    name, seed = _preset_and_seed()
-    sizes = current_sizes()
-    kind, pos_seed = positions
-
-    def option(key: str, on: bool) -> str:
-        return tr_plain("pg.settings_option", name=tr_plain(f"pg.opt_{key}"),
-                        state=tr_plain("pg.settings_on" if on else "pg.settings_off"))
-
-    lines = [tr_plain("pg.settings_title"), "", tr_plain("pg.settings_link", link=link)]
-    if link_short:
-        lines.append(tr_plain("pg.settings_link_short"))
-    lines += [tr_plain("pg.settings_preset", name=tr_plain(f"pg.preset_{name}")),
-              tr_plain("pg.settings_tables_edited" if edited() else "pg.settings_tables_preset"),
-              tr_plain("pg.settings_seed", seed=seed),
-              tr_plain("pg.settings_sizes", n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v),
-              option("scale", scale), option("causal", causal), option("bias", bias),
-              tr_plain("pg.settings_positions_seed" if kind == "learned" else "pg.settings_positions",
-                       kind=tr_plain(f"pg.pos_kind_{kind}"), seed=pos_seed),
-              tr_plain("pg.settings_order", order=order) if order else tr_plain("pg.settings_order_none"),
-              tr_plain("pg.settings_lang", language=LANGS[current_lang()])]
-    return "\n".join(lines) + "\n"
 
 
 def load_chosen_preset(before: str | None = None) -> None:
