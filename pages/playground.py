@@ -96,7 +96,7 @@ with st.container(border=True):
         getattr(st, kind)(tr(what, **params), icon=icon)
     if state["undo"]:
         u1, u2 = st.columns([3, 1], vertical_alignment="center")
-        u1.caption(tr(f"pg.undo_{state['undo']['what']}_note"))
+        u1.caption(tr(f"pg.undo_{state['undo'].what}_note"))
         u2.button(tr("pg.undo"), on_click=pg.undo, icon=":material/undo:", key="pg_undo", width="stretch")
 
 with st.expander(tr("pg.import"), icon=":material/upload_file:"):

@@ -38,6 +38,7 @@ from selfattn.playground.link import CELL_CHARS, CELL_PARAMS
 from selfattn.playground.inputs import TOKEN_COL, Inputs, parse_table
 from selfattn.playground import text as words
 from selfattn.playground.text import TOGGLES
+from selfattn.playground.undo import undo_point
 from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, View, natural_sizes, tables, view
 from ui import fit, guard
 from ui.components import matrix_editor as editor_component
@@ -54,7 +55,7 @@ SLOTS = {
     "lang": "the language the tutorial's labels were last written in",
     "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
     "upload_notice": "the uploaded file's name, or the InputError that refused it, said once",
-    "undo": "what the last preset, resize or upload replaced (frames, toggles, preset box, what)",
+    "undo": "what the last preset, resize or upload replaced (selfattn.playground.undo.Undo), or None",
     "note_edited": "whether the preset's note said 'edited' (the fragment reruns the page when that changes)",
     "revs": "{name: [editor key, revision]} the maps of this run were computed from (heatmap.js)",
     "mounted": "the cells each editor of this version was mounted with",
@@ -187,15 +188,6 @@ def setup() -> dict:
     return pg
 
 
-PRESET_KEYS = ("pg_preset", "pg_seed")  # the preset box and seed: put back by Undo with the tables
-
-
-def snapshot() -> dict:
-    """Everything a preset, resize or upload replaces: the tables, the three toggles, the preset box."""
-    return {"frames": dict(state()["frames"]), "toggles": {k: st.session_state.get(k, False) for k in TOGGLES},
-            "preset": {k: st.session_state[k] for k in PRESET_KEYS if k in st.session_state}}
-
-
 def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, before: dict | None = None) -> None:
     """Replace matrices from outside the editors (preset, resize, upload) and reset the editors.
 
@@ -206,8 +198,7 @@ def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, 
     """
     pg = state()
     if undo is not None:
-        saved = snapshot()
-        pg["undo"] = {**saved, "preset": {**saved["preset"], **(before or {})}, "what": undo}
+        pg["undo"] = undo_point(pg["frames"], st.session_state, undo, before)
     pg["frames"] = {**pg["frames"], **_as_text(frames)}
     pg["version"] += 1
 
@@ -218,8 +209,8 @@ def undo() -> None:
     saved, pg["undo"] = pg["undo"], None
     if not saved:
         return
-    replace_frames(saved["frames"])
-    for key, value in {**saved["toggles"], **saved.get("preset", {})}.items():
+    replace_frames(saved.frames)
+    for key, value in saved.settings.items():
         settings.put(key, value)
     sync_size_widgets()
     pg["notice"] = ("success", "pg.undone", {})
