@@ -183,3 +183,20 @@ def test_an_undo_point_keeps_the_switches_and_the_preset_box_as_they_were():
     assert point.what == "preset" and point.frames == frames and point.frames is not frames
     assert point.settings == {"pg_scale": True, "pg_causal": False, "pg_bias": False, "pg_preset": "raw", "pg_seed": 4}
     assert undo_point(frames, {}, "resize").settings == {"pg_scale": False, "pg_causal": False, "pg_bias": False}
+
+
+def test_a_preset_becomes_labelled_tables_translated_and_resized():
+    from selfattn.playground.frames import fit_frames, frames_from_example, translate_label
+
+    frames = frames_from_example(preset("tutorial"), "zh")
+    assert list(frames["x"][TOKEN_COL]) == ["输入 1", "输入 2", "输入 3"]
+    assert list(frames["w_v"].index) == ["x1", "x2", "x3", "x4"] and list(frames["w_v"].columns) == ["v1", "v2", "v3"]
+    assert list(frames["b_k"].index) == ["b_k"]
+    assert translate_label("输入 2", "en") == "Input 2" and translate_label("Input 22", "zh") == "输入 22"
+    assert translate_label("猫", "en") == "猫"
+    text = {name: frame.map(str) for name, frame in frames.items()}
+    grown = fit_frames(text, Sizes(n=4, d_in=2, d_k=4, d_v=1), "en")
+    assert list(grown["x"][TOKEN_COL]) == ["输入 1", "输入 2", "输入 3", "Input 4"]  # the new token in the language asked
+    assert grown["x"].shape == (4, 3) and list(grown["x"].iloc[3, 1:]) == ["0", "0"]
+    assert grown["w_q"].shape == (2, 4) and grown["w_q"].iloc[0, 0] == text["w_q"].iloc[0, 0]
+    assert list(grown["b_v"].columns) == ["v1"]

@@ -26,15 +26,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.core.presets import PRESETS, Example, preset
+from selfattn.core.presets import PRESETS, preset
 from selfattn.display import share
-from selfattn.display.export import column_names, labelled
+from selfattn.display.export import labelled
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, parse_labels,
                                    read_csv_matrix)
 from selfattn.errors import InputError
-from selfattn.i18n import LANGS, Markdown, t_plain
+from selfattn.i18n import Markdown, t_plain
 from selfattn.playground import link as codec
 from selfattn.playground.link import CELL_CHARS, CELL_PARAMS
+from selfattn.playground.frames import fit_frames, frames_from_example, translate_label, w_frame, x_frame
 from selfattn.playground.inputs import TOKEN_COL, Inputs, parse_table
 from selfattn.playground import text as words
 from selfattn.playground.text import TOGGLES
@@ -82,53 +83,6 @@ def _as_text(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     return {name: frame.map(cell_text) for name, frame in frames.items()}
 
 
-def _x_frame(tokens, x: np.ndarray) -> pd.DataFrame:
-    frame = pd.DataFrame(x, columns=column_names("x", x.shape[1]))
-    frame.insert(0, TOKEN_COL, list(tokens))
-    return frame
-
-
-def _w_frame(w: np.ndarray, prefix: str) -> pd.DataFrame:
-    return pd.DataFrame(w, index=column_names("x", w.shape[0]), columns=column_names(prefix, w.shape[1]))
-
-
-def _b_frame(b: np.ndarray, prefix: str, name: str) -> pd.DataFrame:
-    return pd.DataFrame([b], index=[name], columns=column_names(prefix, len(b)))
-
-
-PREFIX = {"w_q": "q", "w_k": "k", "w_v": "v", "b_q": "q", "b_k": "k", "b_v": "v"}
-
-
-@functools.cache
-def _input_label_patterns() -> list[re.Pattern]:
-    """ "Input 3", "输入 3": the tutorial's label in every language, as patterns catching i."""
-    return [re.compile("^" + re.escape(t_plain("pg.input_label", lang, i="\x00")).replace("\x00", r"([0-9]{1,2})") + "$")
-            for lang in LANGS]
-
-
-def translate_label(label) -> object:
-    """A token label in the current language when it is the tutorial's "Input i" in any language.
-
-    Hand-typed labels come back unchanged.
-    """
-    if isinstance(label, str):
-        for pattern in _input_label_patterns():
-            found = pattern.match(label)
-            if found:
-                return tr("pg.input_label", i=int(found.group(1)))
-    return label
-
-
-def frames_from_example(example: Example) -> dict[str, pd.DataFrame]:
-    """Editor tables for every matrix of ``example`` (the tutorial's "Input i" labels translated)."""
-    frames = {"x": _x_frame([translate_label(tok) for tok in example.tokens], example.x)}
-    for name in ("w_q", "w_k", "w_v"):
-        frames[name] = _w_frame(getattr(example, name), PREFIX[name])
-    for name in BIASES:
-        frames[name] = _b_frame(getattr(example, name), PREFIX[name], NAMES[name])
-    return frames
-
-
 LIMITS = {"n": MAX_TOKENS, "d_in": MAX_DIM, "d_k": MAX_DIM, "d_v": MAX_DIM}
 SIZE_KEYS = {"n": "pg_n", "d_in": "pg_d_in", "d_k": "pg_d_k", "d_v": "pg_d_v"}  # the size boxes (declared in ui.state.KEPT)
 
@@ -149,7 +103,7 @@ def state() -> dict:
     if pg["lang"] != current_lang():
         pg["lang"] = current_lang()
         x = pg["frames"]["x"]
-        labels = [translate_label(label) for label in x[TOKEN_COL]]
+        labels = [translate_label(label, current_lang()) for label in x[TOKEN_COL]]
         if labels != list(x[TOKEN_COL]):
             pg["frames"]["x"] = x.assign(**{TOKEN_COL: labels})
             pg["version"] += 1
@@ -227,7 +181,7 @@ def load_preset(name: str, seed: int, before: dict | None = None) -> None:
     sizes = current_sizes()
     example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
     toggles_before = {key: bool(st.session_state.get(key, False)) for key in TOGGLES}
-    replace_frames(frames_from_example(example), undo="preset", before=before)
+    replace_frames(frames_from_example(example, current_lang()), undo="preset", before=before)
     after = words.preset_toggles(example)
     for key, value in after.items():
         settings.put(key, value)
@@ -267,26 +221,6 @@ def sync_size_widgets() -> None:
         st.session_state[SIZE_KEYS[field]] = float(getattr(sizes, field))
 
 
-def _reframe(frame: pd.DataFrame, index, columns) -> pd.DataFrame:
-    """``frame`` cut or zero-padded to new labels, keeping every value that still fits."""
-    return frame.reindex(index=index, columns=columns, fill_value="0")
-
-
-def fit_frames(frames: dict[str, pd.DataFrame], sizes: Sizes) -> dict[str, pd.DataFrame]:
-    """Every table cut or zero-padded to ``sizes``, keeping the numbers that still fit (new tokens Input 4, ...)."""
-    n, d_in, d_k, d_v = sizes.n, sizes.d_in, sizes.d_k, sizes.d_v
-    x = frames["x"]
-    tokens = list(x[TOKEN_COL])[:n] + [tr("pg.input_label", i=i + 1) for i in range(len(x), n)]
-    x_num = _reframe(x.drop(columns=[TOKEN_COL]).reset_index(drop=True), range(n), column_names("x", d_in))
-    new = {"x": pd.concat([pd.DataFrame({TOKEN_COL: tokens}), x_num], axis=1)}
-    rows = column_names("x", d_in)
-    for name, width in (("w_q", d_k), ("w_k", d_k), ("w_v", d_v)):
-        new[name] = _reframe(frames[name], rows, column_names(PREFIX[name], width))
-    for name, width in (("b_q", d_k), ("b_k", d_k), ("b_v", d_v)):
-        new[name] = _reframe(frames[name], [NAMES[name]], column_names(PREFIX[name], width))
-    return new
-
-
 def resize_to_widgets() -> None:
     """Callback: apply the size widgets, keeping the numbers that still fit."""
     now = current_sizes()
@@ -302,7 +236,7 @@ def resize_to_widgets() -> None:
             state()["notice"] = ("warning", "pg.size_clamped", {"name": field, "top": top, "fixed": fixed})
     sizes = Sizes(*(int(st.session_state[SIZE_KEYS[field]]) for field in LIMITS))
     if sizes != current_sizes():
-        replace_frames(fit_frames(state()["frames"], sizes), undo="resize")
+        replace_frames(fit_frames(state()["frames"], sizes, current_lang()), undo="resize")
 
 
 def size_widgets() -> None:
@@ -475,12 +409,12 @@ def apply_upload(target: str, data: bytes) -> None:
     if target == "x":
         values, labels = read_csv_matrix(data, "X", cols=sizes.d_in)
         tokens = labels or [f"t{i + 1}" for i in range(len(values))]
-        frame = _x_frame(tokens, values)
+        frame = x_frame(tokens, values)
         replace_frames({"x": frame}, undo="upload")
     else:
         width = sizes.d_v if target == "w_v" else sizes.d_k
         values, _ = read_csv_matrix(data, NAMES[target], cols=width, rows=sizes.d_in)
-        replace_frames({target: _w_frame(values, PREFIX[target])}, undo="upload")
+        replace_frames({target: w_frame(values, target)}, undo="upload")
     sync_size_widgets()
 
 
@@ -507,14 +441,13 @@ def _tables_of(frames: dict[str, pd.DataFrame]) -> Tables:
 def base_frames(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, pd.DataFrame]:
     """The tables the preset ``name`` gives at ``sizes`` (random: drawn at those sizes), as text.
 
-    ``lang`` keys the cache: the tutorial's "Input i" labels are in the current language.
+    ``lang``: the language of the tutorial's "Input i" labels (the visitor's).
     """
-    del lang
     if name == "random":
         example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
     else:
         example = preset(name, seed=seed)
-    return fit_frames(_as_text(frames_from_example(example)), sizes)
+    return fit_frames(_as_text(frames_from_example(example, lang)), sizes, lang)
 
 
 @functools.lru_cache(maxsize=64)
