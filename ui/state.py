@@ -9,8 +9,9 @@ URL parameter, its codec with its limits, and its default. The same table
 - and drives the fuzz tests.
 
 Everything else the pages keep (last good results, the Playground's tables, the link's own
-bookkeeping) is declared in :data:`KEPT`; :func:`last_good` keeps a result and falls back to it
-on bad input. :func:`keep` and :func:`put` refuse a key no table has, :func:`kept` and
+bookkeeping) is declared in :data:`KEPT`, and the widget keys no code reads back in
+:data:`WIDGETS` (tests/test_session_keys.py holds every page to both); :func:`last_good` keeps a
+result and falls back to it on bad input. :func:`keep` and :func:`put` refuse a key no table has, :func:`kept` and
 :func:`last_good` one that KEPT does not name (``KeyError``), and tests/test_state.py checks
 every key the code names.
 
