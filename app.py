@@ -6,7 +6,8 @@ import streamlit as st
 
 from selfattn.i18n import LANGS
 from ui import look, server_limits, warmup
-from ui.common import LANG_KEY, tr, tr_plain
+from ui.common import tr, tr_plain
+from ui.state import LANG_KEY
 from ui.pages import HOME, PAGES
 
 server_limits.install()  # one message, one upload: bounded however the app is served (ui/server_limits.py)

@@ -5,27 +5,28 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from selfattn import AttentionTrace, self_attention
+from selfattn import AttentionTrace
 from selfattn.core.presets import PRESETS
 from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.display.numbers import step_text, step_vector_text
 from selfattn.errors import InputError
+from selfattn.playground.inputs import Inputs
+from selfattn.playground.inputs import compute as run
+from selfattn.playground import text as words
+from selfattn.playground.link import CELL_LINK_PARAMS, LINK_PARAMS
+from selfattn.playground.view import View
 from ui import playground as pg
 from ui import positions as order_ui
-from ui import guard
 from ui import state as settings
-from ui.common import choice, show_error, tr
+from ui.common import choice, current_lang, show_error, tr
 from ui.components.heatmap import library
 
 
 # ── Compute, or keep the last good result ───────────────────────────────────────────────
-def compute(use_bias: bool, scale: bool, causal: bool) -> tuple[pg.Inputs, AttentionTrace, bool]:
+def compute(shown: View) -> tuple[Inputs, AttentionTrace, bool]:
     """The edited tables as numbers, their trace, and whether the biases were used."""
-    inputs = pg.parse_inputs(use_bias)
-    biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
-    trace = self_attention(order_ui.with_positions(inputs.x), inputs.w_q, inputs.w_k, inputs.w_v, scale=scale,
-                           mask="causal" if causal else None, **biases)
-    return inputs, trace, use_bias
+    inputs = pg.parse_inputs(shown.bias)
+    return inputs, run(inputs, shown), shown.bias
 
 
 # ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
@@ -40,7 +41,12 @@ def sums(full: list[str], short: list[str]) -> None:
             st.code("\n".join(full), language=None, wrap_lines=True)
 
 
-settings.start("playground", extra=pg.open_link, extra_params=pg.LINK_PARAMS, setup=pg.setup)
+# ── Read: the frame, the settings, the page's tables, and (first open) the link ─────────────
+settings.begin("playground")
+pg.setup()
+opened = settings.open_page("playground", own=LINK_PARAMS)
+if opened is not None:
+    settings.note_bad("playground", pg.open_link(opened))
 state = pg.state()
 st.title(tr("pg.title"))
 st.caption(tr("pg.intro"))
@@ -58,9 +64,9 @@ with st.container(border=True):
     c3.button(tr("pg.load_preset"), on_click=pg.load_chosen_preset, help=tr("pg.load_preset_help"),
               icon=":material/restart_alt:", width="stretch")
     state["note_edited"] = pg.edited()  # what the note says; an edit that changes it reruns the page (steps)
-    st.caption(pg.preset_caption(st.session_state["pg_preset"], state["note_edited"]))
+    st.caption(pg.caption(state["note_edited"]))
     if st.session_state["pg_preset"] == "tutorial":
-        st.caption(pg.tutorial_note())
+        st.caption(words.tutorial_note(current_lang()))
     o1, o2, o3 = st.columns(3)
     for key in pg.TOGGLES:
         settings.keep(key)
@@ -75,7 +81,7 @@ with st.container(border=True):
         getattr(st, kind)(tr(what, **params), icon=icon)
     if state["undo"]:
         u1, u2 = st.columns([3, 1], vertical_alignment="center")
-        u1.caption(tr(f"pg.undo_{state['undo']['what']}_note"))
+        u1.caption(tr(f"pg.undo_{state['undo'].what}_note"))
         u2.button(tr("pg.undo"), on_click=pg.undo, icon=":material/undo:", key="pg_undo", width="stretch")
 
 with st.expander(tr("pg.import"), icon=":material/upload_file:"):
@@ -105,7 +111,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     they refuse something, the whole page runs again to say so where it says it.
     """
     version = pg.state()["version"]
-    if guard.refuse_unfit_settings(settings.fields("playground")) or pg.setup()["version"] != version:
+    if settings.refuse_unfit_settings(settings.fields("playground")) or pg.setup()["version"] != version:
         st.rerun(scope="app")
     # ── Step 1 and 2: the editable inputs ───────────────────────────────────────────────────
     st.subheader(tr("pg.step1"))
@@ -125,7 +131,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     if pg.edited() != pg.state().get("note_edited"):  # the preset's note, above this fragment, says otherwise
         st.rerun(scope="app")
 
-    good, error = settings.last_good("pg_good", partial(compute, use_bias, scale, causal))
+    shown = pg.read()  # the page's state, the editors' tables included: what is computed and what the link says
+    good, error = settings.last_good("pg_good", partial(compute, shown))
     if error is not None and error.code.startswith("cell_"):  # named in full under its editor, which is marked red
         message = tr("pg.bad_cell_above", matrix=error.params["matrix"])
         if good is not None:
@@ -133,9 +140,9 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         st.error(message, icon=":material/error:")
     elif error is not None:
         show_error(error, kept=good is not None)
-    LINK = {"page": "playground", "bulky": pg.CELL_LINK_PARAMS}
+    sharing = {"page": "playground", "own": pg.link_params(shown), "bulky": CELL_LINK_PARAMS}
     if good is None:
-        settings.stop(extra=pg.link_params(), **LINK)
+        settings.stop(**sharing)
     inputs, trace, shown_bias = good
 
     tokens = inputs.tokens
@@ -149,7 +156,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
 
     st.divider()
     st.subheader(tr("pg.step3"))
-    maths = pg.formulas(scale, causal, shown_bias, positions=order_ui.positions_on())
+    maths = words.formulas(scale, causal, shown_bias, order_ui.positions_on(), current_lang())
     st.caption(tr("pg.step3_help", formula=maths["step3"]))
     st.caption(tr("pg.maps_linked"))
     with st.container(horizontal=True, wrap=True, gap="medium"):  # side by side while the window holds them
@@ -228,13 +235,13 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         inputs_tables.update({"b_q": partial(labelled, [inputs.b_q], ["b_q"], q_cols),
                               "b_k": partial(labelled, [inputs.b_k], ["b_k"], k_cols),
                               "b_v": partial(labelled, [inputs.b_v], ["b_v"], v_cols)})
-    link, _, link_short = settings.share_link(extra=pg.link_params(), **LINK)
-    made = {"settings.txt": pg.settings_text(link, link_short, scale=scale, causal=causal, bias=shown_bias,
-                                             positions=order_ui.chosen(), order=order)}
+    address, _, link_short = settings.share_link(**sharing)
+    made = {"settings.txt": words.settings_text(address, link_short, shown, bias=shown_bias, edited=pg.edited(),
+                                                order=order, lang=current_lang())}
     st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}, made),  # written when clicked
                        file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
                        on_click="ignore", icon=":material/folder_zip:", type="primary")
-    settings.publish(extra=pg.link_params(), **LINK)
+    settings.publish(**sharing)
 
 
 # The maps' drawing code, sent once a page run: outside the fragment, so an edit does not send it again,

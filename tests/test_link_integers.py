@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from selfattn.display import share
 from selfattn.display.grid import MAX_DIM, MAX_TOKENS
+from selfattn.playground.link import parse_sizes
 from support import apptest
-from ui import playground as pg
 from ui import state as links
 
 # Digits of other scripts, super- and subscripts, circled and full-width numbers, signs and spaces.
@@ -61,7 +61,7 @@ def test_every_setting_of_every_page_takes_odd_digits_as_a_plain_refusal(text, w
 def test_playground_sizes_and_cell_diffs_take_odd_digits_as_a_plain_refusal(parts):
     text = ".".join(parts)
     try:
-        sizes = pg._sizes_from(text)
+        sizes = parse_sizes(text)
     except share.BadValue as exc:
         assert exc.reason == "bad_sizes"
     else:

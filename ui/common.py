@@ -13,21 +13,11 @@ from selfattn.display.charts import WORDS
 from selfattn.display.export import csv_bytes, to_csv
 from selfattn.display.guard import short_name
 from selfattn.errors import InputError
-from selfattn.i18n import CATALOG, DEFAULT_LANG, LANGS, Markdown, escape_markdown, t, t_plain
+from selfattn.i18n import CATALOG, Markdown, escape_markdown, t_plain
+from ui import state as settings
+from ui.state import current_lang, tr  # the language helpers every page uses, here with the widgets
 
-LANG_KEY = "lang"
 CANVAS_MIN_CELLS = 256  # charts with more cells are drawn on a canvas (docs/benchmarks.md, felt speed)
-
-
-def current_lang() -> str:
-    """The language chosen in the sidebar (English until one is chosen)."""
-    lang = st.session_state.get(LANG_KEY, DEFAULT_LANG)
-    return lang if lang in LANGS else DEFAULT_LANG
-
-
-def tr(key: str, **fmt) -> Markdown:
-    """The UI string ``key`` in the current language, as safe markdown (``str`` parameters escaped)."""
-    return t(key, current_lang(), **fmt)
 
 
 def tr_plain(key: str, **fmt) -> str:
@@ -93,8 +83,6 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
     Returns:
         The chosen option (always one of ``options``).
     """
-    from ui import state as settings  # ui.state reads this module's language helpers
-
     options = list(options)
     names = names if names is not None else {o: str(o) for o in options}
     current = settings.keep(key, options)
@@ -173,18 +161,3 @@ def uploaded(value) -> tuple[str, bytes] | None:
     if not hasattr(value, "getvalue") or not hasattr(value, "name"):  # Streamlit's DeletedFile
         raise InputError("upload_gone", "The uploaded file is no longer on the server; please upload it again.")
     return short_name(value.name), value.getvalue()
-
-
-def require_frame() -> None:
-    """Make sure the page runs inside app.py's frame (language switch, translated navigation).
-
-    Because the app has a ``pages/`` folder, Streamlit starts in its older multipage mode and,
-    on the first visit to a deep link such as ``/playground`` after the server starts, runs
-    the page script alone. Switching that mode off and rerunning sends the visitor through
-    ``app.py``'s ``st.navigation`` to the same page.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()

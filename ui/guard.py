@@ -4,8 +4,8 @@ A websocket client can send any widget state, not only what the browser's widget
 text, a number outside a slider, 10,000 rows sent for a fixed table). Streamlit keeps whatever
 arrives; these checks run at the top of every page run, before anything is computed or drawn:
 
-- :func:`refuse_unfit_settings`: every setting of the page's table (``ui.state``), against its
-  codec (a whole number in range, an offered choice, a text of at most so many characters);
+- ``ui.state.refuse_unfit_settings``: every setting of the page's table, against its codec (a whole
+  number in range, an offered choice, a text of at most so many characters);
 - :func:`refuse_matrix_editor`: a matrix editor's table, against the table it edits
   (:func:`selfattn.display.guard.matrix_editor_problem`);
 - uploads are scanned before they are parsed (``selfattn.display.grid``, ``selfattn.bench.results``).
@@ -22,39 +22,6 @@ from typing import Sequence
 import streamlit as st
 
 from selfattn.display import guard
-
-REFUSED = "_refused"  # the settings refused in this run, shown by ui.state.show_problems
-
-
-def refuse_unfit_settings(fields) -> list[str]:
-    """Put back each setting whose value (a widget's, sent by the browser) its codec cannot hold.
-
-    Args:
-        fields: the page's table (``ui.state.fields(page)``).
-
-    Returns:
-        The URL parameter names of the settings put back (also kept under :data:`REFUSED`).
-    """
-    from ui import state as settings
-
-    refused = []
-    session = st.session_state
-    for field in fields:
-        if field.key not in session:
-            continue
-        try:
-            fits = field.codec.fits(session[field.key])
-        except Exception:  # a state Streamlit itself cannot read back
-            fits = False
-        if fits:
-            continue
-        before = session.get(settings.shadow(field.key), field.default)
-        settings.put(field.key, before if field.codec.fits(before) else settings.default(field.key))
-        refused.append(field.param)
-    if refused:
-        session[REFUSED] = refused
-    return refused
-
 
 def refuse_matrix_editor(key: str, *, rows: int, max_chars: Sequence[int],
                          current: Sequence[Sequence[str]]) -> str | None:

@@ -20,101 +20,59 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.core.presets import PRESETS, Example, preset, tutorial_by_hand
+from selfattn.core.presets import PRESETS, preset
 from selfattn.display import share
-from selfattn.display.export import column_names, labelled
-from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, frame_to_matrix, parse_labels,
+from selfattn.display.export import labelled
+from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, parse_labels,
                                    read_csv_matrix)
 from selfattn.display.numbers import editor_text
 from selfattn.errors import InputError
-from selfattn.i18n import LANGS, Markdown, t_plain
+from selfattn.i18n import Markdown, t_plain
+from selfattn.playground import link as codec
+from selfattn.playground.link import CELL_CHARS, CELL_PARAMS
+from selfattn.playground.frames import fit_frames, frames_from_example, translate_label, w_frame, x_frame
+from selfattn.playground.inputs import TOKEN_COL, Inputs, parse_table
+from selfattn.playground import text as words
+from selfattn.playground.text import TOGGLES
+from selfattn.playground.undo import undo_point
+from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, View, natural_sizes, tables, view
 from ui import fit, guard
 from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
 from ui import state as settings
-from ui.common import csv_button, current_lang, error_text, tr, tr_plain, uploaded
+from ui.common import csv_button, current_lang, error_text, tr, uploaded
 
 STATE = "pg"
-TOKEN_COL = "token"
-MATRICES = ("x", "w_q", "w_k", "w_v")
-BIASES = ("b_q", "b_k", "b_v")
-NAMES = {"x": "X", "w_q": "W_q", "w_k": "W_k", "w_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v"}
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """Parsed, valid numbers ready for ``self_attention``."""
-
-    tokens: list[str]
-    x: np.ndarray
-    w_q: np.ndarray
-    w_k: np.ndarray
-    w_v: np.ndarray
-    b_q: np.ndarray
-    b_k: np.ndarray
-    b_v: np.ndarray
+# What ``st.session_state["pg"]`` holds, one slot each (tests/test_session_keys.py holds the page to it).
+# The settings are not here: they are the page's table (selfattn.playground.view.FIELDS), read as one View.
+SLOTS = {
+    "frames": "every matrix as the visitor sees it, text as typed (the truth): {name: DataFrame}",
+    "version": "the editors' generation: a new one re-creates every editor from frames",
+    "lang": "the language the tutorial's labels were last written in",
+    "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
+    "upload_notice": "the uploaded file's name, or the InputError that refused it, said once",
+    "undo": "what the last preset, resize or upload replaced (selfattn.playground.undo.Undo), or None",
+    "note_edited": "whether the preset's note said 'edited' (the fragment reruns the page when that changes)",
+    "revs": "{name: [editor key, revision]} the maps of this run were computed from (heatmap.js)",
+    "mounted": "the cells each editor of this version was mounted with",
+    "cells": "{name: (frame, rows of text)}: each table as text, kept with the frame it was read from",
+    "parsed": "{name: (frame, numbers or InputError)}: each table parsed, kept with its frame",
+    "tables": "(frames, Tables): the tables as the View holds them, kept with the frames",
+}
 
 
 def _as_text(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     return {name: frame.map(editor_text) for name, frame in frames.items()}
 
 
-def _x_frame(tokens, x: np.ndarray) -> pd.DataFrame:
-    frame = pd.DataFrame(x, columns=column_names("x", x.shape[1]))
-    frame.insert(0, TOKEN_COL, list(tokens))
-    return frame
-
-
-def _w_frame(w: np.ndarray, prefix: str) -> pd.DataFrame:
-    return pd.DataFrame(w, index=column_names("x", w.shape[0]), columns=column_names(prefix, w.shape[1]))
-
-
-def _b_frame(b: np.ndarray, prefix: str, name: str) -> pd.DataFrame:
-    return pd.DataFrame([b], index=[name], columns=column_names(prefix, len(b)))
-
-
-PREFIX = {"w_q": "q", "w_k": "k", "w_v": "v", "b_q": "q", "b_k": "k", "b_v": "v"}
-
-
-@functools.cache
-def _input_label_patterns() -> list[re.Pattern]:
-    """ "Input 3", "输入 3": the tutorial's label in every language, as patterns catching i."""
-    return [re.compile("^" + re.escape(t_plain("pg.input_label", lang, i="\x00")).replace("\x00", r"([0-9]{1,2})") + "$")
-            for lang in LANGS]
-
-
-def translate_label(label) -> object:
-    """A token label in the current language when it is the tutorial's "Input i" in any language.
-
-    Hand-typed labels come back unchanged.
-    """
-    if isinstance(label, str):
-        for pattern in _input_label_patterns():
-            found = pattern.match(label)
-            if found:
-                return tr("pg.input_label", i=int(found.group(1)))
-    return label
-
-
-def frames_from_example(example: Example) -> dict[str, pd.DataFrame]:
-    """Editor tables for every matrix of ``example`` (the tutorial's "Input i" labels translated)."""
-    frames = {"x": _x_frame([translate_label(tok) for tok in example.tokens], example.x)}
-    for name in ("w_q", "w_k", "w_v"):
-        frames[name] = _w_frame(getattr(example, name), PREFIX[name])
-    for name in BIASES:
-        frames[name] = _b_frame(getattr(example, name), PREFIX[name], NAMES[name])
-    return frames
-
-
-TOGGLES = ("pg_scale", "pg_causal", "pg_bias")
 LIMITS = {"n": MAX_TOKENS, "d_in": MAX_DIM, "d_k": MAX_DIM, "d_v": MAX_DIM}
+SIZE_KEYS = {"n": "pg_n", "d_in": "pg_d_in", "d_k": "pg_d_k", "d_v": "pg_d_v"}  # the size boxes (declared in ui.state.KEPT)
 
 
 def state() -> dict:
@@ -133,7 +91,7 @@ def state() -> dict:
     if pg["lang"] != current_lang():
         pg["lang"] = current_lang()
         x = pg["frames"]["x"]
-        labels = [translate_label(label) for label in x[TOKEN_COL]]
+        labels = [translate_label(label, current_lang()) for label in x[TOKEN_COL]]
         if labels != list(x[TOKEN_COL]):
             pg["frames"]["x"] = x.assign(**{TOKEN_COL: labels})
             pg["version"] += 1
@@ -142,9 +100,6 @@ def state() -> dict:
 
 def editor_key(name: str) -> str:
     return f"ed_{name}_{state()['version']}"
-
-
-CELL_CHARS = 40  # the most characters a number's cell takes (the editors' limit)
 
 
 def _limits(name: str, frame: pd.DataFrame) -> list[int]:
@@ -175,15 +130,6 @@ def setup() -> dict:
     return pg
 
 
-PRESET_KEYS = ("pg_preset", "pg_seed")  # the preset box and seed: put back by Undo with the tables
-
-
-def snapshot() -> dict:
-    """Everything a preset, resize or upload replaces: the tables, the three toggles, the preset box."""
-    return {"frames": dict(state()["frames"]), "toggles": {k: st.session_state.get(k, False) for k in TOGGLES},
-            "preset": {k: st.session_state[k] for k in PRESET_KEYS if k in st.session_state}}
-
-
 def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, before: dict | None = None) -> None:
     """Replace matrices from outside the editors (preset, resize, upload) and reset the editors.
 
@@ -194,8 +140,7 @@ def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, 
     """
     pg = state()
     if undo is not None:
-        saved = snapshot()
-        pg["undo"] = {**saved, "preset": {**saved["preset"], **(before or {})}, "what": undo}
+        pg["undo"] = undo_point(pg["frames"], st.session_state, undo, before)
     pg["frames"] = {**pg["frames"], **_as_text(frames)}
     pg["version"] += 1
 
@@ -206,8 +151,8 @@ def undo() -> None:
     saved, pg["undo"] = pg["undo"], None
     if not saved:
         return
-    replace_frames(saved["frames"])
-    for key, value in {**saved["toggles"], **saved.get("preset", {})}.items():
+    replace_frames(saved.frames)
+    for key, value in saved.settings.items():
         settings.put(key, value)
     sync_size_widgets()
     pg["notice"] = ("success", "pg.undone", {})
@@ -224,108 +169,25 @@ def load_preset(name: str, seed: int, before: dict | None = None) -> None:
     sizes = current_sizes()
     example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
     toggles_before = {key: bool(st.session_state.get(key, False)) for key in TOGGLES}
-    replace_frames(frames_from_example(example), undo="preset", before=before)
-    after = preset_toggles(example)
+    replace_frames(frames_from_example(example, current_lang()), undo="preset", before=before)
+    after = words.preset_toggles(example)
     for key, value in after.items():
         settings.put(key, value)
     sync_size_widgets()
     changed = {key: value for key, value in after.items() if value != toggles_before[key]}
     state()["notice"] = ("success", "pg.preset_loaded_changed" if changed else "pg.preset_loaded",
-                         {"name": tr(f"pg.preset_{name}"), "changes": toggle_words(changed)})
+                         {"name": tr(f"pg.preset_{name}"), "changes": words.toggle_words(changed, current_lang())})
 
 
-def formulas(scale: bool, causal: bool, bias: bool, positions: bool = False) -> dict[str, Markdown]:
-    """Each step's equation (KaTeX) as the options stand: with biases, √d_k, the mask and the
-    position vectors (X + PE) only when on."""
-    b = {name: f" + b_{name}" if bias else "" for name in "qkv"}
-    x = "(X + PE)" if positions else "X"
-    scores = r"QK^\top" + (r"/\sqrt{d_k}" if scale else "") + (" + M" if causal else "")
-    s = "s'" if scale or causal else "s"
-    mask = tr("pg.mask_where") if causal else ""  # in words, outside the maths: "for j > i" / "当 j > i 时"
-    return {
-        **{name: Markdown(f"${name.upper()} = {x}W_{name}{b[name]}$") for name in "qkv"},  # the maps' titles
-        "step3": Markdown(f"$Q = {x}W_q{b['q']},\\; K = {x}W_k{b['k']},\\; V = {x}W_v{b['v']}$"),
-        "step5": Markdown(f"$w_{{ij}} = e^{{{s}_{{ij}}}} / \\sum_{{j'}} e^{{{s}_{{ij'}}}}$"),
-        "step8": Markdown(f"$\\mathrm{{outputs}} = \\mathrm{{softmax}}({scores})\\,V${mask}"),
-    }
-
-
-def preset_toggles(example: Example) -> dict[str, bool]:
-    """The toggles a preset sets when it loads: its own scaling, no mask, no biases."""
-    return {"pg_scale": bool(example.scale), "pg_causal": False, "pg_bias": False}
-
-
-def toggle_words(toggles: dict[str, bool]) -> Markdown:
-    """Toggles as words: "“Scale by √d_k” on, “Causal mask” off"."""
-    return Markdown(tr("common.list_sep").join(tr("pg.toggle_on" if on else "pg.toggle_off", name=tr(f"pg.opt_{key[3:]}"))
-                                           for key, on in toggles.items()))
-
-
-def vec_text(values, digits: int) -> str:
-    """A vector written with ``digits`` decimals, as the tutorial writes its vectors: "[2.0, 7.0, 1.5]"."""
-    return "[" + ", ".join(f"{float(v):.{digits}f}" for v in values) + "]"
-
-
-def preset_caption(name: str, edited: bool) -> Markdown:
-    """What a preset is, what loading it sets (from the preset itself, so it cannot drift), and
-    whether what is on screen is still the preset: its tables (``edited``) and its options."""
-    numbers = {"output": vec_text(tutorial_by_hand().output, 4)} if name == "tutorial" else {}
-    sets = preset_toggles(preset(name))
-    parts = [tr(f"pg.preset_{name}_help", **numbers), tr("pg.preset_sets", changes=toggle_words(sets))]
-    if edited:
-        parts.append(tr("pg.preset_edited", name=tr_plain(f"pg.preset_{name}")))
-    changed = {key: bool(st.session_state.get(key, False)) for key, on in sets.items()
-               if bool(st.session_state.get(key, False)) != on}
-    if changed:
-        parts.append(tr("pg.preset_options_changed", changes=toggle_words(changed)))
-    return Markdown(" ".join(parts))
-
-
-def tutorial_note() -> Markdown:
-    """Why the tutorial's text prints output 1 as [2.0, 7.0, 1.5] and the page shows [1.9366, ...]."""
-    hand = tutorial_by_hand()
-    return tr("pg.tutorial_rounding", scores=vec_text(hand.scores, 0), rough_w=vec_text(hand.rough_weights, 1),
-              exact_w=vec_text(hand.weights, 4), rough_out=vec_text(hand.rough_output, 1),
-              exact_out=vec_text(hand.output, 4))
+def caption(tables_edited: bool) -> Markdown:
+    """The preset box's caption: what the chosen preset is and sets, and whether the page still shows it."""
+    toggles = {key: bool(st.session_state.get(key, False)) for key in TOGGLES}
+    return words.preset_caption(st.session_state["pg_preset"], tables_edited, toggles, current_lang())
 
 
 def edited() -> bool:
     """Whether the tables on screen differ from the chosen preset's (at its sizes and seed)."""
-    return any(param in LINK_PARAMS for param in link_params())
-
-
-def settings_text(link: str, link_short: bool, *, scale: bool, causal: bool, bias: bool,
-                  positions: tuple[str, int], order: str | None) -> str:
-    """The ZIP's settings.txt: the view's link and every choice that made its numbers, in the
-    visitor's language, one line each.
-
-    Args:
-        link, link_short: the view's link, and whether its tables were left out of it (too long).
-        scale, causal, bias: the switches the numbers were computed with.
-        positions: (kind, seed) of the position vectors.
-        order: the shuffled run's order ("3 1 2"), or None when there is none.
-    """
-    name, seed = _preset_and_seed()
-    sizes = current_sizes()
-    kind, pos_seed = positions
-
-    def option(key: str, on: bool) -> str:
-        return tr_plain("pg.settings_option", name=tr_plain(f"pg.opt_{key}"),
-                        state=tr_plain("pg.settings_on" if on else "pg.settings_off"))
-
-    lines = [tr_plain("pg.settings_title"), "", tr_plain("pg.settings_link", link=link)]
-    if link_short:
-        lines.append(tr_plain("pg.settings_link_short"))
-    lines += [tr_plain("pg.settings_preset", name=tr_plain(f"pg.preset_{name}")),
-              tr_plain("pg.settings_tables_edited" if edited() else "pg.settings_tables_preset"),
-              tr_plain("pg.settings_seed", seed=seed),
-              tr_plain("pg.settings_sizes", n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v),
-              option("scale", scale), option("causal", causal), option("bias", bias),
-              tr_plain("pg.settings_positions_seed" if kind == "learned" else "pg.settings_positions",
-                       kind=tr_plain(f"pg.pos_kind_{kind}"), seed=pos_seed),
-              tr_plain("pg.settings_order", order=order) if order else tr_plain("pg.settings_order_none"),
-              tr_plain("pg.settings_lang", language=LANGS[current_lang()])]
-    return "\n".join(lines) + "\n"
+    return bool(_table_params())
 
 
 def load_chosen_preset(before: str | None = None) -> None:
@@ -344,55 +206,35 @@ def on_seed() -> None:
 def sync_size_widgets() -> None:
     sizes = current_sizes()
     for field in ("n", "d_in", "d_k", "d_v"):
-        st.session_state[f"pg_{field}"] = float(getattr(sizes, field))
-
-
-def _reframe(frame: pd.DataFrame, index, columns) -> pd.DataFrame:
-    """``frame`` cut or zero-padded to new labels, keeping every value that still fits."""
-    return frame.reindex(index=index, columns=columns, fill_value="0")
-
-
-def fit_frames(frames: dict[str, pd.DataFrame], sizes: Sizes) -> dict[str, pd.DataFrame]:
-    """Every table cut or zero-padded to ``sizes``, keeping the numbers that still fit (new tokens Input 4, ...)."""
-    n, d_in, d_k, d_v = sizes.n, sizes.d_in, sizes.d_k, sizes.d_v
-    x = frames["x"]
-    tokens = list(x[TOKEN_COL])[:n] + [tr("pg.input_label", i=i + 1) for i in range(len(x), n)]
-    x_num = _reframe(x.drop(columns=[TOKEN_COL]).reset_index(drop=True), range(n), column_names("x", d_in))
-    new = {"x": pd.concat([pd.DataFrame({TOKEN_COL: tokens}), x_num], axis=1)}
-    rows = column_names("x", d_in)
-    for name, width in (("w_q", d_k), ("w_k", d_k), ("w_v", d_v)):
-        new[name] = _reframe(frames[name], rows, column_names(PREFIX[name], width))
-    for name, width in (("b_q", d_k), ("b_k", d_k), ("b_v", d_v)):
-        new[name] = _reframe(frames[name], [NAMES[name]], column_names(PREFIX[name], width))
-    return new
+        st.session_state[SIZE_KEYS[field]] = float(getattr(sizes, field))
 
 
 def resize_to_widgets() -> None:
     """Callback: apply the size widgets, keeping the numbers that still fit."""
     now = current_sizes()
     for field, top in LIMITS.items():  # the boxes have no limits of their own: a typed 40 would stay there
-        value = st.session_state[f"pg_{field}"]
+        value = st.session_state[SIZE_KEYS[field]]
         if value is not None and 1 <= value <= top and value != int(value):  # 2.5 is no size: keep the old one
-            st.session_state[f"pg_{field}"] = float(getattr(now, field))
+            st.session_state[SIZE_KEYS[field]] = float(getattr(now, field))
             state()["notice"] = ("warning", "pg.size_not_whole", {"name": field, "value": f"{value:g}",
                                                                  "kept": getattr(now, field)})
         elif value is None or not 1 <= value <= top:
             fixed = top if value is not None and value > top else 1
-            st.session_state[f"pg_{field}"] = float(fixed)
+            st.session_state[SIZE_KEYS[field]] = float(fixed)
             state()["notice"] = ("warning", "pg.size_clamped", {"name": field, "top": top, "fixed": fixed})
-    sizes = Sizes(*(int(st.session_state[f"pg_{field}"]) for field in LIMITS))
+    sizes = Sizes(*(int(st.session_state[SIZE_KEYS[field]]) for field in LIMITS))
     if sizes != current_sizes():
-        replace_frames(fit_frames(state()["frames"], sizes), undo="resize")
+        replace_frames(fit_frames(state()["frames"], sizes, current_lang()), undo="resize")
 
 
 def size_widgets() -> None:
     """Number inputs for n, d_in, d_k, d_v; a change resizes every matrix at once."""
     sizes = current_sizes()
     for field in ("n", "d_in", "d_k", "d_v"):  # numbers with a fraction, so that 2.5 is seen and refused, not cut to 2
-        st.session_state.setdefault(f"pg_{field}", float(getattr(sizes, field)))
+        st.session_state.setdefault(SIZE_KEYS[field], float(getattr(sizes, field)))
     cols = st.columns(4, vertical_alignment="bottom")  # a label that wraps (d_k at 1024 px) keeps the boxes in line
     for col, field in zip(cols, LIMITS):
-        col.number_input(tr(f"pg.size_{field}"), step=1.0, format="%g", key=f"pg_{field}", on_change=resize_to_widgets,
+        col.number_input(tr(f"pg.size_{field}"), step=1.0, format="%g", key=SIZE_KEYS[field], on_change=resize_to_widgets,
                          help=tr(f"pg.size_{field}_help"))
 
 
@@ -504,22 +346,13 @@ def _parse(name: str) -> np.ndarray:
     kept = pg.setdefault("parsed", {}).get(name)
     if kept is None or kept[0] is not frame:
         try:
-            kept = (frame, _parse_frame(name, frame))
+            kept = (frame, parse_table(name, frame))
         except InputError as exc:
             kept = (frame, exc)
         pg["parsed"][name] = kept
     if isinstance(kept[1], InputError):
         raise kept[1]
     return kept[1]
-
-
-def _parse_frame(name: str, frame: pd.DataFrame) -> np.ndarray:
-    if name == "x":
-        tokens = parse_labels(list(frame[TOKEN_COL]), len(frame))
-        return frame_to_matrix(frame.drop(columns=[TOKEN_COL]), "X",
-                               [f"{i + 1} ({tok})" for i, tok in enumerate(tokens)])
-    rows = [NAMES[name]] if name in BIASES else list(frame.index)
-    return frame_to_matrix(frame, NAMES[name], rows)
 
 
 def matrix_error(name: str) -> InputError | None:
@@ -564,23 +397,16 @@ def apply_upload(target: str, data: bytes) -> None:
     if target == "x":
         values, labels = read_csv_matrix(data, "X", cols=sizes.d_in)
         tokens = labels or [f"t{i + 1}" for i in range(len(values))]
-        frame = _x_frame(tokens, values)
+        frame = x_frame(tokens, values)
         replace_frames({"x": frame}, undo="upload")
     else:
         width = sizes.d_v if target == "w_v" else sizes.d_k
         values, _ = read_csv_matrix(data, NAMES[target], cols=width, rows=sizes.d_in)
-        replace_frames({target: _w_frame(values, PREFIX[target])}, undo="upload")
+        replace_frames({target: w_frame(values, target)}, undo="upload")
     sync_size_widgets()
 
 
-# ── The shareable link (ui/state.py): sizes, labels and cells as typed ──────────────────
-# Cells are written against the preset they came from (at the current sizes and seed): only the
-# cells that differ, or every cell when that is shorter (see selfattn.display.share).
-CELL_PARAMS = {"x": "x", "w_q": "wq", "w_k": "wk", "w_v": "wv", "b_q": "bq", "b_k": "bk", "b_v": "bv"}
-CELL_LINK_PARAMS = (*CELL_PARAMS.values(), *(f"d{p}" for p in CELL_PARAMS.values()))  # dropped from a link too long
-LINK_PARAMS = ("size", "tok", *CELL_LINK_PARAMS)
-LINK_LABEL_CHARS = 2 * MAX_LABEL_CHARS  # a label in a link; the tables use the first MAX_LABEL_CHARS only
-
+# ── The shareable link: encoded from the page's View (selfattn.playground.link) ──────────
 
 def _text(value) -> str:
     """A cell as text ("" for an emptied one)."""
@@ -595,23 +421,31 @@ def _rows(frame: pd.DataFrame, name: str) -> list[list[str]]:
     return [[_text(v) for v in row] for row in (cells[:, 1:] if name == "x" else cells)]
 
 
-def natural_sizes(name: str, seed: int) -> Sizes:
-    example = preset(name, seed=seed)
-    return Sizes(n=example.x.shape[0], d_in=example.x.shape[1], d_k=example.w_q.shape[1], d_v=example.w_v.shape[1])
+def _tables_of(frames: dict[str, pd.DataFrame]) -> Tables:
+    return tables([_text(v) for v in frames["x"][TOKEN_COL]], {m: _rows(frames[m], m) for m in CELL_PARAMS})
 
 
 @functools.lru_cache(maxsize=64)
 def base_frames(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, pd.DataFrame]:
     """The tables the preset ``name`` gives at ``sizes`` (random: drawn at those sizes), as text.
 
-    ``lang`` keys the cache: the tutorial's "Input i" labels are in the current language.
+    ``lang``: the language of the tutorial's "Input i" labels (the visitor's).
     """
-    del lang
     if name == "random":
         example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
     else:
         example = preset(name, seed=seed)
-    return fit_frames(_as_text(frames_from_example(example)), sizes)
+    return fit_frames(_as_text(frames_from_example(example, lang)), sizes, lang)
+
+
+@functools.lru_cache(maxsize=64)
+def _base_tables(name: str, seed: int, sizes: Sizes, lang: str) -> Tables:
+    return _tables_of(base_frames(name, seed, sizes, lang))
+
+
+def base(name: str, seed: int, sizes: Sizes) -> Tables:
+    """What the preset ``name`` gives at ``sizes``, in the visitor's language (the link's ``Base``)."""
+    return _base_tables(name, seed, sizes, current_lang())
 
 
 def _preset_and_seed() -> tuple[str, int]:
@@ -619,55 +453,38 @@ def _preset_and_seed() -> tuple[str, int]:
     return (name if name in PRESETS else "tutorial"), int(st.session_state.get("pg_seed", 0) or 0)
 
 
-@functools.lru_cache(maxsize=64)
-def _base_rows(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, list[list[str]]]:
-    base = base_frames(name, seed, sizes, lang)
-    return {"tok": [_text(v) for v in base["x"][TOKEN_COL]], **{m: _rows(base[m], m) for m in CELL_PARAMS}}
-
-
-def link_params() -> dict[str, str]:
-    """The link's parameters for the tables on screen: sizes, labels and cells that differ from the preset.
-
-    Kept with the tables and choices it was written for: most reruns change none of them.
-    """
+def shown_tables() -> Tables:
+    """The tables on screen as text, kept with the tables they were read from (most reruns change none)."""
     pg = state()
-    frames, choices = list(pg["frames"].values()), (*_preset_and_seed(), current_lang())
-    kept = pg.get("link")
-    if kept is None or kept[1] != choices or len(kept[0]) != len(frames) or any(
-            a is not b for a, b in zip(kept[0], frames)):
-        kept = pg["link"] = (frames, choices, _link_params())
-    return dict(kept[2])
+    frames = list(pg["frames"].values())
+    kept = pg.get("tables")
+    if kept is None or len(kept[0]) != len(frames) or any(a is not b for a, b in zip(kept[0], frames)):
+        kept = pg["tables"] = (frames, _tables_of(pg["frames"]))
+    return kept[1]
 
 
-def _link_params() -> dict[str, str]:
-    frames, sizes = state()["frames"], current_sizes()
+def read() -> View:
+    """The page's state: every setting of its table and the tables on screen, as one frozen View.
+
+    Reads without writing (the page's widgets above may be drawn already); a focus that names no
+    token of the tables is the first token, as the page shows it.
+    """
     name, seed = _preset_and_seed()
-    params = {}
-    if sizes != natural_sizes(name, seed):
-        params["size"] = ".".join(str(v) for v in (sizes.n, sizes.d_in, sizes.d_k, sizes.d_v))
-    base = _base_rows(name, seed, sizes, current_lang())
-    tokens = [_text(v) for v in frames["x"][TOKEN_COL]]
-    if tokens != base["tok"]:  # an uploaded label longer than a link takes goes as the tables show it
-        shown = parse_labels(tokens, len(tokens))
-        params["tok"] = share.encode_table([[label if len(label) <= LINK_LABEL_CHARS else shown[i]
-                                             for i, label in enumerate(tokens)]])
-    for matrix, param in CELL_PARAMS.items():
-        written = share.encode_cells(base[matrix], _rows(frames[matrix], matrix))
-        if written is not None:
-            kind, text = written
-            params[param if kind == "full" else f"d{param}"] = text
-    return params
+    now = shown_tables()
+    values = {f.key: settings.value(f.key) for f in FIELDS}
+    return view({**values, "pg_preset": name, "pg_seed": seed, "pg_focus": focus(now.sizes.n)}, now)
 
 
-def _sizes_from(text: str) -> Sizes:
-    parts = text.split(".")
-    tops = (MAX_TOKENS, MAX_DIM, MAX_DIM, MAX_DIM)
-    if len(parts) != 4:
-        raise share.BadValue("bad_sizes", n=MAX_TOKENS, d=MAX_DIM)
-    try:
-        return Sizes(*(share.parse_whole(p, 1, top) for p, top in zip(parts, tops)))
-    except share.BadValue:
-        raise share.BadValue("bad_sizes", n=MAX_TOKENS, d=MAX_DIM) from None
+def link_params(shown: View | None = None) -> dict[str, str]:
+    """The link's parameters for ``shown`` (by default what is on screen): settings, sizes, labels, cells."""
+    return codec.encode(shown or read(), base)
+
+
+def _table_params() -> dict[str, str]:
+    """The link's parameters for the tables alone: sizes, labels and cells that differ from the preset."""
+    name, seed = _preset_and_seed()
+    tables_now = shown_tables()
+    return codec.encode_tables(tables_now, base(name, seed, tables_now.sizes), natural_sizes(name, seed))
 
 
 def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
@@ -676,49 +493,27 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
     Returns:
         The parameters that could not be used, with why; the rest is applied.
     """
-    bad: dict[str, share.BadValue] = {}
     name, seed = _preset_and_seed()
-    sizes = natural_sizes(name, seed)
-    if "size" in params:
-        try:
-            sizes = _sizes_from(params["size"])
-        except share.BadValue as exc:
-            bad["size"] = exc
-    frames = dict(base_frames(name, seed, sizes, current_lang()))
-    if "tok" in params:
-        try:
-            tokens = share.decode_table(params["tok"], (1, sizes.n), max_rows=1, max_cols=MAX_TOKENS)[0]
-            if any(len(label) > LINK_LABEL_CHARS for label in tokens):
-                raise share.BadValue("too_long", n=LINK_LABEL_CHARS)
-            frames["x"] = frames["x"].assign(**{TOKEN_COL: tokens})
-        except share.BadValue as exc:
-            bad["tok"] = exc
-    for matrix, param in CELL_PARAMS.items():
+    opened, bad = codec.decode_tables(params, name, seed, base)
+    frames = dict(base_frames(name, seed, opened.sizes, current_lang()))
+    was = base(name, seed, opened.sizes)
+    for matrix in (*MATRICES, *BIASES):
         frame = frames[matrix]
-        numbers = frame.drop(columns=[TOKEN_COL]) if matrix == "x" else frame
-        try:
-            if param in params:
-                rows = share.decode_table(params[param], numbers.shape, max_rows=MAX_TOKENS, max_cols=MAX_DIM)
-            elif f"d{param}" in params:
-                param = f"d{param}"
-                rows = share.apply_diff(_rows(frame, matrix), params[param])
-            else:
-                continue
-            if any(len(cell) > CELL_CHARS for row in rows for cell in row):  # the editors' own limit
-                raise share.BadValue("too_long", n=CELL_CHARS)
-        except share.BadValue as exc:
-            bad[param] = exc
+        if opened.rows(matrix) == was.rows(matrix) and (matrix != "x" or opened.tokens == was.tokens):
             continue
-        cells = pd.DataFrame(rows, index=numbers.index, columns=numbers.columns)
-        frames[matrix] = pd.concat([frame[[TOKEN_COL]], cells], axis=1) if matrix == "x" else cells
+        numbers = frame.drop(columns=[TOKEN_COL]) if matrix == "x" else frame
+        cells = pd.DataFrame([list(row) for row in opened.rows(matrix)], index=numbers.index, columns=numbers.columns)
+        frames[matrix] = (pd.concat([frame[[TOKEN_COL]].assign(**{TOKEN_COL: list(opened.tokens)}), cells], axis=1)
+                          if matrix == "x" else cells)
     pg = state()
     pg["frames"] = frames
     pg["version"] += 1
     sync_size_widgets()
-    focus = st.session_state.get("pg_focus", 0)
-    if not 0 <= focus < sizes.n:
-        settings.put("pg_focus", 0)
-        bad["focus"] = share.BadValue("out_of_range", lo=1, hi=sizes.n)
+    focus_now = {"pg_focus": st.session_state.get("pg_focus", 0)}
+    why = codec.check_focus(focus_now, opened.sizes.n)
+    if why:
+        settings.put("pg_focus", focus_now["pg_focus"])
+    bad.update(why)
     return bad
 
 

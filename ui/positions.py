@@ -1,7 +1,7 @@
 """The Playground's word-order sections: add positions to X, and shuffle the tokens to see what moves.
 
-Three calls from ``pages/playground.py``: :func:`with_positions` inside its computation (X + PE goes
-into the projections), :func:`positions_section` before step 3 (the choice, the formula, PE and
+Two calls from ``pages/playground.py`` (whose computation adds the positions to X itself,
+``selfattn.playground.inputs.compute``): :func:`positions_section` before step 3 (the choice, the formula, PE and
 X + PE), :func:`shuffle_section` after the steps (a new order, typed or drawn, and the check
 written out row by row). Both sections add their matrices to the page's ZIP.
 """
@@ -47,11 +47,6 @@ def encoding(n: int, d_in: int) -> np.ndarray:
 def positions_on() -> bool:
     """Whether position vectors are added to X (the formulas then read X + PE)."""
     return _chosen("pg_pos", KINDS) != "none"
-
-
-def with_positions(x: np.ndarray) -> np.ndarray:
-    """X + PE, what the projections receive (X itself when no positions are chosen)."""
-    return x + encoding(*x.shape)
 
 
 # ── Positions ─────────────────────────────────────────────────────────────────────────

@@ -9,8 +9,9 @@ URL parameter, its codec with its limits, and its default. The same table
 - and drives the fuzz tests.
 
 Everything else the pages keep (last good results, the Playground's tables, the link's own
-bookkeeping) is declared in :data:`KEPT`; :func:`last_good` keeps a result and falls back to it
-on bad input. :func:`keep` and :func:`put` refuse a key no table has, :func:`kept` and
+bookkeeping) is declared in :data:`KEPT`, and the widget keys no code reads back in
+:data:`WIDGETS` (tests/test_session_keys.py holds every page to both); :func:`last_good` keeps a
+result and falls back to it on bad input. :func:`keep` and :func:`put` refuse a key no table has, :func:`kept` and
 :func:`last_good` one that KEPT does not name (``KeyError``), and tests/test_state.py checks
 every key the code names.
 
@@ -25,6 +26,7 @@ duplicate entry; the link as opened stays until the first change.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Callable, Sequence, TypeVar
 from urllib.parse import urlencode
 
@@ -34,13 +36,14 @@ from selfattn.display import share
 from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
-from selfattn.i18n import LANGS, Markdown
-from ui import guard
-from ui.common import LANG_KEY, current_lang, require_frame, tr
+from selfattn.i18n import DEFAULT_LANG, LANGS, Markdown, t
+from selfattn.playground import view as playground
+from selfattn.playground.view import MAX_SEED
 from ui.pages import PAGE_NAMED
 
 T = TypeVar("T")
-MAX_SEED = 2**31 - 1
+LANG_KEY = "lang"  # the visitor's language (the sidebar's switch, app.py)
+REFUSED = "_refused"  # the settings refused in this run (:func:`refuse_unfit_settings`), shown by :func:`show_problems`
 OPENED = "_link_opened"  # pages whose link has been read in this session
 WRITTEN = "_link_written"  # set once the first run of the session is over
 MAX_NAMED = 8  # ignored parameters named in the message
@@ -62,30 +65,35 @@ HISTORY_SCRIPT = """<script>
 </script>"""
 
 
+# ── The language, and the frame every page runs in ─────────────────────────────────────
+
+def current_lang() -> str:
+    """The language chosen in the sidebar (English until one is chosen)."""
+    lang = st.session_state.get(LANG_KEY, DEFAULT_LANG)
+    return lang if lang in LANGS else DEFAULT_LANG
+
+
+def tr(key: str, **fmt) -> Markdown:
+    """The UI string ``key`` in the current language, as safe markdown (``str`` parameters escaped)."""
+    return t(key, current_lang(), **fmt)
+
+
+def require_frame() -> None:
+    """Make sure the page runs inside app.py's frame (language switch, translated navigation).
+
+    Because the app has a ``pages/`` folder, Streamlit starts in its older multipage mode and,
+    on the first visit to a deep link such as ``/playground`` after the server starts, runs
+    the page script alone. Switching that mode off and rerunning sends the visitor through
+    ``app.py``'s ``st.navigation`` to the same page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 # ── The tables ───────────────────────────────────────────────────────────────────────────
-
-def _playground() -> tuple[Field, ...]:
-    from selfattn.core.presets import PRESETS
-    from selfattn.display.grid import MAX_TOKENS
-
-    return (Field("pg_preset", "preset", Choice(PRESETS), "tutorial"),
-            Field("pg_seed", "seed", Int(0, MAX_SEED), 0),
-            Field("pg_scale", "scale", Bool(), False),
-            Field("pg_causal", "causal", Bool(), False),
-            Field("pg_bias", "bias", Bool(), False),
-            Field("pg_focus", "focus", Int(1, MAX_TOKENS, shift=1), 0),
-            *_order_fields())
-
-
-def _order_fields() -> tuple[Field, ...]:
-    """Issue 24: positions added to X, and the tokens' new order as typed (ui/positions.py)."""
-    from selfattn.core.positions import KINDS, MAX_ORDER_CHARS
-
-    return (Field("pg_pos", "pos", Choice(KINDS), "none"),
-            Field("pg_pos_seed", "pseed", Int(0, MAX_SEED), 0),
-            Field("pg_order", "order", Text(MAX_ORDER_CHARS), ""),
-            Field("pg_order_seed", "oseed", Int(0, MAX_SEED), 0))
-
 
 def _embeddings() -> tuple[Field, ...]:
     from selfattn.text import models
@@ -141,7 +149,7 @@ def _heads() -> tuple[Field, ...]:
 
 
 TABLES: dict[str, Callable[[], tuple[Field, ...]]] = {
-    "home": tuple, "playground": _playground, "embeddings": _embeddings, "heads": _heads}
+    "home": tuple, "playground": lambda: playground.FIELDS, "embeddings": _embeddings, "heads": _heads}
 
 
 def fields(page: str) -> tuple[Field, ...]:
@@ -176,10 +184,12 @@ def default(key: str):
 # the keys derived from a listed one (``choice``'s widget keys, ``key__<names' checksum>``).
 KEPT: dict[str, str] = {
     OPENED: "the pages whose link has been read in this session",
+    "_shown_page": "the page the last whole run showed (begin)",
+    "_entered": "True on a page's first run after another page, until the page reads it (begin)",
     WRITTEN: "set once the first run of the session is over",
     "_link_bad_*": "per page: the link's parameters that were not used, with why, until the page says so",
     "_keep_*": "a setting's value while its widget is not drawn (shadow)",
-    guard.REFUSED: "the settings whose values from the browser were refused in this run (ui/guard.py)",
+    REFUSED: "the settings whose values from the browser were refused in this run (refuse_unfit_settings)",
     "pg": "the Playground's tables, editors, undo and notices (ui/playground.py)",
     "pg_good": "last_good: the Playground's (inputs, trace, biases shown)",
     "pg_n": "the Playground's number of tokens (its size box)",
@@ -203,24 +213,70 @@ KEPT: dict[str, str] = {
 }
 
 
-def declared(key: str) -> bool:
-    """True when ``key`` is a setting of a table, the language, or named in :data:`KEPT`."""
-    if key in {f.key for f in GLOBAL} or key in KEPT:
-        return True
-    if any(name.endswith("*") and key.startswith(name[:-1]) for name in KEPT):
-        return True
+# Widgets whose state no code reads back as a setting or result (buttons, downloads, uploaders,
+# the maps' click triggers): declared so that every key a session holds is named somewhere.
+WIDGETS: dict[str, str] = {
+    "dl_*": "each CSV, JSON or ZIP download button",
+    "map_*": "the Playground's step maps (a click on a query's row sends its trigger)",
+    "heatmap_library": "the maps' drawing code, sent once a page run",
+    "pg_undo": "the Playground's Undo button",
+    "pg_upload_target": "the matrix the Playground's CSV upload fills",
+    "pg_order_draw": "the Playground's button that draws a new order",
+    "pg_order_reset": "the Playground's button that puts the tokens back in order",
+    "pg_order_undo_button": "the Playground's button that brings back the order before",
+    "preset_*": "the Sentence embeddings page's example sentences, one button each",
+    "use_chinese_model": "the Sentence embeddings page's switch to the real Chinese model",
+    "order_pair_*": "the word-order section's example pairs, one button each",
+    "order_use_chinese_model": "the word-order section's switch to the real Chinese model",
+    "hd_run": "the Heads page's Run button",
+    "hd_upload": "the Heads page's results uploader",
+}
+SHADOW = "_keep_"  # + a setting's key: its shadow (:func:`shadow`)
+CHOICE = re.compile(r"(.+)__[0-9a-f]{8}")  # a setting's key + its names' checksum: ui.common.choice's widget
+
+
+def _setting(key: str) -> bool:
     try:
         field(key)
     except KeyError:
-        return False
+        return key in {f.key for f in GLOBAL}
     return True
+
+
+def declared(key: str) -> bool:
+    """True when ``key`` is a setting (of a table, or the language), named in :data:`KEPT` or
+    :data:`WIDGETS`, or one of their families; a shadow or a choice widget only of a setting, the
+    link's bad parameters only of a page."""
+    if key.startswith(SHADOW):
+        return _setting(key[len(SHADOW):])
+    if key.startswith("_link_bad_"):
+        return key[len("_link_bad_"):] in TABLES
+    if _setting(key) or key in KEPT or key in WIDGETS:
+        return True
+    choice_of = CHOICE.fullmatch(key)
+    if choice_of and _setting(choice_of.group(1)):
+        return True
+    families = [name[:-1] for name in (*KEPT, *WIDGETS) if name.endswith("*") and name not in (SHADOW + "*", "_link_bad_*")]
+    return any(key.startswith(stem) for stem in families)
 
 
 # ── Keeping settings and results ─────────────────────────────────────────────────────────
 
 def shadow(key: str) -> str:
     """Where a setting's value waits while its widget is not drawn (Streamlit drops the widget's own)."""
-    return f"_keep_{key}"
+    return f"{SHADOW}{key}"
+
+
+def value(key: str):
+    """A setting's value as :func:`keep` would give it (its widget's, else its shadow's, else the
+    default), without writing anything: safe after its widget is drawn.
+
+    Raises:
+        KeyError: no table has ``key``.
+    """
+    start = default(key)  # KeyError for a key no table has
+    state = st.session_state
+    return state[key] if key in state else state.get(shadow(key), start)
 
 
 def keep(key: str, options: Sequence | None = None, *, fallback=None):
@@ -246,13 +302,11 @@ def keep(key: str, options: Sequence | None = None, *, fallback=None):
     Raises:
         KeyError: no table has ``key``.
     """
-    start = default(key)  # KeyError for a key no table has
-    state = st.session_state
-    value = state[key] if key in state else state.get(shadow(key), start)
+    kept_value = value(key)  # KeyError for a key no table has
     if options is not None:
-        value = _offered(value, options, start if fallback is None else fallback)
-    put(key, value)
-    return value
+        kept_value = _offered(kept_value, options, default(key) if fallback is None else fallback)
+    put(key, kept_value)
+    return kept_value
 
 
 def _offered(value, options: Sequence, fallback):
@@ -277,6 +331,37 @@ def put(key: str, value) -> None:
     st.session_state[shadow(key)] = value
     for widget_key in [k for k in st.session_state if isinstance(k, str) and k.startswith(f"{key}__")]:
         st.session_state[widget_key] = value  # the box of ui.common.choice showing it (Undo puts a preset back)
+
+
+def refuse_unfit_settings(table: Sequence[Field]) -> list[str]:
+    """Put back each setting whose value (a widget's, sent by the browser) its codec cannot hold.
+
+    The first of the checks of :mod:`ui.guard` (the server trusts no message): it runs at the top
+    of every page run, before anything reads a setting.
+
+    Args:
+        table: the page's table (:func:`fields`).
+
+    Returns:
+        The URL parameter names of the settings put back (also kept under :data:`REFUSED`).
+    """
+    refused = []
+    session = st.session_state
+    for f in table:
+        if f.key not in session:
+            continue
+        try:
+            fits = f.codec.fits(session[f.key])
+        except Exception:  # a state Streamlit itself cannot read back
+            fits = False
+        if fits:
+            continue
+        before = session.get(shadow(f.key), f.default)
+        put(f.key, before if f.codec.fits(before) else default(f.key))
+        refused.append(f.param)
+    if refused:
+        session[REFUSED] = refused
+    return refused
 
 
 def _result_key(key: str) -> str:
@@ -317,28 +402,29 @@ def last_good(key: str, compute: Callable[[], T], slot: str | None = None) -> tu
 
 # ── Reading a link ───────────────────────────────────────────────────────────────────────
 
-SHOWN_PAGE = "_shown_page"  # the page the last whole run showed
-ENTERED = "_entered"  # True on a page's first run after another page (or none) was shown
+SHOWN_PAGE = "_shown_page"  # the page the last whole run showed (declared in KEPT)
+ENTERED = "_entered"  # True on a page's first run after another page (or none) was shown (declared in KEPT)
 
 
-def start(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]] | None = None,
-          extra_params: tuple[str, ...] = (), setup: Callable[[], object] | None = None) -> None:
-    """Every page's first call: run inside app.py's frame, then read the link (see :func:`open_page`).
+def start(page: str) -> None:
+    """Every page's first call: run inside app.py's frame, check the settings, then read the link.
 
-    Args:
-        setup: makes the page's own state before the link is read (the Playground's tables).
+    A page with state of its own besides its table (the Playground's tables) calls the three
+    steps itself: :func:`begin`, makes its state, then :func:`open_page`.
     """
+    begin(page)
+    open_page(page)
+
+
+def begin(page: str) -> None:
+    """Run inside app.py's frame; note whether the page was just entered; put back unfit settings."""
     require_frame()
-    st.session_state[ENTERED] = st.session_state.get(SHOWN_PAGE) != page  # read (and cleared) by ``setup``
+    st.session_state[ENTERED] = st.session_state.get(SHOWN_PAGE) != page  # read (and cleared) by the page
     st.session_state[SHOWN_PAGE] = page
-    guard.refuse_unfit_settings(fields(page))  # before anything reads a setting
-    if setup is not None:
-        setup()
-    open_page(page, extra, extra_params)
+    refuse_unfit_settings(fields(page))  # before anything reads a setting
 
 
-def open_page(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadValue]] | None = None,
-              extra_params: tuple[str, ...] = ()) -> None:
+def open_page(page: str, own: tuple[str, ...] = ()) -> dict[str, str] | None:
     """The first time ``page`` opens in this session, take its settings from the link.
 
     Settings that are fine go into session state; each other one is named in a message, in
@@ -346,31 +432,45 @@ def open_page(page: str, extra: Callable[[dict[str, str]], dict[str, share.BadVa
     Forward, which bring back a link this session wrote) keep what the visitor has on screen.
 
     Args:
-        extra: reads the page's own parameters beyond its table (the Playground's cells) and
-            returns the bad ones.
-        extra_params: the names ``extra`` reads, so they are not called unknown.
+        own: the page's own parameters beyond its table (the Playground's cells), which the page
+            reads itself, so they are not called unknown.
+
+    Returns:
+        The link's parameters when it was read now (the page reads ``own`` from them and names
+        the bad ones with :func:`note_bad`); None on later runs or without parameters.
     """
     opened = st.session_state.setdefault(OPENED, set())
     if page in opened:
-        return
+        return None
     opened.add(page)
     params = st.query_params.to_dict()
     if not params:
-        return
-    own = fields(page)
-    values, bad = share.decode_fields(own, params)
+        return None
+    table = fields(page)
+    values, bad = share.decode_fields(table, params)
     for key, value in values.items():
         put(key, value)
-    if extra is not None:
-        bad.update(extra(params))
     _, bad_global = share.decode_fields(GLOBAL, params)  # app.py applies them; here only what was not used
     bad.update(bad_global)
-    known = {f.param for f in own} | set(extra_params) | {f.param for f in GLOBAL}
+    known = {f.param for f in table} | set(own) | {f.param for f in GLOBAL}
     for name in params:
         if name not in known:
             bad[name] = share.BadValue("unknown")
-    if bad:
-        st.session_state[_bad_key(page)] = bad
+    note_bad(page, bad)
+    return params
+
+
+def note_bad(page: str, bad: dict[str, share.BadValue]) -> None:
+    """Name these parameters of the link, with why, in :func:`show_problems`: after the page's
+    settings named already, before the language, the projector and the unknown ones."""
+    if not bad:
+        return
+    named = st.session_state.get(_bad_key(page), {})
+    table = {f.param for f in fields(page)}
+    ordered = {name: why for name, why in named.items() if name in table}
+    ordered.update(bad)
+    ordered.update({name: why for name, why in named.items() if name not in ordered})
+    st.session_state[_bad_key(page)] = ordered
 
 
 def _bad_key(page: str) -> str:
@@ -380,7 +480,7 @@ def _bad_key(page: str) -> str:
 def show_problems(page: str) -> None:
     """Say which settings of the opened link were not used, and why (once, right after opening), and
     which values sent by the browser were refused (:mod:`ui.guard`)."""
-    refused = st.session_state.pop(guard.REFUSED, None)
+    refused = st.session_state.pop(REFUSED, None)
     if refused:
         names = ", ".join(f"`{_shown(name)}`" for name in refused[:MAX_NAMED])
         st.warning(tr("guard.settings", names=Markdown(names)), icon=":material/block:")
@@ -408,22 +508,26 @@ def _shown(name: str) -> str:
 
 # ── Writing the link ─────────────────────────────────────────────────────────────────────
 
-def params_for(page: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The link's parameters for what ``page`` shows now (defaults left out)."""
+def params_for(page: str, own: dict[str, str] | None = None) -> dict[str, str]:
+    """The link's parameters for what ``page`` shows now (defaults left out).
+
+    Args:
+        own: the page's parameters, encoded from its state by the page (the Playground's); by
+            default its table's settings as they stand in session state.
+    """
     params = share.encode_fields(GLOBAL, {LANG_KEY: current_lang(), PROJECTOR.key: st.session_state.get(PROJECTOR.key) is True})
-    params.update(share.encode_fields(fields(page), st.session_state))
-    params.update(extra or {})
+    params.update(share.encode_fields(fields(page), st.session_state) if own is None else own)
     return params
 
 
-def share_link(page: str, extra: dict[str, str] | None = None,
+def share_link(page: str, own: dict[str, str] | None = None,
                bulky: tuple[str, ...] = ()) -> tuple[str, dict[str, str], bool]:
     """The link to what ``page`` shows now, as :func:`publish` shows it (arguments as there).
 
     Returns:
         (the link, its parameters, whether the ``bulky`` ones were dropped to keep it short).
     """
-    params = params_for(page, extra)
+    params = params_for(page, own)
     query = urlencode(params)
     too_long = len(query) > share.MAX_LINK_CHARS
     if too_long:
@@ -433,17 +537,17 @@ def share_link(page: str, extra: dict[str, str] | None = None,
     return base.split("?")[0] + (f"?{query}" if query else ""), params, too_long
 
 
-def publish(page: str, extra: dict[str, str] | None = None, bulky: tuple[str, ...] = ()) -> None:
+def publish(page: str, own: dict[str, str] | None = None, bulky: tuple[str, ...] = ()) -> None:
     """Write the page's settings into the URL and show the link, with a copy button, in the sidebar.
 
     Every page ends with this (or :func:`stop`), as it starts with :func:`start`.
 
     Args:
         page: the page's name in :data:`ui.pages.PAGES`.
-        extra: the page's own parameters beyond its table.
+        own: the page's parameters, encoded from its state (see :func:`params_for`).
         bulky: parameters dropped, with a word to the visitor, when the link would be too long.
     """
-    link, params, too_long = share_link(page, extra, bulky)
+    link, params, too_long = share_link(page, own, bulky)
     if st.session_state.get(WRITTEN) and st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
     st.session_state[WRITTEN] = True

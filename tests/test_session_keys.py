@@ -1,0 +1,54 @@
+"""Every key a session holds is declared (ui/state.py): run each page through AppTest, then name
+every key of ``st.session_state`` that no table, ``KEPT``, ``WIDGETS`` or declared family holds.
+
+The static check in tests/test_state.py reads the keys written as literals; this one sees what the
+pages really write, f-string keys and widget keys included. A family (``dl_*``) is declared
+explicitly; a shadow (``_keep_<key>``) or a choice widget (``<key>__<checksum>``) only of a setting.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.apptest import choice_widget, open_page
+from ui import playground as pg
+from ui import state as settings
+
+
+def undeclared(at) -> list[str]:
+    return sorted(str(key) for key in at.session_state.keys() if not settings.declared(str(key)))
+
+
+def test_declared_is_exact_for_shadows_choices_and_families():
+    assert settings.declared("_keep_pg_scale") and not settings.declared("_keep_pg_scales")
+    assert settings.declared("pg_focus__c00bbd55") and not settings.declared("pg_nope__c00bbd55")
+    assert settings.declared("_link_bad_heads") and not settings.declared("_link_bad_nowhere")
+    assert settings.declared("dl_outputs") and settings.declared("ed_x_3") and settings.declared("_shown_page")
+    assert not settings.declared("pg_plant") and not settings.declared("pg_")
+
+
+def test_the_playground_writes_only_declared_keys():
+    at = open_page("playground")
+    at.toggle(key="pg_scale").set_value(True).run()
+    choice_widget(at.selectbox, "pg_preset").set_value("random").run()
+    at.button(key="pg_undo").click().run()
+    at.number_input(key="pg_n").set_value(5.0).run()
+    choice_widget(at.selectbox, "pg_focus").set_value(2).run()
+    choice_widget(at.button_group, "pg_pos").set_value("learned").run()
+    at.text_input(key="pg_order").set_value("2 1 3 5 4").run()
+    at.button(key="pg_order_draw").click().run()
+    at.switch_page("pages/home.py").run()
+    at.session_state["lang"] = "zh"
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert undeclared(at) == []
+    assert sorted(set(at.session_state["pg"]) - set(pg.SLOTS)) == []  # the page's own dict: its slots only
+
+
+@pytest.mark.parametrize("page", ["home", "embeddings", "heads"])
+def test_every_other_page_writes_only_declared_keys(page):
+    at = open_page(page)
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert undeclared(at) == []
