@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlsplit
 
 from selfattn.playground import link
-from tests.apptest import choice_widget, edit, open_page
+from support.apptest import choice_widget, edit, open_page
 from ui import playground as pg
 
 

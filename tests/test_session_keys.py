@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.apptest import choice_widget, open_page
+from support.apptest import choice_widget, open_page
 from ui import playground as pg
 from ui import state as settings
 
