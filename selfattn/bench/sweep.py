@@ -232,3 +232,9 @@ def _refusal(record: dict, lim: dict, started: float, seconds: float, memory: Me
         err = memory_error(record["est_mem_bytes"], budget)
         return {"error_code": err.code, "error": str(err)}
     return {}
+
+
+def sweep_threads(config: BenchConfig, limits: dict) -> int:
+    """The CPU threads a sweep of ``config`` computes on under ``limits`` (what :func:`run_benchmark` will set)."""
+    return limits["threads"] or (config.threads if config.device == "cpu" and config.threads else
+                                 torch.get_num_threads())
