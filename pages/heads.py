@@ -5,6 +5,7 @@ from functools import partial
 import streamlit as st
 
 from selfattn import bench
+from selfattn.core import compare as core
 from selfattn.core.compare import CompareSettings
 from selfattn.core.heads import MISTAKES
 from selfattn.display.export import column_names, csv_bytes
@@ -56,8 +57,8 @@ def comparison(state: CompareSettings) -> tuple:
     # A new d_model, or a link's head count that does not divide it: the most heads up to 4.
     settings.keep("hd_heads", divisors, fallback=max(h for h in divisors if h <= 4))
     num_heads = st.select_slider(tr("hd.heads"), divisors, key="hd_heads", help=tr("hd.heads_help"))
-    weights = hd.random_weights(x.shape[1], state.seed)
-    return (x, tokens, weights, *hd.compare(x, weights, num_heads, state.causal))
+    weights = core.random_weights(x.shape[1], state.seed)
+    return (x, tokens, weights, *core.compare(x, weights, num_heads, state.causal))
 
 
 state = read_compare()
@@ -128,7 +129,7 @@ for mistake in MISTAKES:  # a panel's maps are computed only while it is open
     if not panel.open:
         continue
     with panel:
-        wrong = hd.mistake(x, weights, h, causal, mistake)
+        wrong = core.mistake(x, weights, h, causal, mistake)
         if mistake == "bare_reshape":
             hd.show_bare_reshape(multi, wrong, tokens, n_tok, d)
         else:

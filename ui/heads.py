@@ -22,7 +22,6 @@ from selfattn.bench.choices import (BENCH_D_CHOICES, BENCH_HEADS, D_CHOICES, MAX
 from selfattn.bench.tables import NOISY_MARK, RESULT_COLUMNS  # noqa: F401 - the page's names for them
 from selfattn.core import compare as core_compare
 from selfattn.core.compare import head_choices as _head_choices
-from selfattn.core.compare import random_weights  # noqa: F401 - the page's name for it
 from selfattn.core.heads import MultiHeadTrace, weight_row_sums
 from selfattn.display import budget as draw_limits
 from selfattn.display.budget import CELL_BYTES, DRAW_BYTES, fit_block  # noqa: F401 - the page's names for them
@@ -55,10 +54,6 @@ def input_matrix(source: str, seed: int, n: int | None, d_model: int | None, tex
 def head_choices(d_model: int) -> list[int]:
     """Head counts that divide d_model, up to MAX_HEADS."""
     return _head_choices(d_model, MAX_HEADS)
-
-
-compare = core_compare.compare
-mistake = core_compare.mistake
 
 
 # ── Words and formulas taken from the state they describe ────────────────────────────
