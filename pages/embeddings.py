@@ -370,7 +370,7 @@ if run_error is not None and not same_error(run_error, first_error):  # a bad se
     show_error(run_error, kept=shown_model is not None)
 if shown_model is None:
     settings.stop("embeddings")
-_, bundle, run = shown_model
+shown_spec, bundle, run = shown_model  # the last good: a failed sentence keeps the model it was read by
 fresh = run_error is None
 model_name = models.display_name(bundle.name)
 if model_error is not None:
@@ -414,7 +414,8 @@ if len(runs) > 1 and view != "rollout":  # the pattern grid, head view and layer
         n, other_n = (int(np.count_nonzero(~each.special)) for each in (run, other))
         st.caption(tr("emb.details_read", text=run.text, name=model_name, known=n - len(run.unknown), n=n,
                       other=other.text, other_known=other_n - len(other.unknown), other_n=other_n))
-run_key = (use_spec, run.text, MAX_TOKENS)  # the model and sentence ``run`` belongs to
+run_spec = shown_spec if read_i == 0 else use_spec  # the model that read ``run`` (a pair's second: the new one)
+run_key = (shown_spec, run_spec, run.text, MAX_TOKENS)  # the caches' key: the model shown, ``run``'s own
 if by_head:  # the pattern grid right above the map: a click shows its head just below, where the visitor looks
     readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
                                 f"head-patterns-{models.display_name(bundle.name)}")
