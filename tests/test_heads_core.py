@@ -141,3 +141,18 @@ def test_shared_ranges_of_a_pair():
     assert set(shared_ranges([a, b], comparable=False)) == {"xxt"}
     unit = [raw_view(rng.standard_normal((3, 4)), unit=True, scale=False) for _ in range(2)]
     assert shared_ranges(unit, comparable=False) == {"xxt": (-1.0, 1.0)}
+
+
+def test_every_key_the_page_words_use_exists():
+    """The catalog keys written in selfattn/ (the words moved out of ui/heads.py), as tests/test_i18n.py checks ui/."""
+    import re
+    from pathlib import Path
+
+    call = re.compile(r"""\bt(?:_plain)?\(\s*f?["']([a-z_]+\.[A-Za-z0-9_.{}\[\]'"]+)["']""")
+    checked = 0
+    for path in (Path(__file__).resolve().parents[1] / "selfattn").rglob("*.py"):
+        for key in call.findall(path.read_text(encoding="utf-8")):
+            pattern = re.compile("^" + re.sub(r"\\\{[^}]*\\\}", "[A-Za-z0-9_]+", re.escape(key)) + "$")
+            assert any(pattern.match(k) for k in CATALOG), f"{path.name}: no key matches {key}"
+            checked += 1
+    assert checked > 20  # the scan really found the calls (26 when written)
