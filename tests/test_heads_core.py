@@ -156,3 +156,21 @@ def test_every_key_the_page_words_use_exists():
             assert any(pattern.match(k) for k in CATALOG), f"{path.name}: no key matches {key}"
             checked += 1
     assert checked > 20  # the scan really found the calls (26 when written)
+
+
+def test_a_visitor_waits_out_the_cooldown_and_the_table_forgets_old_sweeps():
+    from selfattn.bench.guard import check_cooldown, note_finished
+    from selfattn.errors import InputError
+
+    finished: dict[str, float] = {}
+    check_cooldown(finished, "a", 30, 100.0)  # never ran: may run
+    note_finished(finished, "a", 30, 100.0)
+    with pytest.raises(InputError) as info:
+        check_cooldown(finished, "a", 30, 110.5)
+    assert info.value.code == "bench_cooldown" and info.value.params == {"wait_s": 20, "cooldown_s": 30}
+    check_cooldown(finished, "b", 30, 110.5)  # another visitor is not held up
+    check_cooldown(finished, "a", 30, 130.0)  # cooled down
+    note_finished(finished, "b", 30, 131.0)
+    assert finished == {"b": 131.0}  # a's sweep no longer counts
+    note_finished(finished, "c", 0, 200.0)
+    assert finished == {}  # no cooldown (a local run): nothing kept

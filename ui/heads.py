@@ -8,7 +8,6 @@ that describe a state (:mod:`selfattn.bench.captions`); the helpers here call th
 from __future__ import annotations
 
 import functools
-import math
 import time
 
 import numpy as np
@@ -27,7 +26,6 @@ from selfattn.display import budget as draw_limits
 from selfattn.display.budget import CELL_BYTES, DRAW_BYTES, fit_block  # noqa: F401 - the page's names for them
 from selfattn.display.charts import benchmark_chart
 from selfattn.display.export import column_names, labelled
-from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from selfattn.hosting import is_hosted
 from ui import fit, server_limits
@@ -256,18 +254,14 @@ def run_benchmark(config: bench.BenchConfig, progress) -> list[dict]:
     bench.validate_config(config)
     expected = bench.check_cost(config)
     session = _session_id()
-    last = _finished_at().get(session)
-    wait = limits["cooldown_s"] - (time.monotonic() - last) if last is not None else 0
-    if wait > 0:
-        raise InputError("bench_cooldown", f"You ran a benchmark moments ago; you can run again in "
-                         f"{math.ceil(wait)} s.", wait_s=math.ceil(wait), cooldown_s=limits["cooldown_s"])
+    guard.check_cooldown(_finished_at(), session, limits["cooldown_s"], time.monotonic())
     # the sweep has its own bounds (one at a time for all replicas, its CPU and memory): while it runs, the
     # process's other heavy views go on (ui/server_limits.py)
     with guard.one_sweep_at_a_time(expected), guard.MemoryWatch() as memory, server_limits.outside_heavy_turn():
         try:
             return bench.run_benchmark(config, progress=progress, memory=memory)
         finally:
-            _note_finished(session, limits["cooldown_s"])
+            guard.note_finished(_finished_at(), session, limits["cooldown_s"], time.monotonic())
 
 
 def _session_id() -> str:
@@ -281,14 +275,6 @@ def _session_id() -> str:
 def _finished_at() -> dict[str, float]:
     """When each visitor's last sweep ended (``time.monotonic``), by session; only the last cooldown's."""
     return {}
-
-
-def _note_finished(session: str, cooldown_s: float) -> None:
-    finished, now = _finished_at(), time.monotonic()
-    for old in [s for s, at in list(finished.items()) if now - at >= cooldown_s]:  # forget what no longer counts
-        finished.pop(old, None)
-    if cooldown_s > 0:
-        finished[session] = now
 
 
 @st.cache_resource(show_spinner=False)
