@@ -341,10 +341,10 @@ for idx, (col, text) in enumerate(zip(columns, state.texts)):
             continue
         use_kind = embed_kind(text, src, state.kind)
         results.append(settings.last_good("emb_good", partial(compute, text, state.source, use_kind, state.spec), slot))
-views = [None if emb is None else cached.raw_view(cached.embeddings_key(emb), emb, state.unit, state.scale)
-         for emb, _ in results]  # what part 1 draws of each sentence, computed once per process for each
+raw_views = [None if emb is None else cached.raw_view(cached.embeddings_key(emb), emb, state.unit, state.scale)
+             for emb, _ in results]  # what part 1 draws of each sentence, computed once per process for each
 drawn = [emb for emb, _ in results if emb is not None]
-ranges = shared_ranges([v for v in views if v is not None],
+ranges = shared_ranges([v for v in raw_views if v is not None],
                        comparable=len({(emb.source, emb.model, emb.dim) for emb in drawn}) == 1)
 if ranges:
     st.caption(tr("emb.shared_scale_all" if "X" in ranges else "emb.shared_scale"))
@@ -354,7 +354,7 @@ for idx, (col, (emb, error)) in enumerate(zip(columns, results)):
             show_error(error, kept=emb is not None)
             first_error = error if idx == 0 else first_error
         if emb is not None:  # this result, or the last good one
-            raw_form(emb, views[idx], f"raw{idx + 1}", state.dims, fit.column_px([1] * len(state.texts))[idx],
+            raw_form(emb, raw_views[idx], f"raw{idx + 1}", state.dims, fit.column_px([1] * len(state.texts))[idx],
                      ranges)
 
 # ── Part 2: what a real model's heads do ──────────────────────────────────────────────
