@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from selfattn.core.attention import cosine_similarity, raw_self_attention, unit_rows
 from selfattn.display.export import column_names, labelled
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
@@ -14,8 +13,9 @@ from selfattn.i18n import one_line
 from selfattn.text import models
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
 from selfattn.text.embeddings import KINDS, SOURCES, TokenEmbeddings, get_source
+from selfattn.text.raw_view import RawView
 from selfattn.text.prefetch import visitors_may_download
-from selfattn.text.rawform import raw_facts
+from selfattn.text.raw_view import shared_ranges
 from ui import embeddings as cached
 from ui import fit
 from ui import order as order_ui
@@ -96,32 +96,6 @@ def formula(scale: bool, d, tail: str = ""):
     return tr("emb.softmax_scaled", d=d, tail=tail) if scale else tr("emb.softmax_raw", tail=tail)
 
 
-def shown_rows(emb: TokenEmbeddings, unit: bool) -> np.ndarray:
-    """X as the page draws it: unit-length rows, or the source's vectors as they are."""
-    return unit_rows(emb.vectors) if unit else emb.vectors
-
-
-def shared_ranges(embs: list[TokenEmbeddings], unit: bool, scale: bool) -> dict[str, tuple[float, float]]:
-    """One colour scale per kind of map for the two sentences of a pair, so one colour is one number in both.
-
-    XXᵀ always (on the cosine's −1..1 with unit length); X and the output when both sentences' vectors
-    come from the same source and model (a character vector and a MiniLM vector are not comparable).
-
-    Returns:
-        {"xxt": (low, high), "X": ..., "output": ...}; empty for one sentence.
-    """
-    if len(embs) < 2:
-        return {}
-    xs = [shown_rows(emb, unit) for emb in embs]  # (n, d) each
-    traces = [raw_self_attention(x, scale=scale) for x in xs]
-    ranges = {"xxt": (-1.0, 1.0) if unit else (min(float(t.scores.min()) for t in traces),
-                                              max(float(t.scores.max()) for t in traces))}
-    if len({(emb.source, emb.model, emb.dim) for emb in embs}) == 1:
-        for name, matrices in (("X", xs), ("output", [t.outputs for t in traces])):
-            ranges[name] = min(float(m.min()) for m in matrices), max(float(m.max()) for m in matrices)
-    return ranges
-
-
 def embed_kind(text: str, src, kind: str) -> str:
     """The kind of vectors a source can give for ``text``; says so when it is not the one asked for."""
     offered = src.resolve(text).kinds
@@ -150,17 +124,17 @@ def kind_control(src) -> str:
     return drawn
 
 
-def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool, width: float,
+def raw_form(emb: TokenEmbeddings, view: RawView, key: str, dims: int, width: float,
              ranges: dict[str, tuple[float, float]]) -> None:
     """X, XXᵀ (the cosine similarity when rows have unit length), Softmax(XXᵀ/√d) and the output, with CSVs.
 
     Args:
+        view: what is drawn of ``emb`` (:func:`ui.embeddings.raw_view`).
         ranges: colour scales shared with the other sentence of a pair, by map ("X", "xxt", "output").
     """
     labels = unit_labels(emb)
-    x = shown_rows(emb, unit)
+    x, trace, facts, unit, scale = view.x, view.trace, view.facts, view.unit, view.scale
     d = x.shape[1]
-    trace = raw_self_attention(x, scale=scale)
     shown = fit.columns_that_fit(labels, min(dims, d), width)  # a half-page column holds fewer columns of X
     x_cols = column_names("d", d)
     c1, c2, c3 = st.columns(3)
@@ -179,7 +153,6 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
         if len(emb.words) > MAX_WORDS_SHOWN:
             words = tr("emb.words_more", words=words, more=len(emb.words) - MAX_WORDS_SHOWN)
         st.caption(tr("emb.words", words=words))
-    facts = raw_facts(emb.vectors, unit=unit, scale=scale)
     st.markdown(" ".join([
         tr("emb.raw_facts", vectors=name, d=d, shortest=facts.shortest, longest=facts.longest, top=facts.top_dot,
            root=facts.root_d, top_scaled=facts.top_dot / facts.root_d, raw_self=facts.raw_self_weight),
@@ -191,7 +164,7 @@ def raw_form(emb: TokenEmbeddings, key: str, dims: int, scale: bool, unit: bool,
         dots = [("xxt", tr("emb.xxt_cos_title"), trace.scores, (-1.0, 1.0), "signed")]
     else:
         dots = [("xxt", tr("emb.xxt_title"), trace.scores, ranges.get("xxt"), "values"),
-                ("cosine", tr("emb.cos_title"), cosine_similarity(x), (-1.0, 1.0), "signed")]
+                ("cosine", tr("emb.cos_title"), view.cosine, (-1.0, 1.0), "signed")]
     blocks = [
         ("X", tr("emb.x_title", k=shown, d=d), x[:, :shown], x_cols[:shown], labelled(x, labels, x_cols),
          ranges.get("X"), "values"),
@@ -232,9 +205,13 @@ def model_warnings(run: models.ModelRun, model_name: str, *, titled: bool, charv
     return led
 
 
-def layer_details(bundle: models.ModelBundle, run: models.ModelRun, labels: list[str], shown: readout_ui.Units,
-                  layer_i: int, head_i: int, by_head: bool, suffix: str) -> None:
-    """Below the map: the head view and Q, K, V of the chosen head (one-head view), every head of the layer."""
+def layer_details(bundle: models.ModelBundle, run: models.ModelRun, run_key: tuple, labels: list[str],
+                  shown: readout_ui.Units, layer_i: int, head_i: int, by_head: bool, suffix: str) -> None:
+    """Below the map: the head view and Q, K, V of the chosen head (one-head view), every head of the layer.
+
+    Args:
+        run_key: (model, sentence, tokens) that ``run`` belongs to, for the caches.
+    """
     if by_head:
         readout_ui.head_view(shown(run.attentions[layer_i, head_i]), shown.labels, layer_i, head_i)
     st.subheader(tr("emb.all_heads", layer=layer_i + 1))
@@ -255,7 +232,7 @@ def layer_details(bundle: models.ModelBundle, run: models.ModelRun, labels: list
     csv_button(layer_table, f"attention-L{layer_i + 1}-all-heads{suffix}", key="dl_layer_heads")
     if not by_head:
         return
-    trace = models.recompute_head_attention(bundle, run, layer_i, head_i)
+    trace = cached.head_trace(run_key, layer_i, head_i, bundle, run)
     st.subheader(tr("emb.qkv", layer=layer_i + 1, head=head_i + 1))
     # Side by side while the window holds them and every row keeps its label (cells of LABEL_GAP_PX), else stacked.
     qkv_dims = min(st.session_state["emb_dims"], bundle.head_dim, QKV_DIMS)
@@ -277,64 +254,73 @@ st.title(tr("emb.title"))
 st.caption(tr("emb.intro"))
 settings.show_problems("embeddings")
 
-# ── Sentence(s) ───────────────────────────────────────────────────────────────────────
-mode = choice(st.segmented_control, tr("emb.mode"), ["single", "pair"], "emb_mode",
-              {"single": tr("emb.mode_single"), "pair": tr("emb.mode_pair")})
-settings.keep("emb_text")
-settings.keep("emb_text_b")
-if mode == "pair":
-    st.caption(tr("emb.pairs"))
-    with st.container(horizontal=True, gap="small"):  # whole names, wrapped onto more rows when narrow
-        for a, b in PAIRS:
-            st.button(f"{a} / {b}", key=f"pair_{a}",
-                      on_click=lambda a=a, b=b: (settings.put("emb_text", a), settings.put("emb_text_b", b)))
-    left, right = st.columns(2)
-    left.text_input(tr("emb.text_a"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
-    right.text_input(tr("emb.text_b"), key="emb_text_b", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
-    texts = [st.session_state["emb_text"], st.session_state["emb_text_b"]]
-else:
-    st.caption(tr("emb.presets"))
-    with st.container(horizontal=True, gap="small"):  # whole sentences, wrapped onto more rows when narrow
-        for sentence in SENTENCES:
-            st.button(sentence, on_click=settings.put, args=("emb_text", sentence), key=f"preset_{sentence}")
-    st.text_input(tr("emb.text"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"),
-                  help=tr("emb.text_help", chars=MAX_CHARS, tokens=MAX_TOKENS))
-    texts = [st.session_state["emb_text"]]
+def read() -> cached.EmbeddingsState:
+    """The page's widgets above part 1, in order: the sentence(s), where the vectors come from, how X is drawn."""
+    # ── Sentence(s) ───────────────────────────────────────────────────────────────────────
+    mode = choice(st.segmented_control, tr("emb.mode"), ["single", "pair"], "emb_mode",
+                  {"single": tr("emb.mode_single"), "pair": tr("emb.mode_pair")})
+    settings.keep("emb_text")
+    settings.keep("emb_text_b")
+    if mode == "pair":
+        st.caption(tr("emb.pairs"))
+        with st.container(horizontal=True, gap="small"):  # whole names, wrapped onto more rows when narrow
+            for a, b in PAIRS:
+                st.button(f"{a} / {b}", key=f"pair_{a}",
+                          on_click=lambda a=a, b=b: (settings.put("emb_text", a), settings.put("emb_text_b", b)))
+        left, right = st.columns(2)
+        left.text_input(tr("emb.text_a"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
+        right.text_input(tr("emb.text_b"), key="emb_text_b", max_chars=MAX_CHARS,
+                         placeholder=tr("emb.text_placeholder"))
+        texts = [st.session_state["emb_text"], st.session_state["emb_text_b"]]
+    else:
+        st.caption(tr("emb.presets"))
+        with st.container(horizontal=True, gap="small"):  # whole sentences, wrapped onto more rows when narrow
+            for sentence in SENTENCES:
+                st.button(sentence, on_click=settings.put, args=("emb_text", sentence), key=f"preset_{sentence}")
+        st.text_input(tr("emb.text"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"),
+                      help=tr("emb.text_help", chars=MAX_CHARS, tokens=MAX_TOKENS))
+        texts = [st.session_state["emb_text"]]
 
-# ── Where the vectors come from ───────────────────────────────────────────────────────
-with st.container(border=True):
-    # Two to a row, so that every name fits a 1024 px projector with the sidebar open (three did not).
-    s1, s2 = st.columns(2)
-    with s1:
-        source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source",
-                        {s: tr(get_source(s).label) for s in SOURCES}, help=tr("emb.source_help"))
-    src = get_source(source)
-    spec = None
-    settings.keep("emb_model")  # kept while its box is hidden too, so the link keeps it
-    if src.asks_model:
-        if HOSTED:
-            allowed = sorted(models.HOSTED_ALLOWLIST)
-            settings.put("emb_model", models.canonical_id(st.session_state["emb_model"]))  # a link's old id
-            help_key = "emb.model_help_hosted_download" if visitors_may_download() else "emb.model_help_hosted"
-            spec = s2.selectbox(tr("emb.model"), allowed, key="emb_model", placeholder=tr("common.choose_one"),
-                                help=tr(help_key))
-        else:
-            spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
-                                 placeholder=tr("emb.model_placeholder")).strip()
-    d1, d2 = st.columns(2)
-    with d1:
-        kind = kind_control(src)
-    settings.keep("emb_dims")
-    dims = d2.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
-    settings.keep("emb_scale")
-    settings.keep("emb_unit")
-    with st.container(horizontal=True, gap="medium"):
-        raw_scale = st.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
-        raw_unit = st.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
+    # ── Where the vectors come from ───────────────────────────────────────────────────────
+    with st.container(border=True):
+        # Two to a row, so that every name fits a 1024 px projector with the sidebar open (three did not).
+        s1, s2 = st.columns(2)
+        with s1:
+            source = choice(st.selectbox, tr("emb.source_pick"), SOURCES, "emb_source",
+                            {s: tr(get_source(s).label) for s in SOURCES}, help=tr("emb.source_help"))
+        src = get_source(source)
+        spec = None
+        settings.keep("emb_model")  # kept while its box is hidden too, so the link keeps it
+        if src.asks_model:
+            if HOSTED:
+                allowed = sorted(models.HOSTED_ALLOWLIST)
+                settings.put("emb_model", models.canonical_id(st.session_state["emb_model"]))  # a link's old id
+                help_key = "emb.model_help_hosted_download" if visitors_may_download() else "emb.model_help_hosted"
+                spec = s2.selectbox(tr("emb.model"), allowed, key="emb_model", placeholder=tr("common.choose_one"),
+                                    help=tr(help_key))
+            else:
+                spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
+                                     placeholder=tr("emb.model_placeholder")).strip()
+        d1, d2 = st.columns(2)
+        with d1:
+            kind = kind_control(src)
+        settings.keep("emb_dims")
+        dims = d2.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
+        settings.keep("emb_scale")
+        settings.keep("emb_unit")
+        with st.container(horizontal=True, gap="medium"):
+            raw_scale = st.toggle(tr("emb.scale"), key="emb_scale", help=tr("emb.scale_help"))
+            raw_unit = st.toggle(tr("emb.unit"), key="emb_unit", help=tr("emb.unit_help"))
+    return cached.EmbeddingsState(mode=mode, texts=tuple(texts), source=source, spec=spec, kind=kind, dims=dims,
+                                  scale=raw_scale, unit=raw_unit)
+
+
+state = read()
+src = get_source(state.source)
 
 # ── The model: part 2 always needs one, part 1 for MiniLM or Hugging Face vectors ─────
 kept_model = settings.kept("emb_model_good")  # (spec, bundle, run) of the last heads shown
-model_spec = src.model_spec(spec) if src.loads_model else "minilm"  # the source's model, else MiniLM
+model_spec = src.model_spec(state.spec) if src.loads_model else "minilm"  # the source's model, else MiniLM
 model_error = None
 try:
     cached.load_with_status(model_spec, kept=bool(settings.kept("emb_good")) or kept_model is not None)
@@ -342,20 +328,24 @@ except InputError as exc:  # explained in the loading box, which has turned red
     model_error = exc
 
 # ── Part 1: the raw form ──────────────────────────────────────────────────────────────
-st.header(tr("emb.raw_header", formula=formula(raw_scale, "d", "X")))
+st.header(tr("emb.raw_header", formula=formula(state.scale, "d", "X")))
 st.markdown(tr("emb.raw_intro"))
-columns = st.columns(len(texts)) if len(texts) > 1 else [st.container()]
+columns = st.columns(len(state.texts)) if len(state.texts) > 1 else [st.container()]
 first_error = None
 results = []  # (embeddings or None, error or None) per sentence
-for idx, (col, text) in enumerate(zip(columns, texts)):
+for idx, (col, text) in enumerate(zip(columns, state.texts)):
     with col:
-        slot = f"{mode}{idx}"
+        slot = f"{state.mode}{idx}"
         if src.asks_model and model_error is not None:
             results.append((settings.kept("emb_good", slot), None))  # explained above
             continue
-        use_kind = embed_kind(text, src, kind)
-        results.append(settings.last_good("emb_good", partial(compute, text, source, use_kind, spec), slot))
-ranges = shared_ranges([emb for emb, _ in results if emb is not None], raw_unit, raw_scale)
+        use_kind = embed_kind(text, src, state.kind)
+        results.append(settings.last_good("emb_good", partial(compute, text, state.source, use_kind, state.spec), slot))
+raw_views = [None if emb is None else cached.raw_view(cached.embeddings_key(emb), emb, state.unit, state.scale)
+             for emb, _ in results]  # what part 1 draws of each sentence, computed once per process for each
+drawn = [emb for emb, _ in results if emb is not None]
+ranges = shared_ranges([v for v in raw_views if v is not None],
+                       comparable=len({(emb.source, emb.model, emb.dim) for emb in drawn}) == 1)
 if ranges:
     st.caption(tr("emb.shared_scale_all" if "X" in ranges else "emb.shared_scale"))
 for idx, (col, (emb, error)) in enumerate(zip(columns, results)):
@@ -364,12 +354,13 @@ for idx, (col, (emb, error)) in enumerate(zip(columns, results)):
             show_error(error, kept=emb is not None)
             first_error = error if idx == 0 else first_error
         if emb is not None:  # this result, or the last good one
-            raw_form(emb, f"raw{idx + 1}", dims, raw_scale, raw_unit, fit.column_px([1] * len(texts))[idx], ranges)
+            raw_form(emb, raw_views[idx], f"raw{idx + 1}", state.dims, fit.column_px([1] * len(state.texts))[idx],
+                     ranges)
 
 # ── Part 2: what a real model's heads do ──────────────────────────────────────────────
 st.header(tr("emb.model_header"))
 st.markdown(tr("emb.model_intro"))
-sentence = texts[0]
+sentence = state.texts[0]
 use_spec = model_spec if model_error is None else (kept_model[0] if kept_model else None)
 if use_spec is None:  # the model failed and none was shown before: the error above says it all
     settings.stop("embeddings")
@@ -379,7 +370,7 @@ if run_error is not None and not same_error(run_error, first_error):  # a bad se
     show_error(run_error, kept=shown_model is not None)
 if shown_model is None:
     settings.stop("embeddings")
-_, bundle, run = shown_model
+shown_spec, bundle, run = shown_model  # the last good: a failed sentence keeps the model it was read by
 fresh = run_error is None
 model_name = models.display_name(bundle.name)
 if model_error is not None:
@@ -389,9 +380,9 @@ else:
 if not fresh:
     st.caption(tr("emb.model_kept_text", text=run.text))
 runs = [(run, run_labels(run))]  # (run, token labels) of each sentence: a pair's translation too
-if len(texts) > 1:
+if len(state.texts) > 1:
     try:
-        second = cached.model_run(use_spec, texts[1], MAX_TOKENS)
+        second = cached.model_run(use_spec, state.texts[1], MAX_TOKENS)
         runs.append((second, run_labels(second)))
     except InputError as exc:  # said in part 1's column of the translation; its heads are left out
         if not any(same_error(exc, error) for _, error in results):
@@ -423,8 +414,9 @@ if len(runs) > 1 and view != "rollout":  # the pattern grid, head view and layer
         n, other_n = (int(np.count_nonzero(~each.special)) for each in (run, other))
         st.caption(tr("emb.details_read", text=run.text, name=model_name, known=n - len(run.unknown), n=n,
                       other=other.text, other_known=other_n - len(other.unknown), other_n=other_n))
+run_spec = shown_spec if read_i == 0 else use_spec  # the model that read ``run`` (a pair's second: the new one)
+run_key = (shown_spec, run_spec, run.text, MAX_TOKENS)  # the caches' key: the model shown, ``run``'s own
 if by_head:  # the pattern grid right above the map: a click shows its head just below, where the visitor looks
-    run_key = (use_spec, run.text, MAX_TOKENS)  # the model and sentence ``run`` belongs to
     readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
                                 f"head-patterns-{models.display_name(bundle.name)}")
 suffix = "-words" if units == "words" else ""
@@ -439,6 +431,6 @@ for idx, (slot, (each, _), each_view) in enumerate(zip(slots, runs, views)):
         readout_ui.view_block(bundle, each, each_view, view, layer_i, head_i, f"attention-{name}{suffix}{last}",
                               key=f"dl_head_map{last}", beside=len(runs) == 1)
 if view != "rollout":  # the rollout has no layer or head of its own: nothing below belongs to it
-    layer_details(bundle, run, labels, shown, layer_i, head_i, by_head, suffix)
-order_ui.section(source, None if model_error else spec, raw_scale, raw_unit)  # issue 24: same words, another order
+    layer_details(bundle, run, run_key, labels, shown, layer_i, head_i, by_head, suffix)
+order_ui.section(state.source, None if model_error else state.spec, state.scale, state.unit)  # same words, reordered
 settings.publish("embeddings")

@@ -5,6 +5,8 @@ from functools import partial
 import streamlit as st
 
 from selfattn import bench
+from selfattn.core import compare as core
+from selfattn.core.compare import CompareSettings
 from selfattn.core.heads import MISTAKES
 from selfattn.display.export import column_names, csv_bytes
 from selfattn.i18n import Markdown
@@ -21,39 +23,47 @@ settings.show_problems("heads")
 
 # ── 1. Single head vs multi-head on one input ─────────────────────────────────────────
 st.header(tr("hd.compare_header"))
-with st.container(border=True):
-    # Two rows, so that every box shows its whole value at 1024 and 768 px (tests/test_heads_fit_browser.py).
-    c1, c5 = st.columns([3, 2], vertical_alignment="bottom")
-    with c1:
-        source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input",
-                        {"random": tr("hd.input_random"), "sentence": tr("hd.input_sentence")})
-    for key in ("hd_seed", "hd_n", "hd_d", "hd_text", "hd_heads"):  # kept while their boxes are hidden too
-        settings.keep(key)
-    settings.keep("hd_causal")
-    causal = c5.toggle(tr("hd.causal"), key="hd_causal")
-    if source == "random":
-        c2, c3, c4 = st.columns(3, vertical_alignment="bottom")
-        n = c3.number_input(tr("hd.n"), 1, hd.MAX_N, key="hd_n")
-        d_model = c4.selectbox(tr("hd.d_model"), hd.D_CHOICES, key="hd_d", placeholder=tr("common.choose_one"))
-    else:
-        c2, c3 = st.columns([1, 2], vertical_alignment="bottom")
-        c3.text_input(tr("hd.sentence"), key="hd_text", max_chars=200, placeholder=tr("hd.sentence_placeholder"))
-        n = d_model = None
-    seed = c2.number_input(tr("hd.seed"), 0, 2**31 - 1, key="hd_seed")
 
 
-def comparison(source: str, seed: int, n: int | None, d_model: int | None, causal: bool) -> tuple:
+def read_compare() -> CompareSettings:
+    """The comparison's widgets, in order: what it is computed from (the head count follows the input's width)."""
+    with st.container(border=True):
+        # Two rows, so that every box shows its whole value at 1024 and 768 px (tests/test_heads_fit_browser.py).
+        c1, c5 = st.columns([3, 2], vertical_alignment="bottom")
+        with c1:
+            source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input",
+                            {"random": tr("hd.input_random"), "sentence": tr("hd.input_sentence")})
+        for key in ("hd_seed", "hd_n", "hd_d", "hd_text", "hd_heads"):  # kept while their boxes are hidden too
+            settings.keep(key)
+        settings.keep("hd_causal")
+        causal = c5.toggle(tr("hd.causal"), key="hd_causal")
+        if source == "random":
+            c2, c3, c4 = st.columns(3, vertical_alignment="bottom")
+            n = c3.number_input(tr("hd.n"), 1, hd.MAX_N, key="hd_n")
+            d_model = c4.selectbox(tr("hd.d_model"), hd.D_CHOICES, key="hd_d", placeholder=tr("common.choose_one"))
+        else:
+            c2, c3 = st.columns([1, 2], vertical_alignment="bottom")
+            c3.text_input(tr("hd.sentence"), key="hd_text", max_chars=200, placeholder=tr("hd.sentence_placeholder"))
+            n = d_model = None
+        seed = c2.number_input(tr("hd.seed"), 0, 2**31 - 1, key="hd_seed")
+    return CompareSettings(source=source, seed=int(seed), n=n, d_model=d_model, text=st.session_state["hd_text"],
+                           causal=causal)
+
+
+def comparison(state: CompareSettings) -> tuple:
     """(x, tokens, weights, single, multi) for the input chosen, with the head-count slider drawn."""
-    x, tokens = hd.input_matrix(source, seed, n, d_model, st.session_state["hd_text"])
+    x, tokens = hd.input_matrix(state.source, state.seed, state.n, state.d_model, state.text)
     divisors = hd.head_choices(x.shape[1])
     # A new d_model, or a link's head count that does not divide it: the most heads up to 4.
     settings.keep("hd_heads", divisors, fallback=max(h for h in divisors if h <= 4))
     num_heads = st.select_slider(tr("hd.heads"), divisors, key="hd_heads", help=tr("hd.heads_help"))
-    weights = hd.random_weights(x.shape[1], seed)
-    return (x, tokens, weights, *hd.compare(x, weights, num_heads, causal))
+    weights = core.random_weights(x.shape[1], state.seed)
+    return (x, tokens, weights, *core.compare(x, weights, num_heads, state.causal))
 
 
-good, error = settings.last_good("hd_good", partial(comparison, source, int(seed), n, d_model, causal))
+state = read_compare()
+causal = state.causal
+good, error = settings.last_good("hd_good", partial(comparison, state))
 if error is not None:
     show_error(error, kept=good is not None)
 if good is None:
@@ -119,7 +129,7 @@ for mistake in MISTAKES:  # a panel's maps are computed only while it is open
     if not panel.open:
         continue
     with panel:
-        wrong = hd.mistake(x, weights, h, causal, mistake)
+        wrong = core.mistake(x, weights, h, causal, mistake)
         if mistake == "bare_reshape":
             hd.show_bare_reshape(multi, wrong, tokens, n_tok, d)
         else:

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from selfattn.bench import (NOISY_IQR_SHARE, RECORD_FIELDS, ROUNDS, RESULTS_MAX_BYTES, RESULTS_MAX_ROWS, BenchConfig,
-                            check_memory, estimate_memory_bytes, flop_count, is_noisy, load_results, records_to_csv,
+                            estimate_memory_bytes, flop_count, is_noisy, load_results, memory_error, records_to_csv,
                             records_to_json, run_benchmark, speed_ratios, validate_config)
 from selfattn.core.heads import multi_head_attention
 from selfattn.display.export import csv_bytes
@@ -115,9 +115,8 @@ def test_cpu_peak_memory_is_measured_and_shows_the_score_matrix(threads):
 def test_memory_guard_refuses_oversized_runs():
     huge = BenchConfig(seq_lens=(65536,), d_model=512, heads=(8,), impls=("naive",))
     assert estimate_memory_bytes(huge) > 2 * 8 * 65536**2 * 4
-    with pytest.raises(InputError) as info:
-        check_memory(huge)
-    assert info.value.code == "bench_memory" and set(info.value.params) == {"estimate_mib", "budget_mib"}
+    refusal = memory_error(estimate_memory_bytes(huge), 2**30)  # what a refused run's record says, in parameters
+    assert refusal.code == "bench_memory" and set(refusal.params) == {"estimate_mib", "budget_mib"}
     (record,) = run_benchmark(huge)
     assert record["status"] == "refused" and record["error_code"] == "bench_memory"
     assert record["median_ms"] is None and "Refused" in record["error"]
@@ -388,16 +387,16 @@ def test_the_cost_estimate_is_an_upper_bound_of_one_thread_and_refuses_over_budg
 
 def test_the_implementations_of_one_configuration_take_turns_in_every_round(monkeypatch):
     """Interleaved rounds: a busy moment of the machine hits every implementation of a configuration alike."""
-    from selfattn import bench
+    from selfattn.bench import sweep
 
-    timed, real = [], bench._seconds_per_call
+    timed, real = [], sweep._seconds_per_call
     owners = {}
 
     def watched(fn, number, device):
         timed.append(owners.setdefault(fn, len(owners)))  # the order the calls are timed in, by call
         return real(fn, number, device)
 
-    monkeypatch.setattr(bench, "_seconds_per_call", watched)
+    monkeypatch.setattr(sweep, "_seconds_per_call", watched)
     records = run_benchmark(replace(TINY, heads=(1,)))
     assert all(r["runs"] == ROUNDS for r in records)
     # One calibrating call per implementation while preparing, then ROUNDS rounds of all three, rotating.

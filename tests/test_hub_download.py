@@ -66,7 +66,7 @@ def test_download_reports_progress_then_works_offline(hub, cache, tiny_files):
     assert run.tokens == ["[CLS]", *"我爱自然语言处理", "[SEP]"]
     assert readout.word_labels(run, readout.word_groups(run)) == ["[CLS]", "我", "爱", "自然语言", "处理", "[SEP]"]
     assert prefetch.download_model(REPO) == folder  # already there: no request, nothing downloaded
-    assert models.load_model(REPO, allow_download=True) is bundle
+    assert prefetch.load_or_download(REPO) is bundle
 
 
 def test_load_model_downloads_only_when_allowed(hub, cache):
@@ -74,7 +74,7 @@ def test_load_model_downloads_only_when_allowed(hub, cache):
         models.load_model(REPO)
     assert err.value.code == "offline" and hub.requests == []
     calls = []
-    bundle = models.load_model(REPO, allow_download=True, progress=lambda done, total: calls.append(done))
+    bundle = prefetch.load_or_download(REPO, progress=lambda done, total: calls.append(done))
     assert bundle.origin == "hub" and calls[0] == 0 and calls[-1] == bundle_bytes(bundle)
 
 
@@ -176,8 +176,7 @@ def test_visitors_of_a_hosted_demo_download_only_when_the_host_opts_in(hub, cach
 
 def test_hosted_mode_refuses_other_ids_without_contacting_the_server(hub, cache, monkeypatch, tiny_files):
     monkeypatch.setenv(models.HOSTED_ENV, "1")
-    for call in (prefetch.plan_download, prefetch.download_model,
-                 lambda spec: models.load_model(spec, allow_download=True)):
+    for call in (prefetch.plan_download, prefetch.download_model, prefetch.load_or_download):
         with pytest.raises(InputError) as err:
             call(REPO)
         assert err.value.code == "not_allowed_hosted"
@@ -186,7 +185,7 @@ def test_hosted_mode_refuses_other_ids_without_contacting_the_server(hub, cache,
     # bert-base-chinese's new id), with or without SELFATTN_ALLOW_DOWNLOADS, which is about visitors
     hub.add("google-bert/bert-base-chinese", tiny_files)
     assert "google-bert/bert-base-chinese" in models.HOSTED_ALLOWLIST
-    bundle = models.load_model("bert-base-chinese", allow_download=True)
+    bundle = prefetch.load_or_download("bert-base-chinese")
     assert bundle.origin == "hub" and bundle.name == "google-bert/bert-base-chinese"
 
 
@@ -206,7 +205,7 @@ def test_host_set_offline_switches_downloads_off(hub, cache, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv(models.OFFLINE_MARK, raising=False)  # the host's own setting, not stay_offline's
     with pytest.raises(InputError) as err:
-        models.load_model(REPO, allow_download=True)
+        prefetch.load_or_download(REPO)
     assert err.value.code == "downloads_off" and hub.requests == []
     monkeypatch.setenv(models.OFFLINE_MARK, "1")  # set by stay_offline (here or in a parent process): ours to lift
     assert prefetch.download_model(REPO).is_dir()
@@ -245,12 +244,12 @@ def test_connection_dropped_mid_download_keeps_nothing_partial(hub, cache, tiny_
     for allow in (False, True):
         hub.requests.clear()
         with pytest.raises(InputError) as err:
-            models.load_model(REPO, allow_download=allow)  # with allow: the server still drops
+            (prefetch.load_or_download if allow else models.load_model)(REPO)  # with allow: the server still drops
         assert err.value.code == ("download_incomplete" if not allow else "download_failed")
     # the server is back: downloading again completes the copy, fetching only what is missing
     hub.drop = set()
     hub.requests.clear()
-    bundle = models.load_model(REPO, allow_download=True)
+    bundle = prefetch.load_or_download(REPO)
     assert hub.fetched() == ["model.safetensors"] and bundle.num_heads == 2
 
 

@@ -7,15 +7,38 @@ kept as the objects themselves (no pickling).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
+from selfattn.core.attention import AttentionTrace
 from selfattn.errors import InputError
 from selfattn.text import models
 from selfattn.text.embeddings import TokenEmbeddings, embed, get_source
 from selfattn.text.prefetch import check_visitor_download
+from selfattn.text.raw_view import RawView
+from selfattn.text.raw_view import raw_view as compute_raw_view
 from ui import state as settings
 from ui import warmup
 from ui.common import show_error, tr
+
+
+@dataclass(frozen=True)
+class EmbeddingsState:
+    """What the Sentence embeddings page computes part 1 and the model from: its widgets and link, read in order.
+
+    The readout's choices (tokens or words, which map, layer, head) are read after the model is loaded,
+    since their ranges follow it.
+    """
+
+    mode: str  # "single" or "pair"
+    texts: tuple[str, ...]  # the sentence, or a pair's two
+    source: str  # where the vectors come from: a name in selfattn.text.sources.REGISTRY
+    spec: str | None  # the visitor's model, None unless the source asks for one
+    kind: str  # "static" or "contextual" as the switch shows it (a sentence may fall back to static)
+    dims: int  # columns of X drawn, at most
+    scale: bool  # divide XXᵀ by √d
+    unit: bool  # draw unit-length rows
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -47,6 +70,24 @@ def head_patterns(key: tuple, _run: models.ModelRun) -> list:
     from selfattn.text.readout import head_patterns as patterns
 
     return patterns(_run.attentions, _run.special)
+
+
+def embeddings_key(emb: TokenEmbeddings) -> tuple:
+    """What ``emb``'s vectors follow from: one key, one set of vectors (the key of what is computed from them)."""
+    return emb.source, emb.model, emb.kind, emb.layer, emb.text, len(emb.tokens)
+
+
+@st.cache_resource(show_spinner=False, max_entries=128)
+def raw_view(key: tuple, _emb: TokenEmbeddings, unit: bool, scale: bool) -> RawView:
+    """:func:`selfattn.text.raw_view.raw_view` of ``_emb``, once per process per ``key`` (:func:`embeddings_key`)."""
+    return compute_raw_view(_emb.vectors, unit=unit, scale=scale)
+
+
+@st.cache_resource(show_spinner=False, max_entries=128)
+def head_trace(run_key: tuple, layer: int, head: int, _bundle: models.ModelBundle,
+               _run: models.ModelRun) -> AttentionTrace:
+    """:func:`selfattn.text.models.recompute_head_attention`, once per (model, sentence) ``run_key``, layer and head."""
+    return models.recompute_head_attention(_bundle, _run, layer, head)
 
 
 def count(noun: str, n: int) -> str:

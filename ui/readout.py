@@ -165,10 +165,16 @@ def head_view(weights: np.ndarray, labels: list[str], layer: int, head: int) -> 
     options = [0, *range(1, len(labels) + 1)]  # 0: every token; i: the i-th, counted from 1
     picked = choice(st.selectbox, tr("emb.headview_pick"), options, "emb_pick",
                     {0: tr("emb.headview_all"), **{i + 1: label for i, label in enumerate(labels)}})
-    st.vega_lite_chart(_spec(charts.head_view(weights, labels, picked - 1 if picked else None,
-                                              from_title=tr("chart.query"), to_title=tr("chart.key"),
-                                              weight_title=tr("chart.weight"), strong=look.projector_on())),
-                     width="content")
+    st.vega_lite_chart(_head_view_spec(np.asarray(weights, dtype=float), tuple(labels), picked - 1 if picked else None,
+                                       current_lang(), look.projector_on()), width="content")
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _head_view_spec(weights: np.ndarray, labels: tuple[str, ...], picked: int | None, lang: str, strong: bool) -> dict:
+    """The head view's spec, once per map, pick, language and projector switch: building it in Altair cost
+    about half of a warm open of the page, and every visitor of a link draws the same one."""
+    return _spec(charts.head_view(weights, list(labels), picked, from_title=tr("chart.query"), to_title=tr("chart.key"),
+                                  weight_title=tr("chart.weight"), strong=strong))
 
 
 def _spec(chart) -> dict:

@@ -2,6 +2,6 @@
 
 import sys
 
-from selfattn.bench import main
+from selfattn.bench.cli import main
 
 sys.exit(main())

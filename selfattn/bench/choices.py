@@ -21,6 +21,13 @@ BENCH_HEADS = (1, 2, 4, 8, 16)
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 
 
+def random_sizes(seed, n, d_model, max_seed: int) -> tuple[int, int, int]:
+    """(seed, n, d_model) of the random input within the widgets' limits, whatever a browser sent:
+    the seed to 0 .. max_seed, n to 1 .. MAX_N, d_model to one of D_CHOICES (else the first)."""
+    return (min(max(int(seed), 0), max_seed), min(max(int(n), 1), MAX_N),
+            int(d_model) if d_model in D_CHOICES else D_CHOICES[0])
+
+
 def devices() -> list[str]:
     """The devices this machine can run the comparison and the benchmark on."""
     import torch

@@ -7,6 +7,8 @@
 * :class:`MemoryWatch`: the process's resident memory (``VmRSS``) before, at the peak (sampled
   every 20 ms) and after a sweep; :func:`give_back_memory` returns freed heap pages to the
   system afterwards (glibc's ``malloc_trim``), so a finished sweep does not stay resident.
+* :func:`check_cooldown` and :func:`note_finished`: a visitor's wait between two sweeps, kept in a
+  table of when each session's last sweep ended (the page keeps one per process).
 """
 
 from __future__ import annotations
@@ -150,3 +152,28 @@ def give_back_memory() -> None:
     name = ctypes.util.find_library("c")
     with contextlib.suppress(OSError, AttributeError, TypeError):
         ctypes.CDLL(name).malloc_trim(0)
+
+
+def check_cooldown(finished: dict[str, float], session: str, cooldown_s: float, now: float) -> None:
+    """Refuse a sweep while ``session``'s last one ended less than ``cooldown_s`` before ``now``.
+
+    Args:
+        finished: when each session's last sweep ended (``time.monotonic``), by session id.
+
+    Raises:
+        InputError: ``bench_cooldown`` (params wait_s, cooldown_s), the wait in whole seconds rounded up.
+    """
+    last = finished.get(session)
+    wait = cooldown_s - (now - last) if last is not None else 0
+    if wait > 0:
+        raise InputError("bench_cooldown", f"You ran a benchmark moments ago; you can run again in "
+                         f"{math.ceil(wait)} s.", wait_s=math.ceil(wait), cooldown_s=cooldown_s)
+
+
+def note_finished(finished: dict[str, float], session: str, cooldown_s: float, now: float) -> None:
+    """Note that ``session``'s sweep ended at ``now`` (nothing when there is no cooldown), forgetting the
+    sessions whose cooldown is over, so the table holds only those still waiting."""
+    for old in [s for s, at in list(finished.items()) if now - at >= cooldown_s]:
+        finished.pop(old, None)
+    if cooldown_s > 0:
+        finished[session] = now

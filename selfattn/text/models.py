@@ -7,9 +7,9 @@
 * a Hugging Face hub id such as ``"google-bert/bert-base-chinese"``, read from the local Hugging Face
   cache; an old id the hub has moved (``"bert-base-chinese"``, see ``LEGACY_IDS``) is read as its new
   one, so both name one model, stored once. An id that is not cached is an ``offline`` InputError
-  (``offline_hosted`` in hosted mode), never a request to the hub, unless the caller allows a download
-  (``load_model(spec, allow_download=True, progress=...)``, see ``selfattn.text.prefetch``: the only
-  code that reaches the network, honouring ``HF_ENDPOINT``);
+  (``offline_hosted`` in hosted mode), never a request to the hub; a caller that allows a download uses
+  ``selfattn.text.prefetch.load_or_download(spec, progress)`` (the only code that reaches the network,
+  honouring ``HF_ENDPOINT``; it imports this module, never the other way round);
 * a local folder holding ``config.json`` and ``*.safetensors`` weights.
 
 Safety: weights load with ``use_safetensors=True`` (folders with only pickle-based
@@ -40,7 +40,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -286,35 +286,22 @@ def _cached_snapshot(spec: str) -> Path | None:
     return None
 
 
-def load_model(spec: str = "minilm", *, allow_download: bool = False,
-               progress: Callable[[int, int], None] | None = None) -> ModelBundle:
+def load_model(spec: str = "minilm") -> ModelBundle:
     """Load a tokenizer and model offline (cached: the same spec loads once per process).
 
     Args:
         spec: "minilm", a hub id in the local Hugging Face cache, or a local folder path.
-        allow_download: when a hub id is not in the cache (or its copy is incomplete), download
-            it first with ``selfattn.text.prefetch.download_model`` (in hosted mode: allow-listed ids only).
-        progress: called as ``progress(bytes_done, bytes_total)`` during such a download, from
-            this thread: first with the total, then rising, last with (total, total).
 
     Returns:
         ModelBundle with num_layers, num_heads, hidden_size and head_dim.
 
     Raises:
-        InputError: see ``resolve_model``; ``model_load_failed`` when transformers cannot
-            read the folder; ``unsupported_model`` when its attention is not a BERT-style
-            query/key/value self-attention; with ``allow_download``, the download's errors
-            (see ``selfattn.text.prefetch.download_model``).
+        InputError: see ``resolve_model`` (its codes in ``DOWNLOADABLE`` are what
+            ``selfattn.text.prefetch.load_or_download`` cures); ``model_load_failed`` when transformers
+            cannot read the folder; ``unsupported_model`` when its attention is not a BERT-style
+            query/key/value self-attention.
     """
-    try:
-        name, folder, origin = resolve_model(spec)
-    except InputError as err:
-        if not (allow_download and err.code in DOWNLOADABLE):
-            raise
-        from selfattn.text.prefetch import download_model
-
-        download_model(spec, progress=progress)
-        name, folder, origin = resolve_model(spec)
+    name, folder, origin = resolve_model(spec)
     return _load_folder(str(folder), name, origin)
 
 

@@ -1,7 +1,7 @@
 """Downloading a hub model into the Hugging Face cache, with its size first and progress after.
 
 This is the only part of ``selfattn`` that uses the network, and only when a caller asks: the page
-when a visitor (or the host) allows it, ``models.load_model(spec, allow_download=True)``, or a host
+when a visitor (or the host) allows it, ``load_or_download(spec)``, or a host
 at build time::
 
     python -m selfattn.text.prefetch bert-base-chinese        # what `deploy/install.sh prefetch` runs
@@ -209,6 +209,25 @@ def download_model(spec: str, progress: Progress | None = None, plan: DownloadPl
     return folder
 
 
+def load_or_download(spec: str, progress: Progress | None = None) -> models.ModelBundle:
+    """``models.load_model(spec)``, downloading ``spec`` first when it is not in the cache or its copy is incomplete.
+
+    Args:
+        spec: as for ``models.load_model``; only hub ids are downloaded (in hosted mode: allow-listed ones).
+        progress: as for :func:`download_model`, called only when a download runs.
+
+    Raises:
+        InputError: those of ``models.load_model`` and, when a download runs, of :func:`download_model`.
+    """
+    try:
+        return models.load_model(spec)
+    except InputError as err:
+        if err.code not in models.DOWNLOADABLE:
+            raise
+    download_model(spec, progress=progress)
+    return models.load_model(spec)
+
+
 # ---- the download itself -------------------------------------------------------------------------
 
 class _Reporter:
@@ -375,7 +394,6 @@ def format_bytes(n: int) -> str:
         if abs(n) < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1000
-    return f"{n:.1f} GB"
 
 
 def main(argv: list[str] | None = None) -> int:
