@@ -9,6 +9,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from selfattn.display import colours
 from selfattn.display.charts import to_altair
 from ui import fit
 
@@ -254,3 +255,50 @@ def send_pick(at, key: str, value) -> None:
     states.widgets.append(WidgetState(id=trigger_id(element.proto.id),
                                       json_trigger_value=json.dumps([{"event": "pick", "value": value}])))
     at._run(states)
+
+
+# ── Colours by role (tests/test_colours.py and the pages' own tests) ────────────────────
+
+def scale(spec: dict) -> dict:
+    """The colour scale of a heatmap or head grid spec."""
+    return spec["layer"][0]["encoding"]["color"]["scale"]
+
+
+def is_attention(spec: dict) -> bool:
+    """Whether every row of every map in the spec is a distribution (the masked cells left out)."""
+    rows: dict[tuple, float] = {}
+    for cell in spec["data"]["values"]:
+        v = cell["v"]
+        if v is None or not math.isfinite(v):
+            continue
+        if v < 0:
+            return False
+        key = (cell.get("p", 0), cell["r"])
+        rows[key] = rows.get(key, 0.0) + v
+    return bool(rows) and all(abs(total - 1) < 1e-6 for total in rows.values())
+
+
+def is_signed(spec: dict) -> bool:
+    """Whether the colour scale is fixed symmetric around 0, as for a cosine or a difference."""
+    domain = scale(spec).get("domain")
+    return domain is not None and domain[0] == -domain[1] != 0
+
+
+def assert_coloured_by_role(specs: list[dict]) -> tuple[int, int]:
+    """Attention weights in the weights scheme (0..1), signed maps diverging, the rest neither.
+
+    Returns:
+        (attention maps, signed maps) among ``specs``.
+    """
+    for spec in specs:
+        scheme, domain = scale(spec)["scheme"], scale(spec).get("domain")
+        if is_attention(spec):
+            assert scheme == colours.SCHEMES["weights"] and domain == [0.0, 1.0], (scheme, domain)
+        elif is_signed(spec):
+            assert scheme in colours.DIVERGING, scheme
+        else:
+            assert scheme not in colours.DIVERGING, scheme
+        if scheme == colours.SCHEMES["weights"]:  # green means weights: 0..1 (a max over heads too)
+            assert domain == [0.0, 1.0] and all(0 <= c["v"] <= 1 for c in spec["data"]["values"]
+                                                if c["v"] is not None and math.isfinite(c["v"]))
+    return sum(map(is_attention, specs)), sum(map(is_signed, specs))

@@ -12,17 +12,12 @@ from altair.vegalite.v6.schema.core import load_schema
 
 from selfattn.core.heads import MISTAKES
 from selfattn.display import charts, colours
-from support.apptest import heatmap_specs, open_link, open_page
+from support.apptest import assert_coloured_by_role, heatmap_specs, is_attention, is_signed, open_link, open_page, scale
 
 ROOT = Path(__file__).resolve().parents[1]
 VEGA = load_schema()["definitions"]  # Vega-Lite's own lists of colour scheme names, by kind
 VEGA_DIVERGING = set(VEGA["Diverging"]["enum"])
 VEGA_SCHEMES = {name for ref in VEGA["ColorScheme"]["anyOf"] for name in VEGA[ref["$ref"].split("/")[-1]]["enum"]}
-
-
-def scale(spec: dict) -> dict:
-    """The colour scale of a heatmap or head grid spec."""
-    return spec["layer"][0]["encoding"]["color"]["scale"]
 
 
 def test_every_role_is_a_vega_scheme_and_signed_maps_diverge():
@@ -85,46 +80,6 @@ def test_no_scheme_or_colour_is_written_outside_the_table():
 
 
 # ── The pages ────────────────────────────────────────────────────────────────────────────
-
-def is_attention(spec: dict) -> bool:
-    """Whether every row of every map in the spec is a distribution (the masked cells left out)."""
-    rows: dict[tuple, float] = {}
-    for cell in spec["data"]["values"]:
-        v = cell["v"]
-        if v is None or not math.isfinite(v):
-            continue
-        if v < 0:
-            return False
-        key = (cell.get("p", 0), cell["r"])
-        rows[key] = rows.get(key, 0.0) + v
-    return bool(rows) and all(abs(total - 1) < 1e-6 for total in rows.values())
-
-
-def is_signed(spec: dict) -> bool:
-    """Whether the colour scale is fixed symmetric around 0, as for a cosine or a difference."""
-    domain = scale(spec).get("domain")
-    return domain is not None and domain[0] == -domain[1] != 0
-
-
-def assert_coloured_by_role(specs: list[dict]) -> tuple[int, int]:
-    """Attention weights in the weights scheme (0..1), signed maps diverging, the rest neither.
-
-    Returns:
-        (attention maps, signed maps) among ``specs``.
-    """
-    for spec in specs:
-        scheme, domain = scale(spec)["scheme"], scale(spec).get("domain")
-        if is_attention(spec):
-            assert scheme == colours.SCHEMES["weights"] and domain == [0.0, 1.0], (scheme, domain)
-        elif is_signed(spec):
-            assert scheme in colours.DIVERGING, scheme
-        else:
-            assert scheme not in colours.DIVERGING, scheme
-        if scheme == colours.SCHEMES["weights"]:  # green means weights: 0..1 (a max over heads too)
-            assert domain == [0.0, 1.0] and all(0 <= c["v"] <= 1 for c in spec["data"]["values"]
-                                                if c["v"] is not None and math.isfinite(c["v"]))
-    return sum(map(is_attention, specs)), sum(map(is_signed, specs))
-
 
 def test_playground_colours_by_role():
     """The step maps (drawn without Vega) take their colour stops from the same table, by role."""

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from selfattn.i18n import CATALOG
+from tests.glossary_rules import chinese_punctuation_problems
 
 GLOSSARY = (Path(__file__).resolve().parents[1] / "docs" / "glossary.md").read_text(encoding="utf-8")
 PAGES = ("pg.", "hd.", "emb.", "rd.")
@@ -77,21 +78,6 @@ REVIEWED_PHRASES = ["最原始的形式", "关闭“单位长度”即可看到�
 def test_the_phrases_the_review_quoted_are_rewritten(phrase):
     found = [key for key, entry in CATALOG.items() if phrase in re.sub(r"\{[^}]*\}", "", entry["zh"])]
     assert not found, f"{phrase!r} still in {found}"
-
-
-CJK = r"[\u3400-\u4dbf\u4e00-\u9fff]"
-QUOTES = "“”‘’"
-
-
-def chinese_punctuation_problems(text: str) -> list[str]:
-    """What in one Chinese string breaks Chinese punctuation: an ASCII comma after or before a Chinese
-    character, or a space between a Chinese character and a Chinese quotation mark. Maths ($…$)
-    and code (`…`) are skipped; they keep their own commas."""
-    prose = re.sub(r"\$[^$]*\$|`[^`]*`", "\x00", text)  # a mark that is neither a space nor a character
-    problems = [f"ASCII comma: {m.group(0)!r}" for m in re.finditer(rf",\s*{CJK}|{CJK}\s*,", prose)]
-    problems += [f"space by a quotation mark: {m.group(0)!r}"
-                 for m in re.finditer(rf"{CJK} +[{QUOTES}]|[{QUOTES}] +{CJK}", prose)]
-    return problems
 
 
 def test_the_punctuation_check_finds_what_it_looks_for():

@@ -13,7 +13,7 @@ from selfattn.core.presets import tutorial_by_hand
 from selfattn.display.grid import read_csv_matrix
 from selfattn.i18n import LANGS, t, t_plain
 from support.apptest import choice_widget, edit, four_digits, heatmap_specs, open_link, open_page, shown, step_maps, texts
-from tests.test_glossary import chinese_punctuation_problems
+from tests.glossary_rules import chinese_punctuation_problems
 
 BOM = b"\xef\xbb\xbf"
 # The tutorial's worked example (../shared/seeds, 000_*.txt), typed apart from selfattn.core.presets.

@@ -251,7 +251,7 @@ def test_a_link_reproduces_the_shuffle_with_learned_positions_exactly(downloads)
 
 
 def test_positions_and_the_shuffle_are_coloured_by_role():
-    from tests.test_colours import assert_coloured_by_role
+    from support.apptest import assert_coloured_by_role
 
     at = open_link("playground", {"order": "3 1 2", "pos": "sinusoidal"})
     # Vega maps: P (a row of P sums to 1: green, 0..1); PE diverging around 0

@@ -35,3 +35,17 @@ def test_a_fast_test_that_starts_a_server_fails_naming_the_command_a_system_test
     assert "FAILED" in out and "test_planted_fast" in out.split("FAILED", 1)[1], out[-3000:]
     assert "a fast-tier test started" in out and "streamlit run app.py" in out, out[-3000:]
     assert "PASSED" in out and "test_planted_system" in out.split("PASSED", 1)[1], out[-3000:]
+
+
+def test_no_test_file_imports_another_and_benchmarks_import_no_test():
+    """Shared fixtures live in tests/conftest.py, shared helpers in helper modules (tests/browser.py,
+    tests/fakehub.py, support/): a test file imports no other test file, and benchmarks/ imports
+    nothing from tests/ (what both need is in support/)."""
+    import re
+
+    crossing = [f"{path.relative_to(ROOT)}: {line.strip()}"
+                for path in [*ROOT.glob("tests/test_*.py"), *ROOT.glob("benchmarks/*.py"), *ROOT.glob("support/*.py")]
+                for line in path.read_text(encoding="utf-8").splitlines()
+                if re.match(r"\s*(from tests\.test_\w+ import|import tests\.test_)", line)
+                or (not path.match("tests/*") and re.match(r"\s*(from tests(\.\w+)? import|import tests\b)", line))]
+    assert not crossing, crossing
