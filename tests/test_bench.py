@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -170,9 +172,26 @@ def test_speed_ratios():
                                                    "fused_ms": 1.6}]
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "selfattn.bench", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+def run_cli(*args) -> subprocess.CompletedProcess:
+    """``python -m selfattn.bench ARGS``, run in this process (its ``main``, as ``__main__`` calls it): the
+    exit status and what it wrote. The command itself is run once, below, as a visitor types it."""
+    from selfattn.bench.cli import main
+
+    out, err, threads = io.StringIO(), io.StringIO(), torch.get_num_threads()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's own errors
+            code = exc.code
+        finally:
+            torch.set_num_threads(threads)
+    return subprocess.CompletedProcess(["python", "-m", "selfattn.bench", *args], code, out.getvalue(), err.getvalue())
+
+
+def test_the_command_runs_as_typed():
+    done = subprocess.run([sys.executable, "-m", "selfattn.bench", "--d-model", "10", "--heads", "4", "--seq-len", "8"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "error [heads_not_divisible]" in done.stderr
 
 
 def test_cli_writes_json_and_csv(tmp_path):
