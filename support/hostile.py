@@ -94,19 +94,6 @@ class Hostile(wire.Visitor):
             url=self.url, page_hash=self.page_hash, query_string=self.query_string,
             widgets=self.widgets.values(), cached_hashes=self.cache, fragment_id=fragment))
 
-    def texts(self) -> list[str]:
-        """Every piece of text the last run drew: markdown, alerts, code, captions, headings."""
-        out = []
-        for _, element in sorted(self.elements.items()):
-            kind = element.WhichOneof("type")
-            if kind == "markdown":
-                out.append(element.markdown.body)
-            elif kind == "alert":
-                out.append(element.alert.body)
-            elif kind == "code":
-                out.append(element.code.code_text)
-        return out
-
 
 async def quiet_cpu(pid: int, start_cpu: float, *, settle: float = 0.6, limit: float = 120.0) -> float:
     """CPU seconds the server used since ``start_cpu``, once it used < 2 % of a core over ``settle`` s."""

@@ -232,6 +232,19 @@ class Visitor:
             if status is not None and status != EARLY_FOR_RERUN:
                 raise VisitorError("run_status", ForwardMsg.ScriptFinishedStatus.Name(status))
 
+    def texts(self) -> list[str]:
+        """Every piece of text the last run drew: markdown, alerts, code, captions, headings."""
+        out = []
+        for _, element in sorted(self.elements.items()):
+            kind = element.WhichOneof("type")
+            if kind == "markdown":
+                out.append(element.markdown.body)
+            elif kind == "alert":
+                out.append(element.alert.body)
+            elif kind == "code":
+                out.append(element.code.code_text)
+        return out
+
     def handle(self, msg: ForwardMsg):
         """Apply one ForwardMsg as the frontend would; return the run's status if it ends one."""
         if msg.WhichOneof("type") == "ref_hash":  # an element this visitor already holds

@@ -206,3 +206,23 @@ def pytest_runtest_setup(item):
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     _GUARD["on"] = False
+
+
+# ── The longest files first ──────────────────────────────────────────────────────────────
+
+# pytest-xdist hands whole files to its workers in the order they were collected: the files that take
+# minutes start first, so that no worker is left with one of them at the end while the others wait.
+LONGEST_FIRST = ("test_container.py", "test_deploy.py", "test_hostile.py", "test_fuzz_heads.py",
+                 "test_fuzz_embeddings.py", "test_fuzz_links.py", "test_fuzz_playground.py", "test_faults.py",
+                 "test_hostile_heads.py", "test_benchmark_scripts.py", "test_playground_browser.py",
+                 "test_layout_browser.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item) -> int:
+        name = item.path.name
+        if name in LONGEST_FIRST:
+            return LONGEST_FIRST.index(name)
+        return len(LONGEST_FIRST) + (0 if item.get_closest_marker("browser") or item.get_closest_marker("system") else 1)
+
+    items.sort(key=rank)  # stable: each file's tests keep their order

@@ -14,4 +14,5 @@ if ! [ -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "noto sans cjk
 fi
 python3 -m pip install -q -r requirements-dev.txt
 export SELFATTN_FUZZ_ACTIONS="${SELFATTN_FUZZ_ACTIONS:-300}"  # the whole suite walks each page 300 actions deep
-python3 -m pytest "$@"
+# Four workers on two cores: browser, server and container tests spend much of their time waiting.
+python3 -m pytest -n "${SELFATTN_TEST_WORKERS:-4}" "$@"

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from support import hostile, server as servers
-from tests.browser import browser_page, wait_until_idle
+from tests.browser import chromium_page, wait_until_idle
 
 pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
@@ -280,12 +280,14 @@ def payloads(site: str) -> list[str]:
 
 @pytest.mark.browser
 @pytest.mark.browser
-def test_crafted_links_show_visitor_text_as_text(canary, server, browser):
+def test_crafted_links_show_visitor_text_as_text(canary, server):
     """Cells and token labels with markdown links, images, autolinks and HTML, in every message that
     quotes them (the bad-cell error, the labels-cut notice, the step-4 text, a heading)."""
     site = canary
-    with browser_page(browser, height=2400) as page:
-        url = server.url  # the module's hosted server
+    # Its own Playwright (a module-wide one holds an event loop open while the other tests call asyncio.run);
+    # the module's hosted server.
+    with chromium_page(height=2400) as page:
+        url = server.url
         for payload in payloads(site):
             cell = quote(payload.replace("!", "!!").replace("_", "!u").replace("~", "!t"), safe="")
             label = quote(payload.replace("!", "!!").replace("_", "!u").replace("~", "!t"), safe="")
@@ -325,12 +327,14 @@ def drawn_maps(page, url: str, query: str) -> dict:
 
 @pytest.mark.browser
 @pytest.mark.browser
-def test_line_separators_in_labels_do_not_blank_the_charts(server, browser):
+def test_line_separators_in_labels_do_not_blank_the_charts(server):
     """A U+2028 or U+2029 in a token label used to make Vega fail to parse every chart (0 px high); the
     step maps draw, those labels written on one line (the separators become spaces, grid.parse_labels)."""
     errors = []
-    with browser_page(browser, height=2400) as page:
-        url = server.url  # the module's hosted server
+    # Its own Playwright (a module-wide one holds an event loop open while the other tests call asyncio.run);
+    # the module's hosted server.
+    with chromium_page(height=2400) as page:
+        url = server.url
         page.on("console", lambda msg: errors.append(msg.text) if "parse error" in msg.text.lower() else None)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         maps = drawn_maps(page, url, "tok=a_x%E2%80%A8y_c%E2%80%A9d&focus=2")
@@ -625,14 +629,16 @@ def test_a_crafted_map_state_is_ignored(server, state):
 
 @pytest.mark.browser
 @pytest.mark.browser
-def test_html_in_a_label_is_written_as_text_in_the_maps(server, browser):
+def test_html_in_a_label_is_written_as_text_in_the_maps(server):
     """A token label that is HTML shows as its literal text in every map's headers: no img element is made
     in a map's shadow root (nor anywhere), and no script runs (no alert). (A label keeps 24 characters,
     so the tag is one that fits.)"""
     label = "<img src=x onerror=f()>"
     dialogs, errors = [], []
-    with browser_page(browser, height=2400) as page:
-        url = server.url  # the module's hosted server
+    # Its own Playwright (a module-wide one holds an event loop open while the other tests call asyncio.run);
+    # the module's hosted server.
+    with chromium_page(height=2400) as page:
+        url = server.url
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.add_init_script("window.f = () => alert('ran')")
