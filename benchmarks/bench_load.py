@@ -3,7 +3,7 @@
 Usage:
     python benchmarks/bench_load.py [--scenario open|edit|soak|all] [--page playground embeddings ...]
         [--visitors K] [--edits E] [--timeout S] [--repeat R] [--json out.json]
-        [--app-dir DIR [DIR ...]] [--start] [--serve-replicas N [N ...]] | [--url URL --pids PID ...]
+        [--app-dir DIR [DIR ...]] [--start] [--serve-replicas N [N ...]] [--floor] | [--url URL --pids PID ...]
 
 A visitor does what a browser tab does on the wire, and nothing more: it fetches the page
 (``GET /playground``, keeping the cookies it is given, so that a proxy's sticky-route cookie
@@ -141,11 +141,37 @@ async def scenario_soak(url: str, page: str, visitors: int, args, tally: Tally) 
 RUNNERS = {"open": scenario_open, "edit": scenario_edit, "soak": scenario_soak}
 
 
+# ── Streamlit's own floor ─────────────────────────────────────────────────────────────
+FLOOR_APP = """import streamlit as st
+
+st.title("Floor")
+st.write("Two elements: what any Streamlit page costs to open.")
+"""
+
+
+class Floor(LocalServer):
+    """Streamlit's own floor: a two-element app (a title and a line), served as the checkout is (its
+    ``.streamlit/config.toml``), in hosted mode. What no page of ours can open faster than."""
+
+    def __init__(self, config_dir: Path, work: Path):
+        app_dir = work / "floor"
+        (app_dir / ".streamlit").mkdir(parents=True, exist_ok=True)
+        (app_dir / "app.py").write_text(FLOOR_APP)
+        config = config_dir / ".streamlit" / "config.toml"
+        if config.exists():
+            (app_dir / ".streamlit" / "config.toml").write_text(config.read_text())
+        super().__init__(app_dir, "streamlit floor", work)
+
+    @staticmethod
+    def page_for(page: str) -> str:
+        return "home"  # its one page, whatever page the others open
+
+
 async def warm_up(target: Target, pages: list[str], edit: bool, timeout: float) -> Tally:
     """One visit per page (and one edit) on every app process of ``target``, untimed."""
     tally = Tally()
     for url in target.direct_urls or [target.url]:
-        for page in pages:
+        for page in dict.fromkeys(page_for(target, p) for p in pages):
             visitor = Visitor(url, tally, timeout)
             try:
                 if await attempt(tally, visitor.open(page)) and edit and page == "playground":
@@ -157,6 +183,11 @@ async def warm_up(target: Target, pages: list[str], edit: bool, timeout: float) 
 
 
 # ── Measuring and reporting ────────────────────────────────────────────────────────────
+def page_for(target: Target, page: str) -> str:
+    """The page a target opens for ``page`` (the floor has one)."""
+    return target.page_for(page) if isinstance(target, Floor) else page
+
+
 def summarize(seconds: list[float]) -> dict:
     """p50, p95 and max in seconds (p95 interpolated between ranks), and the count."""
     values = sorted(seconds)
@@ -185,7 +216,7 @@ async def measure(target: Target, scenario: str, page: str, args, repeat: int) -
     sampler = asyncio.create_task(sample_peak(target, peak))
     start = time.perf_counter()
     try:
-        done = await RUNNERS[scenario](target.url, page, visitors, args, tally)
+        done = await RUNNERS[scenario](target.url, page_for(target, page), visitors, args, tally)
     finally:
         wall = time.perf_counter() - start
         sampler.cancel()
@@ -193,7 +224,8 @@ async def measure(target: Target, scenario: str, page: str, args, repeat: int) -
             await sampler
     after = target.rss()
     server_cpu = {pid: seconds - cpu0.get(pid, 0.0) for pid, seconds in target.cpu().items()}
-    row = {"target": target.label, "scenario": scenario, "page": "playground" if scenario == "edit" else page,
+    row = {"target": target.label, "scenario": scenario,
+           "page": "playground" if scenario == "edit" else page_for(target, page),
            "repeat": repeat, "visitors": done, "edits_each": args.edits if scenario == "edit" else 0,
            "open": summarize(tally.opens), "edit": summarize(tally.edits),
            "runs": len(tally.opens) + len(tally.edits), "wall_s": round(wall, 2),
@@ -284,6 +316,8 @@ def make_targets(args, work: Path) -> list[Target]:
             targets.append(LocalServer(app_dir, f"{name}1 process", work))
         for n in args.serve_replicas or ():
             targets.append(Replicas(app_dir, n, f"{name}serve.sh x{n}", work))
+    if args.floor:
+        targets.append(Floor(dirs[0], work))
     return targets
 
 
@@ -323,6 +357,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--settle", type=float, default=0.0,
                         help="after the soak, wait this long, visit once more and read RSS again")
     parser.add_argument("--app-dir", type=Path, nargs="+", default=[ROOT], help="checkouts to measure (default: this one)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also measure Streamlit's own floor: a two-element app served the same way")
     parser.add_argument("--start", action="store_true",
                         help="start each checkout as one process (the default unless --serve-replicas or --url)")
     parser.add_argument("--serve-replicas", type=int, nargs="+", metavar="N",
