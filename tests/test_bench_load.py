@@ -58,3 +58,17 @@ def test_two_visitors_open_edit_and_soak_without_errors(tmp_path):
     assert edit["n"] == 4 and edit["p50"] <= edit["max"]  # 2 visitors x 2 edits, each changed the page
     assert "growth_mb_per_visitor" in rows[2]
     assert "open p50" in done.stdout and "soak" in done.stdout
+
+
+@pytest.mark.system  # bench_load.py starts two Streamlit servers: the app's, and the floor's
+def test_the_floor_is_measured_beside_the_page(tmp_path):
+    out = tmp_path / "floor.json"
+    done = subprocess.run(
+        [sys.executable, "benchmarks/bench_load.py", "--scenario", "open", "--page", "embeddings", "--visitors", "2",
+         "--timeout", "90", "--floor", "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert [(row["target"], row["page"]) for row in rows] == [("1 process", "embeddings"), ("streamlit floor", "home")]
+    for row in rows:
+        assert row["errors"] == {} and row["exceptions"] == 0 and row["open"]["n"] == 2, row["samples"]
