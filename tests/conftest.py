@@ -210,19 +210,37 @@ def pytest_runtest_teardown(item, nextitem):
 
 # ── The longest files first ──────────────────────────────────────────────────────────────
 
-# pytest-xdist hands whole files to its workers in the order they were collected: the files that take
-# minutes start first, so that no worker is left with one of them at the end while the others wait.
-LONGEST_FIRST = ("test_container.py", "test_deploy.py", "test_hostile.py", "test_fuzz_heads.py",
-                 "test_fuzz_embeddings.py", "test_fuzz_links.py", "test_fuzz_playground.py", "test_faults.py",
+# pytest-xdist hands whole files to its workers in the order they were collected, a first batch to each
+# worker in turn (B files each: B = files // 4 // workers, at least 2), then one at a time to whichever
+# is free. The files that take minutes go first and one to each worker's first batch, so that no worker
+# is left with two of them at the end while the others wait.
+LONGEST_FIRST = ("test_container.py", "test_deploy.py", "test_fuzz_embeddings.py", "test_hostile.py",
+                 "test_fuzz_heads.py", "test_fuzz_links.py", "test_fuzz_playground.py", "test_faults.py",
                  "test_hostile_heads.py", "test_benchmark_scripts.py", "test_playground_browser.py",
                  "test_layout_browser.py")
 
 
-def pytest_collection_modifyitems(config, items):
-    def rank(item) -> int:
-        name = item.path.name
-        if name in LONGEST_FIRST:
-            return LONGEST_FIRST.index(name)
-        return len(LONGEST_FIRST) + (0 if item.get_closest_marker("browser") or item.get_closest_marker("system") else 1)
+def spread(files: list, longest: list, workers: int) -> list:
+    """``files`` in the order xdist should take them: one of ``longest`` at the head of each worker's
+    first batch, then the rest of ``longest``, then the others."""
+    others = [f for f in files if f not in longest]
+    batch = max(len(files) // 4 // workers, 2)
+    order = []
+    for worker in range(workers):
+        if longest:
+            order.append(longest.pop(0))
+        while len(order) < (worker + 1) * batch and others:
+            order.append(others.pop(0))
+    return order + longest + others
 
-    items.sort(key=rank)  # stable: each file's tests keep their order
+
+def pytest_collection_modifyitems(config, items):
+    by_file: dict = {}
+    for item in items:
+        by_file.setdefault(item.path, []).append(item)
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)
+    longest = sorted((f for f in by_file if f.name in LONGEST_FIRST), key=lambda f: LONGEST_FIRST.index(f.name))
+    slow = [f for f in by_file if f not in longest and any(i.get_closest_marker("browser") or i.get_closest_marker("system")
+                                                             for i in by_file[f])]
+    rest = [f for f in by_file if f not in longest and f not in slow]
+    items[:] = [item for f in spread(list(longest) + slow + rest, longest, workers) for item in by_file[f]]
