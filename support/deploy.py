@@ -7,11 +7,12 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import threading
 import time
 from pathlib import Path
+
+from support.server import free_port  # noqa: F401 - part of this module's interface (tests/test_deploy.py)
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE = ROOT / "deploy" / "serve.sh"
@@ -23,12 +24,6 @@ REPLICA_HEADER = "X-Selfattn-Replica"
 def find_nginx() -> str | None:
     """Debian's nginx, or None."""
     return shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def request(port: int, path: str = "/", cookie: str | None = None, method: str = "GET",
