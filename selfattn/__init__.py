@@ -5,18 +5,22 @@ Heavy libraries (torch, transformers, jieba) are imported only when first used.
 
 from selfattn.core.attention import (AttentionTrace, attend, causal_mask, cosine_similarity, raw_self_attention,
                                      self_attention, stable_softmax)
+from selfattn.core.block import (BatchTrace, LayerParams, LayerTrace, NormTrace, StackTrace, transformer_batch,
+                                 transformer_layer, transformer_stack)
 from selfattn.core.heads import (MISTAKES, MultiHeadTrace, merge_heads, multi_head_attention,
                                  multi_head_attention_with_mistake, split_heads)
 from selfattn.core.positions import ShuffleTrace, positional_encoding, shuffle_check
 from selfattn.text.charvec import load_char_vectors, nearest, segment
 from selfattn.text.embeddings import TokenEmbeddings, embed
-from selfattn.text.models import ModelBundle, ModelRun, head_qkv, load_model, recompute_head_attention, run_model
+from selfattn.text.models import (ModelBundle, ModelRun, head_qkv, load_model, recompute_head_attention, recompute_layer,
+                                  run_model)
 
 __all__ = [
-    "MISTAKES", "AttentionTrace", "ModelBundle", "ModelRun", "MultiHeadTrace", "ShuffleTrace", "TokenEmbeddings",
+    "MISTAKES", "AttentionTrace", "BatchTrace", "LayerParams", "LayerTrace", "ModelBundle", "ModelRun",
+    "MultiHeadTrace", "NormTrace", "ShuffleTrace", "StackTrace", "TokenEmbeddings",
     "attend", "causal_mask", "merge_heads", "multi_head_attention", "multi_head_attention_with_mistake", "split_heads",
     "positional_encoding", "shuffle_check",
     "cosine_similarity", "embed", "head_qkv", "load_char_vectors", "load_model", "nearest",
-    "raw_self_attention", "recompute_head_attention", "run_model", "segment", "self_attention",
-    "stable_softmax",
+    "raw_self_attention", "recompute_head_attention", "recompute_layer", "run_model", "segment", "self_attention",
+    "stable_softmax", "transformer_batch", "transformer_layer", "transformer_stack",
 ]

@@ -551,3 +551,70 @@ def recompute_head_attention(bundle: ModelBundle, run: ModelRun, layer: int, hea
     w = head_weights(bundle, layer, head)
     x = _layer_input(bundle, run, layer)  # (n, d)
     return self_attention(x, w.w_q, w.w_k, w.w_v, b_q=w.b_q, b_k=w.b_k, b_v=w.b_v, scale=True)
+
+
+_MODEL_ACTIVATIONS = {"gelu": "gelu", "relu": "relu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh",
+                      "gelu_fast": "gelu_tanh"}
+
+
+def _layer_modules(model: Any, layer: int) -> dict[str, Any]:
+    """The linear maps and LayerNorms of one encoder layer, by the core's names: BERT or DistilBERT layout."""
+    q, k, v = _qkv_modules(model, layer)
+    encoder = getattr(model, "encoder", None)
+    if encoder is not None and hasattr(encoder, "layer"):
+        block = encoder.layer[layer]
+        return {"q": q, "k": k, "v": v, "o": block.attention.output.dense, "ln1": block.attention.output.LayerNorm,
+                "ff1": block.intermediate.dense, "ff2": block.output.dense, "ln2": block.output.LayerNorm}
+    block = model.transformer.layer[layer]
+    return {"q": q, "k": k, "v": v, "o": block.attention.out_lin, "ln1": block.sa_layer_norm,
+            "ff1": block.ffn.lin1, "ff2": block.ffn.lin2, "ln2": block.output_layer_norm}
+
+
+def layer_params(bundle: ModelBundle, layer: int) -> tuple[Any, dict[str, Any]]:
+    """One layer's weights as ``selfattn.LayerParams`` and the settings of ``transformer_layer`` that the model uses.
+
+    BERT-family layers are post-LN (``norm_first=False``) with the model's own activation (BERT's ``gelu`` is the
+    erf form) and LayerNorm ε (1e-12 for BERT and MiniLM).
+
+    Returns:
+        (LayerParams, {"norm_first": False, "activation": ..., "eps": ...}).
+    """
+    from selfattn.core.block import LayerParams
+
+    _check_layer_head(bundle, layer, 0)
+    parts = _layer_modules(bundle.model, int(layer))
+
+    def w(name: str) -> np.ndarray:
+        return parts[name].weight.detach().double().numpy().T.copy()  # torch's y = x Wᵀ + b, so W = weightᵀ
+
+    def b(name: str, attr: str = "bias") -> np.ndarray | None:
+        t = getattr(parts[name], attr)
+        return None if t is None else t.detach().double().numpy().copy()
+
+    config = bundle.model.config
+    act_name = getattr(config, "hidden_act", None) or getattr(config, "activation", "gelu")
+    if act_name not in _MODEL_ACTIVATIONS:
+        raise InputError("unsupported_model", f"{bundle.name} uses the activation {act_name}, which this page cannot "
+                         "recompute.", name=bundle.name, model_type=str(act_name))
+    params = LayerParams.checked(
+        w_q=w("q"), w_k=w("k"), w_v=w("v"), w_o=w("o"), b_q=b("q"), b_k=b("k"), b_v=b("v"), b_o=b("o"),
+        ln1_gamma=b("ln1", "weight"), ln1_beta=b("ln1"), ln2_gamma=b("ln2", "weight"), ln2_beta=b("ln2"),
+        w_1=w("ff1"), b_1=b("ff1"), w_2=w("ff2"), b_2=b("ff2"), num_heads=bundle.num_heads,
+    )
+    settings = {"norm_first": False, "activation": _MODEL_ACTIVATIONS[act_name], "eps": float(parts["ln1"].eps)}
+    return params, settings
+
+
+def recompute_layer(bundle: ModelBundle, run: ModelRun, layer: int) -> Any:
+    """Redo a whole encoder layer with ``selfattn.transformer_layer`` on the layer's input hidden state.
+
+    ``layer`` counts from 0; the result's ``.outputs`` (n, d) matches ``run.hidden_states[layer + 1]`` and its
+    ``.weights`` (heads, n, n) ``run.attentions[layer]``, to float32 precision.
+
+    Returns:
+        selfattn.LayerTrace.
+    """
+    from selfattn.core.block import transformer_layer
+
+    params, settings = layer_params(bundle, layer)
+    return transformer_layer(_layer_input(bundle, run, layer), params, **settings)

@@ -1,0 +1,505 @@
+"""A Transformer encoder layer in numpy, float64, with every intermediate: attention, W_o, Add & Norm, feed-forward.
+
+Conventions are the rest of the core's: rows of ``x`` are tokens and weights multiply from the right
+(``x @ W``), so ``x`` is (n, d_model), W_q/W_k/W_v/W_o are (d_model, d_model), W_1 is (d_model, d_ff) and
+W_2 is (d_ff, d_model). Heads split the columns as :func:`selfattn.core.heads.split_heads` does.
+
+The two orders of a layer, as ``torch.nn.TransformerEncoderLayer`` computes them:
+
+* post-LN (``norm_first=False``; Vaswani et al. 2017, BERT)::
+
+      h = LayerNorm₁(x + MHA(x))
+      y = LayerNorm₂(h + FF(h))
+
+* pre-LN (``norm_first=True``; GPT-2, nanoGPT)::
+
+      h = x + MHA(LayerNorm₁(x))
+      y = h + FF(LayerNorm₂(h))
+
+with ``FF(z) = act(z @ W_1 + b_1) @ W_2 + b_2`` and ``LayerNorm(z) = (z − μ) / √(σ² + ε) · γ + β`` per row
+(σ² the biased variance, as torch computes it). A pre-LN stack usually ends with one more LayerNorm
+(GPT-2's ``ln_f``): ``transformer_stack(..., final_norm=(γ, β))``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from selfattn.core.attention import attend, score_scale
+from selfattn.core.checks import as_bias, as_matrix, check_heads, check_overflow, check_square_weights, resolve_mask
+from selfattn.core.heads import _merge, _split
+from selfattn.errors import InputError
+
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh")  # gelu: x·Φ(x) with the error function; gelu_tanh: GPT-2's tanh form
+NORM_ORDERS = (False, True)  # norm_first: post-LN, pre-LN
+
+
+# ── Weights ─────────────────────────────────────────────────────────────────────────
+
+@dataclass(frozen=True, eq=False)
+class LayerParams:
+    """One encoder layer's weights in the core's convention (``x @ W``), float64."""
+
+    w_q: np.ndarray  # (d_model, d_model)
+    w_k: np.ndarray  # (d_model, d_model)
+    w_v: np.ndarray  # (d_model, d_model)
+    w_o: np.ndarray  # (d_model, d_model) output projection of the concatenated heads
+    b_q: np.ndarray  # (d_model,)
+    b_k: np.ndarray  # (d_model,)
+    b_v: np.ndarray  # (d_model,)
+    b_o: np.ndarray  # (d_model,)
+    ln1_gamma: np.ndarray  # (d_model,) the first LayerNorm's scale γ
+    ln1_beta: np.ndarray  # (d_model,) its shift β
+    ln2_gamma: np.ndarray  # (d_model,)
+    ln2_beta: np.ndarray  # (d_model,)
+    w_1: np.ndarray  # (d_model, d_ff) feed-forward, first linear map
+    b_1: np.ndarray  # (d_ff,)
+    w_2: np.ndarray  # (d_ff, d_model) feed-forward, second linear map
+    b_2: np.ndarray  # (d_model,)
+    num_heads: int
+
+    @property
+    def d_model(self) -> int:
+        return int(self.w_q.shape[0])
+
+    @property
+    def d_ff(self) -> int:
+        return int(self.w_1.shape[1])
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.num_heads
+
+    @property
+    def ln1(self) -> tuple[np.ndarray, np.ndarray]:
+        """(γ, β) of the first LayerNorm."""
+        return self.ln1_gamma, self.ln1_beta
+
+    @property
+    def ln2(self) -> tuple[np.ndarray, np.ndarray]:
+        """(γ, β) of the second LayerNorm."""
+        return self.ln2_gamma, self.ln2_beta
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every weight by field name, in field order (``num_heads`` left out)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "num_heads"}
+
+    def replace(self, **changes: Any) -> "LayerParams":
+        """A copy with some weights changed, checked as :meth:`checked` does."""
+        values = {**self.arrays(), "num_heads": self.num_heads, **changes}
+        return LayerParams.checked(**values)
+
+    @classmethod
+    def checked(cls, **values: Any) -> "LayerParams":
+        """Build from arrays, lists or tensors, each converted to float64 and checked.
+
+        ``b_*``, ``ln*_beta`` may be None (zeros) and ``ln*_gamma`` None (ones).
+
+        Raises:
+            InputError: as :mod:`selfattn.core.checks` (``not_numeric``, ``not_finite``, ``weight_shape``,
+                ``bias_len``, ``heads_not_divisible``, ...), or ``ff_shape`` when W_1 and W_2 do not fit.
+        """
+        w_q = as_matrix(values["w_q"], "W_q")
+        d = w_q.shape[0]
+        w_q, w_k, w_v, w_o = check_square_weights(d, W_q=w_q, W_k=values["w_k"], W_v=values["w_v"], W_o=values["w_o"])
+        heads = check_heads(d, values["num_heads"])
+        w_1, w_2 = as_matrix(values["w_1"], "W_1"), as_matrix(values["w_2"], "W_2")
+        if w_1.shape[0] != d or w_2.shape != (w_1.shape[1], d):
+            raise InputError(
+                "ff_shape",
+                f"W_1 must be ({d}, d_ff) and W_2 (d_ff, {d}) with the same d_ff, got {w_1.shape} and {w_2.shape}.",
+                d_model=d, w_1=str(w_1.shape), w_2=str(w_2.shape),
+            )
+        d_ff = w_1.shape[1]
+
+        def vec(name: str, label: str, width: int, default: float) -> np.ndarray:
+            value = values.get(name)
+            return np.full(width, default) if value is None else as_bias(value, label, width)
+
+        return cls(
+            w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o,
+            b_q=vec("b_q", "b_q", d, 0.0), b_k=vec("b_k", "b_k", d, 0.0), b_v=vec("b_v", "b_v", d, 0.0),
+            b_o=vec("b_o", "b_o", d, 0.0),
+            ln1_gamma=vec("ln1_gamma", "γ₁", d, 1.0), ln1_beta=vec("ln1_beta", "β₁", d, 0.0),
+            ln2_gamma=vec("ln2_gamma", "γ₂", d, 1.0), ln2_beta=vec("ln2_beta", "β₂", d, 0.0),
+            w_1=w_1, b_1=vec("b_1", "b_1", d_ff, 0.0), w_2=w_2, b_2=vec("b_2", "b_2", d, 0.0),
+            num_heads=heads,
+        )
+
+    @classmethod
+    def random(cls, d_model: int, num_heads: int, d_ff: int, seed: int = 0) -> "LayerParams":
+        """A reproducible layer with short numbers (two decimals) a learner can read and edit.
+
+        Weights are drawn from N(0, 1/fan_in) as torch's default initialisations roughly are, so a stack keeps
+        its scale; the attention biases start at 0, γ at 1 and β at 0 (as ``nn.LayerNorm`` starts), and the
+        feed-forward biases small. The same (sizes, seed) always gives the same numbers.
+        """
+        for name, value in (("d_model", d_model), ("d_ff", d_ff)):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+                raise InputError("size_not_positive", f"{name} must be a whole number of at least 1, got {value!r}.",
+                                 name=name, value=str(value))
+        check_heads(d_model, num_heads)
+        rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, d_model, num_heads, d_ff])
+
+        def draw(rows: int, cols: int | None = None, spread: float = 1.0) -> np.ndarray:
+            shape = (rows,) if cols is None else (rows, cols)
+            return np.round(rng.normal(0.0, spread, size=shape), 2) + 0.0  # + 0.0: no -0.0 in an editor
+
+        root_d, root_ff = math.sqrt(d_model), math.sqrt(d_ff)
+        return cls.checked(
+            w_q=draw(d_model, d_model, 1 / root_d), w_k=draw(d_model, d_model, 1 / root_d),
+            w_v=draw(d_model, d_model, 1 / root_d), w_o=draw(d_model, d_model, 1 / root_d),
+            w_1=draw(d_model, d_ff, 1 / root_d), b_1=draw(d_ff, spread=0.1),
+            w_2=draw(d_ff, d_model, 1 / root_ff), b_2=draw(d_model, spread=0.1),
+            num_heads=int(num_heads),
+        )
+
+    @classmethod
+    def from_torch(cls, layer: Any) -> "LayerParams":
+        """Read a ``torch.nn.TransformerEncoderLayer`` (its settings: :func:`torch_settings`)."""
+        attn = layer.self_attn
+        if not getattr(attn, "_qkv_same_embed_dim", True) or attn.in_proj_weight is None:
+            raise ValueError("only a self-attention layer with one in_proj_weight (kdim = vdim = d_model) is read")
+
+        def arr(t: Any) -> np.ndarray | None:
+            return None if t is None else t.detach().cpu().double().numpy().copy()
+
+        w_q, w_k, w_v = np.split(arr(attn.in_proj_weight), 3, axis=0)  # each (d, d) as torch's weight: y = x Wᵀ
+        biases = np.split(arr(attn.in_proj_bias), 3) if attn.in_proj_bias is not None else (None, None, None)
+        return cls.checked(
+            w_q=w_q.T, w_k=w_k.T, w_v=w_v.T, w_o=arr(attn.out_proj.weight).T,
+            b_q=biases[0], b_k=biases[1], b_v=biases[2], b_o=arr(attn.out_proj.bias),
+            ln1_gamma=arr(layer.norm1.weight), ln1_beta=arr(layer.norm1.bias),
+            ln2_gamma=arr(layer.norm2.weight), ln2_beta=arr(layer.norm2.bias),
+            w_1=arr(layer.linear1.weight).T, b_1=arr(layer.linear1.bias),
+            w_2=arr(layer.linear2.weight).T, b_2=arr(layer.linear2.bias),
+            num_heads=int(attn.num_heads),
+        )
+
+
+def torch_settings(layer: Any) -> dict[str, Any]:
+    """``norm_first``, ``activation`` and ``eps`` of a ``torch.nn.TransformerEncoderLayer``, as keywords of
+    :func:`transformer_layer`."""
+    import torch.nn.functional as F
+    from torch import nn
+
+    act = layer.activation
+    if act is F.relu or isinstance(act, nn.ReLU):
+        name = "relu"
+    elif act is F.gelu:
+        name = "gelu"
+    elif isinstance(act, nn.GELU):
+        name = "gelu_tanh" if act.approximate == "tanh" else "gelu"
+    else:
+        raise ValueError(f"activation {act!r} is not one of {ACTIVATIONS}")
+    return {"norm_first": bool(layer.norm_first), "activation": name, "eps": float(layer.norm1.eps)}
+
+
+# ── Traces ──────────────────────────────────────────────────────────────────────────
+
+@dataclass(frozen=True, eq=False)
+class NormTrace:
+    """One LayerNorm over the rows of its input, step by step."""
+
+    inputs: np.ndarray  # (n, d) z
+    mean: np.ndarray  # (n,) μ of each row
+    variance: np.ndarray  # (n,) σ², the mean squared distance from μ (biased, as torch)
+    normalised: np.ndarray  # (n, d) (z − μ) / √(σ² + ε): each row has mean 0 and variance σ²/(σ² + ε)
+    gamma: np.ndarray  # (d,)
+    beta: np.ndarray  # (d,)
+    eps: float
+    outputs: np.ndarray  # (n, d) normalised · γ + β
+
+
+@dataclass(frozen=True, eq=False)
+class LayerTrace:
+    """Every step of one encoder layer, as float64 numpy arrays."""
+
+    x: np.ndarray  # (n, d) the layer's input
+    attention_input: np.ndarray  # (n, d) what attention reads: x (post-LN) or norm1.outputs (pre-LN)
+    queries: np.ndarray  # (h, n, head_dim)
+    keys: np.ndarray  # (h, n, head_dim)
+    values: np.ndarray  # (h, n, head_dim)
+    scores: np.ndarray  # (h, n, n) raw q · k
+    scaled_scores: np.ndarray  # (h, n, n) divided by √head_dim, −inf where a key is masked
+    weights: np.ndarray  # (h, n, n) softmax of each row
+    head_outputs: np.ndarray  # (h, n, head_dim) weights @ values
+    concat: np.ndarray  # (n, d) heads side by side
+    projected: np.ndarray  # (n, d) concat @ W_o + b_o: the attention sub-layer's output
+    residual1: np.ndarray  # (n, d) x + projected (post-LN) or x + projected (pre-LN, from the raw x)
+    norm1: NormTrace  # post-LN: of residual1; pre-LN: of x
+    after_attention: np.ndarray  # (n, d) h: norm1.outputs (post-LN) or residual1 (pre-LN)
+    ff_input: np.ndarray  # (n, d) h (post-LN) or norm2.outputs (pre-LN)
+    ff_pre: np.ndarray  # (n, d_ff) ff_input @ W_1 + b_1
+    ff_act: np.ndarray  # (n, d_ff) the activation of ff_pre
+    ff_out: np.ndarray  # (n, d) ff_act @ W_2 + b_2
+    residual2: np.ndarray  # (n, d) h + ff_out
+    norm2: NormTrace  # post-LN: of residual2; pre-LN: of h
+    outputs: np.ndarray  # (n, d) norm2.outputs (post-LN) or residual2 (pre-LN)
+    allowed: np.ndarray  # (n, n) bool, True where query i may attend to key j
+    key_padding: np.ndarray  # (n,) bool, True for a padded position
+    norm_first: bool
+    activation: str
+    eps: float
+    scale_factor: float  # √head_dim
+
+    @property
+    def num_heads(self) -> int:
+        return int(self.weights.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class StackTrace:
+    """Layers applied in turn: ``layers[i].outputs`` is ``layers[i + 1].x``."""
+
+    x: np.ndarray  # (n, d) the first layer's input
+    layers: tuple[LayerTrace, ...]
+    final_norm: NormTrace | None  # the stack's closing LayerNorm (pre-LN stacks, as GPT-2's ln_f), or None
+    outputs: np.ndarray  # (n, d)
+
+    def similarity(self) -> np.ndarray:
+        """(L + 1,) mean cosine similarity between distinct real tokens: of the input, then after each layer.
+
+        What stacking does to a sentence: the token vectors grow alike layer by layer.
+        """
+        from selfattn.core.attention import cosine_similarity
+
+        real = ~self.layers[0].key_padding
+        states = [self.x] + [layer.outputs for layer in self.layers]
+        if self.final_norm is not None:
+            states[-1] = self.outputs
+        out = []
+        for state in states:
+            cos = cosine_similarity(state[real])
+            k = len(cos)
+            out.append(float((cos.sum() - np.trace(cos)) / (k * (k - 1))) if k > 1 else 1.0)
+        return np.array(out)
+
+
+# ── The maths ───────────────────────────────────────────────────────────────────────
+
+def check_eps(eps: Any) -> float:
+    """ε as a float, or InputError ``eps_bad`` unless it is a finite number above 0."""
+    try:
+        value = float(eps)
+    except (TypeError, ValueError):
+        value = math.nan
+    if isinstance(eps, bool) or not math.isfinite(value) or value <= 0:
+        raise InputError("eps_bad", f"ε must be a finite number above 0, got {eps!r}.", eps=str(eps))
+    return value
+
+
+def check_activation(activation: Any) -> str:
+    if activation not in ACTIVATIONS:
+        raise InputError("activation_unknown", f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}.",
+                         activation=str(activation)[:40])
+    return activation
+
+
+def activate(z: np.ndarray, activation: str) -> np.ndarray:
+    """relu, gelu (x·Φ(x), Φ by the error function) or gelu_tanh (GPT-2's approximation), elementwise."""
+    if activation == "relu":
+        return np.maximum(z, 0.0)
+    if activation == "gelu":
+        from scipy.special import erf
+
+        return 0.5 * z * (1.0 + erf(z / math.sqrt(2.0)))
+    inner = math.sqrt(2.0 / math.pi) * (z + 0.044715 * z ** 3)
+    return 0.5 * z * (1.0 + np.tanh(inner))
+
+
+def layer_norm(z: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> NormTrace:
+    """LayerNorm of each row of ``z`` (n, d), keeping μ, σ² and the normalised rows."""
+    mean = z.mean(axis=1)  # (n,)
+    centred = z - mean[:, None]
+    variance = (centred * centred).mean(axis=1)  # (n,) biased, as torch
+    normalised = centred / np.sqrt(variance + eps)[:, None]
+    return NormTrace(inputs=z, mean=mean, variance=variance, normalised=normalised, gamma=gamma, beta=beta, eps=eps,
+                     outputs=normalised * gamma + beta)
+
+
+def check_key_padding(key_padding: Any, n: int) -> np.ndarray:
+    """A boolean (n,) padding mask (True = padded), or all False for None."""
+    if key_padding is None:
+        return np.zeros(n, dtype=bool)
+    if hasattr(key_padding, "detach"):
+        key_padding = key_padding.detach().cpu().numpy()
+    pad = np.asarray(key_padding)
+    if pad.shape != (n,) or pad.dtype != bool:
+        raise InputError("padding_shape", f"key_padding must be a boolean array of {n} entries, got {pad.dtype} {pad.shape}.",
+                         n=n, shape=str(pad.shape))
+    return pad
+
+
+def layer_mask(n: int, causal: bool, key_padding: np.ndarray) -> np.ndarray:
+    """(n, n) bool, True where query i may attend to key j: not a padded key, and j ≤ i when causal."""
+    allowed = np.broadcast_to(~key_padding[None, :], (n, n))
+    if causal:
+        allowed = allowed & np.tril(np.ones((n, n), dtype=bool))
+    return resolve_mask(np.ascontiguousarray(allowed), n)  # every row needs a key it may see
+
+
+def transformer_layer(x: Any, params: LayerParams, *, norm_first: bool = False, activation: str = "relu",
+                      eps: float = 1e-5, causal: bool = False, key_padding: Any = None) -> LayerTrace:
+    """One encoder layer, as ``torch.nn.TransformerEncoderLayer`` (dropout off) computes it.
+
+    Args:
+        x: (n, d_model) token vectors.
+        params: the layer's weights (:class:`LayerParams`).
+        norm_first: False for post-LN (Add & Norm after each sub-layer), True for pre-LN.
+        activation: "relu", "gelu" (erf) or "gelu_tanh".
+        eps: ε added to the variance in both LayerNorms.
+        causal: token i attends to tokens 0..i only.
+        key_padding: (n,) bool, True where a position is padding: no query attends to it. Its own query row is
+            computed all the same (as Hugging Face does) and should be ignored.
+
+    Returns:
+        LayerTrace with every intermediate; ``.weights`` (h, n, n), ``.outputs`` (n, d_model).
+
+    Raises:
+        InputError: bad numbers or shapes (``not_finite``, ``weight_shape`` naming X), ``eps_bad``,
+            ``activation_unknown``, ``padding_shape``, ``mask_empty_row``, or ``overflow``.
+    """
+    x = as_matrix(x, "X")
+    n, d = x.shape
+    if d != params.d_model:
+        raise InputError("weight_shape", f"X has {d} columns but the layer's d_model is {params.d_model}.",
+                         name="X", expected=f"(n, {params.d_model})", got=str(x.shape))
+    eps = check_eps(eps)
+    activation = check_activation(activation)
+    pad = check_key_padding(key_padding, n)
+    allowed = layer_mask(n, bool(causal), pad)
+    h = params.num_heads
+    scale = score_scale(params.head_dim)
+
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below, in one sentence
+        norm1 = layer_norm(x, params.ln1_gamma, params.ln1_beta, eps) if norm_first else None
+        attention_input = norm1.outputs if norm_first else x
+        q = _split(attention_input @ params.w_q + params.b_q, h)  # (h, n, head_dim)
+        k = _split(attention_input @ params.w_k + params.b_k, h)
+        v = _split(attention_input @ params.w_v + params.b_v, h)
+        att = attend(q, k, v, scale=scale, mask=allowed)
+        concat = _merge(att.outputs)  # (n, d)
+        projected = concat @ params.w_o + params.b_o
+        residual1 = x + projected
+        if norm_first:
+            after_attention = residual1
+            norm2 = layer_norm(after_attention, params.ln2_gamma, params.ln2_beta, eps)
+            ff_input = norm2.outputs
+        else:
+            norm1 = layer_norm(residual1, params.ln1_gamma, params.ln1_beta, eps)
+            after_attention = norm1.outputs
+            ff_input = after_attention
+        ff_pre = ff_input @ params.w_1 + params.b_1
+        ff_act = activate(ff_pre, activation)
+        ff_out = ff_act @ params.w_2 + params.b_2
+        residual2 = after_attention + ff_out
+        if norm_first:
+            outputs = residual2
+        else:
+            norm2 = layer_norm(residual2, params.ln2_gamma, params.ln2_beta, eps)
+            outputs = norm2.outputs
+    check_overflow(att.scores, projected, ff_act, outputs)
+    return LayerTrace(
+        x=x, attention_input=attention_input, queries=q, keys=k, values=v, scores=att.scores,
+        scaled_scores=att.scaled_scores, weights=att.weights, head_outputs=att.outputs, concat=concat,
+        projected=projected, residual1=residual1, norm1=norm1, after_attention=after_attention, ff_input=ff_input,
+        ff_pre=ff_pre, ff_act=ff_act, ff_out=ff_out, residual2=residual2, norm2=norm2, outputs=outputs,
+        allowed=allowed, key_padding=pad, norm_first=bool(norm_first), activation=activation, eps=eps,
+        scale_factor=scale,
+    )
+
+
+def transformer_stack(x: Any, layers: Any, *, final_norm: Any = None, **same: Any) -> StackTrace:
+    """Layers applied in turn, each to the last one's outputs, with the same settings.
+
+    Args:
+        x: (n, d_model) token vectors.
+        layers: a sequence of :class:`LayerParams` (at least one, all of the same d_model).
+        final_norm: None, or (γ, β) of a closing LayerNorm, as pre-LN stacks end (GPT-2's ln_f).
+        **same: the keywords of :func:`transformer_layer` (norm_first, activation, eps, causal, key_padding).
+
+    Returns:
+        StackTrace with one LayerTrace per layer and ``.outputs`` (n, d_model).
+    """
+    layers = tuple(layers)
+    if not layers:
+        raise InputError("no_layers", "A stack needs at least one layer.")
+    traces: list[LayerTrace] = []
+    state = x
+    for params in layers:
+        traces.append(transformer_layer(state, params, **same))
+        state = traces[-1].outputs
+    closing = None
+    if final_norm is not None:
+        d = state.shape[1]
+        gamma, beta = as_bias(final_norm[0], "γ_f", d), as_bias(final_norm[1], "β_f", d)
+        closing = layer_norm(state, gamma, beta, traces[-1].eps)
+        state = closing.outputs
+    return StackTrace(x=traces[0].x, layers=tuple(traces), final_norm=closing, outputs=state)
+
+
+# ── Batches ─────────────────────────────────────────────────────────────────────────
+
+@dataclass(frozen=True, eq=False)
+class BatchTrace:
+    """A batch of sequences of different lengths, padded to the longest and run through one stack."""
+
+    lengths: tuple[int, ...]  # each sequence's real length, after truncation
+    truncated: tuple[bool, ...]  # whether a sequence was cut to max_len
+    inputs: np.ndarray  # (B, n, d) padded inputs
+    key_padding: np.ndarray  # (B, n) bool, True for padding
+    stacks: tuple[StackTrace, ...]  # one per sequence, each over all n positions
+
+    @property
+    def outputs(self) -> np.ndarray:
+        """(B, n, d); rows of padded positions are computed but mean nothing."""
+        return np.stack([s.outputs for s in self.stacks])
+
+
+def pad_batch(sequences: Any, max_len: int | None = None, pad_value: float = 0.0
+              ) -> tuple[np.ndarray, np.ndarray, tuple[int, ...], tuple[bool, ...]]:
+    """Cut each (n_i, d) sequence to ``max_len`` rows and pad them all to the longest with ``pad_value``.
+
+    Returns:
+        (inputs (B, n, d), key_padding (B, n) bool, lengths, truncated).
+    """
+    seqs = [as_matrix(s, f"sequence {i + 1}") for i, s in enumerate(sequences)]
+    if not seqs:
+        raise InputError("no_sequences", "A batch needs at least one sequence.")
+    widths = {s.shape[1] for s in seqs}
+    if len(widths) != 1:
+        raise InputError("batch_widths", f"Every sequence of a batch needs the same d_model, got {sorted(widths)}.",
+                         widths=str(sorted(widths)))
+    if max_len is not None:
+        if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 1:
+            raise InputError("max_len_bad", f"The maximum length must be a whole number of at least 1, got {max_len!r}.",
+                             value=str(max_len))
+        truncated = tuple(len(s) > max_len for s in seqs)
+        seqs = [s[:max_len] for s in seqs]
+    else:
+        truncated = tuple(False for _ in seqs)
+    lengths = tuple(len(s) for s in seqs)
+    n, d = max(lengths), widths.pop()
+    inputs = np.full((len(seqs), n, d), float(pad_value))
+    key_padding = np.ones((len(seqs), n), dtype=bool)
+    for b, s in enumerate(seqs):
+        inputs[b, :len(s)] = s
+        key_padding[b, :len(s)] = False
+    return inputs, key_padding, lengths, truncated
+
+
+def transformer_batch(sequences: Any, layers: Any, *, max_len: int | None = None, pad_value: float = 0.0,
+                      final_norm: Any = None, **same: Any) -> BatchTrace:
+    """Pad a batch (:func:`pad_batch`) and run each padded sequence through the stack with its key-padding mask
+    (combined with the causal one when ``causal=True``)."""
+    if "key_padding" in same:
+        raise TypeError("transformer_batch makes the key-padding mask itself")
+    inputs, key_padding, lengths, truncated = pad_batch(sequences, max_len, pad_value)
+    stacks = tuple(transformer_stack(inputs[b], layers, final_norm=final_norm, key_padding=key_padding[b], **same)
+                   for b in range(len(inputs)))
+    return BatchTrace(lengths=lengths, truncated=truncated, inputs=inputs, key_padding=key_padding, stacks=stacks)
