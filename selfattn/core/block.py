@@ -136,14 +136,17 @@ class LayerParams:
 
         Weights are drawn from N(0, 1/fan_in) as torch's default initialisations roughly are, so a stack keeps
         its scale; the attention biases start at 0, γ at 1 and β at 0 (as ``nn.LayerNorm`` starts), and the
-        feed-forward biases small. The same (sizes, seed) always gives the same numbers.
+        feed-forward biases small. The same (d_model, d_ff, seed) always gives the same numbers, whatever the
+        number of heads, so one head and several can be compared over the same weights.
         """
         for name, value in (("d_model", d_model), ("d_ff", d_ff)):
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
                 raise InputError("size_not_positive", f"{name} must be a whole number of at least 1, got {value!r}.",
                                  name=name, value=str(value))
         check_heads(d_model, num_heads)
-        rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, d_model, num_heads, d_ff])
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise InputError("seed_bad", f"The seed must be a whole number of at least 0, got {seed!r}.", value=str(seed))
+        rng = np.random.default_rng([int(seed), d_model, d_ff])  # not the heads: 1 or 2 heads over the same weights
 
         def draw(rows: int, cols: int | None = None, spread: float = 1.0) -> np.ndarray:
             shape = (rows,) if cols is None else (rows, cols)
@@ -403,7 +406,7 @@ def transformer_layer(x: Any, params: LayerParams, *, norm_first: bool = False, 
         else:
             norm2 = layer_norm(residual2, params.ln2_gamma, params.ln2_beta, eps)
             outputs = norm2.outputs
-    check_overflow(att.scores, projected, ff_act, outputs)
+    check_overflow(att.scores, projected, ff_act, outputs, norm1.variance, norm2.variance)  # σ² = inf: a silent 0
     return LayerTrace(
         x=x, attention_input=attention_input, queries=q, keys=k, values=v, scores=att.scores,
         scaled_scores=att.scaled_scores, weights=att.weights, head_outputs=att.outputs, concat=concat,
@@ -439,6 +442,7 @@ def transformer_stack(x: Any, layers: Any, *, final_norm: Any = None, **same: An
         d = state.shape[1]
         gamma, beta = as_bias(final_norm[0], "γ_f", d), as_bias(final_norm[1], "β_f", d)
         closing = layer_norm(state, gamma, beta, traces[-1].eps)
+        check_overflow(closing.variance)
         state = closing.outputs
     return StackTrace(x=traces[0].x, layers=tuple(traces), final_norm=closing, outputs=state)
 
