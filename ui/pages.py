@@ -26,5 +26,6 @@ PAGES = (
     Page("playground", "pages/playground.py", ":material/grid_on:", "playground"),
     Page("embeddings", "pages/embeddings.py", ":material/translate:", "embeddings", heavy=True),
     Page("heads", "pages/heads.py", ":material/speed:", "heads", heavy=True),
+    Page("block", "pages/block.py", ":material/view_agenda:", "block"),
 )
 PAGE_NAMED = {page.name: page for page in PAGES}

@@ -37,6 +37,7 @@ from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.i18n import DEFAULT_LANG, LANGS, Markdown, t
+from selfattn.block import view as block
 from selfattn.playground import view as playground
 from selfattn.playground.view import MAX_SEED
 from ui.pages import PAGE_NAMED
@@ -149,7 +150,8 @@ def _heads() -> tuple[Field, ...]:
 
 
 TABLES: dict[str, Callable[[], tuple[Field, ...]]] = {
-    "home": tuple, "playground": lambda: playground.FIELDS, "embeddings": _embeddings, "heads": _heads}
+    "home": tuple, "playground": lambda: playground.FIELDS, "embeddings": _embeddings, "heads": _heads,
+    "block": lambda: block.FIELDS}
 
 
 def fields(page: str) -> tuple[Field, ...]:
@@ -210,6 +212,10 @@ KEPT: dict[str, str] = {
     "hd_uploaded": "last_good: (file name, records) of the uploaded results",
     "hd_run_requested": "set by the Run button, until the benchmark runs",
     "hd_open_*": "each mistake panel's expander",
+    "tb": "the Transformer block page's typed tables, editors' generation, undo and notice (ui/block.py SLOTS)",
+    "tb_good": "last_good: the Transformer block page's toy result (selfattn.block.compute.ToyResult)",
+    "tb_real_good": "last_good: the Transformer block page's real layer (selfattn.block.compute.RealResult)",
+    "tbed_*": "the Transformer block page's matrix editors, one per table and version",
 }
 
 
@@ -217,7 +223,7 @@ KEPT: dict[str, str] = {
 # the maps' click triggers): declared so that every key a session holds is named somewhere.
 WIDGETS: dict[str, str] = {
     "dl_*": "each CSV, JSON or ZIP download button",
-    "map_*": "the Playground's step maps (a click on a query's row sends its trigger)",
+    "map_*": "the Playground's and the Transformer block's maps (a click on a token's row sends its trigger)",
     "heatmap_library": "the maps' drawing code, sent once a page run",
     "pg_undo": "the Playground's Undo button",
     "pg_upload_target": "the matrix the Playground's CSV upload fills",
@@ -230,6 +236,8 @@ WIDGETS: dict[str, str] = {
     "order_use_chinese_model": "the word-order section's switch to the real Chinese model",
     "hd_run": "the Heads page's Run button",
     "hd_upload": "the Heads page's results uploader",
+    "tb_undo": "the Transformer block page's Undo button",
+    "tb_load": "the Transformer block page's button that reloads the preset",
 }
 SHADOW = "_keep_"  # + a setting's key: its shadow (:func:`shadow`)
 CHOICE = re.compile(r"(.+)__[0-9a-f]{8}")  # a setting's key + its names' checksum: ui.common.choice's widget

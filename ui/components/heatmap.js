@@ -21,6 +21,11 @@
 const maps = new Map(); // group -> Map(link -> view): the maps on the page, found by their place
 const EVENT = "selfattn-link";
 const QUERY_ROWS = ["q", "scores", "scaled", "weights", "out"]; // maps whose row i is query i: a click picks it
+// The Transformer block's maps: "row:<step>" is a matrix whose row i is token i (every step of the block), and
+// "att:<head>" a head's weights (row i the query, column j the key). A token's row lights up in all of them.
+const tokenRows = (link) => typeof link === "string" && link.startsWith("row:");
+const headWeights = (link) => typeof link === "string" && link.startsWith("att:");
+const picks = (link) => QUERY_ROWS.includes(link) || tokenRows(link) || headWeights(link);
 const sheet = new CSSStyleSheet();
 sheet.replaceSync(STYLE);
 
@@ -141,7 +146,10 @@ function build(parent) {
       case "k": case "v": return { i: null, j: r };
       case "wv": return { i: view.data.focus, j: r };
       case "scores": case "scaled": case "weights": return { i: r, j: c };
-      default: return null;
+      default:
+        if (tokenRows(view.link)) return { i: r, j: null };
+        if (headWeights(view.link)) return { i: r, j: c };
+        return null;
     }
   };
   const announce = (where) => {
@@ -174,7 +182,7 @@ function build(parent) {
       th.tabIndex = -1;
       next.tabIndex = 0;
       next.focus();
-    } else if ((event.key === "Enter" || event.key === " ") && QUERY_ROWS.includes(view.link) && view.pick) {
+    } else if ((event.key === "Enter" || event.key === " ") && picks(view.link) && view.pick) {
       event.preventDefault();
       view.pick("pick", r);
     }
@@ -192,7 +200,7 @@ function build(parent) {
   box.addEventListener("click", (event) => {
     const where = place(event.target);
     if (event.pointerType === "touch" && !again) return;
-    if (where && where.i !== null && QUERY_ROWS.includes(view.link) && view.pick) {
+    if (where && where.i !== null && picks(view.link) && view.pick) {
       view.pick("pick", where.i); // the query of that row becomes the focus of steps 4-7
     }
   });
@@ -238,6 +246,12 @@ function light(view, where) {
       else if (i !== null) row(i);
       else col(j);
       break;
+    default:
+      if (tokenRows(view.link)) row(i);
+      else if (headWeights(view.link)) {
+        if (i !== null && j !== null) { mark(view.rowHeads[i], "lit-row"); mark(view.colHeads[j], "lit-col"); mark(view.cells[i]?.[j], "lit"); }
+        else if (i !== null) row(i);
+      }
   }
 }
 

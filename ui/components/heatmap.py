@@ -59,7 +59,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
         name: the map's accessible name.
         role: its colour role (:data:`selfattn.display.colours.SCHEMES`).
         domain: a fixed (low, high) for the colours, e.g. (0, 1) for weights; else the finite extent.
-        link: its place in the linked steps (:data:`LINKS`), or None for a map that links to nothing.
+        link: its place in the linked steps (:data:`LINKS`), or None for a map that links to nothing; the
+            Transformer block's maps are ``row:<step>`` (row i is token i) and ``att:<head>`` (a head's weights).
         group: the maps that light up together.
         focus: the focus token's row, marked in bold.
         engine: on the outputs map, the options the browser's preview works the steps out with
@@ -67,8 +68,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
             or None; see ``attention.js``).
     """
     values = np.asarray(matrix, dtype=float)
-    if link is not None and link not in LINKS:
-        raise ValueError(f"link {link!r} is not one of {', '.join(LINKS)}")
+    if link is not None and link not in LINKS and not link.startswith(("row:", "att:")):
+        raise ValueError(f"link {link!r} is not one of {', '.join(LINKS)}, row:<step> or att:<head>")
     finite = values[np.isfinite(values)]
     lo, hi = domain if domain else ((float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0))
     return {"name": name, "rows": [str(r) for r in row_labels], "cols": [str(c) for c in col_labels],

@@ -1,0 +1,210 @@
+"""Transformer block: attention, W_o, Add & Norm and the feed-forward network, editable, stacked, padded and
+checked against PyTorch (a toy) or recomputed from a real model's weights."""
+
+from functools import partial
+
+import streamlit as st
+
+from selfattn.block import view as tbv
+from selfattn.block.compute import compute_toy
+from selfattn.block.link import LINK_PARAMS, TABLE_PARAMS, encode
+from selfattn.block.text import batch_lines, formulas, similarity_spec
+from selfattn.core.block import ACTIVATIONS
+from selfattn.core.positions import KINDS
+from selfattn.display.export import column_names, labelled, zip_tables
+from selfattn.display.numbers import step_text
+from ui import block as tb
+from ui import state as settings
+from ui.common import choice, current_lang, show_error, tr, vega
+from ui.components.heatmap import library
+
+# ── Read ─────────────────────────────────────────────────────────────────────────────────────────
+settings.begin("block")
+state = tb.setup()
+opened = settings.open_page("block", own=LINK_PARAMS)
+if opened is not None:
+    settings.note_bad("block", tb.open_link(opened))
+st.title(tr("tb.title"))
+st.caption(tr("tb.intro"))
+settings.show_problems("block")
+
+source = choice(st.segmented_control, tr("tb.source"), ("toy", "real"), "tb_source",
+                {"toy": tr("tb.source_toy"), "real": tr("tb.source_real")})
+
+if source == "real":
+    # ── A real model's layer ────────────────────────────────────────────────────────────────────
+    from ui.block_real import real_section
+
+    real_section()
+    st.stop()
+
+with st.container(border=True):
+    c1, c2, c3 = st.columns([1.6, 1, 1.2], vertical_alignment="bottom")
+    with c1:
+        choice(st.selectbox, tr("tb.preset"), tbv.PRESETS, "tb_preset",
+               {p: tr(f"tb.preset_{p}") for p in tbv.PRESETS}, on_pick=tb.load_preset)
+    settings.keep("tb_seed")
+    c2.number_input(tr("tb.seed"), min_value=0, max_value=tbv.MAX_SEED, step=1, key="tb_seed", help=tr("tb.seed_help"),
+                    on_change=tb.on_size, args=("tb_seed",))
+    c3.button(tr("tb.load_preset"), on_click=tb.load_preset, icon=":material/restart_alt:", width="stretch",
+              key="tb_load")
+    st.caption(tr(f"tb.preset_{st.session_state['tb_preset']}_note")
+               + (" " + tr("tb.edited") if state["edits"] else ""))
+    s1, s2, s3, s4, s5 = st.columns(5, vertical_alignment="bottom")
+    for key in ("tb_n", "tb_d", "tb_dff", "tb_layers"):
+        settings.keep(key)
+    s1.number_input(tr("tb.n"), min_value=1, max_value=tbv.MAX_TOKENS, step=1, key="tb_n", on_change=tb.on_size,
+                    args=("tb_n",), help=tr("tb.n_help", top=tbv.MAX_TOKENS))
+    s2.number_input("d_model", min_value=1, max_value=tbv.MAX_D, step=1, key="tb_d", on_change=tb.on_size,
+                    args=("tb_d",), help=tr("tb.d_help", top=tbv.MAX_D))
+    with s3:
+        heads_offered = tb.divisors(int(settings.value("tb_d")))
+        settings.keep("tb_heads", heads_offered, fallback=1)
+        st.selectbox(tr("tb.heads"), heads_offered, key="tb_heads", help=tr("tb.heads_help"))
+    s4.number_input("d_ff", min_value=1, max_value=tbv.MAX_DFF, step=1, key="tb_dff", on_change=tb.on_size,
+                    args=("tb_dff",), help=tr("tb.dff_help", top=tbv.MAX_DFF))
+    s5.number_input(tr("tb.layers"), min_value=1, max_value=tbv.MAX_LAYERS, step=1, key="tb_layers",
+                    on_change=tb.on_size, args=("tb_layers",), help=tr("tb.layers_help", top=tbv.MAX_LAYERS))
+    o1, o2, o3 = st.columns(3, vertical_alignment="bottom")
+    with o1:
+        norm = choice(st.segmented_control, tr("tb.norm"), ("post", "pre"), "tb_norm",
+                      {"post": tr("tb.norm_post"), "pre": tr("tb.norm_pre")})
+    with o2:
+        choice(st.selectbox, tr("tb.act"), ACTIVATIONS, "tb_act", {a: tr(f"tb.act_{a}") for a in ACTIVATIONS})
+    settings.keep("tb_eps")
+    o3.text_input(tr("tb.eps"), key="tb_eps", max_chars=tbv.MAX_EPS_CHARS, help=tr("tb.eps_help"))
+    t1, t2, t3 = st.columns(3, vertical_alignment="bottom")
+    for key in ("tb_causal", "tb_final"):
+        settings.keep(key)
+    t1.toggle(tr("tb.causal"), key="tb_causal", help=tr("tb.causal_help"))
+    t2.toggle(tr("tb.final"), key="tb_final", help=tr("tb.final_help"), disabled=norm != "pre")
+    with t3:
+        choice(st.selectbox, tr("tb.pos"), KINDS, "tb_pos", {k: tr(f"tb.pos_{k}") for k in KINDS})
+    notice = state.pop("notice", None)
+    if notice:
+        kind, what, params = notice
+        getattr(st, kind)(tr(what, **params), icon=":material/check_circle:" if kind == "success" else ":material/warning:")
+    if state["undo"]:
+        u1, u2 = st.columns([3, 1], vertical_alignment="center")
+        u1.caption(tr("tb.undo_note"))
+        u2.button(tr("tb.undo"), on_click=tb.undo, icon=":material/undo:", key="tb_undo", width="stretch")
+
+f1, f2 = st.columns(2)
+maths = formulas(current_lang())
+for col, order in ((f1, "post"), (f2, "pre")):
+    with col, st.container(border=order == norm):
+        st.markdown(f"**{tr(f'tb.norm_{order}')}**" + (" · " + tr("tb.chosen") if order == norm else ""))
+        st.latex(maths[order])
+st.caption(tr("tb.formula_note"))
+
+
+@st.fragment
+def block() -> None:
+    """Editors, the flow of the layer shown, the stack, the batch, the export and the link: an edit reruns this."""
+    version = tb.state()["version"]
+    if settings.refuse_unfit_settings(settings.fields("block")) or tb.setup()["version"] != version:
+        st.rerun(scope="app")
+    shown = tb.current()
+    st.subheader(tr("tb.x_title"))
+    st.caption(tr("tb.x_help"))
+    tb.take_sent("x", shown)
+    tb.editor("x", shown)
+    if shown.layers > 1:
+        settings.keep("tb_layer")
+        st.selectbox(tr("tb.layer"), range(shown.layers), key="tb_layer", format_func=lambda i: f"{i + 1}")
+        shown = tb.current()
+    layer = shown.layer
+    with st.expander(tr("tb.weights_title", layer=layer + 1), icon=":material/edit:"):
+        st.caption(tr("tb.weights_help"))
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for table in tb.shown_tables(shown)[1:]:
+                with st.container(width="content"):
+                    st.markdown(f"**{tb.table_label(table)}**")
+                    tb.take_sent(table, shown)
+                    tb.editor(table, shown)
+    shown = tb.read()
+
+    good, error = settings.last_good("tb_good", partial(compute_toy, shown))
+    if error is not None:
+        show_error(error, kept=good is not None)
+    sharing = {"page": "block", "own": encode(shown), "bulky": TABLE_PARAMS}
+    if good is None:
+        settings.stop(**sharing)
+    result = good
+    trace = result.stack.layers[min(layer, len(result.stack.layers) - 1)]
+    tokens = result.tokens
+    focus = min(shown.focus, len(tokens) - 1)
+    st.success(tr("tb.checked_torch", diff=f"{result.torch_difference:.1e}", layers=len(result.params)),
+               icon=":material/verified:")
+    tables = {"x": partial(labelled, result.x, tokens, column_names("x", result.x.shape[1]))}
+    if result.positions is not None:
+        tables["positions"] = partial(labelled, result.positions, tokens, column_names("x", result.x.shape[1]))
+
+    st.subheader(tr("tb.flow_title", layer=layer + 1, layers=len(result.params)))
+    st.caption(tr("tb.flow_help"))
+    tb.draw_flow(trace, tokens, focus, tables, prefix=f"layer{layer + 1}_")
+    tb.draw_norms(trace, tokens, focus)
+    choice(st.selectbox, tr("tb.focus"), range(len(tokens)), "tb_focus", {k: f"{k + 1}: {t}" for k, t in enumerate(tokens)})
+
+    if len(result.params) > 1:
+        st.subheader(tr("tb.stack_title", layers=len(result.params)))
+        st.caption(tr("tb.stack_help"))
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for k, lt in enumerate(result.stack.layers):
+                with st.container(width="content"):
+                    mean = lt.weights.mean(axis=0)
+                    tables[f"layer{k + 1}_weights_mean"] = tb.show_map(
+                        tr("tb.stack_layer", k=k + 1), mean, tokens, tokens, key=f"stack{k + 1}", link=None,
+                        focus=focus, role="weights", domain=(0.0, 1.0))
+        similarity = result.stack.similarity()
+        vega(similarity_spec(similarity, current_lang()))
+        st.caption(tr("tb.similarity_note", first=step_text(similarity[0]), last=step_text(similarity[-1])))
+        if result.stack.final_norm is not None:
+            tables["final_norm"] = tb.show_map(tr("tb.final_out"), result.stack.outputs, tokens,
+                                               column_names("y", result.stack.outputs.shape[1]), key="final",
+                                               link="row:final", focus=focus, role="outputs")
+
+    if shown.batch and result.batch is not None:
+        st.subheader(tr("tb.batch_title"))
+        st.caption(tr("tb.batch_help"))
+        batch = result.batch
+        n_pad = batch.inputs.shape[1]
+        pad_rows = [f"{i + 1}" for i in range(n_pad)]
+        tables["batch_key_padding"] = tb.show_map(
+            tr("tb.batch_mask"), batch.key_padding.astype(float), [f"#{b + 1}" for b in range(len(batch.lengths))],
+            pad_rows, key="batch_mask", link=None, focus=None, role="weights", domain=(0.0, 1.0))
+        st.code("\n".join(batch_lines(batch, result.batch_lengths, shown.maxlen, current_lang())), language=None)
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for b, stack in enumerate(batch.stacks):
+                with st.container(width="content"):
+                    rows = [f"{i + 1}" + (" ·pad" if batch.key_padding[b, i] else "") for i in range(n_pad)]
+                    tables[f"batch{b + 1}_outputs"] = tb.show_map(
+                        tr("tb.batch_out", b=b + 1), stack.outputs, rows,
+                        column_names("y", stack.outputs.shape[1]), key=f"batch{b + 1}", link=None, focus=None,
+                        role="outputs")
+        st.success(tr("tb.batch_same", diff=f"{result.padding_difference:.1e}"), icon=":material/verified:")
+        st.caption(tr("tb.batch_fast_path"))
+
+    st.divider()
+    for k, params in enumerate(result.params):
+        for part, matrix in tbv.layer_tables(params).items():
+            tables[f"layer{k + 1}_{part}"] = partial(labelled, matrix, [f"{i + 1}" for i in range(len(matrix))],
+                                                     [f"{j + 1}" for j in range(matrix.shape[1])])
+    st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, {}), file_name="selfattn-block.zip",
+                       mime="application/zip", key="dl_tb_zip", on_click="ignore", icon=":material/folder_zip:",
+                       type="primary")
+    settings.publish(**sharing)
+
+
+with st.container():
+    settings.keep("tb_batch")
+    b1, b2, b3 = st.columns([1, 1.4, 1], vertical_alignment="bottom")
+    b1.toggle(tr("tb.batch"), key="tb_batch", help=tr("tb.batch_toggle_help"))
+    settings.keep("tb_lengths")
+    settings.keep("tb_maxlen")
+    b2.text_input(tr("tb.lengths"), key="tb_lengths", max_chars=40, help=tr("tb.lengths_help"),
+                  disabled=not st.session_state.get("tb_batch"))
+    b3.number_input(tr("tb.maxlen"), min_value=1, max_value=tbv.MAX_TOKENS, step=1, key="tb_maxlen",
+                    help=tr("tb.maxlen_help"), disabled=not st.session_state.get("tb_batch"))
+library()
+block()

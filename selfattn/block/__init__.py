@@ -1,0 +1,1 @@
+"""The Transformer block page's pure layer: its state (view), link and numbers (compute)."""

@@ -1,0 +1,68 @@
+"""The Transformer block page's link: its settings and the tables typed into, to and from URL parameters.
+
+A table the visitor typed into goes as ``t<id>`` (every cell) or ``d<id>`` (the cells that differ from the
+seeded table), whichever is shorter (:func:`selfattn.display.share.encode_cells`); table ids are
+:mod:`selfattn.block.view`'s (``x``, ``1wq``, ``2ln``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from selfattn.block.view import (ALL_TABLES, CELL_CHARS, FIELDS, MAX_DFF, MAX_D, MAX_REAL_TOKENS, MAX_TOKENS, View,
+                                 base_rows, fit_edits, table_shape, view)
+from selfattn.display import share
+
+TABLE_PARAMS = tuple(f"{kind}{table}" for table in ALL_TABLES for kind in "td")
+LINK_PARAMS = TABLE_PARAMS  # the page's parameters beyond its settings table
+
+
+def encode(shown: View) -> dict[str, str]:
+    """The link's parameters for ``shown`` (defaults left out; the language is the frame's)."""
+    params = share.encode_fields(FIELDS, shown.settings())
+    kept, _ = fit_edits(shown)
+    for table, rows in sorted(kept.items()):
+        written = share.encode_cells(base_rows(shown, table), rows)
+        if written is not None:
+            kind, text = written
+            params[("t" if kind == "full" else "d") + table] = text
+    return params
+
+
+def decode(params: Mapping[str, str]) -> tuple[View, dict[str, share.BadValue]]:
+    """The :class:`View` a link opens, and its parameters that could not be used, with why.
+
+    Parameters neither the settings table nor :data:`LINK_PARAMS` names are left for the caller.
+    """
+    settings, bad = share.decode_fields(FIELDS, dict(params))
+    shown = view(settings)
+    edits = {}
+    for table in ALL_TABLES:
+        full, diff = f"t{table}", f"d{table}"
+        if full not in params and diff not in params:
+            continue
+        param = full if full in params else diff
+        shape = table_shape(shown, table)
+        try:
+            if table != "x" and int(table[0]) > shown.layers:
+                raise share.BadValue("not_offered", options=f"1–{shown.layers}")
+            if param == full:
+                cells = share.decode_table(params[param], shape, max_rows=max(MAX_TOKENS, MAX_DFF),
+                                           max_cols=max(MAX_D, MAX_DFF))
+            else:
+                cells = share.apply_diff(base_rows(shown, table), params[param])
+            if any(len(cell) > CELL_CHARS for row in cells for cell in row):
+                raise share.BadValue("too_long", n=CELL_CHARS)
+        except share.BadValue as exc:
+            bad[param] = exc
+            continue
+        edits[table] = tuple(tuple(row) for row in cells)
+    shown = view(settings, edits)
+    top = len(shown.text) + 2 if shown.source == "real" else shown.n  # a sentence's tokens are known only later
+    if not 0 <= shown.focus < min(top, MAX_REAL_TOKENS):
+        bad["focus"] = share.BadValue("out_of_range", lo=1, hi=shown.n)
+        shown = view({**settings, "tb_focus": 0}, edits)
+    if not 0 <= shown.layer < shown.layers:
+        bad["layer"] = share.BadValue("out_of_range", lo=1, hi=shown.layers)
+        shown = view({**settings, "tb_layer": 0, "tb_focus": shown.focus}, edits)
+    return shown, bad

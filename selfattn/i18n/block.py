@@ -1,0 +1,251 @@
+"""UI strings: the Transformer block page."""
+
+STRINGS: dict[str, dict[str, str]] = {
+    "nav.block": {"en": "Transformer block", "zh": "Transformer 块"},
+    "home.block": {
+        "en": "From attention to a whole Transformer layer: $W_o$, residual connections, LayerNorm and the "
+              "feed-forward network, every weight editable, stacked up to 6 layers, a padded batch, checked live "
+              "against `torch.nn.TransformerEncoderLayer`, and a real model's layer recomputed from its weights.",
+        "zh": "从注意力到完整的 Transformer 层：$W_o$、残差连接、层规范化和前馈网络，每个权重都可编辑，"
+              "最多堆叠 6 层，可看填充后的批量，实时与 `torch.nn.TransformerEncoderLayer` 核对，"
+              "还能用真实模型的权重重算它的一层。",
+    },
+    "tb.title": {"en": "Transformer block: attention, Add & Norm, feed-forward",
+                 "zh": "Transformer 块：注意力、残差与规范化、前馈网络"},
+    "tb.intro": {
+        "en": "Self-attention is one part of a Transformer layer. Here is the whole layer: the heads' outputs are "
+              "joined and mixed by $W_o$, added back to the input (a residual connection), normalised (LayerNorm), "
+              "sent through a feed-forward network, added and normalised again. Edit any number, stack layers, pad "
+              "a batch, and see every number checked against PyTorch.",
+        "zh": "自注意力只是 Transformer 层的一部分。这里是完整的一层：各个头的输出拼接后由 $W_o$ 混合，"
+              "再加回输入（残差连接），做层规范化，经过前馈网络，再相加并规范化一次。"
+              "你可以修改任何数字、堆叠多层、填充一个批量，并看到每个数字都与 PyTorch 核对过。",
+    },
+    "tb.source": {"en": "Numbers from", "zh": "数字来源"},
+    "tb.source_toy": {"en": "A small block you edit", "zh": "可编辑的小模块"},
+    "tb.source_real": {"en": "A real model's layer (MiniLM)", "zh": "真实模型的一层（MiniLM）"},
+    "tb.preset": {"en": "Preset", "zh": "预设"},
+    "tb.preset_tiny": {"en": "Tiny (d_model 4, 2 heads, d_ff 8)", "zh": "最小（d_model 4，2 个头，d_ff 8）"},
+    "tb.preset_vaswani": {"en": "Vaswani et al. (post-LN, ReLU)", "zh": "Vaswani 等（后置规范化，ReLU）"},
+    "tb.preset_gpt2": {"en": "GPT-2 (pre-LN, GELU-tanh, final norm)", "zh": "GPT-2（前置规范化，GELU-tanh，末尾规范化）"},
+    "tb.preset_bert": {"en": "BERT (post-LN, GELU)", "zh": "BERT（后置规范化，GELU）"},
+    "tb.preset_tiny_note": {"en": "One post-LN layer, small enough to follow every number by hand.",
+                            "zh": "一个后置规范化的层，小到可以手算每个数字。"},
+    "tb.preset_vaswani_note": {
+        "en": "The original Transformer's order (2017): Add & Norm after each sub-layer, ReLU, sinusoidal positions.",
+        "zh": "最初的 Transformer（2017）的顺序：每个子层之后做残差与规范化，ReLU，正弦位置编码。"},
+    "tb.preset_gpt2_note": {
+        "en": "GPT-2's order: LayerNorm before each sub-layer, the tanh form of GELU, a causal mask, learned "
+              "positions, and one more LayerNorm after the last layer.",
+        "zh": "GPT-2 的顺序：每个子层之前做层规范化，GELU 的 tanh 近似，因果掩码，可学习位置编码，"
+              "最后一层之后再做一次层规范化。"},
+    "tb.preset_bert_note": {"en": "BERT's order: post-LN with the exact (erf) GELU and ε = 1e-12.",
+                            "zh": "BERT 的顺序：后置规范化，精确（erf）GELU，ε = 1e-12。"},
+    "tb.edited": {"en": "Edited: some tables differ from the preset's.", "zh": "已编辑：有些表格与预设不同。"},
+    "tb.preset_loaded": {"en": "Loaded the preset “{name}”.", "zh": "已载入预设“{name}”。"},
+    "tb.load_preset": {"en": "Reload preset", "zh": "重新载入预设"},
+    "tb.seed": {"en": "Seed", "zh": "随机种子"},
+    "tb.seed_help": {"en": "The tables not typed into are drawn from this seed, each layer its own numbers.",
+                     "zh": "未编辑的表格都由这个种子生成，每一层的数字各不相同。"},
+    "tb.undo_note": {"en": "The last preset, seed or size change replaced tables you typed into.",
+                     "zh": "上一次更换预设、种子或大小时替换了你编辑过的表格。"},
+    "tb.undo": {"en": "Undo", "zh": "撤销"},
+    "tb.undone": {"en": "The tables and settings from before are back.", "zh": "之前的表格和设置已恢复。"},
+    "tb.n": {"en": "Tokens n", "zh": "词元数 n"},
+    "tb.n_help": {"en": "Rows of X, 1 to {top}.", "zh": "X 的行数，1 到 {top}。"},
+    "tb.d_help": {"en": "Width of every token vector, 1 to {top}.", "zh": "每个词元向量的宽度，1 到 {top}。"},
+    "tb.heads": {"en": "Heads h", "zh": "头数 h"},
+    "tb.heads_help": {"en": "Only divisors of d_model: every head gets d_model / h columns.",
+                      "zh": "只能是 `d_model` 的约数：每个头分到 `d_model / h` 列。"},
+    "tb.dff_help": {"en": "Width of the feed-forward network's hidden layer, 1 to {top} (usually 4 × d_model).",
+                    "zh": "前馈网络隐藏层的宽度，1 到 {top}（通常是 `d_model` 的 4 倍）。"},
+    "tb.layers": {"en": "Layers", "zh": "层数"},
+    "tb.layers_help": {"en": "Layers stacked, each reading the last one's output, 1 to {top}.",
+                       "zh": "堆叠的层数，每层读取上一层的输出，1 到 {top}。"},
+    "tb.norm": {"en": "Where LayerNorm goes", "zh": "层规范化的位置"},
+    "tb.norm_post": {"en": "Post-LN (after the sum)", "zh": "后置规范化（相加之后）"},
+    "tb.norm_pre": {"en": "Pre-LN (before the sub-layer)", "zh": "前置规范化（子层之前）"},
+    "tb.chosen": {"en": "shown below", "zh": "下面所示"},
+    "tb.formula_note": {
+        "en": "MHA is multi-head attention followed by $W_o$; FFN(z) = act(z W₁ + b₁) W₂ + b₂; "
+              "LayerNorm(z) = (z − μ) / √(σ² + ε) · γ + β for each row. Post-LN is the 2017 paper's and BERT's "
+              "order; pre-LN (GPT-2) keeps a clean path from input to output and trains more easily when deep.",
+        "zh": "MHA 是多头注意力再乘 $W_o$；FFN(z) = act(z W₁ + b₁) W₂ + b₂；"
+              "对每一行，LayerNorm(z) = (z − μ) / √(σ² + ε) · γ + β。后置规范化是 2017 年论文和 BERT 的顺序；"
+              "前置规范化（GPT-2）让输入到输出有一条直通的路径，层数多时更容易训练。",
+    },
+    "tb.act": {"en": "Activation", "zh": "激活函数"},
+    "tb.act_relu": {"en": "ReLU", "zh": "ReLU"},
+    "tb.act_gelu": {"en": "GELU (erf)", "zh": "GELU（erf）"},
+    "tb.act_gelu_tanh": {"en": "GELU (tanh form)", "zh": "GELU（tanh 近似）"},
+    "tb.eps": {"en": "ε of LayerNorm", "zh": "层规范化的 ε"},
+    "tb.eps_help": {"en": "Added to the variance before the square root, so a constant row does not divide by 0. "
+                          "A number above 0, e.g. 1e-5.",
+                    "zh": "在开平方之前加到方差上，使常数行不会除以 0。必须是大于 0 的数，例如 1e-5。"},
+    "tb.causal": {"en": "Causal mask", "zh": "因果掩码"},
+    "tb.causal_help": {"en": "Each token attends to itself and the tokens before it, as in GPT-2.",
+                       "zh": "每个词元只关注自己和它之前的词元，如 GPT-2。"},
+    "tb.final": {"en": "Final LayerNorm", "zh": "末尾层规范化"},
+    "tb.final_help": {"en": "Pre-LN stacks end with one more LayerNorm (GPT-2's ln_f). Only with pre-LN.",
+                      "zh": "前置规范化的堆叠在最后再做一次层规范化（GPT-2 的 `ln_f`）。只用于前置规范化。"},
+    "tb.pos": {"en": "Positions added to X", "zh": "加到 X 上的位置编码"},
+    "tb.pos_none": {"en": "None", "zh": "无"},
+    "tb.pos_sinusoidal": {"en": "Sinusoidal", "zh": "正弦位置编码"},
+    "tb.pos_learned": {"en": "Learned (as initialised)", "zh": "可学习位置编码（初始值）"},
+    "tb.batch": {"en": "A padded batch", "zh": "填充后的批量"},
+    "tb.batch_toggle_help": {"en": "Run several sequences of different lengths together, padded to the longest.",
+                             "zh": "把几个长度不同的序列放在一起计算，填充到最长的长度。"},
+    "tb.lengths": {"en": "Lengths (first rows of X)", "zh": "长度（取 X 的前几行）"},
+    "tb.lengths_help": {"en": "2 to 4 whole numbers, e.g. 4 2 3: sequence b is the first rows of X.",
+                        "zh": "2 到 4 个整数，例如 4 2 3：第 b 个序列是 X 的前几行。"},
+    "tb.maxlen": {"en": "Maximum length", "zh": "最大长度"},
+    "tb.maxlen_help": {"en": "Longer sequences are truncated to this many tokens.",
+                       "zh": "更长的序列被截断到这个词元数。"},
+    "tb.x_title": {"en": "X, the tokens going in", "zh": "X：输入的词元"},
+    "tb.x_help": {"en": "One row per token. Edit a cell and press Enter: every step below recomputes.",
+                  "zh": "每个词元一行。编辑单元格后按 Enter：下面每一步都会重新计算。"},
+    "tb.layer": {"en": "Layer shown and edited", "zh": "显示并编辑的层"},
+    "tb.weights_title": {"en": "Layer {layer}'s weights: W_q, W_k, W_v, W_o, biases, γ and β, W₁, W₂",
+                         "zh": "第 {layer} 层的权重：W_q、W_k、W_v、W_o、偏置、γ 和 β、W₁、W₂"},
+    "tb.weights_help": {
+        "en": "Every weight of the layer, as x @ W. b holds the biases of Q, K, V and W_o; the γ, β table the two "
+              "LayerNorms' scale and shift. Tables not typed into come from the seed.",
+        "zh": "该层的每个权重，按 x @ W 的约定。b 表是 Q、K、V 和 W_o 的偏置；γ, β 表是两个层规范化的缩放和平移。"
+              "未编辑的表格由随机种子生成。"},
+    "tb.table_wq": {"en": "W_q (layer {layer})", "zh": "W_q（第 {layer} 层）"},
+    "tb.table_wk": {"en": "W_k (layer {layer})", "zh": "W_k（第 {layer} 层）"},
+    "tb.table_wv": {"en": "W_v (layer {layer})", "zh": "W_v（第 {layer} 层）"},
+    "tb.table_wo": {"en": "W_o (layer {layer})", "zh": "W_o（第 {layer} 层）"},
+    "tb.table_b": {"en": "Biases b (layer {layer})", "zh": "偏置 b（第 {layer} 层）"},
+    "tb.table_ln": {"en": "γ and β (layer {layer})", "zh": "γ 和 β（第 {layer} 层）"},
+    "tb.table_w1": {"en": "W₁ (layer {layer})", "zh": "W₁（第 {layer} 层）"},
+    "tb.table_b1": {"en": "b₁ (layer {layer})", "zh": "b₁（第 {layer} 层）"},
+    "tb.table_w2": {"en": "W₂ (layer {layer})", "zh": "W₂（第 {layer} 层）"},
+    "tb.table_b2": {"en": "b₂ (layer {layer})", "zh": "b₂（第 {layer} 层）"},
+    "tb.checked_torch": {
+        "en": "Checked against `torch.nn.TransformerEncoderLayer` (float64, all {layers} layer(s), outputs and "
+              "every head's weights): largest difference {diff}.",
+        "zh": "已与 `torch.nn.TransformerEncoderLayer` 核对（float64，全部 {layers} 层的输出和每个头的注意力权重）："
+              "最大差异 {diff}。"},
+    "tb.checked_model": {
+        "en": "Recomputed from {model}'s weights and checked against the model's own hidden state after layer "
+              "{layer}: largest difference {diff} (attention weights: {wdiff}), float32's precision.",
+        "zh": "用 {model} 的权重重算，并与模型自己在第 {layer} 层之后的隐藏状态核对：最大差异 {diff}"
+              "（注意力权重：{wdiff}），即 float32 的精度。"},
+    "tb.flow_title": {"en": "Layer {layer} of {layers}, step by step", "zh": "第 {layer} 层（共 {layers} 层），逐步展示"},
+    "tb.flow_help": {
+        "en": "Every box is a map of its numbers. Point at a token's row: it lights up in every step. Click it to "
+              "write out its LayerNorm below.",
+        "zh": "每个方框都是它的数字热力图。指向某个词元的行：它在每一步都会高亮。点击它，下面会写出它的层规范化。"},
+    "tb.first_columns": {"en": "map: first {k} columns; the CSV holds all", "zh": "热力图：前 {k} 列；CSV 包含全部"},
+    "tb.head": {"en": "Head {h}", "zh": "第 {h} 个头"},
+    "tb.step_input": {"en": "Input x", "zh": "输入 x"},
+    "tb.step_input_help": {"en": "The layer's input: X (with positions added) for layer 1, else the last layer's output.",
+                           "zh": "这一层的输入：第 1 层是 X（加上位置编码），其余是上一层的输出。"},
+    "tb.step_heads": {"en": "Attention weights, {h} head(s) side by side", "zh": "注意力权重，{h} 个头并排"},
+    "tb.step_heads_help": {"en": "Each head attends with its own {hd} columns of Q, K and V; rows sum to 1.",
+                           "zh": "每个头用 Q、K、V 中属于自己的 {hd} 列计算注意力；每行之和为 1。"},
+    "tb.step_concat": {"en": "Heads' outputs, concatenated", "zh": "各个头的输出，拼接"},
+    "tb.step_concat_help": {"en": "Each head's weights times its values, the {h} results side by side.",
+                            "zh": "每个头的注意力权重乘以它的值，{h} 个结果并排拼接。"},
+    "tb.step_projected": {"en": "× W_o + b_o: the attention sub-layer's output", "zh": "× W_o + b_o：注意力子层的输出"},
+    "tb.step_projected_help": {"en": "W_o mixes what the heads found into one vector per token.",
+                               "zh": "W_o 把各个头得到的结果混合成每个词元的一个向量。"},
+    "tb.step_residual1": {"en": "Residual: x + attention", "zh": "残差连接：x + 注意力"},
+    "tb.step_residual2": {"en": "Residual: h + feed-forward", "zh": "残差连接：h + 前馈网络"},
+    "tb.step_residual_help": {"en": "The sub-layer's output is added to what went into it: a residual connection.",
+                              "zh": "子层的输出加回它的输入：这就是残差连接。"},
+    "tb.step_norm1": {"en": "LayerNorm₁", "zh": "层规范化₁"},
+    "tb.step_norm2": {"en": "LayerNorm₂", "zh": "层规范化₂"},
+    "tb.step_norm_help": {"en": "Each row is shifted to mean 0 and scaled to variance 1, then times γ plus β.",
+                          "zh": "每一行平移到均值 0、缩放到方差 1，再乘以 γ 加上 β。"},
+    "tb.step_ff_pre": {"en": "Feed-forward: × W₁ + b₁ ({d_ff} wide)", "zh": "前馈网络：× W₁ + b₁（宽 {d_ff}）"},
+    "tb.step_ff_pre_help": {"en": "Each token on its own, widened to d_ff.", "zh": "每个词元单独计算，扩展到 d_ff 宽。"},
+    "tb.step_ff_act": {"en": "{act}", "zh": "{act}"},
+    "tb.step_ff_act_help": {"en": "The activation, cell by cell: the one thing in the layer that is not linear.",
+                            "zh": "逐个单元格应用激活函数：这一层里唯一的非线性部分。"},
+    "tb.step_ff_out": {"en": "× W₂ + b₂: the feed-forward output", "zh": "× W₂ + b₂：前馈网络的输出"},
+    "tb.step_ff_out_help": {"en": "Back to d_model wide.", "zh": "变回 d_model 宽。"},
+    "tb.step_output": {"en": "The layer's output y", "zh": "这一层的输出 y"},
+    "tb.step_output_help": {"en": "What the next layer reads.", "zh": "下一层读取的就是它。"},
+    "tb.arrow_norm1": {"en": "LayerNorm₁ first (pre-LN)", "zh": "先做层规范化₁（前置规范化）"},
+    "tb.arrow_norm1_post": {"en": "LayerNorm₁", "zh": "层规范化₁"},
+    "tb.arrow_heads": {"en": "Q, K, V split into {h} heads of {hd} columns; softmax(QKᵀ/√{hd})",
+                       "zh": "Q、K、V 分成 {h} 个头，每个 {hd} 列；softmax(QKᵀ/√{hd})"},
+    "tb.arrow_concat": {"en": "weights × V, per head; heads joined", "zh": "每个头：权重 × V；再拼接各个头"},
+    "tb.arrow_projected": {"en": "× W_o + b_o", "zh": "× W_o + b_o"},
+    "tb.arrow_residual1": {"en": "+ x (add)", "zh": "+ x（相加）"},
+    "tb.arrow_norm2": {"en": "LayerNorm₂", "zh": "层规范化₂"},
+    "tb.arrow_ff_pre": {"en": "× W₁ + b₁", "zh": "× W₁ + b₁"},
+    "tb.arrow_ff_act": {"en": "{act}", "zh": "{act}"},
+    "tb.arrow_ff_out": {"en": "× W₂ + b₂", "zh": "× W₂ + b₂"},
+    "tb.arrow_residual2": {"en": "+ h (add)", "zh": "+ h（相加）"},
+    "tb.arrow_output": {"en": "out", "zh": "输出"},
+    "tb.norm_title": {"en": "LayerNorm, written out for “{token}”", "zh": "为“{token}”写出层规范化"},
+    "tb.norm_help": {"en": "As torch computes it: σ² is the mean squared distance from μ (divided by d, not d − 1).",
+                     "zh": "与 torch 的算法相同：σ² 是与 μ 之差的平方的平均值（除以 d，而不是 d − 1）。"},
+    "tb.norm_which": {"en": "**LayerNorm {k}**, {where}", "zh": "**层规范化 {k}**，{where}"},
+    "tb.norm_where_post1": {"en": "of x + attention", "zh": "作用于 x + 注意力"},
+    "tb.norm_where_post2": {"en": "of h + feed-forward", "zh": "作用于 h + 前馈网络"},
+    "tb.norm_where_pre1": {"en": "of x, before attention", "zh": "作用于 x，在注意力之前"},
+    "tb.norm_where_pre2": {"en": "of h, before the feed-forward network", "zh": "作用于 h，在前馈网络之前"},
+    "tb.focus": {"en": "Token written out", "zh": "写出的词元"},
+    "tb.stack_title": {"en": "The stack: {layers} layers", "zh": "堆叠：{layers} 层"},
+    "tb.stack_help": {"en": "Each layer's attention (the heads' mean), and how alike the tokens grow layer by layer.",
+                      "zh": "每一层的注意力（各个头的平均），以及词元逐层变得多么相似。"},
+    "tb.stack_layer": {"en": "Layer {k}, mean over heads", "zh": "第 {k} 层，各个头的平均"},
+    "tb.sim_input": {"en": "input", "zh": "输入"},
+    "tb.sim_layer": {"en": "layer {k}", "zh": "第 {k} 层"},
+    "tb.sim_axis": {"en": "mean cosine similarity of the tokens", "zh": "词元之间的平均余弦相似度"},
+    "tb.similarity_note": {
+        "en": "The tokens' mean cosine similarity goes from {first} (input) to {last} (last layer): each layer mixes "
+              "every token with the others, so the vectors grow alike. That is what stacking does to a sentence.",
+        "zh": "词元之间的平均余弦相似度从 {first}（输入）变为 {last}（最后一层）：每一层都把每个词元与其他词元混合，"
+              "向量因此越来越相似。这就是堆叠对一句话做的事。"},
+    "tb.final_out": {"en": "After the final LayerNorm", "zh": "末尾层规范化之后"},
+    "tb.batch_title": {"en": "A padded batch", "zh": "填充后的批量"},
+    "tb.batch_help": {
+        "en": "Sequences of different lengths are padded to the longest so they run together. The key-padding "
+              "mask (1 = padding) stops every query from attending to a pad position; with the causal mask, both "
+              "apply. A pad position's own row is computed all the same and ignored, as Hugging Face does.",
+        "zh": "长度不同的序列被填充到最长的长度，才能一起计算。键填充掩码（1 = 填充）让所有查询都不关注填充位置；"
+              "与因果掩码同时使用时两者都生效。填充位置自己的那一行照样计算，但被忽略，与 Hugging Face 的做法相同。"},
+    "tb.batch_mask": {"en": "Key-padding mask (1 = padding)", "zh": "键填充掩码（1 = 填充）"},
+    "tb.batch_out": {"en": "Sequence {b}: outputs", "zh": "第 {b} 个序列：输出"},
+    "tb.batch_line": {"en": "#{b}: length {length}, {pad} pad position(s)", "zh": "#{b}：长度 {length}，{pad} 个填充位置"},
+    "tb.batch_line_cut": {"en": "#{b}: {asked} tokens truncated to {maxlen}, {pad} pad position(s)",
+                          "zh": "#{b}：{asked} 个词元截断为 {maxlen}，{pad} 个填充位置"},
+    "tb.batch_same": {"en": "Padding changed no real token's output: largest difference from each sequence run alone "
+                            "{diff}.",
+                      "zh": "填充没有改变任何真实词元的输出：与每个序列单独计算相比，最大差异 {diff}。"},
+    "tb.batch_fast_path": {
+        "en": "torch's fused fast path (eval mode, no gradients) writes zeros in the pad rows instead; the rows of "
+              "real tokens are the same.",
+        "zh": "torch 的融合快速路径（评估模式、不求梯度）会在填充行写入 0；真实词元的行相同。"},
+    "tb.download_zip": {"en": "Download every matrix (ZIP of CSVs)", "zh": "下载全部矩阵（CSV 的 ZIP）"},
+    "tb.real_text": {"en": "Sentence", "zh": "句子"},
+    "tb.real_text_help": {"en": "Up to 30 tokens are kept ([CLS] and [SEP] make 32).",
+                          "zh": "最多保留 30 个词元（加上 [CLS] 和 [SEP] 共 32 个）。"},
+    "tb.real_layer": {"en": "Layer", "zh": "层"},
+    "tb.real_running": {"en": "Running the model…", "zh": "正在运行模型……"},
+    "tb.real_truncated": {"en": "The sentence was cut to {n} tokens.", "zh": "句子被截断为 {n} 个词元。"},
+    "tb.real_help": {
+        "en": "MiniLM is post-LN like BERT: d_model {d}, {h} heads, d_ff {d_ff}, GELU (erf), ε = {eps}. The maps "
+              "show the first {k} columns; every CSV holds them all.",
+        "zh": "MiniLM 与 BERT 一样是后置规范化：d_model {d}，{h} 个头，d_ff {d_ff}，GELU（erf），ε = {eps}。"
+              "热力图只显示前 {k} 列；每个 CSV 都包含全部列。"},
+    "tb.real_stack_title": {"en": "How alike the tokens grow over the model's {layers} layers",
+                            "zh": "词元在模型的 {layers} 层中变得多么相似"},
+    "err.block_too_big": {"en": "{name} = {value} is over this page's limit of {top}.",
+                          "zh": "{name} = {value} 超过了本页的上限 {top}。"},
+    "err.block_layer": {"en": "There is no layer {layer} in a stack of {layers}.",
+                        "zh": "{layers} 层的堆叠中没有第 {layer} 层。"},
+    "err.eps_bad": {"en": "ε must be a finite number above 0 (such as 1e-5); “{eps}” is not.",
+                    "zh": "ε 必须是大于 0 的有限数（例如 1e-5）；“{eps}”不是。"},
+    "err.batch_lengths": {"en": "Type {lo} to {hi} lengths from 1 to {n}, such as “4 2 3”.",
+                          "zh": "请输入 {lo} 到 {hi} 个从 1 到 {n} 的长度，例如“4 2 3”。"},
+    "err.ff_shape": {"en": "W₁ must be ({d_model}, d_ff) and W₂ (d_ff, {d_model}) with the same d_ff; got {w_1} and {w_2}.",
+                     "zh": "W₁ 必须是 ({d_model}, d_ff)，W₂ 必须是 (d_ff, {d_model})，且 d_ff 相同；实际为 {w_1} 和 {w_2}。"},
+    "err.activation_unknown": {"en": "The activation must be ReLU, GELU or GELU (tanh form).",
+                               "zh": "激活函数必须是 ReLU、GELU 或 GELU（tanh 近似）。"},
+}

@@ -1,0 +1,263 @@
+"""The Transformer block page's Streamlit helpers: its state, editors, presets, undo and linked maps.
+
+``st.session_state["tb"]`` holds the tables the visitor typed into (:data:`SLOTS`); the settings are the page's
+table (:data:`selfattn.block.view.FIELDS`), read with the edits as one frozen :class:`~selfattn.block.view.View`
+(:func:`read`). Each editor is the Playground's matrix editor (``ui.components.matrix_editor``), its state checked
+(:func:`setup`) before anything reads it.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import streamlit as st
+
+from selfattn.block import view as tbv
+from selfattn.block.link import decode
+from selfattn.block.view import CELL_CHARS, PRESET_SETTINGS, ROWS_OF, View
+from selfattn.display import share
+from selfattn.display.export import labelled
+from selfattn.i18n import t_plain
+from ui import guard
+from ui import state as settings
+from ui.components import matrix_editor as editor_component
+from ui.components.heatmap import heatmap, map_data, picked
+from selfattn.block.text import flow_steps, norm_lines
+from selfattn.display.export import column_names
+from ui.common import csv_button, current_lang, tr
+from ui import fit
+
+STATE = "tb"
+SLOTS = {
+    "edits": "{table id: rows of text}: the tables typed into, as typed (the truth); the others are seeded",
+    "version": "the editors' generation: a new one re-creates every editor from the tables",
+    "undo": "(edits, settings) before the last preset, seed or size change, or None",
+    "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
+}
+SIZE_KEYS = ("tb_n", "tb_d", "tb_heads", "tb_dff", "tb_layers", "tb_seed")
+
+
+def state() -> dict:
+    if STATE not in st.session_state:
+        st.session_state[STATE] = {"edits": {}, "version": 0, "undo": None, "notice": None}
+    return st.session_state[STATE]
+
+
+def current(**changes) -> View:
+    """The view from the settings as they stand and the edits (without reading the editors)."""
+    values = {f.key: settings.value(f.key) for f in tbv.FIELDS}
+    values.update(changes)
+    return tbv.view(values, state()["edits"])
+
+
+def editor_key(table: str) -> str:
+    return f"tbed_{table}_{state()['version']}"
+
+
+def shown_tables(shown: View) -> tuple[str, ...]:
+    """The editors drawn: X and the tables of the layer shown."""
+    layer = min(shown.layer, shown.layers - 1) + 1
+    return ("x", *(f"{layer}{part}" for part in tbv.PARTS))
+
+
+def setup() -> dict:
+    """The page's state, each editor's sent table checked before anything reads it (see ``ui.guard``)."""
+    tb = state()
+    if st.session_state.pop(settings.ENTERED, False):  # back from another page: the editors mount anew
+        tb["version"] += 1
+    shown = current()
+    try:
+        tables = shown_tables(shown)
+    except Exception:  # noqa: BLE001 -- settings were put back by refuse_unfit_settings already
+        tables = ("x",)
+    for table in tables:
+        try:
+            rows = shown.rows(table)
+        except (KeyError, ValueError):
+            continue
+        why = guard.refuse_matrix_editor(editor_key(table), rows=len(rows), max_chars=[CELL_CHARS] * len(rows[0]),
+                                         current=rows)
+        if why is not None:
+            tb["version"] += 1
+            reason = tr(f"guard.editor_why.{why}", n=CELL_CHARS, labels=CELL_CHARS)
+            tb["notice"] = ("warning", "guard.editor", {"matrix": table_label(table), "why": reason})
+            break
+    return tb
+
+
+def open_link(params: dict) -> dict[str, share.BadValue]:
+    """Take the tables a link names (its settings were put in by ``settings.open_page``)."""
+    shown, bad = decode(params)
+    state()["edits"] = dict(shown.edits)
+    state()["version"] += 1
+    for key in ("tb_focus", "tb_layer"):
+        settings.put(key, shown.settings()[key])
+    return bad
+
+
+def table_label(table: str) -> str:
+    layer, part = tbv.split_id(table)
+    return "X" if table == "x" else t_plain(f"tb.table_{part}", current_lang(), layer=layer + 1)
+
+
+def take_sent(table: str, shown: View) -> None:
+    """Make the table an editor sent the table typed (dropped again when it equals the seeded one)."""
+    sent = editor_component.sent_table(st.session_state.get(editor_key(table)))
+    if sent is None:
+        return
+    _, cells = sent
+    rows = tuple(tuple(row) for row in cells)
+    edits = state()["edits"]
+    if rows == tbv.base_rows(shown, table):
+        edits.pop(table, None)
+    elif rows != edits.get(table):
+        edits[table] = rows
+
+
+def editor(table: str, shown: View) -> None:
+    """One table's editor, with what was typed into it taken first."""
+    rows = shown.rows(table)
+    layer, part = tbv.split_id(table)
+    if table == "x":
+        row_names = [f"t{i + 1}" for i in range(len(rows))]
+    elif part in ROWS_OF:
+        row_names = list(ROWS_OF[part])
+    elif part in ("b1", "b2"):
+        row_names = [part.replace("b", "b_")]
+    else:
+        row_names = [str(i + 1) for i in range(len(rows))]
+    from ui.playground import editor_texts
+
+    editor_component.matrix_editor(editor_key(table), name=f"tb_{table}", matrix=table_label(table), rows=row_names,
+                                   cols=[str(j + 1) for j in range(len(rows[0]))], cells=[list(r) for r in rows],
+                                   max_chars=[CELL_CHARS] * len(rows[0]), labels=[False] * len(rows[0]), rev=0,
+                                   bad=None, texts=editor_texts())
+
+
+def read() -> View:
+    """The page's state as one frozen View: every setting, and every editor's table as typed."""
+    shown = current()
+    for table in shown_tables(shown):
+        take_sent(table, shown)
+    return current()
+
+
+# ── Presets, sizes, undo ───────────────────────────────────────────────────────────────────────
+
+def _snapshot() -> tuple[dict, dict]:
+    return dict(state()["edits"]), {key: settings.value(key) for key in (*PRESET_SETTINGS["tiny"], "tb_seed", "tb_preset")}
+
+
+def load_preset(before: str | None = None) -> None:
+    """Callback of the preset box and the reload button: the preset's settings, its seeded tables; undoable."""
+    tb = state()
+    edits, values = _snapshot()
+    if before is not None:
+        values["tb_preset"] = before
+    tb["undo"] = (edits, values)
+    name = st.session_state.get("tb_preset", "tiny")
+    for key, value in PRESET_SETTINGS.get(name, PRESET_SETTINGS["tiny"]).items():
+        settings.put(key, value)
+    settings.put("tb_layer", 0)
+    settings.put("tb_focus", 0)
+    tb["edits"] = {}
+    tb["version"] += 1
+    tb["notice"] = ("success", "tb.preset_loaded", {"name": tr(f"tb.preset_{name}")})
+
+
+def on_size(key: str) -> None:
+    """Callback of a size box or the seed: tables that no longer fit are dropped, and one click undoes it."""
+    tb = state()
+    shown = current()
+    kept, dropped = tbv.fit_edits(shown)
+    if shown.layer >= shown.layers:
+        settings.put("tb_layer", shown.layers - 1)
+    if shown.focus >= shown.n:
+        settings.put("tb_focus", 0)
+    if key == "tb_heads":
+        return
+    if dropped or key == "tb_seed":
+        tb["undo"] = (dict(tb["edits"]), {k: settings.value(k) for k in (*PRESET_SETTINGS["tiny"], "tb_seed")})
+        tb["edits"] = kept
+    tb["version"] += 1
+
+
+def undo() -> None:
+    tb = state()
+    saved, tb["undo"] = tb["undo"], None
+    if not saved:
+        return
+    edits, values = saved
+    for key, value in values.items():
+        settings.put(key, value)
+    tb["edits"] = dict(edits)
+    tb["version"] += 1
+    tb["notice"] = ("success", "tb.undone", {})
+
+
+def divisors(d: int) -> list[int]:
+    return [h for h in range(1, d + 1) if d % h == 0]
+
+
+# ── Maps ─────────────────────────────────────────────────────────────────────────────────────
+
+def on_pick(map_key: str, rows: int) -> None:
+    """A click on a token's row of any map makes it the focus (its LayerNorm is written out)."""
+    row = picked(st.session_state.get(map_key), rows)
+    if row is not None:
+        settings.put("tb_focus", row)
+
+
+def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str | None, focus: int | None,
+             caption: str = "", role: str = "values", domain=None, full=None, full_cols=None):
+    """One step's matrix: its name and shape, its map (linked to the other maps of the block) and a CSV.
+
+    Args:
+        full: the whole matrix when the map shows only its first columns (a real model's 384); the CSV holds it.
+    """
+    values = np.asarray(matrix, dtype=float)
+    whole = values if full is None else np.asarray(full, dtype=float)
+    frame = partial(labelled, whole, list(row_labels), list(full_cols if full_cols is not None else col_labels))
+    fit.map_header(title, whole.shape, tr("tb.first_columns", k=values.shape[1]) if full is not None
+                   and whole.shape[1] > values.shape[1] else "")
+    if caption:
+        st.caption(caption)
+    map_key = f"map_tb_{key}"
+    data = map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
+                    link=link, group="tb", focus=focus)
+    heatmap(map_key, data, on_pick=partial(on_pick, map_key, len(values)) if link else None)
+    csv_button(frame, f"block-{key}", key=f"dl_tb_{key}")
+    return frame
+
+
+def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str, dims: int | None = None) -> None:
+    """The block as its flow, every box a map of its numbers, in the order the layer computes them."""
+    cut = (lambda m: m[:, :dims]) if dims else (lambda m: m)
+    for step in flow_steps(trace, current_lang()):
+        st.markdown(f"↓ {step.arrow}" if step.arrow else "")
+        if step.heads:
+            st.markdown(f"**{step.title}**")
+            st.caption(step.caption)
+            with st.container(horizontal=True, wrap=True, gap="medium"):
+                for h, weights in enumerate(trace.weights):
+                    with st.container(width="content"):
+                        tables[f"{prefix}weights_head{h + 1}"] = show_map(
+                            tr("tb.head", h=h + 1), weights, tokens, tokens, key=f"{prefix}att{h + 1}",
+                            link=f"att:{h + 1}", focus=focus, role="weights", domain=(0.0, 1.0))
+            continue
+        matrix = step.matrix
+        cols = column_names(step.column_prefix, matrix.shape[1])
+        tables[f"{prefix}{step.key}"] = show_map(
+            step.title, cut(matrix), tokens, cols[:matrix.shape[1] if not dims else dims], key=f"{prefix}{step.key}",
+            link=f"row:{step.key}", focus=focus, caption=step.caption, role=step.role, full=matrix, full_cols=cols)
+
+
+def draw_norms(trace, tokens: list[str], focus: int) -> None:
+    """Both LayerNorms written out for the focus token, as the Playground writes out steps 4-7."""
+    st.subheader(tr("tb.norm_title", token=tokens[focus]))
+    st.caption(tr("tb.norm_help"))
+    for number, norm in ((1, trace.norm1), (2, trace.norm2)):
+        with st.container(border=True):
+            st.markdown(tr("tb.norm_which", k=number, where=tr(f"tb.norm_where_{'pre' if trace.norm_first else 'post'}{number}")))
+            st.code("\n".join(norm_lines(norm, focus)), language=None, wrap_lines=True)
