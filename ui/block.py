@@ -257,7 +257,8 @@ def draw_norms(trace, tokens: list[str], focus: int) -> None:
     """Both LayerNorms written out for the focus token, as the Playground writes out steps 4-7."""
     st.subheader(tr("tb.norm_title", token=tokens[focus]))
     st.caption(tr("tb.norm_help"))
+    order = "pre" if trace.norm_first else "post"
     for number, norm in ((1, trace.norm1), (2, trace.norm2)):
         with st.container(border=True):
-            st.markdown(tr("tb.norm_which", k=number, where=tr(f"tb.norm_where_{'pre' if trace.norm_first else 'post'}{number}")))
+            st.markdown(tr("tb.norm_which", k=number, where=tr(f"tb.norm_where_{order}{number}")))
             st.code("\n".join(norm_lines(norm, focus)), language=None, wrap_lines=True)

@@ -116,17 +116,17 @@ class LayerParams:
             )
         d_ff = w_1.shape[1]
 
-        def vec(name: str, label: str, width: int, default: float) -> np.ndarray:
+        def vector(name: str, label: str, width: int, default: float) -> np.ndarray:
             value = values.get(name)
             return np.full(width, default) if value is None else as_bias(value, label, width)
 
         return cls(
             w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o,
-            b_q=vec("b_q", "b_q", d, 0.0), b_k=vec("b_k", "b_k", d, 0.0), b_v=vec("b_v", "b_v", d, 0.0),
-            b_o=vec("b_o", "b_o", d, 0.0),
-            ln1_gamma=vec("ln1_gamma", "γ₁", d, 1.0), ln1_beta=vec("ln1_beta", "β₁", d, 0.0),
-            ln2_gamma=vec("ln2_gamma", "γ₂", d, 1.0), ln2_beta=vec("ln2_beta", "β₂", d, 0.0),
-            w_1=w_1, b_1=vec("b_1", "b_1", d_ff, 0.0), w_2=w_2, b_2=vec("b_2", "b_2", d, 0.0),
+            b_q=vector("b_q", "b_q", d, 0.0), b_k=vector("b_k", "b_k", d, 0.0), b_v=vector("b_v", "b_v", d, 0.0),
+            b_o=vector("b_o", "b_o", d, 0.0),
+            ln1_gamma=vector("ln1_gamma", "γ₁", d, 1.0), ln1_beta=vector("ln1_beta", "β₁", d, 0.0),
+            ln2_gamma=vector("ln2_gamma", "γ₂", d, 1.0), ln2_beta=vector("ln2_beta", "β₂", d, 0.0),
+            w_1=w_1, b_1=vector("b_1", "b_1", d_ff, 0.0), w_2=w_2, b_2=vector("b_2", "b_2", d, 0.0),
             num_heads=heads,
         )
 

@@ -67,11 +67,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.norm_pre": {"en": "Pre-LN (before the sub-layer)", "zh": "前置规范化（子层之前）"},
     "tb.chosen": {"en": "shown below", "zh": "下面所示"},
     "tb.formula_note": {
-        "en": "MHA is multi-head attention followed by $W_o$; FFN(z) = act(z W₁ + b₁) W₂ + b₂; "
-              "LayerNorm(z) = (z − μ) / √(σ² + ε) · γ + β for each row. Post-LN is the 2017 paper's and BERT's "
+        "en": r"$\mathrm{MHA}$ is multi-head attention followed by $W_o$; "
+              r"$\mathrm{FFN}(z) = \mathrm{act}(zW_1 + b_1)W_2 + b_2$; "
+              r"$\mathrm{LayerNorm}(z) = (z - \mu)/\sqrt{\sigma^2 + \varepsilon} \cdot \gamma + \beta$ for each row. Post-LN is the 2017 paper's and BERT's "
               "order; pre-LN (GPT-2) keeps a clean path from input to output and trains more easily when deep.",
-        "zh": "MHA 是多头注意力再乘 $W_o$；FFN(z) = act(z W₁ + b₁) W₂ + b₂；"
-              "对每一行，LayerNorm(z) = (z − μ) / √(σ² + ε) · γ + β。后置规范化是 2017 年论文和 BERT 的顺序；"
+        "zh": r"$\mathrm{MHA}$ 是多头注意力再乘 $W_o$；$\mathrm{FFN}(z) = \mathrm{act}(zW_1 + b_1)W_2 + b_2$；"
+              r"对每一行，$\mathrm{LayerNorm}(z) = (z - \mu)/\sqrt{\sigma^2 + \varepsilon} \cdot \gamma + \beta$。后置规范化是 2017 年论文和 BERT 的顺序；"
               "前置规范化（GPT-2）让输入到输出有一条直通的路径，层数多时更容易训练。",
     },
     "tb.act": {"en": "Activation", "zh": "激活函数"},
@@ -248,4 +249,16 @@ STRINGS: dict[str, dict[str, str]] = {
                      "zh": "W₁ 必须是 ({d_model}, d_ff)，W₂ 必须是 (d_ff, {d_model})，且 d_ff 相同；实际为 {w_1} 和 {w_2}。"},
     "err.activation_unknown": {"en": "The activation must be ReLU, GELU or GELU (tanh form).",
                                "zh": "激活函数必须是 ReLU、GELU 或 GELU（tanh 近似）。"},
+    "err.batch_widths": {"en": "Every sequence of a batch needs the same d_model; got {widths}.",
+                         "zh": "批量中的每个序列必须有相同的 d_model；实际为 {widths}。"},
+    "err.max_len_bad": {"en": "The maximum length must be a whole number of at least 1; got {value}.",
+                        "zh": "最大长度必须是不小于 1 的整数；实际为 {value}。"},
+    "err.no_layers": {"en": "A stack needs at least one layer.", "zh": "堆叠至少需要一层。"},
+    "err.no_sequences": {"en": "A batch needs at least one sequence.", "zh": "批量至少需要一个序列。"},
+    "err.padding_shape": {"en": "The key-padding mask must be {n} true/false values; got {shape}.",
+                          "zh": "键填充掩码必须是 {n} 个真/假值；实际为 {shape}。"},
+    "err.seed_bad": {"en": "The seed must be a whole number of at least 0; got {value}.",
+                     "zh": "随机种子必须是不小于 0 的整数；实际为 {value}。"},
+    "err.size_not_positive": {"en": "{name} must be a whole number of at least 1; got {value}.",
+                              "zh": "{name} 必须是不小于 1 的整数；实际为 {value}。"},
 }
