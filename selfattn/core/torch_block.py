@@ -2,8 +2,9 @@
 the independent reference the Transformer block page checks itself against on every run.
 
 Layers run in float64 on torch's slow path (training mode, dropout 0): in torch 2.13 the fused fast path
-(eval + no_grad) computes the erf GELU even for ``nn.GELU(approximate="tanh")`` (8e-5 away) and writes zeros in
-padded query rows; the slow path computes what the module's own code says.
+(eval + no_grad) computes the erf GELU even for ``nn.GELU(approximate="tanh")``, and ``nn.TransformerEncoder`` on
+that path packs a padded batch as a nested tensor and returns zeros in the pad rows; the slow path computes what
+the module's own code says.
 """
 
 from __future__ import annotations

@@ -220,9 +220,10 @@ STRINGS: dict[str, dict[str, str]] = {
                             "{diff}.",
                       "zh": "填充没有改变任何真实词元的输出：与每个序列单独计算相比，最大差异 {diff}。"},
     "tb.batch_fast_path": {
-        "en": "torch's fused fast path (eval mode, no gradients) writes zeros in the pad rows instead; the rows of "
-              "real tokens are the same.",
-        "zh": "torch 的融合快速路径（评估模式、不求梯度）会在填充行写入 0；真实词元的行相同。"},
+        "en": "`torch.nn.TransformerEncoder` in eval mode without gradients packs a padded batch as a nested tensor "
+              "and returns zeros in the pad rows instead; the rows of real tokens are the same.",
+        "zh": "`torch.nn.TransformerEncoder` 在评估模式、不求梯度时把填充后的批量打包成嵌套张量，"
+              "并在填充行返回 0；真实词元的行相同。"},
     "tb.download_zip": {"en": "Download every matrix (ZIP of CSVs)", "zh": "下载全部矩阵（CSV 的 ZIP）"},
     "tb.real_text": {"en": "Sentence", "zh": "句子"},
     "tb.real_text_help": {"en": "Up to 30 tokens are kept ([CLS] and [SEP] make 32).",
