@@ -6,7 +6,6 @@ from functools import partial
 import streamlit as st
 
 from selfattn.block import view as tbv
-from selfattn.block.compute import compute_toy
 from selfattn.block.link import LINK_PARAMS, TABLE_PARAMS, encode
 from selfattn.block.text import batch_lines, formulas, similarity_spec
 from selfattn.core.block import ACTIVATIONS
@@ -124,7 +123,7 @@ def block() -> None:
                     tb.editor(table, shown)
     shown = tb.read()
 
-    good, error = settings.last_good("tb_good", partial(compute_toy, shown))
+    good, error = settings.last_good("tb_good", partial(tb.compute, shown))
     if error is not None:
         show_error(error, kept=good is not None)
     sharing = {"page": "block", "own": encode(shown), "bulky": TABLE_PARAMS}

@@ -8,12 +8,14 @@ table (:data:`selfattn.block.view.FIELDS`), read with the edits as one frozen :c
 
 from __future__ import annotations
 
+import functools
 from functools import partial
 
 import numpy as np
 import streamlit as st
 
 from selfattn.block import view as tbv
+from selfattn.block.compute import ToyResult, compute_toy
 from selfattn.block.link import decode
 from selfattn.block.view import CELL_CHARS, PRESET_SETTINGS, ROWS_OF, View
 from selfattn.display import share
@@ -49,6 +51,13 @@ def current(**changes) -> View:
     values = {f.key: settings.value(f.key) for f in tbv.FIELDS}
     values.update(changes)
     return tbv.view(values, state()["edits"])
+
+
+@functools.lru_cache(maxsize=256)
+def compute(shown: View) -> ToyResult:
+    """:func:`selfattn.block.compute.compute_toy`, once per view per process: a class opening the same link, or
+    a visitor going back to a view, computes it once (a View is frozen and hashable; the result is never changed)."""
+    return compute_toy(shown)
 
 
 def editor_key(table: str) -> str:
