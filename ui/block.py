@@ -36,6 +36,7 @@ SLOTS = {
     "version": "the editors' generation: a new one re-creates every editor from the tables",
     "undo": "(edits, settings) before the last preset, seed or size change, or None",
     "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
+    "mounted": "{version, table id: rows}: the cells each editor of this version was mounted with",
 }
 SIZE_KEYS = ("tb_n", "tb_d", "tb_heads", "tb_dff", "tb_layers", "tb_seed")
 
@@ -139,9 +140,23 @@ def editor(table: str, shown: View) -> None:
     from ui.playground import editor_texts
 
     editor_component.matrix_editor(editor_key(table), name=f"tb_{table}", matrix=table_label(table), rows=row_names,
-                                   cols=[str(j + 1) for j in range(len(rows[0]))], cells=[list(r) for r in rows],
+                                   cols=[str(j + 1) for j in range(len(rows[0]))], cells=mounted_cells(table, rows),
                                    max_chars=[CELL_CHARS] * len(rows[0]), labels=[False] * len(rows[0]), rev=0,
                                    bad=None, texts=editor_texts())
+
+
+def mounted_cells(table: str, rows) -> list[list[str]]:
+    """The cells ``table``'s editor instance was mounted with (a new instance: the current ones).
+
+    An instance keeps what is typed in the browser and never reads its cells again, so they stay as at its mount:
+    an edit then sends the editor exactly as before, which Streamlit passes as a reference to the browser's copy
+    (as the Playground's editors do). Whatever replaces tables from outside makes new instances (``version``).
+    """
+    tb = state()
+    mounted = tb.get("mounted")
+    if mounted is None or mounted["version"] != tb["version"]:
+        mounted = tb["mounted"] = {"version": tb["version"]}
+    return mounted.setdefault(table, [list(r) for r in rows])
 
 
 def read() -> View:
