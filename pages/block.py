@@ -110,7 +110,8 @@ def block() -> None:
     tb.editor("x", shown)
     if shown.layers > 1:
         settings.keep("tb_layer")
-        st.selectbox(tr("tb.layer"), range(shown.layers), key="tb_layer", format_func=lambda i: f"{i + 1}")
+        st.selectbox(tr("tb.layer"), range(shown.layers), key="tb_layer", format_func=lambda i: f"{i + 1}",
+                     on_change=tb.on_layer)
         shown = tb.current()
     layer = shown.layer
     with st.expander(tr("tb.weights_title", layer=layer + 1), icon=":material/edit:"):

@@ -207,6 +207,11 @@ def on_size(key: str) -> None:
     tb["version"] += 1
 
 
+def on_layer() -> None:
+    """Callback of the layer box: the other layer's editors mount anew, from the tables as they are."""
+    state()["version"] += 1
+
+
 def undo() -> None:
     tb = state()
     saved, tb["undo"] = tb["undo"], None
