@@ -3,6 +3,17 @@
 Usage:
     python benchmarks/bench_browser.py [--repeats 15] [--sizes tutorial 32x16] [--app-dir DIR ...]
         [--url URL] [--breakdown] [--json out.json]
+    python benchmarks/bench_browser.py --page block [--sizes tutorial block:default block:max ...]
+
+``--page block`` (issue 32) times the Transformer block page (/block) instead: its sizes are
+``block:default`` (the page as it opens: the "tiny" preset, n 4, d_model 4, 2 heads, d_ff 8, one
+layer) and ``block:max`` (the hosted maximum, opened by the link ``?n=16&d=16&heads=4&dff=64&layers=6``),
+or ``block:<query string>`` for any other link. The same cell of X (first row, first column of
+its matrix editor) is edited; the edit is done when the last map on the page has changed, and
+besides ``charts`` (every changed chart drawn) the script reports ``output_map``: Enter to the
+frame that drew the new numbers of the layer's outputs map (the map keyed ``map_tb_layer<L>_output``,
+whose table's aria-label is the output step's title). Playground sizes (``tutorial``, ``NxD``)
+may be given in the same run, for comparison on the same machine.
 
 For each app (a checkout given by ``--app-dir``, started here with ``streamlit run app.py``; or
 a running server given by ``--url``) and each size (``tutorial``: the tutorial preset;
@@ -84,6 +95,11 @@ MAP = "[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']"
 MATRIX_CELLS = "[data-testid='stBidiComponentIsolated'] input"
 GRID = "[data-testid='stDataFrame']"
 CELL = (96, 35 + 17)
+# The Transformer block page (issue 32): X's matrix editor (key tbed_x_<version>, no label column, so its
+# first input is row 1, column 1), the layer's outputs map, and the links that open it at each size.
+BLOCK_CELLS = "[class*='st-key-tbed_x_'] [data-testid='stBidiComponentIsolated'] input"
+BLOCK_OUTPUT = "[class*='st-key-map_tb_layer'][class*='_output'] [data-testid='stBidiComponentIsolated']"
+BLOCK_SIZES = {"default": "", "max": "n=16&d=16&heads=4&dff=64&layers=6"}
 
 # Runs the server with a timer (and, while ``<profile dir>/ON`` exists, cProfile) around each
 # script run. It wraps the function Streamlit's script runner calls to execute the page, so the
@@ -274,7 +290,9 @@ PAGE_PROBE = r"""
     B.armed = false;
     const e = B.enter, all = [...charts], now = all.map(drawing);
     const same = now.length === B.before.length;
-    const perChart = all.map((c, i) => ({changed: !same || now[i] !== B.before[i],
+    const keyOf = (c) => { const el = c.closest("[class*='st-key-']");
+                           return el ? ([...el.classList].find((k) => k.startsWith("st-key-")) || "") : ""; };
+    const perChart = all.map((c, i) => ({changed: !same || now[i] !== B.before[i], key: keyOf(c),
                                             shown: B.shown.has(c) ? B.shown.get(c) - e : null,
                                             mutations: B.mutations.get(c) || 0,
                                             new_view: !same || c.querySelector("svg, canvas") !== B.views[i]}));
@@ -432,6 +450,17 @@ def open_playground(page, url: str, size: str, words: dict) -> None:
     page.wait_for_timeout(1500)  # charts draw after the script has finished
 
 
+def open_block(page, url: str, size: str) -> None:
+    """Open the Transformer block page at ``size`` ("block:default", "block:max" or "block:<query>")."""
+    query = size.split(":", 1)[1]
+    query = BLOCK_SIZES.get(query, query)
+    page.goto(f"{url}/block" + (f"?{query}" if query else ""))
+    page.wait_for_selector(BLOCK_CELLS, timeout=90000)
+    page.wait_for_selector(BLOCK_OUTPUT, timeout=90000)
+    wait_idle(page)
+    page.wait_for_timeout(1500)  # maps draw after the script has finished
+
+
 def edit_value(k: int) -> str:
     """The k-th value typed: 5.00k, 1.00k, ... large and small in turn, never the same twice."""
     return f"{5 if k % 2 == 0 else 1}.{k + 1:04d}"
@@ -440,8 +469,12 @@ def edit_value(k: int) -> str:
 def edit_once(page, value: str, quiet_ms: int, before_enter=None) -> dict:
     """Type ``value`` into the first cell of X, press Enter, wait until the page is quiet."""
     page.evaluate("() => window.__bench.arm()")
+    block = page.locator(BLOCK_CELLS)
     cells = page.locator(MATRIX_CELLS)
-    if cells.count():  # the matrix editor: a click selects the cell, typing replaces its text
+    if block.count():  # the Transformer block page: X's first cell
+        block.nth(0).click()
+        page.keyboard.type(value)
+    elif cells.count():  # the matrix editor: a click selects the cell, typing replaces its text
         cells.nth(1).click()
         page.keyboard.type(value)
     else:  # st.data_editor: a double-click opens the cell's editor in a portal
@@ -462,6 +495,10 @@ def edit_once(page, value: str, quiet_ms: int, before_enter=None) -> dict:
     result = page.evaluate("() => window.__bench.result()")
     if result["charts"] is None or not result["per_chart"] or not result["per_chart"][-1]["changed"]:
         raise RuntimeError(f"the edit to {value} did not change the last chart: {result}")
+    outputs = [c for c in result["per_chart"] if re.fullmatch(r"st-key-map_tb_layer\d+_output", c["key"])]
+    if outputs and not (outputs[0]["changed"] and outputs[0]["shown"] is not None):
+        raise RuntimeError(f"the edit to {value} did not redraw the block's outputs map: {outputs[0]}")
+    result["output_map"] = outputs[0]["shown"] if outputs else None
     return result
 
 
@@ -518,6 +555,17 @@ SERVER_FUNCTIONS = [  # (label, file ending, function): cumulative time per run,
     ("heatmap specs (charts.heatmap)", "selfattn/display/charts.py", "heatmap"),
     ("self_attention", "selfattn/core/attention.py", "self_attention"),
     ("parse_inputs", "ui/playground.py", "parse_inputs"),
+    ("block: compute_toy (stack + torch check)", "selfattn/block/compute.py", "compute_toy"),
+    ("block: torch_difference", "selfattn/block/compute.py", "torch_difference"),
+    ("block: transformer_stack", "selfattn/core/block.py", "transformer_stack"),
+    ("block: parse_table", "selfattn/block/compute.py", "parse_table"),
+    ("block: show_map (maps + CSV buttons)", "ui/block.py", "show_map"),
+    ("block: map_data", "ui/components/heatmap.py", "map_data"),
+    ("block: heatmap (component mount)", "ui/components/heatmap.py", "heatmap"),
+    ("block: editor (matrix editors)", "ui/block.py", "editor"),
+    ("block: draw_norms", "ui/block.py", "draw_norms"),
+    ("block: encode (link)", "selfattn/block/link.py", "encode"),
+    ("block: publish (link)", "ui/state.py", "publish"),
 ]
 
 
@@ -667,7 +715,10 @@ class Session:
         self.page.add_init_script(PAGE_PROBE)
         self.frames: list = []
         self.page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: self.frames.append(payload)))
-        open_playground(self.page, self.server.url, size, self.words)
+        if size.startswith("block:"):
+            open_block(self.page, self.server.url, size)
+        else:
+            open_playground(self.page, self.server.url, size, self.words)
         self.size, self.k, self.previous, self.edits = size, 0, {}, []
 
     def cpu(self) -> tuple[float, float | None]:
@@ -698,7 +749,7 @@ class Session:
     def row(self) -> dict:
         edits = self.edits
         row = {"app": self.label, "size": self.size, "edits": edits}
-        for key in ("charts", "first_chart", "sent", "finished", "idle", "server", "bytes_received", "probe_ms",
+        for key in ("charts", "output_map", "first_chart", "sent", "finished", "idle", "server", "bytes_received", "probe_ms",
                     "browser_cpu", "server_cpu", "server_gc"):
             row[key] = summarize([e[key] for e in edits])
         row["drawing_after_finished"] = summarize([e["charts"] - e["finished"] for e in edits
@@ -753,14 +804,16 @@ def print_paired(rows: list[dict]) -> None:
 
 
 def print_header() -> None:
-    print(f"{'app':<22}{'size':<10}{'charts median':>14}{'p90':>8}{'min':>8}{'max':>8}"
+    print(f"{'app':<22}{'size':<14}{'charts median':>14}{'p90':>8}{'min':>8}{'max':>8}{'outmap':>8}{'p90':>7}"
           f"{'sent':>7}{'server':>8}{'gc':>6}{'finished':>10}{'draw after':>11}{'KB/edit':>9}{'CPU browser':>12}{'server':>8}")
 
 
 def print_row(row: dict) -> None:
     c = row["charts"]
     get = lambda key: row[key].get("median", float("nan"))  # noqa: E731
-    print(f"{row['app'][-21:]:<22}{row['size']:<10}{c['median']:>14.1f}{c['p90']:>8.1f}{c['min']:>8.1f}{c['max']:>8.1f}"
+    o = row["output_map"]
+    print(f"{row['app'][-21:]:<22}{row['size']:<14}{c['median']:>14.1f}{c['p90']:>8.1f}{c['min']:>8.1f}{c['max']:>8.1f}"
+          f"{o.get('median', float('nan')):>8.1f}{o.get('p90', float('nan')):>7.1f}"
           f"{get('sent'):>7.1f}{get('server'):>8.1f}{get('server_gc'):>6.0f}{get('finished'):>10.1f}{get('drawing_after_finished'):>11.1f}"
           f"{get('bytes_received') / 1000:>9.1f}{get('browser_cpu'):>12.0f}{get('server_cpu'):>8.0f}", flush=True)
 
@@ -796,8 +849,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15, help="timed edits per size and app")
     parser.add_argument("--warmup", type=int, default=2, help="untimed edits per size before the timed ones")
-    parser.add_argument("--sizes", nargs="+", default=["tutorial", "32x16"],
-                        help="'tutorial' and/or NxD (n=N, d_in=d_k=d_v=D, random preset)")
+    parser.add_argument("--sizes", nargs="+",
+                        help="'tutorial' and/or NxD (n=N, d_in=d_k=d_v=D, random preset): the Playground; "
+                             "block:default, block:max or block:<query string>: the Transformer block page "
+                             "(default: tutorial 32x16, or with --page block: block:default block:max)")
+    parser.add_argument("--page", choices=("playground", "block"), default="playground",
+                        help="the page whose sizes are timed when --sizes is left out")
     parser.add_argument("--app-dir", type=Path, nargs="+", default=[ROOT],
                         help="checkouts to start and time side by side, edits interleaved (default: this one)")
     parser.add_argument("--url", help="time a server already running here instead (no server-side timings)")
@@ -808,14 +865,16 @@ def main() -> None:
                         help="also profile four more edits per size: server cProfile, Chrome trace, JS CPU profile")
     parser.add_argument("--json", type=Path, help="write every edit's figures here")
     args = parser.parse_args()
+    if args.sizes is None:
+        args.sizes = ["block:default", "block:max"] if args.page == "block" else ["tutorial", "32x16"]
     for size in args.sizes:
-        if size != "tutorial" and not re.fullmatch(r"\d+x\d+", size):
-            parser.error(f"--sizes: {size!r} is neither 'tutorial' nor NxD such as 32x16")
+        if size != "tutorial" and not re.fullmatch(r"\d+x\d+", size) and not size.startswith("block:"):
+            parser.error(f"--sizes: {size!r} is neither 'tutorial', NxD such as 32x16, nor block:default/max/<query>")
 
     env = environment()
     print(f"python {env['python']}, {env['machine']}, cores: {env['cores']}, {env['chromium']}, "
           f"streamlit {env['streamlit']}")
-    print("medians, ms from Enter: charts = last chart redrawn, sent = rerun request sent, server = script run, "
+    print("medians, ms from Enter: charts = last chart redrawn, outmap = the block's outputs map redrawn, sent = rerun request sent, server = script run, "
           "gc = Streamlit's gc.collect() after it, "
           "finished = last message of the run received; draw after = charts - finished; "
           "CPU = CPU ms used per edit by Chromium (all processes) and by the server")
