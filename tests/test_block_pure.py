@@ -39,9 +39,9 @@ def views(draw) -> View:
     source = draw(st.sampled_from(("toy", "real")))
     text = draw(st.text(alphabet=st.characters(codec="utf-8", min_codepoint=32, exclude_categories=("Cs", "Cc")),
                         min_size=1, max_size=40))
-    n = draw(st.integers(1, 6))
+    n, d = draw(st.integers(1, 6)), draw(st.integers(1, 6))
     base = dict(source=source, preset=draw(st.sampled_from(PRESETS)), seed=draw(st.integers(0, MAX_SEED)), n=n,
-                d=draw(st.integers(1, 6)), heads=draw(st.integers(1, MAX_D)), dff=draw(st.integers(1, 8)),
+                d=d, heads=draw(st.sampled_from([h for h in range(1, d + 1) if d % h == 0])), dff=draw(st.integers(1, 8)),
                 layers=layers, norm=draw(st.sampled_from(("post", "pre"))), act=draw(st.sampled_from(ACTIVATIONS)),
                 eps=draw(st.sampled_from(("1e-05", "1e-12", "0.001", "abc", ""))), causal=draw(st.booleans()),
                 final=draw(st.booleans()), pos=draw(st.sampled_from(KINDS)), layer=draw(st.integers(0, layers - 1)),
@@ -90,7 +90,7 @@ def test_an_edit_equal_to_the_seeded_table_is_not_written():
     ("n", "٣", "not_whole"), ("n", "１２", "not_whole"), ("n", "3.0", "not_whole"), ("n", "17", "out_of_range"),
     ("seed", "²", "not_whole"), ("layers", "7", "out_of_range"), ("d", "0", "out_of_range"),
     ("dff", str(MAX_DFF + 1), "out_of_range"), ("heads", "", "not_whole"), ("layer", "٢", "not_whole"),
-    ("maxlen", "+3", "not_whole"), ("causal", "yes", "not_bool"), ("norm", "middle", "not_offered"),
+    ("maxlen", "+3", "not_whole"), ("heads", "3", "not_offered"), ("causal", "yes", "not_bool"), ("norm", "middle", "not_offered"),
     ("act", "tanh", "not_offered"), ("source", "evil", "not_offered"), ("eps", "1" * 25, "too_long"),
     ("text", "a" * 301, "too_long"), ("text", "a\x00b", "control_chars"),
 ])
@@ -120,6 +120,19 @@ def test_each_bad_table_param_is_named_and_the_good_ones_kept():
     assert opened.layers == 2 and set(opened.edited) == {"1wv"} and opened.edited["1wv"][0][0] == "7"
 
 
+@pytest.mark.parametrize("params, heads", [({"d": "6", "heads": "4"}, 2), ({"heads": "3"}, 2), ({"d": "5", "heads": "2"}, 1),
+                                            ({"d": "5", "heads": "3"}, 1)])
+def test_heads_that_do_not_divide_d_model_are_named(params, heads):
+    opened, bad = link.decode(params)
+    assert set(bad) == {"heads"} and bad["heads"].reason == "not_offered"
+    assert opened.heads == heads and opened.d % opened.heads == 0
+
+
+def test_a_link_without_heads_gets_heads_that_divide_d_model():
+    opened, bad = link.decode({"d": "5"})
+    assert bad == {} and opened.heads == 1
+
+
 def test_a_focus_or_layer_beyond_the_view_is_named_and_reset():
     opened, bad = link.decode({"focus": "5", "layer": "2"})  # 4 tokens, 1 layer
     assert set(bad) == {"focus", "layer"} and opened.focus == 0 and opened.layer == 0
@@ -144,7 +157,7 @@ def test_eps_accepts_a_positive_number(text, value):
 def test_eps_refuses_anything_else(text):
     with pytest.raises(InputError) as caught:
         read_eps(text)
-    assert caught.value.code == "eps_bad"
+    assert caught.value.code == "eps_bad" and caught.value.params["eps"] == str(text)[:24]  # as typed: "0", not "0.0"
 
 
 @pytest.mark.parametrize("text, n, lengths", [("4 2 3", 4, [4, 2, 3]), ("1,1", 1, [1, 1]), ("4，2、3;1", 4, [4, 2, 3, 1]),

@@ -101,7 +101,7 @@ def open_link(params: dict) -> dict[str, share.BadValue]:
     shown, bad = decode(params)
     state()["edits"] = dict(shown.edits)
     state()["version"] += 1
-    for key in ("tb_focus", "tb_layer"):
+    for key in ("tb_focus", "tb_layer", "tb_heads"):
         settings.put(key, shown.settings()[key])
     return bad
 

@@ -72,7 +72,10 @@ def read_eps(text: str) -> float:
         value = float(cleaned)
     except ValueError:
         raise InputError("eps_bad", f"ε must be a finite number above 0, got {text!r}.", eps=str(text)[:24]) from None
-    return check_eps(value)
+    try:
+        return check_eps(value)
+    except InputError:  # named as typed ("0", not "0.0")
+        raise InputError("eps_bad", f"ε must be a finite number above 0, got {text!r}.", eps=str(text)[:24]) from None
 
 
 def read_lengths(text: str, n: int) -> list[int]:

@@ -36,6 +36,12 @@ def decode(params: Mapping[str, str]) -> tuple[View, dict[str, share.BadValue]]:
     """
     settings, bad = share.decode_fields(FIELDS, dict(params))
     shown = view(settings)
+    if shown.d % shown.heads:  # the heads box offers the divisors of d_model only
+        offered = [h for h in range(1, shown.d + 1) if shown.d % h == 0]
+        if "heads" in params and "heads" not in bad:
+            bad["heads"] = share.BadValue("not_offered", options=", ".join(map(str, offered)))
+        settings["tb_heads"] = max(h for h in offered if h <= 2)  # the default (2) where it divides, else 1
+        shown = view(settings)
     edits = {}
     for table in ALL_TABLES:
         full, diff = f"t{table}", f"d{table}"
