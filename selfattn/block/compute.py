@@ -8,6 +8,7 @@ Every problem a visitor can fix is an :class:`~selfattn.errors.InputError`, rais
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -42,13 +43,16 @@ def tokens(n: int) -> list[str]:
 
 def parse_table(shown: View, table: str) -> np.ndarray:
     """One table as numbers, or InputError ``cell_*`` naming the table, row and column (counted from 1)."""
-    rows = shown.rows(table)
     layer, part = split_id(table)
-    row_names = ROWS_OF.get(part)
-    name = table_name(table)
+    return _parsed(shown.rows(table), table_name(table), ROWS_OF.get(part), table_shape(shown, table)).copy()
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(rows: tuple, name: str, row_names: tuple | None, shape: tuple[int, int]) -> np.ndarray:
+    """A table's text parsed, once per process per text: an edit of X leaves every weight table's text as it was
+    (at the hosted maximum, 60 tables and 20,000 cells took 18 ms to parse on every run). Errors are not cached."""
     return np.array([[parse_cell(cell, name, row_names[i] if row_names else str(i + 1), str(j + 1))
-                      for j, cell in enumerate(row)] for i, row in enumerate(rows)], dtype=float).reshape(
-        table_shape(shown, table))
+                      for j, cell in enumerate(row)] for i, row in enumerate(rows)], dtype=float).reshape(shape)
 
 
 def check_sizes(shown: View) -> None:
