@@ -34,6 +34,7 @@ if source == "real":
     # ── A real model's layer ────────────────────────────────────────────────────────────────────
     from ui.block_real import real_section
 
+    library()  # the maps' drawing code, as on the toy (else the real model's maps stay empty)
     real_section()
     st.stop()
 
