@@ -22,8 +22,9 @@ from tests import fuzz
 from ui import playground as pg
 from ui import state as settings
 
-PAGES = ("home", "playground", "embeddings", "heads")
-TITLES = {"home": "home.title", "playground": "pg.title", "embeddings": "emb.title", "heads": "hd.title"}
+PAGES = ("home", "playground", "embeddings", "heads", "block")
+TITLES = {"home": "home.title", "playground": "pg.title", "embeddings": "emb.title", "heads": "hd.title",
+          "block": "tb.title"}
 JUNK = ("", " ", "abc", "1e400", "nan", "-0", "٣", "１２", "9" * 30, "0x10", "1.5", "true", "../../etc/passwd", "~",
         "!", "!z", "_", "~~", "\x00", "🙂", "=1+1", "%00", "x" * 50_000, "早" * 600)
 
