@@ -1,0 +1,81 @@
+"""A seeded random walk over the Transformer block page (issue 32): every widget, cells of every editor shown,
+sentences for the real model, presets, undo and language switches.
+
+Besides :func:`tests.fuzz.check_page` after every action (no exception, no traceback, messages in the visitor's
+language, the link reopens cleanly): the page always shows its check line ("checked against
+torch.nn.TransformerEncoderLayer …" or "against the model's own hidden state …") or a message saying what is
+wrong; while the input is bad, the check line of the last good result stays.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import fuzz
+from tests.test_block_app import check_line, editors, label, send
+
+
+class BlockWalk(fuzz.Walk):
+    page, name = "block", "block"
+    title_key = "tb.title"
+    restart_every = 60
+
+    def moves(self):
+        return [(3, self.toggle), (4, self.number), (4, self.choose), (1, self.click), (2, self.type_text),
+                (8, self.edit_cell), (1.5, self.sentence), (1, self.switch_language), (0.5, self.rerun)]
+
+    def has_result(self, at) -> bool:
+        return check_line(at) is not None
+
+    def forget(self) -> None:
+        self.good = False
+
+    def remember(self) -> None:
+        self.good = self.good or check_line(self.at) is not None
+
+    def check(self) -> None:
+        at, lang = self.at, fuzz.lang_of(self.at)
+        kept = [text for _, text in fuzz.alerts(at.main) if fuzz.kept_note(lang) in text]
+        if kept:  # a bad input with a last good result: that result is still checked on screen
+            assert check_line(at) is not None, ("the last good result went away", kept)
+
+    def extra_options(self):
+        return ["toy", "real", "post", "pre"]
+
+    def edit_cell(self) -> str:
+        shown = [m for m in editors(self.at)]
+        if not shown:
+            return self.rerun()
+        tables = {label(self.at, table): table for table in self.tables()}
+        name = self.rng.choice([m for m in shown if m in tables] or [None])
+        if name is None:
+            return self.rerun()
+        table = tables[name]
+        data = editors(self.at)[name]
+        rows, cols = len(data["cells"]), len(data["cells"][0])
+        i, j = self.rng.randrange(rows), self.rng.randrange(cols)
+        r = self.rng.random()
+        value = (self.rng.choice(fuzz.BAD_CELLS) if r < 0.3 else self.rng.choice(fuzz.GOOD_CELLS) if r < 0.55
+                 else repr(round(self.rng.uniform(-3, 3), self.rng.randint(0, 4))))
+        send(self.at, table, i, j, "" if value is None else value[:40])
+        return f"cell {table}[{i}, {j}] = {value!r:.60}"
+
+    def tables(self) -> list[str]:
+        from selfattn.block.view import ALL_TABLES
+
+        return list(ALL_TABLES)
+
+    def sentence(self) -> str:
+        """Type a sentence for the real model (its box shows in the real source)."""
+        boxes = [w for w in self.at.main.text_area if w.key == "tb_text"]
+        if not boxes:
+            return self.choose()
+        text = fuzz.hostile_text(self.rng)
+        self.type_into(boxes[0], text)
+        return f"sentence = {text[:60]!r} ({len(text)} chars)"
+
+
+@pytest.mark.parametrize("seed", fuzz.seeds(5))
+def test_the_block_page_never_crashes_and_always_shows_a_check_or_a_message(seed, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", fuzz.NO_HUB)
+    BlockWalk(seed).run()
