@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from selfattn.block import link
 from selfattn.block.compute import compute_toy, read_eps, read_lengths
-from selfattn.block.view import (ACTIVATIONS, ALL_TABLES, CELL_CHARS, FIELDS, MAX_D, MAX_DFF, MAX_LAYERS, MAX_SEED,
+from selfattn.block.view import (ACTIVATIONS, ALL_TABLES, CELL_CHARS, FIELDS, MAX_DFF, MAX_LAYERS, MAX_SEED,
                                  MAX_TOKENS, PRESET_SETTINGS, PRESETS, View, base_rows, fit_edits, table_ids,
                                  table_shape, view)
 from selfattn.core.positions import KINDS

@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from tests import fuzz
-from tests.test_block_app import check_line, editors, label, send
+from support.apptest import editors
+from tests.blockpage import check_line, label, send
 
 
 class BlockWalk(fuzz.Walk):

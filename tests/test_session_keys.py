@@ -45,10 +45,35 @@ def test_the_playground_writes_only_declared_keys():
     assert sorted(set(at.session_state["pg"]) - set(pg.SLOTS)) == []  # the page's own dict: its slots only
 
 
-@pytest.mark.parametrize("page", ["home", "embeddings", "heads"])
+@pytest.mark.parametrize("page", ["home", "embeddings", "heads", "block"])
 def test_every_other_page_writes_only_declared_keys(page):
     at = open_page(page)
     at.session_state["lang"] = "zh"
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert undeclared(at) == []
+
+
+def test_the_block_page_writes_only_declared_keys():
+    from support.apptest import editors
+    from ui import block as tb
+
+    at = open_page("block")
+    at.number_input(key="tb_layers").set_value(2).run()
+    at.selectbox(key="tb_layer").set_value(1).run()
+    data = editors(at)["X"]
+    cells = [list(r) for r in data["cells"]]
+    cells[0][0] = "2"
+    at.session_state[data["instance"]] = {"table": {"rev": 1, "cells": cells}}
+    at.run()
+    at.toggle(key="tb_batch").set_value(True).run()
+    choice_widget(at.selectbox, "tb_preset").set_value("gpt2").run()
+    at.button(key="tb_undo").click().run()
+    choice_widget(at.selectbox, "tb_focus").set_value(2).run()
+    choice_widget(at.segmented_control, "tb_source").set_value("real").run()
+    at.switch_page("pages/home.py").run()
+    at.session_state["lang"] = "zh"
+    at.switch_page("pages/block.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert undeclared(at) == []
+    assert sorted(set(at.session_state["tb"]) - set(tb.SLOTS)) == []  # the page's own dict: its slots only
