@@ -81,6 +81,28 @@ def test_bench_browser_times_an_edit_in_chromium(tmp_path):
     assert {"server", "browser_trace", "js_profile"} <= set(row["breakdown"])
 
 
+@pytest.mark.browser
+def test_bench_browser_times_an_edit_of_the_block_page(tmp_path):
+    out = tmp_path / "block.json"
+    done = run_script("benchmarks/bench_browser.py", "--page", "block", "--repeats", "1", "--warmup", "0",
+                      "--sizes", "block:default", "--json", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    (row,) = json.loads(out.read_text())["rows"]
+    (edit,) = row["edits"]
+    assert row["size"] == "block:default" and re.search(r"block:default\s+\d+\.\d", done.stdout)
+    assert edit["output_map"] is not None and 0 < edit["output_map"] <= edit["charts"]  # the layer's outputs redrawn
+    assert any(c["key"] == "st-key-map_tb_layer1_output" and c["changed"] for c in edit["per_chart"])
+
+
+def test_bench_block_real_measures_server_cpu(tmp_path):
+    out = tmp_path / "real.json"
+    done = run_script("benchmarks/bench_block_real.py", "--repeats", "1", "--json", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert [row["view"] for row in rows] == ["open", "open_default", "sentence", "layer"]
+    assert all(row["cpu_s"]["n"] == 1 and row["cpu_s"]["median"] > 0 for row in rows)
+
+
 def test_bench_hostile_attacks_and_reports(tmp_path):
     out = tmp_path / "hostile.json"
     done = run_script("benchmarks/bench_hostile.py", "--attack", "2,000 rows sent for X", "--json", str(out))
