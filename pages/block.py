@@ -65,21 +65,21 @@ with st.container(border=True):
                     args=("tb_dff",), help=tr("tb.dff_help", top=tbv.MAX_DFF))
     s5.number_input(tr("tb.layers"), min_value=1, max_value=tbv.MAX_LAYERS, step=1, key="tb_layers",
                     on_change=tb.on_size, args=("tb_layers",), help=tr("tb.layers_help", top=tbv.MAX_LAYERS))
+    # the two orders' names are long: a row of their own, or a third of it scrolls the second out of sight
+    norm = choice(st.segmented_control, tr("tb.norm"), ("post", "pre"), "tb_norm",
+                  {"post": tr("tb.norm_post"), "pre": tr("tb.norm_pre")})
     o1, o2, o3 = st.columns(3, vertical_alignment="bottom")
     with o1:
-        norm = choice(st.segmented_control, tr("tb.norm"), ("post", "pre"), "tb_norm",
-                      {"post": tr("tb.norm_post"), "pre": tr("tb.norm_pre")})
-    with o2:
         choice(st.selectbox, tr("tb.act"), ACTIVATIONS, "tb_act", {a: tr(f"tb.act_{a}") for a in ACTIVATIONS})
     settings.keep("tb_eps")
-    o3.text_input(tr("tb.eps"), key="tb_eps", max_chars=tbv.MAX_EPS_CHARS, help=tr("tb.eps_help"))
-    t1, t2, t3 = st.columns(3, vertical_alignment="bottom")
+    o2.text_input(tr("tb.eps"), key="tb_eps", max_chars=tbv.MAX_EPS_CHARS, help=tr("tb.eps_help"))
+    with o3:
+        choice(st.selectbox, tr("tb.pos"), KINDS, "tb_pos", {k: tr(f"tb.pos_{k}") for k in KINDS})
+    t1, t2 = st.columns(2, vertical_alignment="bottom")
     for key in ("tb_causal", "tb_final"):
         settings.keep(key)
     t1.toggle(tr("tb.causal"), key="tb_causal", help=tr("tb.causal_help"))
     t2.toggle(tr("tb.final"), key="tb_final", help=tr("tb.final_help"), disabled=norm != "pre")
-    with t3:
-        choice(st.selectbox, tr("tb.pos"), KINDS, "tb_pos", {k: tr(f"tb.pos_{k}") for k in KINDS})
     notice = state.pop("notice", None)
     if notice:
         kind, what, params = notice

@@ -1,0 +1,258 @@
+"""The Transformer block page (issue 32) in a real Chromium.
+
+* Its three views (the default toy, the GPT-2 preset at 2 layers with a padded batch, the real model's layer)
+  in English and Chinese, at desktop (1400 px), projector (1024 px) and tablet (768 px) widths: no exception,
+  the check against PyTorch (or the model) on screen, nothing wider than the window or its box, no control or
+  map text cut, no map or chart past its column or over another, no title over another piece of text.
+* Its maps linked in the browser: a token's row lights up in every ``row:`` map and in each head's weights;
+  a head's weight (i, j) lights up row i in the token-row maps; a click on a row makes that token the one whose
+  LayerNorm is written out; an edit of X changes the layer's output and keeps the check.
+
+One server and one Chromium serve the module; each view is loaded once, at 1400 px, and looked at again in the
+same tab resized to 1024 px (the sidebar stays open, as on a projector) and to 768 px (Streamlit closes the
+sidebar, as it does on a tablet's first load).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from selfattn.i18n import t_plain
+from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, maps_fit, maps_within, settle,
+                           SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT, wait_until_idle)
+
+pytestmark = pytest.mark.browser
+
+HEIGHT = 1000
+GPT2 = ("preset=gpt2&n=5&d=8&dff=32&layers=2&norm=pre&act=gelu_tanh&causal=1&final=1&pos=learned&batch=1"
+        "&lengths=5%202%203")
+VIEWS = {"toy": "", "gpt2": GPT2, "real": "source=real"}
+# The maps each view draws at least: the toy's 11 steps and 2 heads; GPT-2's 13 steps, 2 heads, 2 layers' means,
+# the final norm, the batch's mask and 3 outputs; the real model's 11 steps and 12 heads.
+MIN_MAPS = {"toy": 12, "gpt2": 20, "real": 20}
+
+
+def check_words(view: str, lang: str) -> str:
+    """The check line's words before its first number (the catalog's, markdown's backticks dropped)."""
+    key = "tb.checked_model" if view == "real" else "tb.checked_torch"
+    return t_plain(key, lang).split("{")[0].replace("`", "").strip()
+
+
+def open_block(browser, url: str, view: str, lang: str, width: int):
+    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    query = "&".join(q for q in (f"lang={lang}", VIEWS[view]) if q)
+    page.goto(f"{url}/block?{query}")
+    page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
+    page.wait_for_function(ALL_DRAWN, arg=MIN_MAPS[view], timeout=120_000)
+    settle(page, MIN_MAPS[view])
+    return page
+
+
+# Text in the main area wider than its box, and pieces of text drawn over one another: every heading, paragraph,
+# caption, alert, code block and map title, [what, its text, px needed, px shown] and [[what, text], [what, text]].
+TEXT_LAYOUT = r"""() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const sel = 'h1, h2, h3, h4, [data-testid="stMarkdownContainer"] > p, [data-testid="stCaptionContainer"],'
+            + ' [data-testid="stAlertContentSuccess"], [data-testid="stAlertContentInfo"], [data-testid="stCode"] pre,'
+            + ' [data-testid="stWidgetLabel"]';
+  const els = [...main.querySelectorAll(sel)].filter(e => e.getClientRects().length && e.innerText.trim());
+  const name = e => (e.closest('[data-testid]') || {dataset: {}}).dataset.testid || e.tagName;
+  const wide = [];
+  for (const e of els) {
+    const style = getComputedStyle(e);
+    if (e.tagName === 'PRE' && style.overflowX !== 'visible') {  // a code block scrolls: only if it has to
+      if (e.scrollWidth > e.clientWidth + 1) wide.push([name(e), e.innerText.slice(0, 40), e.scrollWidth, e.clientWidth]);
+      continue;
+    }
+    // what is drawn of its text (KaTeX's and the line boxes') reaches past its box
+    const box = e.getBoundingClientRect(), range = document.createRange(), drawn = [];
+    const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!n.textContent.trim() || n.parentElement.closest('.katex-mathml')) continue;  // MathML: for readers only
+      range.selectNodeContents(n);
+      drawn.push(...[...range.getClientRects()].filter(r => r.width > 0));
+    }
+    if (!drawn.length) continue;
+    const right = Math.max(...drawn.map(r => r.right)), left = Math.min(...drawn.map(r => r.left));
+    if (right > box.right + 2 || left < box.left - 2)
+      wide.push([name(e), e.innerText.slice(0, 40), Math.round(right - left), Math.round(box.width)]);
+  }
+  const boxes = els.map(e => [e, e.getBoundingClientRect()]);
+  const over = [];
+  for (let a = 0; a < boxes.length; a++)
+    for (let b = a + 1; b < boxes.length; b++) {
+      const [ea, ra] = boxes[a], [eb, rb] = boxes[b];
+      if (ea.contains(eb) || eb.contains(ea)) continue;
+      const x = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const y = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (x > 2 && y > 2) over.push([[name(ea), ea.innerText.slice(0, 30)], [name(eb), eb.innerText.slice(0, 30)]]);
+    }
+  const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+  return {wide, over, page: [document.documentElement.scrollWidth, window.innerWidth],
+          block: [block.scrollWidth, block.clientWidth]};
+}"""
+
+
+def sidebar_open(page) -> bool:
+    return page.evaluate("() => document.querySelector(\"[data-testid='stSidebar']\").getBoundingClientRect().right > 0")
+
+
+def assert_laid_out(page, view: str, where: str) -> None:
+    assert page.locator("[data-testid='stException']").count() == 0, where
+    check = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=check_words(view, where[-2:]))
+    assert check.count() >= 1, (where, "no check line")
+    check.first.scroll_into_view_if_needed()
+    assert check.first.is_visible(), where
+    assert re.search(r"\d\.\de-\d\d", check.first.inner_text()), (where, check.first.inner_text())
+    found = page.evaluate(TEXT_LAYOUT)
+    assert found["page"][0] <= found["page"][1], (where, "the page scrolls sideways", found["page"])
+    assert found["block"][0] <= found["block"][1] + 1, (where, "the main block overflows", found["block"])
+    assert not found["wide"], (where, "text wider than its box: [what, text, px drawn, px of its box]", found["wide"])
+    assert not found["over"], (where, "text drawn over other text", found["over"])
+    assert page.evaluate(CLIPPED_CONTROLS) == [], where
+    assert page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT) == [], where
+    assert page.evaluate(SMALL_CHART_LABELS) == [], where
+    fits = maps_fit(page)
+    assert len(fits) >= MIN_MAPS[view] and maps_within(fits), (where, fits)
+    assert_charts_fit(page, where, MIN_MAPS[view])
+
+
+CASES = [(view, lang) for view in VIEWS for lang in ("en", "zh")]
+
+
+@pytest.mark.parametrize("view, lang", CASES, ids=[f"{v}-{lang}" for v, lang in CASES])
+def test_every_view_fits_desktop_projector_and_tablet(browser, url, view, lang):
+    page = open_block(browser, url, view, lang, 1400)
+    try:
+        for width in (1400, 1024, 768):
+            if width != 1400:
+                page.set_viewport_size({"width": width, "height": HEIGHT})
+                settle(page, MIN_MAPS[view])
+            assert sidebar_open(page) == (width >= 1024), width  # below 1024 px Streamlit closes the sidebar
+            assert_laid_out(page, view, f"{view} at {width} px, {lang}")
+    finally:
+        page.close()
+
+
+# ── The maps, linked ──────────────────────────────────────────────────────────────────────────────────
+
+# Every map of the block: {key: {"link": its place, "lit": [[row, col], ...] of its lit cells, "rows": rows whose
+# header is lit, "n": rows, "cols": columns}}.
+MAPS = """() => {
+    const out = {};
+    for (const el of document.querySelectorAll("[class*='st-key-map_tb_']")) {
+        const key = [...el.classList].map(c => c.match(/^st-key-map_tb_(\\w+)$/)).find(m => m);
+        const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
+        const body = host && host.shadowRoot && host.shadowRoot.querySelector("tbody");
+        if (!key || !body) continue;
+        const rows = [...body.rows];
+        out[key[1]] = {
+            lit: rows.flatMap((tr, r) => [...tr.querySelectorAll("td")].map((td, c) => td.classList.contains("lit") ? [r, c] : null))
+                     .filter(x => x),
+            rows: rows.map((tr, r) => tr.cells[0].classList.contains("lit-row") ? r : null).filter(r => r !== null),
+            n: rows.length, cols: rows[0].cells.length - 1,
+        };
+    }
+    return out;
+}"""
+
+
+# The text of every cell of map ``key``, row by row (drawn or not: a map out of sight is not laid out).
+CELLS = """(key) => [...document.querySelector(`[class*='st-key-map_tb_${key}'] [data-testid='stBidiComponentIsolated']`)
+    .shadowRoot.querySelector('tbody').rows].map(tr => [...tr.cells].slice(1).map(td => td.textContent))"""
+
+
+def cells(page, key: str) -> list[list[str]]:
+    return page.evaluate(CELLS, key)
+
+
+def maps(page) -> dict:
+    return page.evaluate(MAPS)
+
+
+def row_head(key: str, i: int) -> str:
+    return f"[class*='st-key-map_tb_{key}'] tbody tr:nth-child({i + 1}) th"
+
+
+def td(key: str, i: int, j: int) -> str:
+    return f"[class*='st-key-map_tb_{key}'] tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
+
+
+def hover(page, selector: str) -> None:
+    target = page.locator(selector)
+    target.scroll_into_view_if_needed()
+    target.hover()
+    page.wait_for_timeout(150)
+
+
+def whole_row(i: int, cols: int) -> list[list[int]]:
+    return [[i, c] for c in range(cols)]
+
+
+# The layer's token-row maps (link "row:<step>") and its heads' weights (link "att:<h>"), by key.
+STEPS = ("input", "norm1", "concat", "projected", "residual1", "norm2", "ff_pre", "ff_act", "ff_out", "residual2",
+         "output")
+
+
+def test_maps_light_up_together_a_click_picks_the_token_and_an_edit_recomputes(browser, url):
+    page = open_block(browser, url, "gpt2", "en", 1400)
+    try:
+        found = maps(page)
+        rows = [f"layer1_{s}" for s in STEPS] + ["final"]
+        heads = ["layer1_att1", "layer1_att2"]
+        assert set(rows + heads) <= set(found), sorted(found)
+        assert not any(m["lit"] for m in found.values())
+
+        # a token's row header in the input map: that row, in every step and in each head's weights
+        hover(page, row_head("layer1_input", 2))
+        found = maps(page)
+        for key in rows + heads:
+            assert found[key]["lit"] == whole_row(2, found[key]["cols"]), (key, found[key])
+            assert found[key]["rows"] == [2], (key, found[key])
+        for key in ("stack1", "stack2", "batch_mask", "batch1"):  # maps that link to nothing stay dark
+            assert found[key]["lit"] == [], key
+
+        # a head's weight (3, 1): row 3 of the token-row maps, the one cell in that head, row 3 in the other head
+        hover(page, td("layer1_att2", 3, 1))
+        found = maps(page)
+        for key in rows:
+            assert found[key]["lit"] == whole_row(3, found[key]["cols"]), (key, found[key])
+        assert found["layer1_att2"]["lit"] == [[3, 1]], found["layer1_att2"]
+        assert found["layer1_att1"]["lit"] == [[3, 1]], found["layer1_att1"]  # the same pair in the other head
+
+        # leaving a map puts every light out
+        page.mouse.move(5, 5)
+        page.wait_for_timeout(200)
+        assert not any(m["lit"] for m in maps(page).values())
+
+        # a click on token 4's row (in a map far down the flow): its LayerNorm is written out after the rerun
+        title = t_plain("tb.norm_title", "en", token="t4")
+        assert page.get_by_role("heading", name=title).count() == 0
+        page.locator(row_head("layer1_ff_act", 3)).click()
+        page.get_by_role("heading", name=title).wait_for(timeout=30_000)
+        wait_until_idle(page)
+        assert page.locator(f"{row_head('layer1_output', 3)}.focus").count() == 1  # its row bold in the maps
+
+        # an edit of X: the layer's output map changes, the check stays
+        before = cells(page, "layer1_output")
+        cell = page.get_by_role("textbox", name="X, t1, 1", exact=True)
+        cell.scroll_into_view_if_needed()
+        cell.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type("3.5")
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"(old) => JSON.stringify(({CELLS})('layer1_output')) !== JSON.stringify(old)",
+                               arg=before, timeout=30_000)
+        wait_until_idle(page)
+        after = cells(page, "layer1_output")
+        assert after[0] != before[0] and after[1:] != before[1:]  # t1's row changed, and (attending to t1) others
+        assert page.locator("[data-testid='stException']").count() == 0
+        check = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=check_words("gpt2", "en"))
+        assert check.count() == 1 and check.is_visible()
+        diff = float(re.search(r"difference (\d\.\de-\d\d)", check.inner_text()).group(1))
+        assert diff < 1e-9, check.inner_text()
+        assert page.get_by_role("heading", name=title).count() == 1  # the focus kept
+    finally:
+        page.close()
