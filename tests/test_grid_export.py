@@ -137,3 +137,17 @@ def test_a_label_that_looks_like_a_formula_is_not_one_in_the_csv_and_reads_back(
     back, labels = read_csv_matrix(data, "X", cols=2)
     assert labels == [label, "ok"]
     np.testing.assert_array_equal(back, values)
+
+
+def test_the_same_tables_make_the_same_zip_bytes_at_any_time(monkeypatch):
+    """Every member is dated ZIP_DATE, not the clock: a view downloaded twice is the same file."""
+    import time
+
+    tables = {"x": pd.DataFrame([[1.5, -2.0]], index=["早"], columns=["a", "b"])}
+    first = zip_tables(tables, {"settings.txt": "seed=0"})
+    later = time.time() + 3 * 86400
+    monkeypatch.setattr(time, "time", lambda: later)
+    monkeypatch.setattr(time, "localtime", lambda *a: __import__("time").struct_time((2031, 5, 6, 7, 8, 10, 1, 126, 0)))
+    assert zip_tables(tables, {"settings.txt": "seed=0"}) == first
+    with zipfile.ZipFile(io.BytesIO(first)) as archive:
+        assert {info.date_time for info in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}

@@ -66,15 +66,27 @@ def csv_bytes(text: str) -> bytes:
     return BOM + text.encode("utf-8")
 
 
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # every member's date: the same view, the same ZIP bytes
+
+
 def zip_tables(tables: dict[str, pd.DataFrame | Callable[[], pd.DataFrame]],
                notes: dict[str, str] | None = None) -> bytes:
     """One zip file holding ``<name>.csv`` for each table (or for what each function returns:
     a page offers tables it builds only when the zip is asked for), and a UTF-8 text file
-    ``<name>`` for each of ``notes`` (what made the numbers, say)."""
+    ``<name>`` for each of ``notes`` (what made the numbers, say).
+
+    Every member is dated 1980-01-01 (the format's first day), so the same view gives the same bytes whenever
+    it is downloaded."""
     buffer = io.BytesIO()
+
+    def member(name: str) -> zipfile.ZipInfo:
+        info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        return info
+
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, frame in tables.items():
-            archive.writestr(f"{name}.csv", csv_bytes(to_csv(frame() if callable(frame) else frame)))
+            archive.writestr(member(f"{name}.csv"), csv_bytes(to_csv(frame() if callable(frame) else frame)))
         for name, text in (notes or {}).items():
-            archive.writestr(name, text.encode("utf-8"))
+            archive.writestr(member(name), text.encode("utf-8"))
     return buffer.getvalue()
