@@ -95,6 +95,14 @@ TEXT_LAYOUT = r"""() => {
 }"""
 
 
+# A chart's text drawn past the chart's own box (cut off there), or cut short by Vega with "…".
+CUT_CHART_TITLES = """() => [...document.querySelectorAll("[data-testid=stVegaLiteChart] svg text")].filter(t => {
+    const box = t.getBoundingClientRect(), chart = t.closest("svg").getBoundingClientRect();
+    return t.textContent.includes("…") || box.top < chart.top - 3 || box.bottom > chart.bottom + 3
+           || box.left < chart.left - 3 || box.right > chart.right + 3;  // a glyph box's line height
+  }).map(t => t.textContent)"""
+
+
 def sidebar_open(page) -> bool:
     return page.evaluate("() => document.querySelector(\"[data-testid='stSidebar']\").getBoundingClientRect().right > 0")
 
@@ -114,6 +122,7 @@ def assert_laid_out(page, view: str, where: str) -> None:
     assert page.evaluate(CLIPPED_CONTROLS) == [], where
     assert page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT) == [], where
     assert page.evaluate(SMALL_CHART_LABELS) == [], where
+    assert page.evaluate(CUT_CHART_TITLES) == [], (where, "a chart's title cut short")
     fits = maps_fit(page)
     assert len(fits) >= MIN_MAPS[view] and maps_within(fits), (where, fits)
     assert_charts_fit(page, where, MIN_MAPS[view])

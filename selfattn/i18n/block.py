@@ -197,7 +197,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.stack_layer": {"en": "Layer {k}, mean over heads", "zh": "第 {k} 层，各个头的平均"},
     "tb.sim_input": {"en": "input", "zh": "输入"},
     "tb.sim_layer": {"en": "layer {k}", "zh": "第 {k} 层"},
-    "tb.sim_axis": {"en": "mean cosine similarity of the tokens", "zh": "词元之间的平均余弦相似度"},
+    "tb.sim_axis": {"en": "mean cosine similarity", "zh": "平均余弦相似度"},  # the chart's 180 px height holds it
     "tb.similarity_note": {
         "en": "The tokens' mean cosine similarity goes from {first} (input) to {last} (last layer): each layer mixes "
               "every token with the others, so the vectors grow alike. That is what stacking does to a sentence.",
