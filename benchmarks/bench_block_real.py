@@ -1,7 +1,7 @@
 """Server CPU of the Transformer block page's real layer view (issue 32: "a real layer view ≤ 1 s of server CPU").
 
 Usage:
-    python benchmarks/bench_block_real.py [--repeats 8] [--app-dir DIR [DIR ...]] [--json out.json]
+    python benchmarks/bench_block_real.py [--repeats 8] [--app-dir DIR [DIR ...]] [--blas-one] [--json out.json]
 
 Each checkout is started as the hosted demo (``SELFATTN_HOSTED=1 streamlit run app.py``, its own
 ``.streamlit/config.toml``), left to go quiet (the app loads MiniLM in the background at start),
@@ -21,7 +21,9 @@ What is measured: the server process's CPU seconds (user + system, ``/proc/<pid>
 just before the request to 0.3 s after its run finished (so the sending of its messages is in),
 and the wall time to the run's ``script_finished``. Every view must finish without an exception
 and show the check against the model's own hidden state. Several ``--app-dir`` are measured in
-turn, their order alternating with each repeat.
+turn, their order alternating with each repeat. ``--blas-one`` also starts the last checkout a second
+time with ``OPENBLAS_NUM_THREADS=1`` (numpy's BLAS on one thread, as torch is when hosted), measured
+in the same rounds.
 """
 
 from __future__ import annotations
@@ -51,6 +53,26 @@ KINDS = ("open", "open_default", "sentence", "layer")
 WORDS = ("the cat sat on the mat while a dog ran past the old red house near the river and birds sang in tall "
          "green trees under a bright morning sky").split()
 TAIL_S = 0.3  # after script_finished: the server may still be sending the run's messages
+
+
+class EnvServer(LocalServer):
+    """A LocalServer started with extra environment variables."""
+
+    def __init__(self, app_dir: Path, label: str, work: Path, extra: dict[str, str]):
+        super().__init__(app_dir, label, work)
+        self.extra = extra
+
+    async def start(self) -> None:
+        saved = {key: os.environ.get(key) for key in self.extra}
+        os.environ.update(self.extra)  # read by LocalServer.start's Popen (servers start one at a time)
+        try:
+            await super().start()
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
 
 def sentence(k: int, salt: int) -> str:
@@ -166,6 +188,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=8)
     parser.add_argument("--app-dir", type=Path, nargs="+", default=[ROOT])
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--blas-one", action="store_true",
+                        help="also measure the last checkout started with OPENBLAS_NUM_THREADS=1")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     env = {"date": date.today().isoformat(), "python": platform.python_version(),
@@ -173,6 +197,9 @@ def main() -> None:
     print(f"python {env['python']}, cores: {env['cores']}, load average {env['load_average']}")
     with tempfile.TemporaryDirectory(prefix="selfattn-bench-block-real-") as work:
         servers = [LocalServer(d.resolve(), str(d), Path(work)) for d in args.app_dir]
+        if args.blas_one:
+            last = args.app_dir[-1]
+            servers.append(EnvServer(last.resolve(), f"{last} BLAS 1", Path(work), {"OPENBLAS_NUM_THREADS": "1"}))
         try:
             rows = asyncio.run(bench(args, servers))
         finally:
