@@ -260,26 +260,44 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str 
     return frame
 
 
+def _joined(per_head) -> np.ndarray:
+    """(h, n, head_dim) → (n, h·head_dim): the heads' columns side by side, head 1's first."""
+    h, n, hd = per_head.shape
+    return per_head.transpose(1, 0, 2).reshape(n, h * hd)
+
+
 def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str, dims: int | None = None) -> None:
-    """The block as its flow, every box a map of its numbers, in the order the layer computes them."""
+    """The block as its flow, every box a map of its numbers, numbered in the order the layer computes them, side
+    by side while the window holds them; each box says how it is made from the boxes before (a residual
+    connection is the sum of two earlier numbers)."""
     cut = (lambda m: m[:, :dims]) if dims else (lambda m: m)
-    for step in flow_steps(trace, current_lang()):
-        st.markdown(f"↓ {step.arrow}" if step.arrow else "")
-        if step.heads:
-            st.markdown(f"**{step.title}**")
-            st.caption(step.caption)
-            with st.container(horizontal=True, wrap=True, gap="medium"):
+
+    def one(title: str, matrix, cols, *, key: str, link: str, caption: str = "", role: str = "values",
+            domain=None) -> None:
+        with st.container(width="content"):
+            tables[f"{prefix}{key}"] = show_map(title, cut(matrix), tokens, cols[:dims] if dims else cols,
+                                                key=f"{prefix}{key}", link=link, focus=focus, caption=caption,
+                                                role=role, domain=domain, full=matrix, full_cols=cols)
+
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for step in flow_steps(trace, current_lang()):
+            title = f"{step.number} {step.title}"
+            caption = f"{step.formula} · {step.caption}"
+            if step.kind == "qkv":
+                for name, per_head in (("q", trace.queries), ("k", trace.keys), ("v", trace.values)):
+                    matrix = _joined(per_head)
+                    one(f"{step.number} {name.upper()}", matrix, column_names(name, matrix.shape[1]), key=name,
+                        link=f"row:{name}", caption=caption if name == "q" else "")
+            elif step.kind == "heads":
                 for h, weights in enumerate(trace.weights):
                     with st.container(width="content"):
                         tables[f"{prefix}weights_head{h + 1}"] = show_map(
-                            tr("tb.head", h=h + 1), weights, tokens, tokens, key=f"{prefix}att{h + 1}",
-                            link=f"att:{h + 1}", focus=focus, role="weights", domain=(0.0, 1.0))
-            continue
-        matrix = step.matrix
-        cols = column_names(step.column_prefix, matrix.shape[1])
-        tables[f"{prefix}{step.key}"] = show_map(
-            step.title, cut(matrix), tokens, cols[:matrix.shape[1] if not dims else dims], key=f"{prefix}{step.key}",
-            link=f"row:{step.key}", focus=focus, caption=step.caption, role=step.role, full=matrix, full_cols=cols)
+                            f"{step.number} " + tr("tb.head", h=h + 1), weights, tokens, tokens,
+                            key=f"{prefix}att{h + 1}", link=f"att:{h + 1}", focus=focus, role="weights",
+                            domain=(0.0, 1.0), caption=caption if h == 0 else "")
+            else:
+                one(title, step.matrix, column_names(step.column_prefix, step.matrix.shape[1]), key=step.key,
+                    link=f"row:{step.key}", caption=caption, role=step.role)
 
 
 def draw_norms(trace, tokens: list[str], focus: int) -> None:

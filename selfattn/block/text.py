@@ -26,52 +26,66 @@ def formulas(lang: str) -> dict[str, str]:
 
 @dataclass(frozen=True, eq=False)
 class Step:
-    """One box of the flow: a map of its numbers, and the arrow that leads to it."""
+    """One box of the flow: its number, a map of its numbers, and how it was made from the boxes before."""
 
     key: str  # its place, also the CSV's name and the map's link (row:<key>)
+    number: str  # ①, ②, …
     title: str
+    formula: str  # how it is made from earlier boxes, by their numbers: "⑥ = ① + ⑤"
     caption: str
-    arrow: str  # what was done to get here ("" for the first box)
-    matrix: np.ndarray | None  # (n, width), or None for the heads (drawn from trace.weights)
+    matrix: np.ndarray | None  # (n, width); None for the heads' weights and Q, K, V (drawn from the trace)
     role: str = "values"
     column_prefix: str = "x"
-    heads: bool = False
+    kind: str = "map"  # "map", "qkv" (three maps) or "heads" (one map per head)
+
+
+NUMBERS = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮"
+SHARED_HELP = {"residual1": "residual", "residual2": "residual", "norm1": "norm", "norm2": "norm"}
 
 
 def flow_steps(trace: LayerTrace, lang: str) -> list[Step]:
-    """The boxes of one layer in the order it computes them (post-LN and pre-LN differ)."""
+    """The boxes of one layer in the order it computes them (post-LN and pre-LN differ), numbered, each with the
+    formula that makes it from the boxes before: the residual connections are the sums of two earlier numbers."""
     def w(key: str, **fmt) -> str:
         return t_plain(f"tb.step_{key}", lang, **fmt)
 
-    def a(key: str, **fmt) -> str:
-        return t_plain(f"tb.arrow_{key}", lang, **fmt)
+    hd, d_ff = trace.queries.shape[2], trace.ff_pre.shape[1]
+    act = t_plain(f"tb.act_{trace.activation}", lang)
+    per_head = t_plain("tb.heads_formula", lang)
+    steps: list[Step] = []
 
-    h, hd = trace.num_heads, trace.queries.shape[2]
-    d_ff = trace.ff_pre.shape[1]
-    steps = [Step("input", w("input"), w("input_help"), "", trace.x)]
+    def add(key: str, formula: str, matrix: np.ndarray | None, **extra) -> str:
+        number = NUMBERS[len(steps)]
+        title_key = extra.pop("title_key", key)
+        help_fmt = extra.pop("help_fmt", {})
+        help_key = SHARED_HELP.get(title_key, title_key)
+        steps.append(Step(key, number, w(title_key), formula.format(n=number), w(f"{help_key}_help", **help_fmt),
+                          matrix, **extra))
+        return number
+
+    x = add("input", "{n} = x", trace.x)
+    attended = add("norm1", "{n} = LayerNorm₁(" + x + ")", trace.norm1.outputs) if trace.norm_first else x
+    add("qkv", "Q, K, V = " + attended + " W + b", None, kind="qkv", help_fmt={"hd": hd})
+    add("heads", "{n} = softmax(QKᵀ/√" + str(hd) + "), " + per_head, None, kind="heads", role="weights",
+        help_fmt={"hd": hd})
+    concat = add("concat", "{n} = " + NUMBERS[len(steps) - 1] + " × V, " + per_head, trace.concat,
+                 column_prefix="c")
+    projected = add("projected", "{n} = " + concat + " W_o + b_o", trace.projected, column_prefix="a")
+    h = add("residual1", "{n} = " + x + " + " + projected, trace.residual1)
     if trace.norm_first:
-        steps.append(Step("norm1", w("norm1"), w("norm_help"), a("norm1"), trace.norm1.outputs))
-    steps += [
-        Step("heads", w("heads", h=h), w("heads_help", h=h, hd=hd), a("heads", h=h, hd=hd), None, heads=True),
-        Step("concat", w("concat"), w("concat_help", h=h), a("concat"), trace.concat, column_prefix="c"),
-        Step("projected", w("projected"), w("projected_help"), a("projected"), trace.projected, column_prefix="a"),
-        Step("residual1", w("residual1"), w("residual_help"), a("residual1"), trace.residual1),
-    ]
-    if trace.norm_first:
-        steps.append(Step("norm2", w("norm2"), w("norm_help"), a("norm2"), trace.norm2.outputs))
+        ff_in = add("norm2", "{n} = LayerNorm₂(" + h + ")", trace.norm2.outputs)
     else:
-        steps.append(Step("norm1", w("norm1"), w("norm_help"), a("norm1_post"), trace.norm1.outputs))
-    steps += [
-        Step("ff_pre", w("ff_pre", d_ff=d_ff), w("ff_pre_help"), a("ff_pre", d_ff=d_ff), trace.ff_pre, column_prefix="f"),
-        Step("ff_act", w("ff_act", act=t_plain(f"tb.act_{trace.activation}", lang)), w("ff_act_help"),
-             a("ff_act", act=t_plain(f"tb.act_{trace.activation}", lang)), trace.ff_act, column_prefix="f"),
-        Step("ff_out", w("ff_out"), w("ff_out_help"), a("ff_out"), trace.ff_out),
-        Step("residual2", w("residual2"), w("residual_help"), a("residual2"), trace.residual2),
-    ]
-    if not trace.norm_first:
-        steps.append(Step("norm2", w("norm2"), w("norm_help"), a("norm2"), trace.norm2.outputs))
-    steps.append(Step("output", w("output"), w("output_help"), a("output"), trace.outputs, role="outputs",
-                      column_prefix="y"))
+        h = ff_in = add("norm1", "{n} = LayerNorm₁(" + h + ")", trace.norm1.outputs)
+    pre = add("ff_pre", "{n} = " + ff_in + " W_1 + b_1", trace.ff_pre, column_prefix="f", help_fmt={"d_ff": d_ff})
+    activated = add("ff_act", "{n} = " + act + "(" + pre + ")", trace.ff_act, column_prefix="f")
+    ff_out = add("ff_out", "{n} = " + activated + " W_2 + b_2", trace.ff_out)
+    output = " = " + w("output")
+    if trace.norm_first:
+        add("residual2", "{n} = " + h + " + " + ff_out + output, trace.residual2, role="outputs", column_prefix="y")
+    else:
+        total = add("residual2", "{n} = " + h + " + " + ff_out, trace.residual2)
+        add("norm2", "{n} = LayerNorm₂(" + total + ")" + output, trace.norm2.outputs, role="outputs",
+            column_prefix="y")
     return steps
 
 
