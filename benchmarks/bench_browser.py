@@ -11,8 +11,8 @@ layer) and ``block:max`` (the hosted maximum, opened by the link ``?n=16&d=16&he
 or ``block:<query string>`` for any other link. The same cell of X (first row, first column of
 its matrix editor) is edited; the edit is done when the last map on the page has changed, and
 besides ``charts`` (every changed chart drawn) the script reports ``output_map``: Enter to the
-frame that drew the new numbers of the layer's outputs map (the map keyed ``map_tb_layer<L>_output``,
-whose table's aria-label is the output step's title). Playground sizes (``tutorial``, ``NxD``)
+frame that drew the new numbers of the layer's outputs map (the last map of the layer's flow, keyed
+``map_tb_layer<L>_<step>``: ``_output`` before 4125963, ``_residual2`` or ``_norm2`` since). Playground sizes (``tutorial``, ``NxD``)
 may be given in the same run, for comparison on the same machine.
 
 For each app (a checkout given by ``--app-dir``, started here with ``streamlit run app.py``; or
@@ -98,7 +98,8 @@ CELL = (96, 35 + 17)
 # The Transformer block page (issue 32): X's matrix editor (key tbed_x_<version>, no label column, so its
 # first input is row 1, column 1), the layer's outputs map, and the links that open it at each size.
 BLOCK_CELLS = "[class*='st-key-tbed_x_'] [data-testid='stBidiComponentIsolated'] input"
-BLOCK_OUTPUT = "[class*='st-key-map_tb_layer'][class*='_output'] [data-testid='stBidiComponentIsolated']"
+BLOCK_FLOW = "[class*='st-key-map_tb_layer'] [data-testid='stBidiComponentIsolated']"  # the layer's flow maps
+FLOW_KEY = re.compile(r"st-key-map_tb_layer\d+_\w+")  # the last of them, in page order, is the layer's outputs
 BLOCK_SIZES = {"default": "", "max": "n=16&d=16&heads=4&dff=64&layers=6"}
 
 # Runs the server with a timer (and, while ``<profile dir>/ON`` exists, cProfile) around each
@@ -456,7 +457,7 @@ def open_block(page, url: str, size: str) -> None:
     query = BLOCK_SIZES.get(query, query)
     page.goto(f"{url}/block" + (f"?{query}" if query else ""))
     page.wait_for_selector(BLOCK_CELLS, timeout=90000)
-    page.wait_for_selector(BLOCK_OUTPUT, timeout=90000)
+    page.wait_for_selector(BLOCK_FLOW, timeout=90000)
     wait_idle(page)
     page.wait_for_timeout(1500)  # maps draw after the script has finished
 
@@ -495,10 +496,10 @@ def edit_once(page, value: str, quiet_ms: int, before_enter=None) -> dict:
     result = page.evaluate("() => window.__bench.result()")
     if result["charts"] is None or not result["per_chart"] or not result["per_chart"][-1]["changed"]:
         raise RuntimeError(f"the edit to {value} did not change the last chart: {result}")
-    outputs = [c for c in result["per_chart"] if re.fullmatch(r"st-key-map_tb_layer\d+_output", c["key"])]
-    if outputs and not (outputs[0]["changed"] and outputs[0]["shown"] is not None):
-        raise RuntimeError(f"the edit to {value} did not redraw the block's outputs map: {outputs[0]}")
-    result["output_map"] = outputs[0]["shown"] if outputs else None
+    flow = [c for c in result["per_chart"] if FLOW_KEY.fullmatch(c["key"])]
+    if flow and not (flow[-1]["changed"] and flow[-1]["shown"] is not None):
+        raise RuntimeError(f"the edit to {value} did not redraw the block's outputs map: {flow[-1]}")
+    result["output_map"] = flow[-1]["shown"] if flow else None
     return result
 
 
