@@ -135,7 +135,7 @@ def block() -> None:
     trace = result.stack.layers[min(layer, len(result.stack.layers) - 1)]
     tokens = result.tokens
     focus = min(shown.focus, len(tokens) - 1)
-    st.success(tr("tb.checked_torch", diff=f"{result.torch_difference:.1e}", layers=len(result.params)),
+    st.success(tr("tb.checked_torch", diff=f"{result.torch_difference:.1e}"),
                icon=":material/verified:")
     tables = {"x": partial(labelled, result.x, tokens, column_names("x", result.x.shape[1]))}
     if result.positions is not None:

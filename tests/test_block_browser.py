@@ -29,8 +29,8 @@ HEIGHT = 1000
 GPT2 = ("preset=gpt2&n=5&d=8&dff=32&layers=2&norm=pre&act=gelu_tanh&causal=1&final=1&pos=learned&batch=1"
         "&lengths=5%202%203")
 VIEWS = {"toy": "", "gpt2": GPT2, "real": "source=real"}
-# The maps each view draws at least: the toy's 11 steps and 2 heads; GPT-2's 13 steps, 2 heads, 2 layers' means,
-# the final norm, the batch's mask and 3 outputs; the real model's 11 steps and 12 heads.
+# The maps each view draws at least: the toy's 11 boxes (Q, K, V three) and 2 heads; GPT-2's 13 boxes, 2 heads, 2
+# layers' means, the final norm, the batch's mask and 3 outputs; the real model's 13 boxes and 12 heads.
 MIN_MAPS = {"toy": 12, "gpt2": 20, "real": 20}
 
 
@@ -201,8 +201,8 @@ def whole_row(i: int, cols: int) -> list[list[int]]:
 
 
 # The layer's token-row maps (link "row:<step>") and its heads' weights (link "att:<h>"), by key.
-STEPS = ("input", "norm1", "concat", "projected", "residual1", "norm2", "ff_pre", "ff_act", "ff_out", "residual2",
-         "output")
+STEPS = ("input", "norm1", "q", "k", "v", "concat", "projected", "residual1", "norm2", "ff_pre", "ff_act", "ff_out",
+         "residual2")  # pre-LN: ⑬ residual2 is the layer's output
 
 
 def test_maps_light_up_together_a_click_picks_the_token_and_an_edit_recomputes(browser, url):
@@ -242,20 +242,20 @@ def test_maps_light_up_together_a_click_picks_the_token_and_an_edit_recomputes(b
         page.locator(row_head("layer1_ff_act", 3)).click()
         page.get_by_role("heading", name=title).wait_for(timeout=30_000)
         wait_until_idle(page)
-        assert page.locator(f"{row_head('layer1_output', 3)}.focus").count() == 1  # its row bold in the maps
+        assert page.locator(f"{row_head('layer1_residual2', 3)}.focus").count() == 1  # its row bold in the maps
 
         # an edit of X: the layer's output map changes, the check stays
-        before = cells(page, "layer1_output")
+        before = cells(page, "layer1_residual2")
         cell = page.get_by_role("textbox", name="X, t1, 1", exact=True)
         cell.scroll_into_view_if_needed()
         cell.click()
         page.keyboard.press("Control+A")
         page.keyboard.type("3.5")
         page.keyboard.press("Enter")
-        page.wait_for_function(f"(old) => JSON.stringify(({CELLS})('layer1_output')) !== JSON.stringify(old)",
+        page.wait_for_function(f"(old) => JSON.stringify(({CELLS})('layer1_residual2')) !== JSON.stringify(old)",
                                arg=before, timeout=30_000)
         wait_until_idle(page)
-        after = cells(page, "layer1_output")
+        after = cells(page, "layer1_residual2")
         assert after[0] != before[0] and after[1:] != before[1:]  # t1's row changed, and (attending to t1) others
         assert page.locator("[data-testid='stException']").count() == 0
         check = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=check_words("gpt2", "en"))
