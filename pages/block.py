@@ -143,7 +143,8 @@ def block() -> None:
 
     st.subheader(tr("tb.flow_title", layer=layer + 1, layers=len(result.params)))
     st.caption(tr("tb.flow_help"))
-    tb.draw_flow(trace, tokens, focus, tables, prefix=f"layer{layer + 1}_")
+    tb.draw_flow(trace, tokens, focus, tables, prefix=f"layer{layer + 1}_",
+                 engine=tb.preview_engine(shown, result, trace.eps))
     tb.draw_norms(trace, tokens, focus)
     choice(st.selectbox, tr("tb.focus"), range(len(tokens)), "tb_focus", {k: f"{k + 1}: {t}" for k, t in enumerate(tokens)})
 

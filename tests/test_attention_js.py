@@ -35,3 +35,20 @@ def test_the_page_gets_attention_js_before_the_maps_that_call_it():
     assert LIBRARY_JS.index(attention) < LIBRARY_JS.index(maps)
     assert re.search(r"\bstepCells\(", maps) and re.search(r"\bmapText\(", maps)  # the maps call it
     assert "window.selfattnAttention" in attention and "export default" not in attention
+
+
+BLOCK = (HERE / "block.js").read_text(encoding="utf-8")
+
+
+def test_block_js_is_the_third_implementation_and_the_maps_only_draw_it():
+    """The Transformer block's preview works the layer out in block.js (named as the third implementation, with
+    where it is held to the core); heatmap.js calls blockCells and computes none of it."""
+    header = BLOCK.split("\n\n", 1)[0]
+    assert "third implementation" in header and "selfattn/core/block.py" in header
+    assert "tests/test_block_preview_browser.py" in BLOCK
+    assert all(token in BLOCK for token in ("function blockLayer", "function layerNorm", "function erf", "Math.exp"))
+    assert not any(token in MAPS for token in ("function blockLayer", "function layerNorm", "function erf",
+                                                "Math.tanh"))
+    block, maps = compact_js(BLOCK), compact_js(MAPS)
+    assert LIBRARY_JS.index(compact_js(ATTENTION)) < LIBRARY_JS.index(block) < LIBRARY_JS.index(maps)
+    assert re.search(r"\bblockCells\(", maps) and "window.selfattnBlock" in block and "export default" not in block

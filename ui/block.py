@@ -239,7 +239,7 @@ def on_pick(map_key: str, rows: int) -> None:
 
 
 def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str | None, focus: int | None,
-             caption: str = "", role: str = "values", domain=None, full=None, full_cols=None):
+             caption: str = "", role: str = "values", domain=None, full=None, full_cols=None, engine=None):
     """One step's matrix: its name and shape, its map (linked to the other maps of the block) and a CSV.
 
     Args:
@@ -254,10 +254,29 @@ def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str 
         st.caption(caption)
     map_key = f"map_tb_{key}"
     data = map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
-                    link=link, group="tb", focus=focus)
+                    link=link, group="tb", focus=focus, engine=engine)
     heatmap(map_key, data, on_pick=partial(on_pick, map_key, len(values)) if link else None)
     csv_button(frame, f"block-{key}", key=f"dl_tb_{key}")
     return frame
+
+
+PREVIEW_NUMBERS = 20_000  # the most weights of earlier layers the preview's engine carries (else: no preview)
+
+
+def preview_engine(shown: View, result: ToyResult, eps: float) -> dict | None:
+    """What the browser's preview of the layer shown (ui/components/block.js) needs besides the typed tables:
+    the settings, the position vectors and the layers before the one shown, as exact numbers, and which editor
+    instance holds each table now (an older instance's typed table is not this view's). None when the earlier
+    layers are too many numbers to send on every edit: the server's answer alone redraws the maps then."""
+    layer = min(shown.layer, len(result.params) - 1)
+    before = [{part: matrix.tolist() for part, matrix in tbv.layer_tables(params).items()}
+              for params in result.params[:layer]]
+    if sum(np.size(m) for params in result.params[:layer] for m in tbv.layer_tables(params).values()) > PREVIEW_NUMBERS:
+        return None
+    return {"norm_first": shown.norm == "pre", "activation": shown.act, "eps": eps, "causal": bool(shown.causal),
+            "heads": shown.heads, "layer": layer, "before": before,
+            "pe": None if result.positions is None else result.positions.tolist(),
+            "instances": {f"tb_{table}": editor_key(table) for table in shown_tables(shown)}}
 
 
 def _joined(per_head) -> np.ndarray:
@@ -266,7 +285,8 @@ def _joined(per_head) -> np.ndarray:
     return per_head.transpose(1, 0, 2).reshape(n, h * hd)
 
 
-def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str, dims: int | None = None) -> None:
+def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str, dims: int | None = None,
+              engine: dict | None = None) -> None:
     """The block as its flow, every box a map of its numbers, numbered in the order the layer computes them, side
     by side while the window holds them; each box says how it is made from the boxes before (a residual
     connection is the sum of two earlier numbers)."""
@@ -277,7 +297,8 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
         with st.container(width="content"):
             tables[f"{prefix}{key}"] = show_map(title, cut(matrix), tokens, cols[:dims] if dims else cols,
                                                 key=f"{prefix}{key}", link=link, focus=focus, caption=caption,
-                                                role=role, domain=domain, full=matrix, full_cols=cols)
+                                                role=role, domain=domain, full=matrix, full_cols=cols,
+                                                engine=engine if key == "input" else None)
 
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for step in flow_steps(trace, current_lang()):

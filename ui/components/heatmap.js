@@ -287,9 +287,33 @@ function preview(group) {
   return drawn;
 }
 
+// The Transformer block page's maps (group "tb"): block.js (the third implementation) works the layer shown out
+// from the typed tables and the options its input map brings (engine); each map it has a box for is redrawn,
+// the others (a stack's, a batch's) wait for the server.
+function previewBlock(group) {
+  const views = maps.get(group);
+  const tables = window.selfattnTables;
+  const input = views && views.get("row:input");
+  if (!input || !tables || !input.data.engine || !window.selfattnBlock) return null;
+  const cells = window.selfattnBlock.blockCells(tables, input.data.engine);
+  if (!cells) return null;
+  const drawn = new Map();
+  for (const [link, view] of views) {
+    const box = cells[link];
+    if (!box || !view.data || box.cells.length !== view.data.cells.length
+        || box.cells[0].length !== view.data.cells[0].length) continue;
+    const next = { ...view.data, cells: box.cells };
+    if (!view.data.fixed) Object.assign(next, { lo: box.lo, hi: box.hi, low_text: mapText(box.lo), high_text: mapText(box.hi) });
+    drawn.set(view, next);
+  }
+  return drawn;
+}
+
 window.addEventListener("selfattn-edit", () => {
   const drawn = preview("pg");
   if (drawn) for (const [view, data] of drawn) view.draw(data, true);
+  const block = previewBlock("tb");
+  if (block) for (const [view, data] of block) view.draw(data, true);
 });
 
 if (!window.selfattnMaps) {
