@@ -79,7 +79,27 @@ ATTACKS = [
     Attack("heavy heads link", "heads", "n=64&d=128&heads=16&causal=1&open=bare_reshape~scale_after_softmax"),
     Attack("longest sentence, words, rollout", "embeddings",
            "source=minilm&text=" + "the cat sat on the mat and " * 18 + "&units=words&map=rollout"),
+    Attack("heaviest Transformer block link", "block",
+           "n=16&d=16&heads=4&dff=64&layers=6&norm=pre&act=gelu_tanh&causal=1&final=1&pos=sinusoidal&batch=1"
+           "&lengths=16%208%204%201"),
+    Attack("a 2 MB Transformer block link", "block", query=None),  # every table parameter, far over its limit
+    Attack("the real model's layer, 32 tokens", "block",
+           "source=real&rlayer=6&text=" + "the cat sat on the mat and " * 12),
 ]
+
+
+def two_megabyte_block_link() -> str:
+    """Every table parameter of every layer of the block page, each far over a parameter's limit: about 2 MB."""
+    from urllib.parse import urlencode
+
+    from selfattn.block.link import TABLE_PARAMS
+
+    params = {name: "1_" * (1_900_000 // len(TABLE_PARAMS) // 2) for name in TABLE_PARAMS}
+    params.update({"layers": "6", "n": "16", "d": "16", "dff": "64", "eps": "n" * 5000, "text": "x" * 5000})
+    return urlencode(params)
+
+
+ATTACKS = [a if a.query is not None else Attack(a.name, a.page, two_megabyte_block_link()) for a in ATTACKS]
 
 
 async def run_attack(target: servers.LocalServer, attack: Attack, limit: float) -> dict:
@@ -145,7 +165,7 @@ async def bench(args, work: Path) -> list[dict]:
         target = servers.LocalServer(app_dir, label, work)
         await target.start()
         try:
-            await bench_load.warm_up(target, ["playground", "heads", "embeddings"], edit=False, timeout=120)
+            await bench_load.warm_up(target, ["playground", "heads", "embeddings", "block"], edit=False, timeout=120)
             for attack in ATTACKS:
                 if args.attack and attack.name not in args.attack:
                     continue
