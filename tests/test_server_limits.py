@@ -109,6 +109,29 @@ def test_files_no_uploader_holds_are_dropped_after_their_grace():
     assert list(manager.file_storage["s"]) == ["used", "new"]  # "new" is on its way to its uploader
 
 
+def test_a_run_reads_the_session_only_when_it_holds_a_file(monkeypatch):
+    from types import SimpleNamespace
+
+    import streamlit
+    from streamlit.runtime.scriptrunner_utils import script_run_context
+
+    class Unread(dict):  # a session whose values must not be read
+        def __iter__(self):
+            raise AssertionError("the session was read")
+
+    manager = bounded_manager()
+    monkeypatch.setattr(Runtime, "exists", staticmethod(lambda: True))
+    monkeypatch.setattr(Runtime, "instance", staticmethod(lambda: SimpleNamespace(uploaded_file_mgr=manager)))
+    monkeypatch.setattr(script_run_context, "get_script_run_ctx", lambda: SimpleNamespace(session_id="s"))
+    monkeypatch.setattr(streamlit, "session_state", Unread())
+    limits.sweep_session()  # no file held: returns without reading the session
+    manager.add_file("s", UploadedFileRec("old", "x.csv", "text/csv", b"1"))
+    limits._uploaded_at[("s", "old")] = time.monotonic() - 60
+    monkeypatch.setattr(streamlit, "session_state", {})  # no uploader holds it: dropped
+    limits.sweep_session()
+    assert not manager.file_storage.get("s")
+
+
 def test_names_are_shortened_before_they_are_stored():
     manager = bounded_manager()
     manager.add_file("s", UploadedFileRec("f", "r" * 4_090 + "-runs.json\n", "text/csv", b"1"))

@@ -76,6 +76,13 @@ def test_put_sets_a_setting_and_its_shadow(state):
     assert state == {"emb_layer": 3, settings.shadow("emb_layer"): 3}
 
 
+def test_put_sets_the_choice_boxes_noted_for_the_setting(state):
+    state[settings.CHOICE_WIDGETS] = {"emb_view": ["emb_view__0000abcd", "emb_view__1111abcd"]}
+    state["emb_view__0000abcd"] = "head"  # its box drawn (ui.common.choice); the other one dropped by Streamlit
+    settings.put("emb_view", "mean")
+    assert state["emb_view__0000abcd"] == "mean" and "emb_view__1111abcd" not in state
+
+
 @pytest.mark.parametrize("call", [lambda: settings.keep("emb_nope"), lambda: settings.put("hd_goood", 1),
                                   lambda: settings.put("hd_good", 1),  # a result, not a setting
                                   lambda: settings.kept("emb_dims"),  # a setting, not a result

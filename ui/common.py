@@ -88,6 +88,10 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
     current = settings.keep(key, options)
     fingerprint = zlib.crc32("\x1f".join(names[o] for o in options).encode("utf-8"))
     widget_key = f"{key}__{fingerprint:08x}"
+    # Note the widget key for settings.put, which sets every box showing this setting; the
+    # ones Streamlit has dropped (not drawn, older names) are forgotten, so the list stays short.
+    made = st.session_state.setdefault(settings.CHOICE_WIDGETS, {})
+    made[key] = [k for k in made.get(key, ()) if k != widget_key and k in st.session_state] + [widget_key]
 
     def picked() -> None:
         value = st.session_state.get(widget_key)

@@ -191,6 +191,7 @@ KEPT: dict[str, str] = {
     WRITTEN: "set once the first run of the session is over",
     "_link_bad_*": "per page: the link's parameters that were not used, with why, until the page says so",
     "_keep_*": "a setting's value while its widget is not drawn (shadow)",
+    "_choice_widgets": "per setting, the widget keys ui.common.choice made for it in this session (put sets them)",
     REFUSED: "the settings whose values from the browser were refused in this run (refuse_unfit_settings)",
     "pg": "the Playground's tables, editors, undo and notices (ui/playground.py)",
     "pg_good": "last_good: the Playground's (inputs, trace, biases shown)",
@@ -241,6 +242,7 @@ WIDGETS: dict[str, str] = {
 }
 SHADOW = "_keep_"  # + a setting's key: its shadow (:func:`shadow`)
 CHOICE = re.compile(r"(.+)__[0-9a-f]{8}")  # a setting's key + its names' checksum: ui.common.choice's widget
+CHOICE_WIDGETS = "_choice_widgets"  # {setting: [its CHOICE widget keys]}, noted by ui.common.choice, read by put
 
 
 def _setting(key: str) -> bool:
@@ -337,8 +339,11 @@ def put(key: str, value) -> None:
     field(key)
     st.session_state[key] = value
     st.session_state[shadow(key)] = value
-    for widget_key in [k for k in st.session_state if isinstance(k, str) and k.startswith(f"{key}__")]:
-        st.session_state[widget_key] = value  # the box of ui.common.choice showing it (Undo puts a preset back)
+    # The boxes of ui.common.choice showing it (Undo puts a preset back): the widget keys it
+    # noted under CHOICE_WIDGETS, not a scan of the whole session (that cost ~35 ms a page run).
+    for widget_key in st.session_state.get(CHOICE_WIDGETS, {}).get(key, ()):
+        if widget_key in st.session_state:  # Streamlit drops a widget's state when it is not drawn
+            st.session_state[widget_key] = value
 
 
 def refuse_unfit_settings(table: Sequence[Field]) -> list[str]:
