@@ -14,7 +14,7 @@ import torch
 from selfattn import recompute_layer
 from selfattn.core.block import transformer_layer
 from selfattn.errors import InputError
-from selfattn.text.models import layer_params, run_model
+from selfattn.text.models import layer_params, load_model, run_model
 
 SENTENCES = {"english": "The cat sat on the mat because it was warm.", "chinese_long": "我爱北京天安门",
              "chinese_short": "狗咬人"}
@@ -92,3 +92,20 @@ def test_padded_batch_layers_equal_transformers(minilm, hf):
     alone = run_model(minilm, texts[1])  # and the padded sentence's real rows are what it gives alone
     np.testing.assert_allclose(out.hidden_states[-1][1, :lengths[1]].double().numpy(), alone.hidden_states[-1],
                                rtol=0, atol=HIDDEN_ATOL)
+
+
+@pytest.mark.parametrize("kind", ["chinese_bert", "distilbert"])
+def test_recompute_layer_reads_other_bert_family_layouts(tmp_path, kind):
+    """A character-level Chinese BERT (bert-base-chinese's layout, made small and random) and a DistilBERT
+    (its own module names: q_lin, out_lin, sa_layer_norm, ffn.lin1): every layer recomputed equals the model's own
+    hidden state and attention."""
+    from tests.fakehub import make_tiny_bert, make_tiny_chinese_bert
+
+    folder = make_tiny_chinese_bert(tmp_path / "zh") if kind == "chinese_bert" else \
+        make_tiny_bert(tmp_path / "distil", model_type="distilbert")
+    bundle = load_model(str(folder))
+    run = run_model(bundle, "我爱自然语言处理" if kind == "chinese_bert" else "the cat sat on the mat")
+    for layer in range(bundle.num_layers):
+        trace = recompute_layer(bundle, run, layer)
+        assert np.abs(trace.outputs - run.hidden_states[layer + 1]).max() < 1e-5
+        assert np.abs(trace.weights - run.attentions[layer]).max() < 1e-6
