@@ -50,6 +50,9 @@ def real_section() -> None:
     trace = result.trace
     tokens = [f"{i + 1} {tok}" for i, tok in enumerate(result.tokens)]
     focus = min(shown.focus, len(tokens) - 1)
+    if result.unknown:
+        st.info(tr("tb.real_unknown", model=result.model, n=len(result.unknown),
+                   chars="、".join(dict.fromkeys(result.unknown))[:80]), icon=":material/help:")
     if result.truncated:
         st.info(tr("tb.real_truncated", n=tbv.MAX_REAL_TOKENS), icon=":material/content_cut:")
     st.success(tr("tb.checked_model", model=result.model, layer=result.layer + 1, diff=f"{result.difference:.1e}",

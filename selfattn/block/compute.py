@@ -198,6 +198,7 @@ class RealResult:
     difference: float  # largest |trace.outputs − model_output|
     weights_difference: float  # largest |trace.weights − the model's attentions[layer]|
     similarity: np.ndarray  # (L + 1,) mean cosine similarity of the tokens, embeddings then each layer
+    unknown: tuple[str, ...] = ()  # what the model read as [UNK] (MiniLM: most Chinese characters)
 
 
 def compute_real(bundle: Any, run: Any, layer: int) -> RealResult:
@@ -216,4 +217,4 @@ def compute_real(bundle: Any, run: Any, layer: int) -> RealResult:
                       num_layers=bundle.num_layers, trace=trace, model_output=own,
                       difference=float(np.abs(trace.outputs - own).max()),
                       weights_difference=float(np.abs(trace.weights - run.attentions[layer]).max()),
-                      similarity=np.array(similarity))
+                      similarity=np.array(similarity), unknown=tuple(run.unknown_text))

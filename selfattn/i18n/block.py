@@ -226,6 +226,12 @@ STRINGS: dict[str, dict[str, str]] = {
               "show the first {k} columns; every CSV holds them all.",
         "zh": "MiniLM 与 BERT 一样是后置规范化：d_model {d}，{h} 个头，d_ff {d_ff}，GELU（erf），ε = {eps}。"
               "热力图只显示前 {k} 列；每个 CSV 都包含全部列。"},
+    "tb.real_unknown": {
+        "en": "{model} read {n} token(s) as [UNK] ({chars}): it was trained mostly on English. The layer is still "
+              "recomputed exactly, but those tokens carry no meaning of their own; the Sentence embeddings page offers "
+              "a Chinese model.",
+        "zh": "{model} 把 {n} 个词元读成了 [UNK]（{chars}）：它主要用英文训练。这一层仍被精确重算，"
+              "但这些词元没有各自的含义；“句子嵌入”页面提供中文模型。"},
     "tb.real_stack_title": {"en": "How alike the tokens grow over the model's {layers} layers",
                             "zh": "词元在模型的 {layers} 层中变得多么相似"},
     "err.block_too_big": {"en": "{name} = {value} is over this page's limit of {top}.",
