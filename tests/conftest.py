@@ -216,8 +216,8 @@ def pytest_runtest_teardown(item, nextitem):
 # is left with two of them at the end while the others wait.
 LONGEST_FIRST = ("test_container.py", "test_deploy.py", "test_fuzz_embeddings.py", "test_hostile.py",
                  "test_fuzz_heads.py", "test_fuzz_links.py", "test_fuzz_playground.py", "test_faults.py",
-                 "test_hostile_heads.py", "test_benchmark_scripts.py", "test_playground_browser.py",
-                 "test_layout_browser.py")
+                 "test_hostile_heads.py", "test_fuzz_block.py", "test_benchmark_scripts.py",
+                 "test_playground_browser.py", "test_block_browser.py", "test_layout_browser.py")
 
 
 def spread(files: list, longest: list, workers: int) -> list:
