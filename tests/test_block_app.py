@@ -137,7 +137,7 @@ def test_every_control_changes_what_is_shown():
     assert line and "MiniLM" in line and line.startswith(t("tb.checked_model", "en", model="M", layer=1, diff="0",
                                                               wdiff="0").split("M")[0])
     changed(at, lambda a: a.text_area(key="tb_text").set_value("A dog ran home.").run(), what="sentence")
-    assert step_maps(at)["tb_layer1_att1"]["rows"][2] == "3 dog"
+    assert step_maps(at)["tb_layer1_input"]["rows"][2] == "3 dog"
     changed(at, lambda a: a.selectbox(key="tb_rlayer").set_value(3).run(), what="real layer")
     assert "layer 4" in check_line(at) and link(at)["rlayer"] == "4"
     pick(at, "segmented_control", "tb_source", "toy")  # back: the toy as it was

@@ -27,7 +27,7 @@ from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
 from selfattn.block.text import flow_steps, norm_lines
 from selfattn.display.export import column_names
-from ui.common import csv_button, current_lang, tr
+from ui.common import csv_button, current_lang, tr, vega
 from ui import fit
 
 STATE = "tb"
@@ -309,6 +309,14 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
                     matrix = _joined(per_head)
                     one(f"{step.number} {name.upper()}", matrix, column_names(name, matrix.shape[1]), key=name,
                         link=f"row:{name}", caption=caption if name == "q" else "")
+            elif step.kind == "heads" and dims:  # a real model's 12 heads: one grid of small maps, not 12 tables
+                with st.container(width="content"):
+                    fit.map_header(title, trace.weights.shape)
+                    st.caption(caption)
+                    vega(fit.fit_grid(trace.weights, tokens, tokens,
+                                      [tr("tb.head", h=h + 1) for h in range(len(trace.weights))], fit.PAGE_PX))
+                for h, weights in enumerate(trace.weights):  # each head's CSV in the ZIP
+                    tables[f"{prefix}weights_head{h + 1}"] = partial(labelled, weights, list(tokens), list(tokens))
             elif step.kind == "heads":
                 for h, weights in enumerate(trace.weights):
                     with st.container(width="content"):
