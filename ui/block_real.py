@@ -19,7 +19,7 @@ from ui import state as settings
 from ui.common import current_lang, show_error, tr, vega
 
 MODEL = "minilm"
-MAP_DIMS = 16  # the maps show this many columns; the CSVs hold them all
+MAP_DIMS = 8  # the maps show this many columns (a map fits its column at 1024 px); the CSVs hold them all
 
 
 def _compute(text: str, layer: int) -> RealResult:
