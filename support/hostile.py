@@ -212,3 +212,41 @@ def component_data(v: Hostile, pattern: str) -> dict | None:
         if element.WhichOneof("type") == "bidi_component" and _re.search(pattern, element.bidi_component.id):
             return json.loads(element.bidi_component.json or "null")
     return None
+
+
+def attack(target, page: str, query: str, *widgets: dict) -> tuple[Cost, list[str], list[str]]:
+    """Open ``page`` at ``query`` on ``target``, then send each of ``widgets`` (pattern -> (kind, value)) in turn.
+
+    Returns:
+        What the last message cost, and the page's texts before the first and after the last.
+    """
+    pid = target.pids()[0]
+
+    async def run():
+        async with visitor(target.url) as v:
+            await v.open_link(page, query)
+            before = v.texts()
+            cost = Cost()
+            for values in widgets:
+                async def act():
+                    await v.send(**values)
+                    await v.finish_run()
+                cost = await measure(pid, act)
+            cost.exceptions = v.tally.exceptions
+            return cost, before, v.texts()
+
+    return asyncio.run(run())
+
+
+def open_cost(target, page: str, query: str) -> Cost:
+    """What opening ``page`` at ``query`` costs the server, with the bytes received, exceptions and texts."""
+    pid = target.pids()[0]
+
+    async def run():
+        async with visitor(target.url) as v:
+            cost = await measure(pid, lambda: v.open_link(page, query))
+            cost.received, cost.exceptions = v.received, v.tally.exceptions
+            cost.texts = v.texts()
+            return cost
+
+    return asyncio.run(run())

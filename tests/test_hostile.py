@@ -37,27 +37,8 @@ def server(tmp_path_factory):
 
 
 def attack(server, query: str, *widgets: dict) -> tuple[hostile.Cost, list[str], list[str]]:
-    """Open the Playground at ``query``, then send each of ``widgets`` (pattern -> (kind, value)) in turn.
-
-    Returns:
-        What the last message cost, and the page's texts before the first and after the last.
-    """
-    pid = server.pids()[0]
-
-    async def run():
-        async with hostile.visitor(server.url) as v:
-            await v.open_link("playground", query)
-            before = v.texts()
-            cost = hostile.Cost()
-            for values in widgets:
-                async def act():
-                    await v.send(**values)
-                    await v.finish_run()
-                cost = await hostile.measure(pid, act)
-            cost.exceptions = v.tally.exceptions
-            return cost, before, v.texts()
-
-    return asyncio.run(run())
+    """Open /playground at ``query``, then send each of ``widgets`` in turn (``support.hostile.attack``)."""
+    return hostile.attack(server, "playground", query, *widgets)
 
 
 ROW = ["t", "1", "0", "1", "0"]  # a row of the tutorial's X: its label, then x1..x4

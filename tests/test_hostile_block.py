@@ -37,27 +37,8 @@ def server(tmp_path_factory):
 
 
 def attack(server, query: str, *widgets: dict) -> tuple[hostile.Cost, list[str], list[str]]:
-    """Open /block at ``query``, then send each of ``widgets`` (pattern -> (kind, value)) in turn.
-
-    Returns:
-        What the last message cost, and the page's texts before the first and after the last.
-    """
-    pid = server.pids()[0]
-
-    async def run():
-        async with hostile.visitor(server.url) as v:
-            await v.open_link("block", query)
-            before = v.texts()
-            cost = hostile.Cost()
-            for values in widgets:
-                async def act():
-                    await v.send(**values)
-                    await v.finish_run()
-                cost = await hostile.measure(pid, act)
-            cost.exceptions = v.tally.exceptions
-            return cost, before, v.texts()
-
-    return asyncio.run(run())
+    """Open /block at ``query``, then send each of ``widgets`` in turn (``support.hostile.attack``)."""
+    return hostile.attack(server, "block", query, *widgets)
 
 
 def editor(cells, rev=1) -> tuple[str, str]:
@@ -142,32 +123,14 @@ def test_a_link_of_two_megabytes_is_bounded(server):
     params.update({"layers": "6", "n": "16", "d": "16", "dff": "64", "eps": "n" * 5000, "text": "x" * 5000})
     query = urlencode(params)
     assert 1_800_000 <= len(query) <= 2_100_000
-    pid = server.pids()[0]
-
-    async def run():
-        async with hostile.visitor(server.url) as v:
-            cost = await hostile.measure(pid, lambda: v.open_link("block", query))
-            cost.received, cost.exceptions = v.received, v.tally.exceptions
-            cost.texts = v.texts()
-            return cost
-
-    cost = asyncio.run(run())
+    cost = hostile.open_cost(server, "block", query)
     assert cost.exceptions == 0
     assert cost.received <= MAX_LINK_BYTES and cost.cpu_s <= MAX_LINK_CPU_S, cost
 
 
 def test_the_heaviest_block_link_is_bounded(server):
     """The hosted maximum: 16 tokens, d_model 16, d_ff 64, 6 layers, a padded batch of 4, every option on."""
-    pid = server.pids()[0]
     query = "n=16&d=16&heads=4&dff=64&layers=6&norm=pre&act=gelu_tanh&causal=1&final=1&pos=sinusoidal&batch=1&lengths=16%208%204%201"
-
-    async def run():
-        async with hostile.visitor(server.url) as v:
-            cost = await hostile.measure(pid, lambda: v.open_link("block", query))
-            cost.received, cost.exceptions = v.received, v.tally.exceptions
-            cost.texts = v.texts()
-            return cost
-
-    cost = asyncio.run(run())
+    cost = hostile.open_cost(server, "block", query)
     assert cost.exceptions == 0 and checked(cost.texts), cost.texts[:5]
     assert cost.received <= MAX_LINK_BYTES and cost.cpu_s <= MAX_LINK_CPU_S, cost

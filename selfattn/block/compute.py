@@ -203,16 +203,12 @@ class RealResult:
 
 def compute_real(bundle: Any, run: Any, layer: int) -> RealResult:
     """Recompute layer ``layer`` (0-based) of ``run`` from the model's weights and compare it with the model."""
-    from selfattn.core.attention import cosine_similarity
+    from selfattn.core.block import mean_similarity
     from selfattn.text.models import recompute_layer
 
     trace = recompute_layer(bundle, run, layer)
     own = run.hidden_states[layer + 1]
-    similarity = []
-    for state in run.hidden_states:
-        cos = cosine_similarity(state)
-        k = len(cos)
-        similarity.append(float((cos.sum() - np.trace(cos)) / (k * (k - 1))) if k > 1 else 1.0)
+    similarity = [mean_similarity(state) for state in run.hidden_states]
     return RealResult(model=bundle.name, tokens=list(run.tokens), truncated=bool(run.truncated), layer=layer,
                       num_layers=bundle.num_layers, trace=trace, model_output=own,
                       difference=float(np.abs(trace.outputs - own).max()),

@@ -269,18 +269,20 @@ class StackTrace:
 
         What stacking does to a sentence: the token vectors grow alike layer by layer.
         """
-        from selfattn.core.attention import cosine_similarity
-
         real = ~self.layers[0].key_padding
         states = [self.x] + [layer.outputs for layer in self.layers]
         if self.final_norm is not None:
             states[-1] = self.outputs
-        out = []
-        for state in states:
-            cos = cosine_similarity(state[real])
-            k = len(cos)
-            out.append(float((cos.sum() - np.trace(cos)) / (k * (k - 1))) if k > 1 else 1.0)
-        return np.array(out)
+        return np.array([mean_similarity(state[real]) for state in states])
+
+
+def mean_similarity(x: np.ndarray) -> float:
+    """The mean cosine similarity between distinct rows of ``x`` (1.0 for a single row)."""
+    from selfattn.core.attention import cosine_similarity
+
+    cos = cosine_similarity(x)
+    k = len(cos)
+    return float((cos.sum() - np.trace(cos)) / (k * (k - 1))) if k > 1 else 1.0
 
 
 # ── The maths ───────────────────────────────────────────────────────────────────────
