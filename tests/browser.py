@@ -24,13 +24,17 @@ def browser_page(browser, width: int = 1400, height: int = 1000, **options):
         context.close()
 
 
+# While a run goes on, Streamlit 1.67's status widget shows a "Stop" button (older ones wrote "Running...");
+# it is gone once the run is over. Waiting for the word "Running" alone waited for nothing: tests clicked
+# during the first run of a page, which is how test_readout_browser.py met the race of tests/test_link_race.py.
+RUNNING = """() => { const w = document.querySelector('[data-testid="stStatusWidget"]');
+                     return !!w && /Running|Stop/.test(w.innerText); }"""
+
+
 def wait_until_idle(page, timeout_ms: int = 30000) -> None:
-    """Wait until Streamlit has finished running the script (no 'Running...' indicator)."""
+    """Wait until Streamlit has finished running the script (no running indicator, no Stop button)."""
     page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=timeout_ms)
+    page.wait_for_function(f"() => !({RUNNING})()", timeout=timeout_ms)
     page.wait_for_timeout(300)
 
 

@@ -25,8 +25,8 @@ def test_a_click_on_the_pattern_grid_selects_that_head(url, browser):
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.wait_for_selector("text=Head view: layer 1, head 3", timeout=30000)
         wait_until_idle(page)
-        # and the link says so: the address bar follows the run's query-string message, which can come a moment
-        # after the page's text on a loaded machine (it failed once in a whole-suite run, 08:27 UTC 2026-11-26)
+        # and the link says so: the address bar follows the run's query-string message, which comes after the
+        # page's text. (It never came when the click cut the page's first run short: tests/test_link_race.py.)
         page.wait_for_function("() => location.search.includes('head=3')", timeout=30000)
         assert "head=3" in page.url
         assert page.locator("[data-testid='stException']").count() == 0

@@ -18,9 +18,12 @@ every key the code names.
 History: Streamlit turns every change of ``st.query_params`` into a new browser history entry,
 so each keystroke, and each language switch, would be a step that Back has to undo. A small
 script (:data:`HISTORY_SCRIPT`) makes a history push that keeps the same page a replacement:
-a page change is one history entry, an edit is none. The first run of a session does not
+a page change is one history entry, an edit is none. The script is every run's first element
+(:func:`begin_run`, called by app.py before anything slow). The first run of a session does not
 write the link at all (the script is not in the browser yet), so opening the app adds no
-duplicate entry; the link as opened stays until the first change.
+duplicate entry; the link as opened stays until the first change. Every later run writes it,
+whether or not the first run finished: a visitor who clicks before the first run is over (which
+interrupts it) gets a link that follows the click.
 """
 
 from __future__ import annotations
@@ -46,7 +49,8 @@ T = TypeVar("T")
 LANG_KEY = "lang"  # the visitor's language (the sidebar's switch, app.py)
 REFUSED = "_refused"  # the settings refused in this run (:func:`refuse_unfit_settings`), shown by :func:`show_problems`
 OPENED = "_link_opened"  # pages whose link has been read in this session
-WRITTEN = "_link_written"  # set once the first run of the session is over
+STARTED = "_link_started"  # set as the session's first run starts (begin_run)
+WRITTEN = "_link_written"  # this run may write the link: an earlier run of the session started (begin_run)
 MAX_NAMED = 8  # ignored parameters named in the message
 LANG = Field(LANG_KEY, "lang", Choice(tuple(LANGS)), "en")
 PROJECTOR = Field("projector", "big", Bool(), False)  # the projector view (ui/look.py), on every page's link
@@ -64,6 +68,20 @@ HISTORY_SCRIPT = """<script>
   };
 })();
 </script>"""
+
+
+def begin_run() -> None:
+    """Every run's first call (app.py): send the history script, and say whether this run may write the link.
+
+    The first run of a session may not (the script is not in the browser yet); every later run may,
+    even when the first was interrupted before it reached :func:`publish`: a click during a slow first
+    open starts a new run, which must write the link the click changed. The flag is set as the first
+    run starts, not as it ends, for that reason.
+    """
+    st.session_state[WRITTEN] = st.session_state.get(STARTED, False)
+    st.session_state[STARTED] = True
+    with st.sidebar:
+        st.html(HISTORY_SCRIPT, unsafe_allow_javascript=True)
 
 
 # ── The language, and the frame every page runs in ─────────────────────────────────────
@@ -188,7 +206,8 @@ KEPT: dict[str, str] = {
     OPENED: "the pages whose link has been read in this session",
     "_shown_page": "the page the last whole run showed (begin)",
     "_entered": "True on a page's first run after another page, until the page reads it (begin)",
-    WRITTEN: "set once the first run of the session is over",
+    STARTED: "set as the session's first run starts, after the history script is sent (begin_run)",
+    WRITTEN: "this run may write the link: an earlier run of this session started (begin_run)",
     "_link_bad_*": "per page: the link's parameters that were not used, with why, until the page says so",
     "_keep_*": "a setting's value while its widget is not drawn (shadow)",
     "_choice_widgets": "per setting, the widget keys ui.common.choice made for it in this session (put sets them)",
@@ -563,9 +582,7 @@ def publish(page: str, own: dict[str, str] | None = None, bulky: tuple[str, ...]
     link, params, too_long = share_link(page, own, bulky)
     if st.session_state.get(WRITTEN) and st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
-    st.session_state[WRITTEN] = True
     with st.sidebar:
-        st.html(HISTORY_SCRIPT, unsafe_allow_javascript=True)
         st.caption(tr("share.caption"))
         st.code(link, language=None, wrap_lines=False)
         if too_long:
