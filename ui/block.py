@@ -8,14 +8,14 @@ table (:data:`selfattn.block.view.FIELDS`), read with the edits as one frozen :c
 
 from __future__ import annotations
 
-import functools
 from functools import partial
 
 import numpy as np
 import streamlit as st
 
 from selfattn.block import view as tbv
-from selfattn.block.compute import ToyResult, compute_toy
+from selfattn import memo
+from selfattn.block.compute import ToyResult, check_sizes, compute_toy, result_view
 from selfattn.block.link import decode
 from selfattn.block.view import CELL_CHARS, PRESET_SETTINGS, ROWS_OF, View
 from selfattn.display import share
@@ -54,11 +54,17 @@ def current(**changes) -> View:
     return tbv.view(values, state()["edits"])
 
 
-@functools.lru_cache(maxsize=256)
 def compute(shown: View) -> ToyResult:
-    """:func:`selfattn.block.compute.compute_toy`, once per view per process: a class opening the same link, or
-    a visitor going back to a view, computes it once (a View is frozen and hashable; the result is never changed)."""
-    return compute_toy(shown)
+    """:func:`selfattn.block.compute.compute_toy`, once per result per process: a class opening the same link, or
+    a visitor going back to a view, computes it once (a View is frozen and hashable; the result is never changed).
+    Kept by :func:`selfattn.block.compute.result_view`, in a cache bounded by bytes (``selfattn.memo``)."""
+    check_sizes(shown)  # the layer shown must exist, though the result does not depend on it
+    return _toy(result_view(shown))
+
+
+@memo.cached("block.toy")
+def _toy(key: View) -> ToyResult:
+    return compute_toy(key)
 
 
 def editor_key(table: str) -> str:

@@ -6,6 +6,7 @@ from functools import partial
 
 import streamlit as st
 
+from selfattn import memo
 from selfattn.block import view as tbv
 from selfattn.block.compute import RealResult, compute_real
 from selfattn.block.link import encode
@@ -22,6 +23,7 @@ MODEL = "minilm"
 MAP_DIMS = 8  # the maps show this many columns (a map fits its column at 1024 px); the CSVs hold them all
 
 
+@memo.cached("block.real")
 def _compute(text: str, layer: int) -> RealResult:
     bundle = models_ui.model(MODEL)
     if not 0 <= layer < bundle.num_layers:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from selfattn import memo
 from selfattn.core.attention import AttentionTrace
 from selfattn.errors import InputError
 from selfattn.text import models
@@ -48,7 +49,7 @@ def model(spec: str) -> models.ModelBundle:
     return models.load_model(spec)
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
+@memo.cached("emb.embeddings")
 def embeddings(text: str, source: str, kind: str, layer: int | None, spec: str | None,
                max_tokens: int = models.MAX_TOKENS) -> TokenEmbeddings:
     """``embed`` with its result cached by its arguments."""
@@ -58,13 +59,13 @@ def embeddings(text: str, source: str, kind: str, layer: int | None, spec: str |
     return embed(text, source, kind=kind, layer=layer, model=spec, max_tokens=max_tokens)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@memo.cached("emb.model_run")
 def model_run(spec: str, text: str, max_tokens: int = models.MAX_TOKENS) -> models.ModelRun:
     """One forward pass of a model over a sentence (its first ``max_tokens`` tokens), with every attention map."""
     return models.run_model(model(spec), text, max_tokens)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@memo.cached("emb.patterns", key=lambda key, _run: key)
 def head_patterns(key: tuple, _run: models.ModelRun) -> list:
     """:func:`selfattn.text.readout.head_patterns` of a model run, once per (model, sentence) ``key``."""
     from selfattn.text.readout import head_patterns as patterns
@@ -77,13 +78,13 @@ def embeddings_key(emb: TokenEmbeddings) -> tuple:
     return emb.source, emb.model, emb.kind, emb.layer, emb.text, len(emb.tokens)
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
+@memo.cached("emb.raw_view", key=lambda key, _emb, unit, scale: (key, unit, scale))
 def raw_view(key: tuple, _emb: TokenEmbeddings, unit: bool, scale: bool) -> RawView:
     """:func:`selfattn.text.raw_view.raw_view` of ``_emb``, once per process per ``key`` (:func:`embeddings_key`)."""
     return compute_raw_view(_emb.vectors, unit=unit, scale=scale)
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
+@memo.cached("emb.head_trace", key=lambda run_key, layer, head, _bundle, _run: (run_key, layer, head))
 def head_trace(run_key: tuple, layer: int, head: int, _bundle: models.ModelBundle,
                _run: models.ModelRun) -> AttentionTrace:
     """:func:`selfattn.text.models.recompute_head_attention`, once per (model, sentence) ``run_key``, layer and head."""

@@ -26,6 +26,8 @@ PAGES = (
     Page("playground", "pages/playground.py", ":material/grid_on:", "playground"),
     Page("embeddings", "pages/embeddings.py", ":material/translate:", "embeddings", heavy=True),
     Page("heads", "pages/heads.py", ":material/speed:", "heads", heavy=True),
-    Page("block", "pages/block.py", ":material/view_agenda:", "block"),
+    # the block page: its largest toy (32 tokens, 6 layers, a batch) and the real layer take a second of CPU;
+    # an edit reruns only its fragment, which does not wait
+    Page("block", "pages/block.py", ":material/view_agenda:", "block", heavy=True),
 )
 PAGE_NAMED = {page.name: page for page in PAGES}

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from selfattn import memo
 from selfattn.display import charts
 from selfattn.display.export import labelled
 from selfattn.i18n import one_line
@@ -134,7 +135,7 @@ def patterns_table(patterns) -> pd.DataFrame:
                          for li, layer in enumerate(patterns) for hi, p in enumerate(layer)])
 
 
-@st.cache_resource(show_spinner=False, max_entries=256)
+@memo.cached("emb.grid_spec", key=lambda key, lang, layer, head, _patterns: (key, lang, layer, head))
 def _grid_spec(key: tuple, lang: str, layer: int, head: int, _patterns) -> dict:
     """The pattern grid's spec, once per (model and sentence ``key``, language, selected head)."""
     chart = charts.pattern_grid(_patterns, pattern_names(), layer_title=tr("emb.layer"), head_title=tr("emb.head"),
@@ -169,7 +170,8 @@ def head_view(weights: np.ndarray, labels: list[str], layer: int, head: int) -> 
                                        current_lang(), look.projector_on()), width="content")
 
 
-@st.cache_resource(show_spinner=False, max_entries=256)
+@memo.cached("emb.head_view_spec", key=lambda weights, labels, picked, lang, strong: (
+    weights.shape, weights.tobytes(), labels, picked, lang, strong))
 def _head_view_spec(weights: np.ndarray, labels: tuple[str, ...], picked: int | None, lang: str, strong: bool) -> dict:
     """The head view's spec, once per map, pick, language and projector switch: building it in Altair cost
     about half of a warm open of the page, and every visitor of a link draws the same one."""

@@ -8,7 +8,7 @@ Every problem a visitor can fix is an :class:`~selfattn.errors.InputError`, rais
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import math
 import re
 import unicodedata
@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from selfattn import memo
 
 from selfattn.block.view import (MAX_BATCH, MAX_LAYERS, MAX_TOKENS, MIN_BATCH, ROWS_OF, View, fit_edits, split_id,
                                  table_shape)
@@ -47,7 +49,7 @@ def parse_table(shown: View, table: str) -> np.ndarray:
     return _parsed(shown.rows(table), table_name(table), ROWS_OF.get(part), table_shape(shown, table)).copy()
 
 
-@functools.lru_cache(maxsize=256)
+@memo.cached("block.tables")
 def _parsed(rows: tuple, name: str, row_names: tuple | None, shape: tuple[int, int]) -> np.ndarray:
     """A table's text parsed, once per process per text: an edit of X leaves every weight table's text as it was
     (at the hosted maximum, 60 tables and 20,000 cells took 18 ms to parse on every run). Errors are not cached."""
@@ -133,6 +135,16 @@ class ToyResult:
 
 def positions_for(shown: View, n: int, d: int) -> np.ndarray | None:
     return None if shown.pos == "none" else positional_encoding(n, d, shown.pos, seed=shown.seed)
+
+
+RESULT_FREE = {"layer": 0, "focus": 0, "source": "toy", "text": "", "rlayer": 0}  # drawn, not computed
+
+
+def result_view(shown: View) -> View:
+    """``shown`` less the settings the toy's result does not follow from (the layer shown, the token whose
+    LayerNorm is written out, the real model's settings): the key of a cached result, so that clicking through
+    layers or tokens computes nothing and keeps nothing new."""
+    return dataclasses.replace(shown, **RESULT_FREE)
 
 
 def compute_toy(shown: View, *, check: bool = True) -> ToyResult:

@@ -1,0 +1,154 @@
+"""Per-process caches bounded by bytes, not entries (plain Python; no Streamlit).
+
+A cache of views holds what a stranger asks for: 1,000 distinct sentences or 300 seeds of the block page
+are 1,000 or 300 entries, and an entry's size depends on the view (one 32-token block view is 4 MiB, a
+short sentence 50 KiB). Counting entries bounds nothing; counting bytes does. Each cache here has a budget
+in bytes, evicts its least recently used entries to stay within it, and refuses to keep one entry larger
+than a quarter of it (the value is returned, not kept). :data:`BUDGETS` lists every budget; their sum is
+the most the caches of one process can hold (docs/reliability.md states it, tests/test_memo.py holds it).
+
+A value's size is measured once, as it is kept (:func:`nbytes`): numpy arrays by their buffers (an array
+seen twice in one value counts once), containers, dataclasses and objects by what they hold, text by its
+length. Errors are not cached. Two threads asking for the same key at once compute it once: the second
+waits for the first (a class opening one link computes it once).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import sys
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Hashable
+
+import numpy as np
+
+MIB = 1024 * 1024
+
+# Every cache's budget in bytes, by name. The views are the big ones; the chart specs and parsed tables small.
+BUDGETS: dict[str, int] = {
+    "block.toy": 24 * MIB,  # the Transformer block toy: a 32-token, 6-layer result is about 4 MiB
+    "block.tables": 4 * MIB,  # the block page's parsed tables
+    "block.real": 8 * MIB,  # one real MiniLM layer recomputed: about 0.5 MiB
+    "emb.embeddings": 12 * MIB,  # token vectors of a sentence (n × 384 or 768)
+    "emb.model_run": 20 * MIB,  # a model's attention maps for a sentence (layers × heads × n × n)
+    "emb.raw_view": 12 * MIB,  # the raw form of a sentence, as drawn
+    "emb.head_trace": 6 * MIB,  # one head recomputed
+    "emb.patterns": 2 * MIB,  # what each head does
+    "emb.grid_spec": 4 * MIB,  # the pattern grid's chart spec
+    "emb.head_view_spec": 6 * MIB,  # the head view's chart spec
+    "heads.torch_checks": 1 * MIB,  # the Heads page's torch differences
+}
+TOTAL_BUDGET = sum(BUDGETS.values())  # 99 MiB
+LARGEST_SHARE = 4  # one entry keeps at most a quarter of its cache's budget
+
+
+def nbytes(value: Any, _seen: set[int] | None = None) -> int:
+    """The bytes ``value`` holds, roughly as its process does: arrays by buffer, containers by what they hold."""
+    seen = set() if _seen is None else _seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    if isinstance(value, np.ndarray):
+        base = value
+        while isinstance(base.base, np.ndarray):  # a view holds its base's buffer alive
+            base = base.base
+        if base is not value and id(base) in seen:
+            return 0
+        seen.add(id(base))
+        return int(base.nbytes) + 112
+    if isinstance(value, (str, bytes, bytearray, int, float, complex, bool)) or value is None:
+        return sys.getsizeof(value)
+    if isinstance(value, dict):
+        return sys.getsizeof(value) + sum(nbytes(k, seen) + nbytes(v, seen) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return sys.getsizeof(value) + sum(nbytes(v, seen) for v in value)
+    if dataclasses.is_dataclass(value):
+        return sys.getsizeof(value) + sum(nbytes(getattr(value, f.name), seen) for f in dataclasses.fields(value))
+    if hasattr(value, "__dict__"):
+        return sys.getsizeof(value) + nbytes(vars(value), seen)
+    return sys.getsizeof(value)
+
+
+class ByteCache:
+    """A least-recently-used cache of at most ``max_bytes`` (see the module)."""
+
+    def __init__(self, name: str, max_bytes: int):
+        self.name, self.max_bytes = name, max_bytes
+        self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._pending: dict[Hashable, threading.Event] = {}
+        self._lock = threading.Lock()
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The value kept for ``key``, or ``compute()`` (kept when it fits)."""
+        while True:
+            with self._lock:
+                if key in self._entries:
+                    self._entries.move_to_end(key)
+                    return self._entries[key][0]
+                waiting = self._pending.get(key)
+                if waiting is None:
+                    self._pending[key] = threading.Event()
+                    break
+            waiting.wait()  # another thread computes it; then look again (it may have failed or not fit)
+        try:
+            value = compute()
+            self._keep(key, value)
+            return value
+        finally:
+            with self._lock:
+                self._pending.pop(key).set()
+
+    def _keep(self, key: Hashable, value: Any) -> None:
+        size = nbytes(value)
+        if size * LARGEST_SHARE > self.max_bytes:
+            return
+        with self._lock:
+            self._entries[key] = (value, size)
+            self.bytes += size
+            while self.bytes > self.max_bytes:
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self.bytes -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.bytes = 0
+
+
+CACHES: dict[str, ByteCache] = {}
+
+
+def cache(name: str) -> ByteCache:
+    """The process's cache ``name`` (a key of :data:`BUDGETS`), made on first use."""
+    if name not in CACHES:
+        CACHES.setdefault(name, ByteCache(name, BUDGETS[name]))
+    return CACHES[name]
+
+
+def held_bytes() -> int:
+    """What every cache of this process holds now, in bytes."""
+    return sum(c.bytes for c in CACHES.values())
+
+
+def cached(name: str, key: Callable[..., Hashable] | None = None):
+    """Decorate a function so that its results are kept in the cache ``name``.
+
+    ``key(*args, **kwargs)`` gives what the result depends on (by default the arguments themselves): pass
+    one where an argument is unhashable or holds more than the value follows from.
+    """
+    def wrap(function):
+        @functools.wraps(function)
+        def run(*args, **kwargs):
+            k = key(*args, **kwargs) if key is not None else (args, tuple(sorted(kwargs.items())))
+            return cache(name).get(k, lambda: function(*args, **kwargs))
+
+        run.cache = lambda: cache(name)
+        return run
+
+    return wrap
