@@ -149,6 +149,7 @@ def cached(name: str, key: Callable[..., Hashable] | None = None):
             return cache(name).get(k, lambda: function(*args, **kwargs))
 
         run.cache = lambda: cache(name)
+        run.clear = lambda: cache(name).clear()  # as st.cache_resource's functions have it
         return run
 
     return wrap
