@@ -160,7 +160,9 @@ PY
 start_replica() {
   local i=$1
   echo "=== $(date '+%F %T') starting replica $i on 127.0.0.1:${RPORT[i]}" >>"$LOG_DIR/replica-$i.log"
-  SELFATTN_HOSTED=1 "$PYTHON" -m streamlit run app.py \
+  # X-Real-IP: nginx writes the visitor's address there itself (a visitor's own is replaced), so the heavy
+  # pages' turns count one client per address (ui/server_limits.py)
+  SELFATTN_HOSTED=1 SELFATTN_CLIENT_HEADER=X-Real-IP "$PYTHON" -m streamlit run app.py \
     --server.headless true \
     --server.address 127.0.0.1 \
     --server.port "${RPORT[i]}" \
