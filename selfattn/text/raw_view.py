@@ -6,6 +6,7 @@ unit-length and ÷√d switches), so visitors who open the same view share one c
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +41,11 @@ def raw_view(vectors: np.ndarray, *, unit: bool, scale: bool) -> RawView:
         scale: divide XXᵀ by √d.
     """
     x = shown_rows(vectors, unit)  # (n, d)
-    return RawView(x=x, trace=raw_self_attention(x, scale=scale), cosine=None if unit else cosine_similarity(x),
+    trace = raw_self_attention(x, scale=scale)
+    # Not kept: the (n, n, d) products weights[i, j] * x[j] (3.5 MiB for a 30-token MiniLM sentence, the bulk of
+    # a cached view), which this page never draws; the outputs, their sums, are.
+    trace = dataclasses.replace(trace, weighted_values=np.empty((*trace.weights.shape, 0)))
+    return RawView(x=x, trace=trace, cosine=None if unit else cosine_similarity(x),
                    facts=raw_facts(vectors, unit=unit, scale=scale), unit=unit, scale=scale)
 
 
