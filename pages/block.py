@@ -11,7 +11,6 @@ from selfattn.block.text import batch_lines, formulas, similarity_spec
 from selfattn.core.block import ACTIVATIONS
 from selfattn.core.positions import KINDS
 from selfattn.display.export import column_names, labelled, zip_tables
-from selfattn.display.numbers import step_text
 from ui import block as tb
 from ui import state as settings
 from ui.common import choice, current_lang, show_error, tr, vega
@@ -160,7 +159,7 @@ def block() -> None:
                         focus=focus, role="weights", domain=(0.0, 1.0))
         similarity = result.stack.similarity()
         vega(similarity_spec(similarity, current_lang()))
-        st.caption(tr("tb.similarity_note", first=step_text(similarity[0]), last=step_text(similarity[-1])))
+        tb.similarity_caption(similarity, causal=shown.causal)
         if result.stack.final_norm is not None:
             tables["final_norm"] = tb.show_map(tr("tb.final_out"), result.stack.outputs, tokens,
                                                column_names("y", result.stack.outputs.shape[1]), key="final",

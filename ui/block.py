@@ -25,7 +25,8 @@ from ui import guard
 from ui import state as settings
 from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
-from selfattn.block.text import flow_steps, norm_lines
+from selfattn.block.text import flow_steps, norm_lines, similarity_change
+from selfattn.display.numbers import step_text
 from selfattn.display.export import column_names
 from ui.common import csv_button, current_lang, tr, vega
 from ui import fit
@@ -344,3 +345,10 @@ def draw_norms(trace, tokens: list[str], focus: int) -> None:
         with st.container(border=True):
             st.markdown(tr("tb.norm_which", k=number, where=tr(f"tb.norm_where_{order}{number}")))
             st.code("\n".join(norm_lines(norm, focus)), language=None, wrap_lines=True)
+
+
+def similarity_caption(similarity, *, causal: bool) -> None:
+    """The sentence under the similarity chart, following the sign and size of the change (and the mask)."""
+    text = tr(f"tb.similarity_{similarity_change(similarity)}", first=step_text(similarity[0]),
+              last=step_text(similarity[-1]))
+    st.caption(text + (" " + tr("tb.similarity_causal") if causal else ""))

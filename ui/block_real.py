@@ -12,7 +12,6 @@ from selfattn.block.compute import RealResult, compute_real
 from selfattn.block.link import encode
 from selfattn.block.text import similarity_spec
 from selfattn.display.export import column_names, labelled, zip_tables
-from selfattn.display.numbers import step_text
 from selfattn.errors import InputError
 from ui import block as tb
 from ui import embeddings as models_ui
@@ -71,7 +70,7 @@ def real_section() -> None:
     choice(st.selectbox, tr("tb.focus"), range(len(tokens)), "tb_focus", {k: t for k, t in enumerate(tokens)})
     st.subheader(tr("tb.real_stack_title", layers=result.num_layers))
     vega(similarity_spec(result.similarity, current_lang()))
-    st.caption(tr("tb.similarity_note", first=step_text(result.similarity[0]), last=step_text(result.similarity[-1])))
+    tb.similarity_caption(result.similarity, causal=False)  # MiniLM reads both ways
     st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, {}), file_name="selfattn-block-model.zip",
                        mime="application/zip", key="dl_tb_real_zip", on_click="ignore", icon=":material/folder_zip:",
                        type="primary")

@@ -40,6 +40,15 @@ class Step:
 
 
 NUMBERS = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮"
+ACT_SYMBOL = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU_tanh"}  # in a formula: ⑨ = GELU_tanh(⑧)
+SIMILAR_BY = 0.01  # a change of the mean cosine similarity smaller than this is "hardly changed"
+
+
+def similarity_change(similarity: np.ndarray) -> str:
+    """How the tokens' mean cosine similarity went from the input to the last layer: "up", "down" or "flat"
+    (changed by less than :data:`SIMILAR_BY`), which the sentence under the chart follows."""
+    change = float(similarity[-1] - similarity[0])
+    return "flat" if abs(change) < SIMILAR_BY else "up" if change > 0 else "down"
 SHARED_HELP = {"residual1": "residual", "residual2": "residual", "norm1": "norm", "norm2": "norm"}
 
 
@@ -58,17 +67,20 @@ def flow_steps(trace: LayerTrace, lang: str) -> list[Step]:
         number = NUMBERS[len(steps)]
         title_key = extra.pop("title_key", key)
         help_fmt = extra.pop("help_fmt", {})
-        help_key = SHARED_HELP.get(title_key, title_key)
+        help_key = extra.pop("help_key", SHARED_HELP.get(title_key, title_key))
         steps.append(Step(key, number, w(title_key), formula.format(n=number), w(f"{help_key}_help", **help_fmt),
                           matrix, **extra))
         return number
 
+    masked = not bool(trace.allowed.all())  # a causal or padding mask keeps some query from some key
+    mask = " + M" if masked else ""
     x = add("input", "{n} = x", trace.x)
     attended = add("norm1", "{n} = LayerNorm₁(" + x + ")", trace.norm1.outputs) if trace.norm_first else x
-    add("qkv", "Q, K, V = " + attended + " W + b", None, kind="qkv", help_fmt={"hd": hd})
-    add("heads", "{n} = softmax(QKᵀ/√" + str(hd) + "), " + per_head, None, kind="heads", role="weights",
-        help_fmt={"hd": hd})
-    concat = add("concat", "{n} = " + NUMBERS[len(steps) - 1] + " × V, " + per_head, trace.concat,
+    qkv = add("qkv", "Q, K, V = " + attended + " W + b", None, kind="qkv", help_fmt={"hd": hd})
+    heads = add("heads", "{n} = softmax(QKᵀ/√" + str(hd) + mask + "), Q, K of " + qkv + ", " + per_head, None,
+                kind="heads", role="weights", help_fmt={"hd": hd},
+                help_key="heads_masked" if masked else "heads")
+    concat = add("concat", "{n} = " + heads + " × V of " + qkv + ", " + per_head, trace.concat,
                  column_prefix="c")
     projected = add("projected", "{n} = " + concat + " W_o + b_o", trace.projected, column_prefix="a")
     h = add("residual1", "{n} = " + x + " + " + projected, trace.residual1)
@@ -77,7 +89,8 @@ def flow_steps(trace: LayerTrace, lang: str) -> list[Step]:
     else:
         h = ff_in = add("norm1", "{n} = LayerNorm₁(" + h + ")", trace.norm1.outputs)
     pre = add("ff_pre", "{n} = " + ff_in + " W_1 + b_1", trace.ff_pre, column_prefix="f", help_fmt={"d_ff": d_ff})
-    activated = add("ff_act", "{n} = " + act + "(" + pre + ")", trace.ff_act, column_prefix="f")
+    activated = add("ff_act", "{n} = " + ACT_SYMBOL[trace.activation] + "(" + pre + ")", trace.ff_act, column_prefix="f",
+                    help_fmt={"act": act})
     ff_out = add("ff_out", "{n} = " + activated + " W_2 + b_2", trace.ff_out)
     output = " = " + w("output")
     if trace.norm_first:

@@ -149,6 +149,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.step_heads": {"en": "Attention weights, the heads side by side", "zh": "注意力权重，各个头并排"},
     "tb.step_heads_help": {"en": "softmax(QKᵀ / √{hd}) in each head's own columns; every row sums to 1.",
                            "zh": "在每个头自己的列上计算 softmax(QKᵀ / √{hd})；每行之和为 1。"},
+    "tb.step_heads_masked_help": {
+        "en": "softmax(QKᵀ / √{hd} + M) in each head's own columns, M = −∞ where the mask keeps a query from a key "
+              "(weight 0 there); every row sums to 1.",
+        "zh": "在每个头自己的列上计算 softmax(QKᵀ / √{hd} + M)，掩码不让查询看到某个键的位置 M = −∞（那里的权重为 0）；"
+              "每行之和为 1。"},
     "tb.step_concat": {"en": "Heads' outputs, joined", "zh": "各个头的输出，拼接"},
     "tb.step_concat_help": {"en": "Each head's weights × its columns of V, the heads' results side by side.",
                             "zh": "每个头的注意力权重 × 它在 V 中的列，各个头的结果并排拼接。"},
@@ -166,8 +171,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.step_ff_pre": {"en": "Feed-forward, widened", "zh": "前馈网络，加宽"},
     "tb.step_ff_pre_help": {"en": "Each token on its own, {d_ff} wide.", "zh": "每个词元单独计算，宽 {d_ff}。"},
     "tb.step_ff_act": {"en": "Activation", "zh": "激活"},
-    "tb.step_ff_act_help": {"en": "Cell by cell: the one part of the layer that is not linear.",
-                            "zh": "逐个单元格计算：这一层里唯一的非线性部分。"},
+    "tb.step_ff_act_help": {"en": "{act}, cell by cell: what makes the feed-forward network more than one matrix "
+                                  "(softmax and LayerNorm are not linear either).",
+                            "zh": "逐个单元格计算 {act}：它让前馈网络不只是一个矩阵（softmax 和层规范化也不是线性的）。"},
     "tb.step_ff_out": {"en": "Feed-forward output", "zh": "前馈网络的输出"},
     "tb.step_ff_out_help": {"en": "Back to d_model wide.", "zh": "变回 d_model 宽。"},
     "tb.step_output": {"en": "the layer's output y", "zh": "这一层的输出 y"},
@@ -188,11 +194,24 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.sim_input": {"en": "input", "zh": "输入"},
     "tb.sim_layer": {"en": "layer {k}", "zh": "第 {k} 层"},
     "tb.sim_axis": {"en": "mean cosine similarity", "zh": "平均余弦相似度"},  # the chart's 180 px height holds it
-    "tb.similarity_note": {
-        "en": "The tokens' mean cosine similarity goes from {first} (input) to {last} (last layer): each layer mixes "
-              "every token with the others, so the vectors grow alike. That is what stacking does to a sentence.",
-        "zh": "词元之间的平均余弦相似度从 {first}（输入）变为 {last}（最后一层）：每一层都把每个词元与其他词元混合，"
-              "向量因此越来越相似。这就是堆叠对一句话做的事。"},
+    "tb.similarity_up": {
+        "en": "The tokens' mean cosine similarity goes from {first} (input) to {last} (last layer): the vectors grew "
+              "more alike. Attention mixes each token with the tokens it looks at, which pulls them together.",
+        "zh": "词元之间的平均余弦相似度从 {first}（输入）变为 {last}（最后一层）：向量变得更相似了。注意力把每个词元"
+              "与它看到的词元混合，把它们拉近。"},
+    "tb.similarity_down": {
+        "en": "The tokens' mean cosine similarity goes from {first} (input) to {last} (last layer): the vectors grew "
+              "less alike. Attention's mixing pulls tokens together, but here the feed-forward network and "
+              "LayerNorm (which moves each vector to mean 0, turning it) pulled them apart more.",
+        "zh": "词元之间的平均余弦相似度从 {first}（输入）变为 {last}（最后一层）：向量变得更不相似了。注意力的混合"
+              "会把词元拉近，但这里前馈网络和层规范化（它把每个向量平移到均值 0，改变了方向）把它们推得更开。"},
+    "tb.similarity_flat": {
+        "en": "The tokens' mean cosine similarity goes from {first} (input) to {last} (last layer): it hardly changed "
+              "(by less than 0.01).",
+        "zh": "词元之间的平均余弦相似度从 {first}（输入）变为 {last}（最后一层）：几乎没有变化（不到 0.01）。"},
+    "tb.similarity_causal": {
+        "en": "With the causal mask the first token looks only at itself, so attention never mixes it with the others.",
+        "zh": "有因果掩码时，第一个词元只看它自己，所以注意力从不把它与其他词元混合。"},
     "tb.final_out": {"en": "After the final LayerNorm", "zh": "末尾层规范化之后"},
     "tb.batch_title": {"en": "A padded batch", "zh": "填充后的批量"},
     "tb.batch_help": {

@@ -1,0 +1,75 @@
+"""Issue 37: every sentence of the Transformer block page says what its numbers say, in both languages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from selfattn.block.compute import compute_toy
+from selfattn.block.text import flow_steps, similarity_change
+from selfattn.block.view import View
+from selfattn.core.block import LayerParams, transformer_layer
+from selfattn.i18n import t_plain
+from support.apptest import open_link, texts
+
+LANGS = ("en", "zh")
+MORE_ALIKE = {"en": "more alike", "zh": "更相似"}
+LESS_ALIKE = {"en": "less alike", "zh": "更不相似"}
+
+
+def test_the_direction_of_the_change_is_read_from_the_numbers():
+    assert similarity_change(np.array([0.06, 0.2, 0.5])) == "up"
+    assert similarity_change(np.array([0.060752, -0.05, -0.116945])) == "down"  # the review's case
+    assert similarity_change(np.array([0.3, 0.9, 0.305])) == "flat"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_direction_has_its_own_sentence_and_none_claims_the_opposite(lang):
+    up, down, flat = (t_plain(f"tb.similarity_{k}", lang, first="0.1", last="0.2") for k in ("up", "down", "flat"))
+    assert MORE_ALIKE[lang] in up and LESS_ALIKE[lang] not in up
+    assert LESS_ALIKE[lang] in down and MORE_ALIKE[lang] not in down.replace(LESS_ALIKE[lang], "")
+    assert MORE_ALIKE[lang] not in flat and LESS_ALIKE[lang] not in flat
+    for text in (up, down, flat):
+        assert "grow alike" not in text and "越来越相似" not in text  # today's sentence, whatever the numbers
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_page_says_the_tiny_causal_stack_grew_less_alike(lang):
+    """The review: tiny preset, causal on, 3 layers: 0.060752 -> -0.116945, and the page said "grow alike"."""
+    shown = View(causal=True, layers=3)
+    similarity = compute_toy(shown, check=False).stack.similarity()
+    assert similarity_change(similarity) == "down", similarity
+    page = texts(open_link("block", {"causal": "1", "layers": "3", "lang": lang}))
+    assert LESS_ALIKE[lang] in page
+    assert t_plain("tb.similarity_causal", lang) in page
+
+
+def _layer(causal: bool, activation: str = "relu"):
+    params = LayerParams.random(d_model=4, num_heads=2, d_ff=8, seed=0)
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    return transformer_layer(x, params, norm_first=False, activation=activation, eps=1e-5, causal=causal)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_heads_formula_writes_the_mask_term_when_there_is_one(lang):
+    heads = {causal: next(s for s in flow_steps(_layer(causal), lang) if s.key == "heads") for causal in (True, False)}
+    assert "+ M" in heads[True].formula and "M = −∞" in heads[True].caption
+    assert "+ M" not in heads[False].formula and "M" not in heads[False].caption.replace("softmax", "")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_box_formula_names_the_boxes_it_uses(lang):
+    steps = {s.key: s for s in flow_steps(_layer(False), lang)}
+    qkv, heads = steps["qkv"].number, steps["heads"].number
+    assert steps["concat"].formula.startswith(f"{steps['concat'].number} = {heads} × V of {qkv}")
+    assert f"of {qkv}" in steps["heads"].formula
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh"])
+def test_no_box_claims_to_be_the_only_non_linear_part(lang, activation):
+    step = next(s for s in flow_steps(_layer(False, activation), lang) if s.key == "ff_act")
+    for claim in ("the one part of the layer that is not linear", "唯一的非线性"):
+        assert claim not in step.caption
+    assert "softmax" in step.caption  # and names the others
+    assert ")(" not in step.formula  # "GELU (tanh form)(⑧)" read awkwardly: now GELU_tanh(⑧)
