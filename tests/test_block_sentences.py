@@ -73,3 +73,31 @@ def test_no_box_claims_to_be_the_only_non_linear_part(lang, activation):
         assert claim not in step.caption
     assert "softmax" in step.caption  # and names the others
     assert ")(" not in step.formula  # "GELU (tanh form)(⑧)" read awkwardly: now GELU_tanh(⑧)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("hosted, allowed, where", [(True, False, "local"), (True, True, "download"),
+                                                    (False, False, "download")])
+def test_the_unk_advice_says_what_this_server_offers_and_rows_name_their_characters(monkeypatch, lang, hosted,
+                                                                                   allowed, where):
+    """The review: hosted, the advice pointed to a Chinese model the Embeddings page said it could not download,
+    and rows read "3 [UNK]" … "8 [UNK]"."""
+    from selfattn.text import prefetch
+
+    monkeypatch.setattr(prefetch, "cached_folder", lambda spec: None)  # bert-base-chinese is not on this machine
+    monkeypatch.delenv("SELFATTN_HOSTED", raising=False)
+    monkeypatch.delenv(prefetch.ALLOW_DOWNLOADS_ENV, raising=False)
+    if hosted:
+        monkeypatch.setenv("SELFATTN_HOSTED", "1")
+    if allowed:
+        monkeypatch.setenv(prefetch.ALLOW_DOWNLOADS_ENV, "1")
+    at = open_link("block", {"source": "real", "text": "我喜欢机器学习", "lang": lang})
+    assert not at.exception, [e.value for e in at.exception]
+    page = texts(at)
+    advice = t_plain(f"tb.real_unknown_{where}", lang, chinese="google-bert/bert-base-chinese")
+    assert advice.split("google")[0] in page
+    others = {"local", "download", "installed"} - {where}
+    assert not any(t_plain(f"tb.real_unknown_{o}", lang, chinese="google-bert/bert-base-chinese").split("google")[0]
+                   in page for o in others)
+    focus = next(s for s in at.selectbox if str(s.key).startswith("tb_focus"))
+    assert "2 我 [UNK]" in focus.options or any(o.startswith("2 我") for o in focus.options), focus.options

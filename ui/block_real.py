@@ -32,6 +32,19 @@ def _compute(text: str, layer: int) -> RealResult:
     return compute_real(bundle, run, layer)
 
 
+def chinese_advice() -> str:
+    """Where a Chinese model is, said for this server: installed here, downloadable here, or only at home."""
+    from selfattn.text.prefetch import cached_folder, visitors_may_download
+
+    chinese = models_ui.CHINESE_MODEL
+    try:
+        installed = cached_folder(chinese) is not None
+    except InputError:
+        installed = False
+    where = "installed" if installed else "download" if visitors_may_download() else "local"
+    return tr(f"tb.real_unknown_{where}", chinese=chinese)
+
+
 def real_section() -> None:
     """Read → compute → draw → link for a real model's layer."""
     settings.keep("tb_text")
@@ -49,11 +62,12 @@ def real_section() -> None:
         settings.stop(**sharing)
     result = good
     trace = result.trace
-    tokens = [f"{i + 1} {tok}" for i, tok in enumerate(result.tokens)]
+    tokens = list(result.labels)
     focus = min(shown.focus, len(tokens) - 1)
     if result.unknown:
         st.info(tr("tb.real_unknown", model=result.model, n=len(result.unknown),
-                   chars="、".join(dict.fromkeys(result.unknown))[:80]), icon=":material/help:")
+                   chars="、".join(dict.fromkeys(result.unknown))[:80]) + " " + chinese_advice(),
+                icon=":material/help:")
     if result.truncated:
         st.info(tr("tb.real_truncated", n=tbv.MAX_REAL_TOKENS), icon=":material/content_cut:")
     st.success(tr("tb.checked_model", model=result.model, layer=result.layer + 1, diff=f"{result.difference:.1e}",

@@ -211,6 +211,7 @@ class RealResult:
     weights_difference: float  # largest |trace.weights − the model's attentions[layer]|
     similarity: np.ndarray  # (L + 1,) mean cosine similarity of the tokens, embeddings then each layer
     unknown: tuple[str, ...] = ()  # what the model read as [UNK] (MiniLM: most Chinese characters)
+    labels: tuple[str, ...] = ()  # (n,) each token as the page labels it: an [UNK] with the text it stood for
 
 
 def compute_real(bundle: Any, run: Any, layer: int) -> RealResult:
@@ -225,4 +226,14 @@ def compute_real(bundle: Any, run: Any, layer: int) -> RealResult:
                       num_layers=bundle.num_layers, trace=trace, model_output=own,
                       difference=float(np.abs(trace.outputs - own).max()),
                       weights_difference=float(np.abs(trace.weights - run.attentions[layer]).max()),
-                      similarity=np.array(similarity), unknown=tuple(run.unknown_text))
+                      similarity=np.array(similarity), unknown=tuple(run.unknown_text), labels=real_labels(run))
+
+
+def real_labels(run: Any) -> tuple[str, ...]:
+    """Each token of ``run`` as a row label, counted from 1: "3 我 [UNK]" where the model read 我 as [UNK], so that
+    a learner can tell the rows apart."""
+    from selfattn.text.models import originals_of
+
+    unknown = dict(zip(run.unknown, originals_of(list(run.tokens), list(run.originals), list(run.unknown))))
+    return tuple(f"{i + 1} {unknown[i]} {token}" if i in unknown and unknown[i] != token else f"{i + 1} {token}"
+                 for i, token in enumerate(run.tokens))

@@ -246,11 +246,22 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "MiniLM 与 BERT 一样是后置规范化：d_model {d}，{h} 个头，d_ff {d_ff}，GELU（erf），ε = {eps}。"
               "热力图只显示前 {k} 列；每个 CSV 都包含全部列。"},
     "tb.real_unknown": {
-        "en": "{model} read {n} token(s) as [UNK] ({chars}): it was trained mostly on English. The layer is still "
-              "recomputed exactly, but those tokens carry no meaning of their own; the Sentence embeddings page offers "
-              "a Chinese model.",
-        "zh": "{model} 把 {n} 个词元读成了 [UNK]（{chars}）：它主要用英文训练。这一层仍被精确重算，"
-              "但这些词元没有各自的含义；“句子嵌入”页面提供中文模型。"},
+        "en": "{model} read {n} token(s) as [UNK] ({chars}; each such row is labelled with its character): it was "
+              "trained mostly on English. The layer is still recomputed exactly, but those tokens carry no meaning of "
+              "their own.",
+        "zh": "{model} 把 {n} 个词元读成了 [UNK]（{chars}；每个这样的行都标出了它原来的字）：它主要用英文训练。"
+              "这一层仍被精确重算，但这些词元没有各自的含义。"},
+    "tb.real_unknown_installed": {
+        "en": "For Chinese, the Sentence embeddings page offers {chinese}, installed on this server.",
+        "zh": "要读中文，“句子嵌入”页面提供本服务器上已安装的 {chinese}。"},
+    "tb.real_unknown_download": {
+        "en": "For Chinese, the Sentence embeddings page downloads {chinese} on a click (about 400 MB, once).",
+        "zh": "要读中文，“句子嵌入”页面点击一下即可下载 {chinese}（约 400 MB，只下载一次）。"},
+    "tb.real_unknown_local": {
+        "en": "This server does not offer a Chinese model. On your own machine, the Sentence embeddings page "
+              "downloads {chinese} on a click (or run `python -m selfattn.text.prefetch bert-base-chinese`).",
+        "zh": "本服务器不提供中文模型。在你自己的电脑上，“句子嵌入”页面点击一下即可下载 {chinese}"
+              "（或运行 `python -m selfattn.text.prefetch bert-base-chinese`）。"},
     "tb.real_stack_title": {"en": "How alike the tokens grow over the model's {layers} layers",
                             "zh": "词元在模型的 {layers} 层中变得多么相似"},
     "err.block_too_big": {"en": "{name} = {value} is over this page's limit of {top}.",
