@@ -7,7 +7,7 @@ import streamlit as st
 
 from selfattn.block import view as tbv
 from selfattn.block.link import LINK_PARAMS, TABLE_PARAMS, encode
-from selfattn.block.text import batch_lines, formulas, similarity_spec
+from selfattn.block.text import batch_lines, formulas, settings_text, similarity_spec
 from selfattn.core.block import ACTIVATIONS
 from selfattn.core.positions import KINDS
 from selfattn.display.export import column_names, labelled, zip_tables
@@ -191,7 +191,9 @@ def block() -> None:
         for part, matrix in tbv.layer_tables(params).items():
             tables[f"layer{k + 1}_{part}"] = partial(labelled, matrix, [f"{i + 1}" for i in range(len(matrix))],
                                                      [f"{j + 1}" for j in range(matrix.shape[1])])
-    st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, {}), file_name="selfattn-block.zip",
+    address, _, link_short = settings.share_link(**sharing)
+    made = {"settings.txt": settings_text(address, link_short, shown, edited=bool(shown.edits), lang=current_lang())}
+    st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, made), file_name="selfattn-block.zip",
                        mime="application/zip", key="dl_tb_zip", on_click="ignore", icon=":material/folder_zip:",
                        type="primary")
     settings.publish(**sharing)

@@ -101,3 +101,21 @@ def test_the_unk_advice_says_what_this_server_offers_and_rows_name_their_charact
                    in page for o in others)
     focus = next(s for s in at.selectbox if str(s.key).startswith("tb_focus"))
     assert "2 我 [UNK]" in focus.options or any(o.startswith("2 我") for o in focus.options), focus.options
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_block_zip_holds_its_settings_as_the_playgrounds_does(downloads, lang):
+    import io
+    import zipfile
+
+    at = open_link("block", {"causal": "1", "layers": "3", "seed": "5", "act": "gelu", "lang": lang})
+    assert not at.exception
+    with zipfile.ZipFile(io.BytesIO(downloads["selfattn-block.zip"])) as archive:
+        text = archive.read("settings.txt").decode("utf-8")
+    colon = "：" if lang == "zh" else ": "
+    assert "seed=5" in text and "causal=1" in text  # the link
+    for name, value in (("tb.settings_seed", "5"), ("tb.causal", t_plain("tb.settings_on", lang)),
+                        ("tb.act", t_plain("tb.act_gelu", lang)), ("tb.eps", "1e-05")):
+        assert f"{t_plain(name, lang)}{colon}{value}" in text, (name, text)
+    assert t_plain("tb.settings_preset_tables", lang) in text
+    assert t_plain("tb.settings_sizes", lang, n=4, d=4, h=2, d_ff=8, layers=3) in text

@@ -10,7 +10,7 @@ from selfattn import memo
 from selfattn.block import view as tbv
 from selfattn.block.compute import RealResult, compute_real
 from selfattn.block.link import encode
-from selfattn.block.text import similarity_spec
+from selfattn.block.text import settings_text, similarity_spec
 from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.errors import InputError
 from ui import block as tb
@@ -85,7 +85,9 @@ def real_section() -> None:
     st.subheader(tr("tb.real_stack_title", layers=result.num_layers))
     vega(similarity_spec(result.similarity, current_lang()))
     tb.similarity_caption(result.similarity, causal=False)  # MiniLM reads both ways
-    st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, {}), file_name="selfattn-block-model.zip",
+    address, _, link_short = settings.share_link(**sharing)
+    made = {"settings.txt": settings_text(address, link_short, shown, edited=False, lang=current_lang())}
+    st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, made), file_name="selfattn-block-model.zip",
                        mime="application/zip", key="dl_tb_real_zip", on_click="ignore", icon=":material/folder_zip:",
                        type="primary")
     settings.publish(**sharing)

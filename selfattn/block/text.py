@@ -158,3 +158,41 @@ def similarity_spec(similarity: np.ndarray, lang: str) -> dict:
 
 
 __all__ = ["Step", "batch_lines", "flow_steps", "formulas", "norm_lines", "similarity_spec", "t"]
+
+
+def settings_text(link: str, link_short: bool, shown, *, edited: bool, lang: str) -> str:
+    """The block ZIP's settings.txt: the view's link and every choice that made its numbers, one line each (as
+    the Playground's ZIP has).
+
+    Args:
+        link, link_short: the view's link, and whether its tables were left out of it (too long).
+        shown: the page's :class:`selfattn.block.view.View`.
+        edited: whether any table differs from the preset's.
+    """
+    from selfattn.i18n import LANGS
+
+    def line(key: str, **params) -> str:
+        return t_plain(key, lang, **params)
+
+    def setting(name_key: str, value) -> str:
+        return line("tb.settings_line", name=line(name_key), value=value)
+
+    on_off = {True: line("tb.settings_on"), False: line("tb.settings_off")}
+    lines = [line("tb.settings_title"), "", line("tb.settings_link", link=link)]
+    if link_short:
+        lines.append(line("tb.settings_link_short"))
+    if shown.source == "real":
+        lines += [line("tb.settings_real", layer=shown.rlayer + 1), setting("tb.settings_text", shown.text)]
+    else:
+        lines += [setting("tb.settings_preset", line(f"tb.preset_{shown.preset}")),
+                  line("tb.settings_edited" if edited else "tb.settings_preset_tables"),
+                  setting("tb.settings_seed", shown.seed),
+                  line("tb.settings_sizes", n=shown.n, d=shown.d, h=shown.heads, d_ff=shown.dff, layers=shown.layers),
+                  setting("tb.norm", line(f"tb.norm_{shown.norm}")), setting("tb.act", line(f"tb.act_{shown.act}")),
+                  setting("tb.eps", shown.eps), setting("tb.causal", on_off[shown.causal]),
+                  setting("tb.final", on_off[shown.final and shown.norm == "pre"]),
+                  setting("tb.pos", line(f"tb.pos_{shown.pos}")),
+                  setting("tb.batch", line("tb.settings_batch", lengths=shown.lengths, maxlen=shown.maxlen)
+                          if shown.batch else on_off[False])]
+    lines.append(line("tb.settings_lang", language=LANGS[lang]))
+    return "\n".join(lines) + "\n"
