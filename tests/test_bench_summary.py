@@ -175,7 +175,7 @@ def test_every_sentence_the_summary_can_say_is_in_the_catalog_in_both_languages_
 
     keys = set(re.findall(r'"(hd\.(?:sum|why)_\w+)"', inspect.getsource(summary)))
     assert keys == {"hd.sum_faster", "hd.sum_slower", "hd.sum_mixed", "hd.sum_memory", "hd.why_unmeasured",
-                    "hd.why_backend"}
+                    "hd.why_backend", "hd.sum_noise"}
     for key in keys:
         en, zh = (set(re.findall(r"\{(\w+)\}", CATALOG[key][lang])) for lang in ("en", "zh"))
         assert en == zh and en, key  # both languages say the same numbers
@@ -190,3 +190,17 @@ def test_of_many_head_counts_the_fewest_and_the_most_are_said():
     assert [(s.key, s.params.get("heads")) for s in said] == [("hd.sum_mixed", 1), ("hd.sum_faster", 16),
                                                               ("hd.sum_memory", 16)]
     assert said[1].params["times"] == "16.00" and said[0].params["first"] == "1.00"
+
+
+def test_a_gap_inside_the_runs_spread_names_no_winner():
+    """Issue 37: "fused is 1.04x as fast" was a 4.5 % gap inside the run's 6.7 % spread."""
+    def records(iqr):
+        return [{"impl": impl, "heads": 2, "seq_len": n, "median_ms": ms, "iqr_ms": iqr * ms, "status": "ok",
+                 "device": "cpu", "device_name": "x", "dtype": "float32", "batch": 1, "d_model": 8,
+                 "peak_mem_bytes": None}
+                for n in (32, 64) for impl, ms in (("naive", 1.045), ("fused", 1.0))]
+    (noisy,) = summary.setups(records(0.067))
+    (said,) = summary.summarize(noisy)
+    assert said.key == "hd.sum_noise" and said.params["ratio"] == "1.04" and said.params["spread"] == "6.7"
+    (quiet,) = summary.setups(records(0.01))
+    assert summary.summarize(quiet)[0].key == "hd.sum_faster"  # the same gap, outside a 1 % spread

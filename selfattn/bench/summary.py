@@ -97,23 +97,38 @@ def time_ratios(records, slower: str = "naive", faster: str = "fused") -> dict[i
     return out
 
 
+def time_spreads(records, slower: str = "naive", faster: str = "fused") -> dict[int, list[float]]:
+    """By head count, in order of n as :func:`time_ratios`: the run's spread at each (heads, n), the larger of the
+    two implementations' IQR / median (0 where a record has no IQR)."""
+    a, b = _ok(records, slower), _ok(records, faster)
+    out: dict[int, list[float]] = {}
+    for h, n in sorted(set(a) & set(b)):
+        spread = max((r.get("iqr_ms") or 0.0) / r["median_ms"] for r in (a[(h, n)], b[(h, n)]))
+        out.setdefault(h, []).append(spread)
+    return out
+
+
 def summarize(setup: Setup, sdpa: dict[str, SdpaRun] | None = None) -> list[Sentence]:
     """Two to four sentences on one setup, every number from its records (and the SDPA file's).
 
     1. For the fewest and the most heads timed, how much faster fused is than three steps over the
-       lengths timed (or slower): ``hd.sum_faster``, ``hd.sum_slower`` or ``hd.sum_mixed``.
+       lengths timed (or slower): ``hd.sum_faster``, ``hd.sum_slower`` or ``hd.sum_mixed``; ``hd.sum_noise``
+       when every gap is inside its run's spread (IQR / median of either), so no winner can be named.
     2. Peak memory of both at the longest length with the most heads: ``hd.sum_memory``.
     3. On a GPU where fused loses at some head count: why, from the SDPA backend measurement of
        that GPU in ``sdpa`` (by file name), :func:`why_fused_slower`.
     """
     said = []
-    ratios = time_ratios(setup.records)
+    ratios, spreads = time_ratios(setup.records), time_spreads(setup.records)
     ends = sorted(ratios)[::max(1, len(ratios) - 1)]  # the fewest and the most heads: the others lie between
     for h in ends:
         pairs = ratios[h]
         values = [r for _, r in pairs]
         lengths = {"n_lo": pairs[0][0], "n_hi": pairs[-1][0]}
-        if min(values) > 1:
+        if all(0 < s and abs(r - 1) <= s for r, s in zip(values, spreads[h])):  # every gap inside its spread
+            said.append(Sentence("hd.sum_noise", {"heads": h, "ratio": span_text(values),
+                                                  "spread": f"{100 * max(spreads[h]):.1f}", **lengths}))
+        elif min(values) > 1:
             said.append(Sentence("hd.sum_faster", {"heads": h, "times": span_text(values), **lengths}))
         elif max(values) < 1:
             said.append(Sentence("hd.sum_slower", {"heads": h, "ratio": span_text(values),

@@ -249,6 +249,10 @@ STRINGS: dict[str, dict[str, str]] = {
                             "takes {times}× as long (n = {n_lo} to {n_hi}).",
                       "zh": "h = {heads} 时，融合实现反而更慢：分步 / 融合的时间比为 {ratio}，即融合实现耗时是分步实现的 "
                             "{times} 倍（n = {n_lo} 至 {n_hi}）。"},
+    "hd.sum_noise": {"en": "With h = {heads}, fused and three steps take the same time within noise: time three steps "
+                           "/ fused is {ratio}, inside the runs' spread of up to {spread} % (n = {n_lo} to {n_hi}).",
+                     "zh": "h = {heads} 时，在噪声范围内融合实现与分步实现耗时相同：分步 / 融合的时间比为 {ratio}，"
+                           "落在各轮最多 {spread}% 的波动之内（n = {n_lo} 至 {n_hi}）。"},
     "hd.sum_mixed": {"en": "With h = {heads}, time three steps / fused goes from {first} at n = {n_lo} to {last} at "
                            "n = {n_hi} (above 1: fused is faster).",
                      "zh": "h = {heads} 时，分步 / 融合的时间比从 n = {n_lo} 时的 {first} 变为 n = {n_hi} 时的 {last}"
