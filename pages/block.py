@@ -47,8 +47,7 @@ with st.container(border=True):
                     on_change=tb.on_size, args=("tb_seed",))
     c3.button(tr("tb.load_preset"), on_click=tb.load_preset, icon=":material/restart_alt:", width="stretch",
               key="tb_load")
-    st.caption(tr(f"tb.preset_{st.session_state['tb_preset']}_note")
-               + (" " + tr("tb.edited") if state["edits"] else ""))
+    note = st.empty()  # filled once the settings below are drawn: the note says what changed since the preset loaded
     s1, s2, s3, s4, s5 = st.columns(5, vertical_alignment="bottom")
     for key in ("tb_n", "tb_d", "tb_dff", "tb_layers"):
         settings.keep(key)
@@ -79,6 +78,8 @@ with st.container(border=True):
         settings.keep(key)
     t1.toggle(tr("tb.causal"), key="tb_causal", help=tr("tb.causal_help"))
     t2.toggle(tr("tb.final"), key="tb_final", help=tr("tb.final_help"), disabled=norm != "pre")
+    note.caption(tb.preset_note(bool(state["edits"])))
+    state["note_edited"] = bool(state["edits"])
     notice = state.pop("notice", None)
     if notice:
         kind, what, params = notice
@@ -123,6 +124,8 @@ def block() -> None:
                     tb.take_sent(table, shown)
                     tb.editor(table, shown)
     shown = tb.read()
+    if bool(shown.edits) != tb.state().get("note_edited", False):  # the first edit (or the last undone): the
+        st.rerun(scope="app")  # preset's note above says so at once, not at the next whole run
 
     good, error = settings.last_good("tb_good", partial(tb.compute, shown))
     if error is not None:

@@ -119,3 +119,29 @@ def test_the_block_zip_holds_its_settings_as_the_playgrounds_does(downloads, lan
         assert f"{t_plain(name, lang)}{colon}{value}" in text, (name, text)
     assert t_plain("tb.settings_preset_tables", lang) in text
     assert t_plain("tb.settings_sizes", lang, n=4, d=4, h=2, d_ff=8, layers=3) in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_preset_note_follows_the_state_and_undo_is_offered_only_for_typed_tables(lang):
+    """The review: GPT-2 then Post-LN, the note still said "LayerNorm before each sub-layer"; a fresh session's
+    preset load said "replaced tables you typed into" when nothing was typed."""
+    from tests.test_block_app import pick
+
+    at = open_link("block", {"lang": lang})
+    pick(at, "selectbox", "tb_preset", "gpt2")
+    page = texts(at)
+    assert t_plain("tb.preset_gpt2_note", lang) in page
+    assert t_plain("tb.options_changed", lang, names="x").split("x")[0] not in page  # nothing changed yet
+    assert t_plain("tb.undo_note", lang) not in page and not [b for b in at.button if b.key == "tb_undo"]
+    pick(at, "segmented_control", "tb_norm", "post")
+    page = texts(at)
+    assert t_plain("tb.options_changed", lang, names=t_plain("tb.norm", lang)) in page, page
+
+
+def test_an_edit_of_x_is_said_in_the_preset_note_at_once():
+    from tests.test_block_app import send
+
+    at = open_link("block", {})
+    assert t_plain("tb.edited", "en") not in texts(at)
+    send(at, "x", 0, 0, "2.5")
+    assert t_plain("tb.edited", "en") in texts(at)

@@ -35,7 +35,8 @@ STATE = "tb"
 SLOTS = {
     "edits": "{table id: rows of text}: the tables typed into, as typed (the truth); the others are seeded",
     "version": "the editors' generation: a new one re-creates every editor from the tables",
-    "undo": "(edits, settings) before the last preset, seed or size change, or None",
+    "undo": "(edits, settings) before the last preset or size change that replaced typed tables, or None",
+    "note_edited": "whether the preset's note, drawn above the fragment, said the tables are edited",
     "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
     "mounted": "{version, table id: rows}: the cells each editor of this version was mounted with",
 }
@@ -181,12 +182,13 @@ def _snapshot() -> tuple[dict, dict]:
 
 
 def load_preset(before: str | None = None) -> None:
-    """Callback of the preset box and the reload button: the preset's settings, its seeded tables; undoable."""
+    """Callback of the preset box and the reload button: the preset's settings, its seeded tables; undoable where
+    it replaced tables the visitor typed into (and the Undo note says just that)."""
     tb = state()
     edits, values = _snapshot()
     if before is not None:
         values["tb_preset"] = before
-    tb["undo"] = (edits, values)
+    tb["undo"] = (edits, values) if edits else None
     name = st.session_state.get("tb_preset", "tiny")
     for key, value in PRESET_SETTINGS.get(name, PRESET_SETTINGS["tiny"]).items():
         settings.put(key, value)
@@ -208,7 +210,7 @@ def on_size(key: str) -> None:
         settings.put("tb_focus", 0)
     if key == "tb_heads":
         return
-    if dropped or key == "tb_seed":
+    if dropped:  # typed tables that no longer fit: one click brings them back with the sizes
         tb["undo"] = (dict(tb["edits"]), {k: settings.value(k) for k in (*PRESET_SETTINGS["tiny"], "tb_seed")})
         tb["edits"] = kept
     tb["version"] += 1
@@ -352,3 +354,20 @@ def similarity_caption(similarity, *, causal: bool) -> None:
     text = tr(f"tb.similarity_{similarity_change(similarity)}", first=step_text(similarity[0]),
               last=step_text(similarity[-1]))
     st.caption(text + (" " + tr("tb.similarity_causal") if causal else ""))
+
+
+OPTION_LABELS = {"tb_n": "n", "tb_d": "d_model", "tb_heads": "tb.heads", "tb_dff": "d_ff", "tb_layers": "tb.layers",
+                 "tb_norm": "tb.norm", "tb_act": "tb.act", "tb_eps": "tb.eps", "tb_causal": "tb.causal",
+                 "tb_final": "tb.final", "tb_pos": "tb.pos"}  # a catalog key, or the symbol itself
+
+
+def preset_note(edited: bool) -> str:
+    """The preset's note as the settings stand: what it is, what changed since it loaded, whether tables differ."""
+    preset = st.session_state.get("tb_preset", "tiny")
+    values = {key: settings.value(key) for key in (*PRESET_SETTINGS["tiny"], "tb_preset")}
+    changed = tbv.changed_since_preset(values)
+    note = tr(f"tb.preset_{preset}_note")
+    if changed:
+        names = [tr(OPTION_LABELS[k]) if OPTION_LABELS[k].startswith("tb.") else OPTION_LABELS[k] for k in changed]
+        note += " " + tr("tb.options_changed", names="、".join(names) if current_lang() == "zh" else ", ".join(names))
+    return note + (" " + tr("tb.edited") if edited else "")

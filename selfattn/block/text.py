@@ -182,10 +182,11 @@ def settings_text(link: str, link_short: bool, shown, *, edited: bool, lang: str
     if link_short:
         lines.append(line("tb.settings_link_short"))
     if shown.source == "real":
-        lines += [line("tb.settings_real", layer=shown.rlayer + 1), setting("tb.settings_text", shown.text)]
+        lines += [line("tb.settings_real", model="all-MiniLM-L6-v2", layer=shown.rlayer + 1),
+                  setting("tb.settings_text", shown.text)]
     else:
         lines += [setting("tb.settings_preset", line(f"tb.preset_{shown.preset}")),
-                  line("tb.settings_edited" if edited else "tb.settings_preset_tables"),
+                  line("tb.settings_edited", files="x.csv, layer*_*.csv") if edited else line("tb.settings_preset_tables"),
                   setting("tb.settings_seed", shown.seed),
                   line("tb.settings_sizes", n=shown.n, d=shown.d, h=shown.heads, d_ff=shown.dff, layers=shown.layers),
                   setting("tb.norm", line(f"tb.norm_{shown.norm}")), setting("tb.act", line(f"tb.act_{shown.act}")),

@@ -75,6 +75,17 @@ PRESET_SETTINGS = {
 Rows = tuple[tuple[str, ...], ...]  # a table's cells as text, row by row
 
 
+def changed_since_preset(settings: dict) -> tuple[str, ...]:
+    """The keys of :data:`PRESET_SETTINGS` whose value in ``settings`` (by session key) is not the chosen preset's:
+    what the preset's note must say changed since it loaded. The final LayerNorm counts only where it applies
+    (pre-LN)."""
+    preset = PRESET_SETTINGS.get(settings.get("tb_preset"), PRESET_SETTINGS["tiny"])
+    changed = [key for key, value in preset.items() if settings.get(key) != value]
+    if settings.get("tb_norm") != "pre" and preset["tb_norm"] != "pre":
+        changed = [key for key in changed if key != "tb_final"]
+    return tuple(changed)
+
+
 @dataclass(frozen=True)
 class View:
     """What the page shows: every setting of :data:`FIELDS` and the tables typed into."""
