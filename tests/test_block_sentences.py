@@ -145,3 +145,10 @@ def test_an_edit_of_x_is_said_in_the_preset_note_at_once():
     assert t_plain("tb.edited", "en") not in texts(at)
     send(at, "x", 0, 0, "2.5")
     assert t_plain("tb.edited", "en") in texts(at)
+
+
+def test_one_name_for_one_head_and_one_word_for_block_across_pages():
+    """The review: "第 1 个头" here and "头 1" on Heads & devices; "可编辑的小模块" beside "Transformer 块"."""
+    one = {key: t_plain(key, "zh", h=1, i=1) for key in ("tb.head", "hd.head_n", "emb.head_n")}
+    assert len(set(one.values())) == 1, one
+    assert "块" in t_plain("tb.source_toy", "zh") and "模块" not in t_plain("tb.source_toy", "zh")

@@ -22,7 +22,7 @@ STRINGS: dict[str, dict[str, str]] = {
               "你可以修改任何数字、堆叠多层、填充一个批量，并看到每个数字都与 PyTorch 核对过。",
     },
     "tb.source": {"en": "Numbers from", "zh": "数字来源"},
-    "tb.source_toy": {"en": "A small block you edit", "zh": "可编辑的小模块"},
+    "tb.source_toy": {"en": "A small block you edit", "zh": "可编辑的小 Transformer 块"},
     "tb.source_real": {"en": "A real model's layer (MiniLM)", "zh": "真实模型的一层（MiniLM）"},
     "tb.preset": {"en": "Preset", "zh": "预设"},
     "tb.preset_tiny": {"en": "Tiny (d_model 4, 2 heads, d_ff 8)", "zh": "最小（d_model 4，2 个头，d_ff 8）"},
@@ -140,7 +140,7 @@ STRINGS: dict[str, dict[str, str]] = {
               "write out its LayerNorm below.",
         "zh": "每个方框都是它的数字热力图。指向某个词元的行：它在每一步都会高亮。点击它，下面会写出它的层规范化。"},
     "tb.first_columns": {"en": "map: first {k} columns; the CSV holds all", "zh": "热力图：前 {k} 列；CSV 包含全部"},
-    "tb.head": {"en": "Head {h}", "zh": "第 {h} 个头"},
+    "tb.head": {"en": "Head {h}", "zh": "头 {h}"},  # as on Heads & devices and Sentence embeddings
     "tb.step_input": {"en": "Input x", "zh": "输入 x"},
     "tb.step_input_help": {"en": "X (with positions added) for layer 1, else the last layer's output.",
                            "zh": "第 1 层是 X（加上位置编码），其余各层是上一层的输出。"},
