@@ -22,6 +22,7 @@ state = tb.setup()
 opened = settings.open_page("block", own=LINK_PARAMS)
 if opened is not None:
     settings.note_bad("block", tb.open_link(opened))
+    state["scroll"] = "at" in opened  # a teacher's link to one part of the page jumps there once drawn
 st.title(tr("tb.title"))
 st.caption(tr("tb.intro"))
 settings.show_problems("block")
@@ -37,6 +38,8 @@ if source == "real":
     real_section()
     st.stop()
 
+tb.contents()
+st.html('<span id="tb-settings"></span>')
 with st.container(border=True):
     c1, c2, c3 = st.columns([1.6, 1, 1.2], vertical_alignment="bottom")
     with c1:
@@ -105,7 +108,7 @@ def block() -> None:
     if settings.refuse_unfit_settings(settings.fields("block")) or tb.setup()["version"] != version:
         st.rerun(scope="app")
     shown = tb.current()
-    st.subheader(tr("tb.x_title"))
+    st.subheader(tr("tb.x_title"), anchor="tb-x")
     st.caption(tr("tb.x_help"))
     tb.take_sent("x", shown)
     tb.editor("x", shown)
@@ -143,15 +146,17 @@ def block() -> None:
     if result.positions is not None:
         tables["positions"] = partial(labelled, result.positions, tokens, column_names("x", result.x.shape[1]))
 
-    st.subheader(tr("tb.flow_title", layer=layer + 1, layers=len(result.params)))
+    st.subheader(tr("tb.flow_title", layer=layer + 1, layers=len(result.params)), anchor="tb-steps")
     st.caption(tr("tb.flow_help"))
     tb.draw_flow(trace, tokens, focus, tables, prefix=f"layer{layer + 1}_",
                  engine=tb.preview_engine(shown, result, trace.eps))
     tb.draw_norms(trace, tokens, focus)
     choice(st.selectbox, tr("tb.focus"), range(len(tokens)), "tb_focus", {k: f"{k + 1}: {t}" for k, t in enumerate(tokens)})
 
+    if len(result.params) == 1:
+        st.html('<span id="tb-stack"></span>')  # one layer: the stack's place is here
     if len(result.params) > 1:
-        st.subheader(tr("tb.stack_title", layers=len(result.params)))
+        st.subheader(tr("tb.stack_title", layers=len(result.params)), anchor="tb-stack")
         st.caption(tr("tb.stack_help"))
         with st.container(horizontal=True, wrap=True, gap="medium"):
             for k, lt in enumerate(result.stack.layers):
@@ -168,8 +173,9 @@ def block() -> None:
                                                column_names("y", result.stack.outputs.shape[1]), key="final",
                                                link="row:final", focus=focus, role="outputs")
 
+    st.subheader(tr("tb.batch_title"), anchor="tb-batch")
+    batch_controls()  # beside the batch's results
     if shown.batch and result.batch is not None:
-        st.subheader(tr("tb.batch_title"))
         st.caption(tr("tb.batch_help"))
         batch = result.batch
         n_pad = batch.inputs.shape[1]
@@ -189,7 +195,7 @@ def block() -> None:
         st.success(tr("tb.batch_same", diff=f"{result.padding_difference:.1e}"), icon=":material/verified:")
         st.caption(tr("tb.batch_fast_path"))
 
-    st.divider()
+    st.subheader(tr("tb.export_title"), anchor="tb-export")
     for k, params in enumerate(result.params):
         for part, matrix in tbv.layer_tables(params).items():
             tables[f"layer{k + 1}_{part}"] = partial(labelled, matrix, [f"{i + 1}" for i in range(len(matrix))],
@@ -199,10 +205,11 @@ def block() -> None:
     st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, made), file_name="selfattn-block.zip",
                        mime="application/zip", key="dl_tb_zip", on_click="ignore", icon=":material/folder_zip:",
                        type="primary")
+    tb.jump()
     settings.publish(**sharing)
 
 
-with st.container():
+def batch_controls() -> None:
     settings.keep("tb_batch")
     b1, b2, b3 = st.columns([1, 1.4, 1], vertical_alignment="bottom")
     b1.toggle(tr("tb.batch"), key="tb_batch", help=tr("tb.batch_toggle_help"))
@@ -212,5 +219,7 @@ with st.container():
                   disabled=not st.session_state.get("tb_batch"))
     b3.number_input(tr("tb.maxlen"), min_value=1, max_value=tbv.MAX_TOKENS, step=1, key="tb_maxlen",
                     help=tr("tb.maxlen_help"), disabled=not st.session_state.get("tb_batch"))
+
+
 library()
 block()

@@ -28,7 +28,7 @@ from ui.components.heatmap import heatmap, map_data, picked
 from selfattn.block.text import flow_steps, norm_lines, similarity_change
 from selfattn.display.numbers import step_text
 from selfattn.display.export import column_names
-from ui.common import csv_button, current_lang, tr, vega
+from ui.common import choice, csv_button, current_lang, tr, vega
 from ui import fit
 
 STATE = "tb"
@@ -37,6 +37,7 @@ SLOTS = {
     "version": "the editors' generation: a new one re-creates every editor from the tables",
     "undo": "(edits, settings) before the last preset or size change that replaced typed tables, or None",
     "note_edited": "whether the preset's note, drawn above the fragment, said the tables are edited",
+    "scroll": "True when the page should jump to its chosen part (tb_at) once drawn: on opening a link, or a pick",
     "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
     "mounted": "{version, table id: rows}: the cells each editor of this version was mounted with",
 }
@@ -340,7 +341,7 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
 
 def draw_norms(trace, tokens: list[str], focus: int) -> None:
     """Both LayerNorms written out for the focus token, as the Playground writes out steps 4-7."""
-    st.subheader(tr("tb.norm_title", token=tokens[focus]))
+    st.subheader(tr("tb.norm_title", token=tokens[focus]), anchor="tb-norm")
     st.caption(tr("tb.norm_help"))
     order = "pre" if trace.norm_first else "post"
     for number, norm in ((1, trace.norm1), (2, trace.norm2)):
@@ -371,3 +372,38 @@ def preset_note(edited: bool) -> str:
         names = [tr(OPTION_LABELS[k]) if OPTION_LABELS[k].startswith("tb.") else OPTION_LABELS[k] for k in changed]
         note += " " + tr("tb.options_changed", names="、".join(names) if current_lang() == "zh" else ", ".join(names))
     return note + (" " + tr("tb.edited") if edited else "")
+
+
+def contents() -> None:
+    """The page's contents: pick a part and the page jumps there; the choice is kept in the link (at=batch), so a
+    teacher can send "look at the batch"."""
+    def picked(_before) -> None:
+        state()["scroll"] = True
+
+    with st.columns([1, 1])[0]:  # half the width: the names are short
+        choice(st.selectbox, tr("tb.toc"), tbv.SECTIONS, "tb_at", {s: tr(f"tb.toc_{s}") for s in tbv.SECTIONS},
+               on_pick=picked)
+
+
+JUMP_SCRIPT = """<script>
+(() => {
+  let tries = 0;
+  const go = () => {
+    const el = document.getElementById(%s);
+    if (el) { el.scrollIntoView({block: "start"}); return; }
+    if (++tries < 60) setTimeout(go, 250);
+  };
+  setTimeout(go, 100);
+})();
+</script>"""
+
+
+def jump() -> None:
+    """Once the page is drawn: jump to the part picked (or named by the opened link), once."""
+    tb = state()
+    if not tb.pop("scroll", False):
+        return
+    import json
+
+    target = settings.value("tb_at")
+    st.html(JUMP_SCRIPT % json.dumps(f"tb-{target}"), unsafe_allow_javascript=True)

@@ -38,6 +38,9 @@ PARTS = ("wq", "wk", "wv", "wo", "b", "ln", "w1", "b1", "w2", "b2")  # a layer's
 ROWS_OF = {"b": ("b_q", "b_k", "b_v", "b_o"), "ln": ("γ₁", "β₁", "γ₂", "β₂")}  # row labels of the stacked vectors
 CELL_CHARS = 40  # the most characters a cell takes (the editors' limit)
 
+# The parts of the toy's page, in order, each with an anchor the page's contents jump to (and a link keeps: at=batch).
+SECTIONS = ("settings", "x", "steps", "norm", "stack", "batch", "export")
+
 FIELDS = (Field("tb_source", "source", Choice(("toy", "real")), "toy"),
           Field("tb_preset", "preset", Choice(PRESETS), "tiny"),
           Field("tb_seed", "seed", Int(0, MAX_SEED), 0),
@@ -58,7 +61,8 @@ FIELDS = (Field("tb_source", "source", Choice(("toy", "real")), "toy"),
           Field("tb_lengths", "lengths", Text(40), "4 2 3"),
           Field("tb_maxlen", "maxlen", Int(1, MAX_TOKENS), MAX_TOKENS),
           Field("tb_text", "text", Text(MAX_TEXT), "The cat sat on the mat because it was tired."),
-          Field("tb_rlayer", "rlayer", Int(1, 64, shift=1), 0))
+          Field("tb_rlayer", "rlayer", Int(1, 64, shift=1), 0),
+          Field("tb_at", "at", Choice(SECTIONS), "settings"))
 
 # What each preset sets (the tables then come from the seed). "tiny" is the smallest block worth reading.
 PRESET_SETTINGS = {
@@ -112,6 +116,7 @@ class View:
     maxlen: int = MAX_TOKENS
     text: str = "The cat sat on the mat because it was tired."
     rlayer: int = 0  # the real model's layer, 0-based
+    at: str = "settings"  # the part of the page a teacher's link jumps to (SECTIONS)
 
     def settings(self) -> dict:
         """Each setting by its session-state key."""
