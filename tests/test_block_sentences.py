@@ -125,7 +125,7 @@ def test_the_block_zip_holds_its_settings_as_the_playgrounds_does(downloads, lan
 def test_the_preset_note_follows_the_state_and_undo_is_offered_only_for_typed_tables(lang):
     """The review: GPT-2 then Post-LN, the note still said "LayerNorm before each sub-layer"; a fresh session's
     preset load said "replaced tables you typed into" when nothing was typed."""
-    from tests.test_block_app import pick
+    from tests.blockpage import pick
 
     at = open_link("block", {"lang": lang})
     pick(at, "selectbox", "tb_preset", "gpt2")
@@ -139,7 +139,7 @@ def test_the_preset_note_follows_the_state_and_undo_is_offered_only_for_typed_ta
 
 
 def test_an_edit_of_x_is_said_in_the_preset_note_at_once():
-    from tests.test_block_app import send
+    from tests.blockpage import send
 
     at = open_link("block", {})
     assert t_plain("tb.edited", "en") not in texts(at)
