@@ -114,7 +114,7 @@ def test_the_block_zip_holds_its_settings_as_the_playgrounds_does(downloads, lan
         text = archive.read("settings.txt").decode("utf-8")
     colon = "：" if lang == "zh" else ": "
     assert "seed=5" in text and "causal=1" in text  # the link
-    for name, value in (("tb.settings_seed", "5"), ("tb.causal", t_plain("tb.settings_on", lang)),
+    for name, value in (("tb.settings_seed", "5"), ("tb.causal", t_plain("common.settings_on", lang)),
                         ("tb.act", t_plain("tb.act_gelu", lang)), ("tb.eps", "1e-05")):
         assert f"{t_plain(name, lang)}{colon}{value}" in text, (name, text)
     assert t_plain("tb.settings_preset_tables", lang) in text

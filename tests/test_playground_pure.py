@@ -168,7 +168,7 @@ def test_settings_txt_names_every_choice_that_made_the_numbers():
     lines = settings_text("http://x/playground?seed=5", True, shown, bias=False, edited=True, order="2 1",
                           lang="zh").splitlines()
     assert lines[0] == t_plain("pg.settings_title", "zh") and lines[2].endswith("http://x/playground?seed=5")
-    assert lines[3] == t_plain("pg.settings_link_short", "zh")
+    assert lines[3] == t_plain("common.settings_link_short", "zh")
     assert t_plain("pg.settings_sizes", "zh", n=2, d_in=2, d_k=1, d_v=1) in lines
     assert t_plain("pg.settings_positions_seed", "zh", kind=t_plain("pg.pos_kind_learned", "zh"), seed=9) in lines
     assert t_plain("pg.settings_order", "zh", order="2 1") in lines and t_plain("pg.settings_tables_edited", "zh") in lines

@@ -175,12 +175,12 @@ def settings_text(link: str, link_short: bool, shown, *, edited: bool, lang: str
         return t_plain(key, lang, **params)
 
     def setting(name_key: str, value) -> str:
-        return line("tb.settings_line", name=line(name_key), value=value)
+        return line("common.settings_line", name=line(name_key), value=value)
 
-    on_off = {True: line("tb.settings_on"), False: line("tb.settings_off")}
-    lines = [line("tb.settings_title"), "", line("tb.settings_link", link=link)]
+    on_off = {True: line("common.settings_on"), False: line("common.settings_off")}
+    lines = [line("tb.settings_title"), "", line("common.settings_link", link=link)]
     if link_short:
-        lines.append(line("tb.settings_link_short"))
+        lines.append(line("common.settings_link_short"))
     if shown.source == "real":
         lines += [line("tb.settings_real", model="all-MiniLM-L6-v2", layer=shown.rlayer + 1),
                   setting("tb.settings_text", shown.text)]
@@ -195,5 +195,5 @@ def settings_text(link: str, link_short: bool, shown, *, edited: bool, lang: str
                   setting("tb.pos", line(f"tb.pos_{shown.pos}")),
                   setting("tb.batch", line("tb.settings_batch", lengths=shown.lengths, maxlen=shown.maxlen)
                           if shown.batch else on_off[False])]
-    lines.append(line("tb.settings_lang", language=LANGS[lang]))
+    lines.append(line("common.settings_lang", language=LANGS[lang]))
     return "\n".join(lines) + "\n"

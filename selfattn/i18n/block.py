@@ -275,13 +275,6 @@ STRINGS: dict[str, dict[str, str]] = {
     # ── settings.txt in the ZIP: what made its numbers (plain text, one line each) ──
     "tb.settings_title": {"en": "selfattn Transformer block: the settings that made the numbers in this ZIP",
                           "zh": "selfattn Transformer 块：生成本压缩包中数字的设置"},
-    "tb.settings_link": {"en": "Link to this view: {link}", "zh": "本视图的链接：{link}"},
-    "tb.settings_link_short": {"en": "The tables did not fit in a link, so it carries the settings only; the tables "
-                                     "are the CSV files beside this one.",
-                               "zh": "表格太大，放不进链接，所以链接只带设置；表格就是旁边的 CSV 文件。"},
-    "tb.settings_line": {"en": "{name}: {value}", "zh": "{name}：{value}"},
-    "tb.settings_on": {"en": "on", "zh": "开"},
-    "tb.settings_off": {"en": "off", "zh": "关"},
     "tb.settings_preset": {"en": "Preset", "zh": "预设"},
     "tb.settings_preset_tables": {"en": "Tables: the preset's", "zh": "表格：预设中的数字"},
     "tb.settings_edited": {"en": "Tables: edited ({files} hold them)", "zh": "表格：已修改（见 {files} 等文件）"},
@@ -292,7 +285,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.settings_real": {"en": "A real model's layer: {model}, layer {layer}",
                          "zh": "真实模型的一层：{model}，第 {layer} 层"},
     "tb.settings_text": {"en": "Sentence", "zh": "句子"},
-    "tb.settings_lang": {"en": "Language: {language}", "zh": "语言：{language}"},
     "tb.real_stack_title": {"en": "How alike the tokens grow over the model's {layers} layers",
                             "zh": "词元在模型的 {layers} 层中变得多么相似"},
     "err.block_too_big": {"en": "{name} = {value} is over this page's limit of {top}.",

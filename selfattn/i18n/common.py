@@ -1,6 +1,15 @@
 """UI strings shared by every page: navigation, home, common buttons, input errors."""
 
 STRINGS: dict[str, dict[str, str]] = {
+    # ── settings.txt in a page's ZIP (the Playground's, the block page's): the lines they share ──
+    "common.settings_link": {"en": "Link to this view: {link}", "zh": "本视图的链接：{link}"},
+    "common.settings_link_short": {"en": "The tables did not fit in a link, so it carries the settings only; the "
+                                         "tables are the CSV files beside this one.",
+                                   "zh": "表格太大，放不进链接，所以链接只带设置；表格就是旁边的 CSV 文件。"},
+    "common.settings_line": {"en": "{name}: {value}", "zh": "{name}：{value}"},
+    "common.settings_on": {"en": "on", "zh": "开"},
+    "common.settings_off": {"en": "off", "zh": "关"},
+    "common.settings_lang": {"en": "Language: {language}", "zh": "语言：{language}"},
     "nav.home": {"en": "Home", "zh": "首页"},
     "nav.playground": {"en": "Playground", "zh": "动手实验"},
     "nav.embeddings": {"en": "Sentence embeddings", "zh": "句子嵌入"},

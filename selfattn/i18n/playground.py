@@ -197,10 +197,6 @@ STRINGS: dict[str, dict[str, str]] = {
     # ── settings.txt in the ZIP: what made its numbers (plain text, one line each) ──
     "pg.settings_title": {"en": "selfattn Playground: the settings that made the numbers in this ZIP",
                           "zh": "selfattn 动手实验：生成本压缩包中数字的设置"},
-    "pg.settings_link": {"en": "Link to this view: {link}", "zh": "本视图的链接：{link}"},
-    "pg.settings_link_short": {"en": "The tables did not fit in a link, so it carries the settings only; the tables "
-                                     "are the CSV files beside this one.",
-                               "zh": "表格太大，放不进链接，所以链接只带设置；表格就是旁边的 CSV 文件。"},
     "pg.settings_preset": {"en": "Preset: {name}", "zh": "预设：{name}"},
     "pg.settings_tables_preset": {"en": "Tables: the preset's", "zh": "表格：预设中的数字"},
     "pg.settings_tables_edited": {"en": "Tables: edited (x.csv, w_q.csv, ... hold them)",
@@ -208,14 +204,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.settings_seed": {"en": "Seed: {seed}", "zh": "随机种子：{seed}"},
     "pg.settings_sizes": {"en": "Sizes: n = {n}, d_in = {d_in}, d_k = {d_k}, d_v = {d_v}",
                           "zh": "尺寸：n = {n}，d_in = {d_in}，d_k = {d_k}，d_v = {d_v}"},
-    "pg.settings_option": {"en": "{name}: {state}", "zh": "{name}：{state}"},
-    "pg.settings_on": {"en": "on", "zh": "开"},
-    "pg.settings_off": {"en": "off", "zh": "关"},
     "pg.settings_positions": {"en": "Positions: {kind}", "zh": "位置编码：{kind}"},
     "pg.settings_positions_seed": {"en": "Positions: {kind}, seed {seed}", "zh": "位置编码：{kind}，随机种子 {seed}"},
     "pg.settings_order": {"en": "Order of the shuffled run: {order}", "zh": "打乱后的顺序：{order}"},
     "pg.settings_order_none": {"en": "Order: the original (no shuffled run)", "zh": "顺序：原顺序（没有打乱）"},
-    "pg.settings_lang": {"en": "Language: {language}", "zh": "语言：{language}"},
 }
 
 # ── Issue 24: order and positions ──

@@ -83,12 +83,13 @@ def settings_text(link: str, link_short: bool, shown: View, *, bias: bool, edite
         return t_plain(key, lang, **params)
 
     def option(key: str, on: bool) -> str:
-        return line("pg.settings_option", name=line(f"pg.opt_{key}"), state=line("pg.settings_on" if on else "pg.settings_off"))
+        return line("common.settings_line", name=line(f"pg.opt_{key}"),
+                    value=line("common.settings_on" if on else "common.settings_off"))
 
     sizes = shown.tables.sizes
-    lines = [line("pg.settings_title"), "", line("pg.settings_link", link=link)]
+    lines = [line("pg.settings_title"), "", line("common.settings_link", link=link)]
     if link_short:
-        lines.append(line("pg.settings_link_short"))
+        lines.append(line("common.settings_link_short"))
     lines += [line("pg.settings_preset", name=line(f"pg.preset_{shown.preset}")),
               line("pg.settings_tables_edited" if edited else "pg.settings_tables_preset"),
               line("pg.settings_seed", seed=shown.seed),
@@ -97,5 +98,5 @@ def settings_text(link: str, link_short: bool, shown: View, *, bias: bool, edite
               line("pg.settings_positions_seed" if shown.pos == "learned" else "pg.settings_positions",
                    kind=line(f"pg.pos_kind_{shown.pos}"), seed=shown.pos_seed),
               line("pg.settings_order", order=order) if order else line("pg.settings_order_none"),
-              line("pg.settings_lang", language=LANGS[lang])]
+              line("common.settings_lang", language=LANGS[lang])]
     return "\n".join(lines) + "\n"
