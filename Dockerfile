@@ -66,4 +66,4 @@ EXPOSE $PORT
 # runs one calls `python /home/user/app/deploy/healthcheck.py` (or GET /_stcore/health) itself.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "/home/user/app/deploy/healthcheck.py"]
-CMD ["sh", "-c", "exec streamlit run app.py --server.port \"$PORT\" --server.address 0.0.0.0 --server.headless true --server.fileWatcherType none --browser.gatherUsageStats false"]
+CMD ["sh", "-c", "python deploy/warm.py & exec streamlit run app.py --server.port \"$PORT\" --server.address 0.0.0.0 --server.headless true --server.fileWatcherType none --browser.gatherUsageStats false"]

@@ -102,13 +102,13 @@ LOG_DIR="$(cd "$LOG_DIR" && pwd)"   # the replicas start from the repository roo
 
 NGINX_PID=""
 SLEEP_PID=""
-declare -a RPID=() RPORT=() RSTARTED=() RNEXT=() RDELAY=()
+declare -a RPID=() WPID=() RPORT=() RSTARTED=() RNEXT=() RDELAY=()
 
 # ---- stopping -----------------------------------------------------------------------------------
 
 all_pids() {
   local p
-  for p in "$NGINX_PID" "${RPID[@]}" "$SLEEP_PID"; do
+  for p in "$NGINX_PID" "${RPID[@]}" "${WPID[@]}" "$SLEEP_PID"; do
     [[ -n $p ]] && echo "$p"
   done
   return 0
@@ -175,6 +175,10 @@ start_replica() {
   RSTARTED[i]=$SECONDS
   RNEXT[i]=""
   echo "replica $i: pid ${RPID[i]} on 127.0.0.1:${RPORT[i]}"
+  # Once it answers, one visit to its home page starts its background load (torch, the model), so a class's
+  # first opens of every page find it warm (deploy/warm.py; docs/benchmarks.md, "First opens").
+  "$PYTHON" deploy/warm.py --port "${RPORT[i]}" --wait "$READY_TIMEOUT" </dev/null >>"$LOG_DIR/replica-$i.log" 2>&1 &
+  WPID[i]=$!
 }
 
 # Start replicas that died, after a delay that doubles while they keep dying young (1 s to 30 s).

@@ -288,6 +288,11 @@ def test_the_dockerfile_builds_and_the_container_serves_the_app_slow(tools, tmp_
         assert re.search(r"(?m)^2\.\d+\.\d+\+cpu$", inside), "torch is not the CPU build"
         assert not re.search(r"(?im)^nvidia-", inside), "CUDA packages came in with torch"
 
+        # The command warms the server (deploy/warm.py: one open of the home page starts the background load).
+        deadline = time.monotonic() + 60
+        while "opened in" not in (logs := store.podman("logs", "selfattn-test", check=False).stdout):
+            assert time.monotonic() < deadline and "warm: " not in logs, logs[-2000:]
+            time.sleep(0.5)
         status, page = http_get(port, "/playground")
         assert status == 200 and b"<html" in page.lower()
         timings.update(asyncio.run(visit_pages(port)))

@@ -149,6 +149,18 @@ def test_frame_ancestors_can_allow_an_embedding_site(nginx, tmp_path):
         server.stop()
 
 
+def test_every_replica_is_warmed_before_its_first_visitor(served):
+    """deploy/warm.py opens each replica's home page once (its log says so), and that run starts the background
+    load: torch's library is mapped into the replica process without any visitor having opened a page."""
+    deadline = time.monotonic() + 120
+    for i, pid in sorted(served.replica_pids().items()):
+        log = served.log_dir / f"replica-{i}.log"
+        while not (re.search(r"(?m)^warm: http://127\.0\.0\.1:\d+/ opened in ", log.read_text())
+                   and "libtorch_cpu" in Path(f"/proc/{pid}/maps").read_text()):
+            assert time.monotonic() < deadline, log.read_text()[-2000:]
+            time.sleep(0.5)
+
+
 def test_a_long_shared_link_passes_the_proxy(served):
     """The Playground's largest link with every cell typed (about 25,000 characters) is not a 414."""
     query = "x=" + "_".join(["-0.12345678901234567"] * 1_300)

@@ -304,7 +304,7 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
 
     def one(title: str, matrix, cols, *, key: str, link: str, caption: str = "", role: str = "values",
             domain=None) -> None:
-        with st.container(width="content"):
+        with st.container(width=fit.box_width(cut(matrix), tokens, cols[:dims] if dims else cols)):
             tables[f"{prefix}{key}"] = show_map(title, cut(matrix), tokens, cols[:dims] if dims else cols,
                                                 key=f"{prefix}{key}", link=link, focus=focus, caption=caption,
                                                 role=role, domain=domain, full=matrix, full_cols=cols,
@@ -329,7 +329,7 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
                     tables[f"{prefix}weights_head{h + 1}"] = partial(labelled, weights, list(tokens), list(tokens))
             elif step.kind == "heads":
                 for h, weights in enumerate(trace.weights):
-                    with st.container(width="content"):
+                    with st.container(width=fit.box_width(weights, tokens, tokens)):
                         tables[f"{prefix}weights_head{h + 1}"] = show_map(
                             f"{step.number} " + tr("tb.head", h=h + 1), weights, tokens, tokens,
                             key=f"{prefix}att{h + 1}", link=f"att:{h + 1}", focus=focus, role="weights",

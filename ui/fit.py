@@ -23,6 +23,7 @@ import streamlit as st
 from selfattn.display.charts import (LABEL_FONT_PX, LABEL_LIMIT_X, MINUS_INFINITY, VALUE_FONT_PX, Axis, GridLabels,
                                      Layout, grid_extent, heatmap, heatmap_grid)
 from selfattn.display.export import labelled
+from selfattn.display.numbers import map_text
 from ui.common import chart_words, csv_button, vega
 
 PAGE_PX = 800  # widest chart: the main column of a 1280 px window with the sidebar open (820 px measured)
@@ -279,6 +280,31 @@ def side_by_side(count: int, columns: int, row_labels, total: float = PAGE_PX, m
     drawn = {columns, columns_that_fit(row_labels, columns, width)}
     block = max(heatmap_px(row_labels, n, width, max_cell) for n in drawn)
     return row([block] * count), width
+
+
+MAP_CELL_PX = 74  # a step map's narrowest column: 3.5 rem, 1 rem of padding, a 1 px border each side (heatmap.css)
+MAP_FONT_PX = 14  # its numbers and labels
+TABULAR_EM = 0.56  # a character of a number in tabular figures (digits, point, minus), in em
+MIN_BOX_PX = 260  # a box of the block's flow is at least this wide, for its title, caption and CSV button
+
+
+def map_px(values, row_labels, col_labels) -> int:
+    """About how many pixels wide a step map (ui/components/heatmap.js) draws ``values`` with these labels: its
+    row labels' column and each column as wide as its widest text, at least :data:`MAP_CELL_PX` (a little over,
+    never under)."""
+    texts = [[map_text(float(v)) for v in column] for column in np.asarray(values, dtype=float).T]
+    widths = [max(MAP_CELL_PX, 18 + max(text_px(label, MAP_FONT_PX),
+                                        max((len(t) * TABULAR_EM * MAP_FONT_PX for t in column), default=0)))
+              for label, column in zip(col_labels, texts)]
+    return math.ceil(16 + max((text_px(label, MAP_FONT_PX) for label in row_labels), default=0) + sum(widths) + 2)
+
+
+def box_width(values, row_labels, col_labels, widest: float = PAGE_PX) -> int | str:
+    """The width for a box holding one step map, its title and caption: the map's (:func:`map_px`), at least
+    :data:`MIN_BOX_PX`, so that boxes sit side by side while the window holds them and a long caption wraps under
+    its own map instead of widening the box; "stretch" for a map wider than ``widest`` (it scrolls inside)."""
+    need = map_px(values, row_labels, col_labels)
+    return "stretch" if need > widest else max(MIN_BOX_PX, need)
 
 
 def map_header(title: str, shape, note: str = "") -> None:

@@ -156,4 +156,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "guard.editor_why.cell": {"en": "a cell was longer than its column takes (numbers {n} characters, labels "
                                     "{labels})",
                               "zh": "有单元格超出了该列允许的长度（数字 {n} 个字符，标签 {labels} 个）"},
+    # ── A map wider or taller than its box (ui/components/heatmap.js fills in the counts as it scrolls) ──
+    "common.map_hidden_cols": {"en": "Scroll sideways: {hidden} of {total} columns are out of view.",
+                               "zh": "可左右滚动：{total} 列中有 {hidden} 列不在视野内。"},
+    "common.map_hidden_rows": {"en": "Scroll down: {hidden} of {total} rows are out of view.",
+                               "zh": "可上下滚动：{total} 行中有 {hidden} 行不在视野内。"},
 }

@@ -75,6 +75,38 @@ function build(parent) {
   parent.appendChild(box);
   const view = { box, data: null, group: null, link: null, pick: null, cells: [], rowHeads: [], colHeads: [] };
 
+  // A map wider or taller than its box scrolls inside it, and says so under it: how many of its columns and rows
+  // are out of view, counted again as it scrolls or its box resizes. Counted only once the map has come into the
+  // window (measuring a map below it would lay out what content-visibility spares), at most once a frame.
+  let counting = false;
+  const count = () => {
+    counting = false;
+    const wrap = box.querySelector(".wrap"), more = box.querySelector(".more"), notes = view.data?.scroll;
+    if (!wrap || !more || !notes || !view.seen) return;
+    const parts = [];
+    if (wrap.scrollWidth > wrap.clientWidth + 1) {
+      const left = wrap.scrollLeft + (view.rowHeads[0]?.offsetWidth || 0), right = wrap.scrollLeft + wrap.clientWidth;
+      const hidden = view.colHeads.filter((th) => th.offsetLeft < left - 1 || th.offsetLeft + th.offsetWidth > right + 1).length;
+      if (hidden) parts.push(notes.cols.replace("{hidden}", hidden).replace("{total}", view.colHeads.length));
+    }
+    if (wrap.scrollHeight > wrap.clientHeight + 1) {
+      const head = wrap.querySelector("thead")?.offsetHeight || 0;
+      const top = wrap.scrollTop + head, bottom = wrap.scrollTop + wrap.clientHeight;
+      const hidden = view.rowHeads.filter((th) => th.offsetTop < top - 1 || th.offsetTop + th.offsetHeight > bottom + 1).length;
+      if (hidden) parts.push(notes.rows.replace("{hidden}", hidden).replace("{total}", view.rowHeads.length));
+    }
+    const text = parts.join(" ");
+    if (more.textContent !== text) more.textContent = text;
+    more.hidden = !text;
+  };
+  view.recount = () => {
+    if (!counting) { counting = true; requestAnimationFrame(count); }
+  };
+  view.sized = new ResizeObserver(view.recount);
+  new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting) && !view.seen) { view.seen = true; view.recount(); }
+  }).observe(box);
+
   view.draw = (data, preview = false) => {
     // An answer computed from older tables than those typed since (a second edit went out before
     // it came) is not drawn: the preview of the newer ones stays until their answer comes.
@@ -127,6 +159,7 @@ function build(parent) {
       legend.firstElementChild.textContent = data.low_text;
       legend.lastElementChild.textContent = data.high_text;
       legend.querySelector(".ramp").style.background = `linear-gradient(to right,${data.stops.join(",")})`;
+      view.recount();
       return;
     }
     view.frame = frame;
@@ -152,7 +185,12 @@ function build(parent) {
     html += `<div class="legend" aria-hidden="true"><span>${escape(data.low_text)}</span>` +
             `<span class="ramp" style="background:linear-gradient(to right,${ramp})"></span>` +
             `<span>${escape(data.high_text)}</span></div>`;
+    html += `<div class="more" aria-live="polite" hidden></div>`;
     box.innerHTML = html;
+    const wrap = box.querySelector(".wrap");
+    view.sized.disconnect();
+    view.sized.observe(wrap);
+    wrap.addEventListener("scroll", view.recount, { passive: true });
     const table = box.querySelector("table");
     view.rowHeads = [...table.tBodies[0].rows].map((tr) => tr.cells[0]);
     view.cells = [...table.tBodies[0].rows].map((tr) => [...tr.cells].slice(1));

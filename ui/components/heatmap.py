@@ -26,6 +26,8 @@ import streamlit as st
 
 from selfattn.display import colours
 from selfattn.display.numbers import map_text
+from selfattn.i18n import t_plain
+from ui.state import current_lang
 from ui.components.matrix_editor import compact_css, compact_js
 
 HERE = Path(__file__).parent
@@ -81,8 +83,17 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
             **({"engine": engine} if engine else {})}
 
 
+def scroll_notes(lang: str) -> dict:
+    """The notes a map shows when it is wider or taller than its box, with ``{hidden}`` and ``{total}`` left for
+    the browser to fill in (it counts the columns and rows out of view as the box scrolls or resizes)."""
+    keep = {"hidden": "{hidden}", "total": "{total}"}
+    return {"cols": t_plain("common.map_hidden_cols", lang, **keep),
+            "rows": t_plain("common.map_hidden_rows", lang, **keep)}
+
+
 def heatmap(key: str, data: dict, on_pick: Callable[[], None] | None = None) -> None:
     """Mount one map drawn from ``data`` (:func:`map_data`) under ``key``; ``on_pick`` runs after a click."""
+    data = {**data, "scroll": scroll_notes(current_lang())}
     _mount(key=key, data=data, width="content", on_pick_change=on_pick or _nothing)
 
 

@@ -1,0 +1,122 @@
+"""Issue 37: a map wider or taller than its box says so under it, with how many columns and rows are out of view,
+counted again as it scrolls; a map that fits says nothing. The counts are checked against the cells' own boxes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser import browser_page, open_playground, wait_until_idle
+
+pytestmark = pytest.mark.browser
+
+# For every map in the window: its note, and the columns and rows out of view measured here from the cells' boxes
+# against the frame's (the sticky row and column headers cover what lies under them).
+MEASURE = """() => [...document.querySelectorAll("*")].filter(el => el.shadowRoot && el.shadowRoot.querySelector(".wrap"))
+  .filter(host => { const box = host.getBoundingClientRect(); return box.top < innerHeight && box.bottom > 0 && box.height > 0; })
+  .map(host => {
+    const root = host.shadowRoot, wrap = root.querySelector(".wrap"), more = root.querySelector(".more");
+    const frame = wrap.getBoundingClientRect();
+    const corner = root.querySelector("thead th.corner").getBoundingClientRect();
+    const left = corner.right, top = corner.bottom;
+    const right = frame.left + wrap.clientLeft + wrap.clientWidth, bottom = frame.top + wrap.clientTop + wrap.clientHeight;
+    const cols = [...root.querySelectorAll("thead th[scope='col']")].map(th => th.getBoundingClientRect());
+    const rows = [...root.querySelectorAll("tbody th")].map(th => th.getBoundingClientRect());
+    return {note: more && !more.hidden ? more.textContent : "", total: [cols.length, rows.length],
+            hidden: [cols.filter(b => b.left < left - 1 || b.right > right + 1).length,
+                     rows.filter(b => b.top < top - 1 || b.bottom > bottom + 1).length],
+            name: root.querySelector("table").getAttribute("aria-label")};
+  })"""
+BRING = """(name) => { for (const el of document.querySelectorAll("*")) {
+    const table = el.shadowRoot && el.shadowRoot.querySelector(`table[aria-label="${name}"]`);
+    if (table) { el.scrollIntoView({block: "start"}); window.scrollBy(0, -40); return true; } } return false; }"""
+SCROLL = """([name, x, y]) => { for (const el of document.querySelectorAll("*")) {
+    const table = el.shadowRoot && el.shadowRoot.querySelector(`table[aria-label="${name}"]`);
+    if (table) { const wrap = el.shadowRoot.querySelector(".wrap"); wrap.scrollLeft = x; wrap.scrollTop = y; } } }"""
+
+
+def shown(page, name: str) -> dict:
+    """The map called ``name``, brought into the window, once it has counted (its note is the same twice)."""
+    assert page.evaluate(BRING, name)
+    page.wait_for_timeout(400)
+    return next(m for m in page.evaluate(MEASURE) if m["name"] == name)
+
+
+def said(note: str, what: str) -> tuple[int, int]:
+    """(hidden, total) from a note's sentence about ``what`` (columns or rows); (0, 0) when it says nothing of them."""
+    found = re.search(rf"(\d+) of (\d+) {what}", note)
+    return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+
+
+def agrees(m: dict) -> bool:
+    """A map's note says exactly what its cells show: the columns and rows out of view, nothing of what is not."""
+    cols, rows = said(m["note"], "columns"), said(m["note"], "rows")
+    return (cols == ((m["hidden"][0], m["total"][0]) if m["hidden"][0] else (0, 0))
+            and rows == ((m["hidden"][1], m["total"][1]) if m["hidden"][1] else (0, 0)))
+
+
+def test_a_wide_map_says_how_many_columns_are_out_of_view_and_counts_again_as_it_scrolls(url, browser):
+    with browser_page(browser, width=1024, height=768) as page:
+        page.goto(f"{url}/block?n=5&dff=32")  # step ⑧ is 5 × 32
+        page.wait_for_selector("text=Jump to", timeout=90000)
+        wait_until_idle(page)
+        wide = shown(page, "⑧ Feed-forward, widened")
+        assert wide["total"] == [32, 5] and wide["hidden"][0] > 10, wide
+        assert agrees(wide) and "columns are out of view" in wide["note"], wide
+        page.evaluate(SCROLL, ["⑧ Feed-forward, widened", 300, 0])  # partway: columns hidden on both sides
+        page.wait_for_timeout(300)
+        partway = next(m for m in page.evaluate(MEASURE) if m["name"] == "⑧ Feed-forward, widened")
+        assert agrees(partway), partway
+        page.evaluate(SCROLL, ["⑧ Feed-forward, widened", 10**5, 0])
+        page.wait_for_timeout(300)
+        end = next(m for m in page.evaluate(MEASURE) if m["name"] == "⑧ Feed-forward, widened")
+        assert agrees(end), end
+        narrow = shown(page, "⑦ LayerNorm₁")  # 5 × 8 fits: says nothing
+        assert narrow["hidden"] == [0, 0] and narrow["note"] == "", narrow
+        assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_tall_map_counts_its_rows_and_the_note_is_in_chinese_on_the_chinese_page(url, browser):
+    with browser_page(browser, width=1024, height=768) as page:
+        open_playground(page, url, "?preset=random&size=32.4.3.3", first="X, t1, x1")
+        names = page.evaluate("""() => [...document.querySelectorAll("*")].filter(el => el.shadowRoot
+            && el.shadowRoot.querySelector(".wrap")).map(el => el.shadowRoot.querySelector("table").getAttribute("aria-label"))""")
+        tall = shown(page, names[-1])  # the outputs: 32 rows, taller than the 36rem frame
+        assert tall["total"][1] == 32 and tall["hidden"][1] > 0, tall
+        assert agrees(tall) and "rows are out of view" in tall["note"], tall
+        page.goto(f"{url}/block?n=5&dff=32&lang=zh")
+        page.wait_for_selector("text=跳转到", timeout=90000)
+        wait_until_idle(page)
+        wide = shown(page, "⑧ 前馈网络，加宽")
+        assert wide["hidden"][0] > 0 and f"32 列中有 {wide['hidden'][0]} 列不在视野内" in wide["note"], wide
+
+
+BOXES = """async () => { const found = [];
+  for (const host of [...document.querySelectorAll("*")].filter(el => el.shadowRoot && el.shadowRoot.querySelector(".wrap"))) {
+    host.scrollIntoView({block: "center"});  // laid out (content-visibility skips a map out of the window)
+    await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    found.push((() => { const box = host.closest("[data-testid='stVerticalBlock']").getBoundingClientRect();
+                 const map = host.shadowRoot.querySelector(".wrap").getBoundingClientRect();
+                 return {name: host.shadowRoot.querySelector("table").getAttribute("aria-label"),
+                         top: Math.round(box.top + scrollY + host.closest("[data-testid='stMain']").scrollTop),
+                         box: Math.round(box.width), map: Math.round(map.width)}; })());
+  }
+  return found; }"""
+
+
+def test_the_block_s_boxes_sit_side_by_side_and_a_caption_does_not_widen_its_box(url, browser):
+    """Issue 37: "③ Head 1" sat alone on its row, its caption as wide as the page; a box is now as wide as its map
+    (at least 260 px for its title and button) and the caption wraps under it."""
+    with browser_page(browser, width=1400, height=1000) as page:
+        page.goto(f"{url}/block")
+        page.wait_for_selector("text=Jump to", timeout=90000)
+        wait_until_idle(page)
+        boxes = {b["name"]: b for b in page.evaluate(BOXES)}
+        steps = [b for name, b in boxes.items() if name[0] in "①②③④⑤⑥⑦⑧⑨⑩⑪⑫"]
+        assert len(steps) >= 14, boxes
+        for b in steps:
+            assert b["box"] <= max(b["map"] + 32, 260 + 2), b  # the estimate is a little over, never under
+        assert boxes["③ Head 1"]["top"] == boxes["③ Head 2"]["top"], (boxes["③ Head 1"], boxes["③ Head 2"])
+        rows = len({b["top"] for b in steps})
+        assert rows <= 9, (rows, steps)  # 15 boxes: two to a row, the two 8-column maps each alone (11 rows before)
