@@ -5,13 +5,13 @@ import contextlib
 import streamlit as st
 
 from selfattn.i18n import LANGS
-from ui import look, server_limits, state, warmup
+from ui import links, look, server_limits, warmup
 from ui.common import tr, tr_plain
 from ui.state import LANG_KEY
 from ui.pages import HOME, PAGES
 
 server_limits.install()  # one message, one upload: bounded however the app is served (ui/server_limits.py)
-state.begin_run()  # before any other call: whether this run may write the link, and the history script (ui/state.py)
+links.begin_run()  # before any other call: whether this run may write the link, and the history script (ui/state.py)
 st.set_page_config(page_icon="🔍", layout="wide")  # the tab's title is set below, once the page is known
 warmup.start()  # the English model loads in the background while the visitor reads
 

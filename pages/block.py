@@ -15,17 +15,18 @@ from ui import block as tb
 from ui import state as settings
 from ui.common import choice, current_lang, show_error, tr, vega
 from ui.components.heatmap import library
+from ui import links
 
 # ── Read ─────────────────────────────────────────────────────────────────────────────────────────
-settings.begin("block")
+links.begin("block")
 state = tb.setup()
-opened = settings.open_page("block", own=LINK_PARAMS)
+opened = links.open_page("block", own=LINK_PARAMS)
 if opened is not None:
-    settings.note_bad("block", tb.open_link(opened))
+    links.note_bad("block", tb.open_link(opened))
     state["scroll"] = "at" in opened  # a teacher's link to one part of the page jumps there once drawn
 st.title(tr("tb.title"))
 st.caption(tr("tb.intro"))
-settings.show_problems("block")
+links.show_problems("block")
 
 source = choice(st.segmented_control, tr("tb.source"), ("toy", "real"), "tb_source",
                 {"toy": tr("tb.source_toy"), "real": tr("tb.source_real")})
@@ -135,7 +136,7 @@ def block() -> None:
         show_error(error, kept=good is not None)
     sharing = {"page": "block", "own": encode(shown), "bulky": TABLE_PARAMS}
     if good is None:
-        settings.stop(**sharing)
+        links.stop(**sharing)
     result = good
     trace = result.stack.layers[min(layer, len(result.stack.layers) - 1)]
     tokens = result.tokens
@@ -200,13 +201,13 @@ def block() -> None:
         for part, matrix in tbv.layer_tables(params).items():
             tables[f"layer{k + 1}_{part}"] = partial(labelled, matrix, [f"{i + 1}" for i in range(len(matrix))],
                                                      [f"{j + 1}" for j in range(matrix.shape[1])])
-    address, _, link_short = settings.share_link(**sharing)
+    address, _, link_short = links.share_link(**sharing)
     made = {"settings.txt": settings_text(address, link_short, shown, edited=bool(shown.edits), lang=current_lang())}
     st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, made), file_name="selfattn-block.zip",
                        mime="application/zip", key="dl_tb_zip", on_click="ignore", icon=":material/folder_zip:",
                        type="primary")
     tb.jump()
-    settings.publish(**sharing)
+    links.publish(**sharing)
 
 
 def batch_controls() -> None:

@@ -23,8 +23,9 @@ from ui import readout as readout_ui
 from ui import state as settings
 from ui.common import choice, csv_button, show_error, tr, tr_plain, vega
 from ui.embeddings import number_slider
+from ui import links
 
-settings.start("embeddings")
+links.start("embeddings")
 
 SENTENCES = ["早上好", "我爱自然语言处理", "早上好，今天天气很好",
              "The animal didn't cross the street because it was too tired", "Good morning"]
@@ -252,7 +253,7 @@ def layer_details(bundle: models.ModelBundle, run: models.ModelRun, run_key: tup
 
 st.title(tr("emb.title"))
 st.caption(tr("emb.intro"))
-settings.show_problems("embeddings")
+links.show_problems("embeddings")
 
 def read() -> cached.EmbeddingsState:
     """The page's widgets above part 1, in order: the sentence(s), where the vectors come from, how X is drawn."""
@@ -363,13 +364,13 @@ st.markdown(tr("emb.model_intro"))
 sentence = state.texts[0]
 use_spec = model_spec if model_error is None else (kept_model[0] if kept_model else None)
 if use_spec is None:  # the model failed and none was shown before: the error above says it all
-    settings.stop("embeddings")
+    links.stop("embeddings")
 shown_model, run_error = settings.last_good(
     "emb_model_good", lambda: (use_spec, cached.model(use_spec), cached.model_run(use_spec, sentence, MAX_TOKENS)))
 if run_error is not None and not same_error(run_error, first_error):  # a bad sentence was explained in part 1 already
     show_error(run_error, kept=shown_model is not None)
 if shown_model is None:
-    settings.stop("embeddings")
+    links.stop("embeddings")
 shown_spec, bundle, run = shown_model  # the last good: a failed sentence keeps the model it was read by
 fresh = run_error is None
 model_name = models.display_name(bundle.name)
@@ -433,4 +434,4 @@ for idx, (slot, (each, _), each_view) in enumerate(zip(slots, runs, views)):
 if view != "rollout":  # the rollout has no layer or head of its own: nothing below belongs to it
     layer_details(bundle, run, run_key, labels, shown, layer_i, head_i, by_head, suffix)
 order_ui.section(state.source, None if model_error else state.spec, state.scale, state.unit)  # same words, reordered
-settings.publish("embeddings")
+links.publish("embeddings")

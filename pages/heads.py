@@ -15,11 +15,12 @@ from ui import heads as hd
 from ui import state as settings
 from ui.common import choice, csv_button, show_error, tr, tr_plain, vega
 from ui.common import uploaded as uploaded_file
+from ui import links
 
-settings.start("heads")
+links.start("heads")
 st.title(tr("hd.title"))
 st.caption(tr("hd.intro"))
-settings.show_problems("heads")
+links.show_problems("heads")
 
 # ── 1. Single head vs multi-head on one input ─────────────────────────────────────────
 st.header(tr("hd.compare_header"))
@@ -67,7 +68,7 @@ good, error = settings.last_good("hd_good", partial(comparison, state))
 if error is not None:
     show_error(error, kept=good is not None)
 if good is None:
-    settings.stop("heads")
+    links.stop("heads")
 x, tokens, weights, single, multi = good
 n_tok, d = x.shape
 h, hdim = multi.num_heads, multi.head_dim
@@ -221,4 +222,4 @@ if shown:
                        "application/json", key="dl_bench_json", on_click="ignore", icon=":material/download:")
 else:
     st.info(tr("hd.bench_empty"))
-settings.publish("heads")
+links.publish("heads")

@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from ui import state as settings
 from ui.common import tr
 from ui.pages import HOME, PAGES
+from ui import links
 
-settings.start("home")
-settings.show_problems("home")
+links.start("home")
+links.show_problems("home")
 
 st.title(tr("home.title"))
 st.markdown(tr("home.intro"))
@@ -18,4 +18,4 @@ for page in PAGES:
         st.page_link(page.script, label=tr(f"nav.{page.name}"), icon=":material/arrow_forward:")
         st.markdown(tr(f"home.{page.name}"))
 st.caption(tr("home.footer"))
-settings.publish("home")
+links.publish("home")

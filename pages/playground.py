@@ -20,6 +20,7 @@ from ui import positions as order_ui
 from ui import state as settings
 from ui.common import choice, current_lang, show_error, tr
 from ui.components.heatmap import library
+from ui import links
 
 
 # ── Compute, or keep the last good result ───────────────────────────────────────────────
@@ -42,15 +43,15 @@ def sums(full: list[str], short: list[str]) -> None:
 
 
 # ── Read: the frame, the settings, the page's tables, and (first open) the link ─────────────
-settings.begin("playground")
+links.begin("playground")
 pg.setup()
-opened = settings.open_page("playground", own=LINK_PARAMS)
+opened = links.open_page("playground", own=LINK_PARAMS)
 if opened is not None:
-    settings.note_bad("playground", pg.open_link(opened))
+    links.note_bad("playground", pg.open_link(opened))
 state = pg.state()
 st.title(tr("pg.title"))
 st.caption(tr("pg.intro"))
-settings.show_problems("playground")
+links.show_problems("playground")
 
 # ── Controls ────────────────────────────────────────────────────────────────────────────
 with st.container(border=True):
@@ -142,7 +143,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         show_error(error, kept=good is not None)
     sharing = {"page": "playground", "own": pg.link_params(shown), "bulky": CELL_LINK_PARAMS}
     if good is None:
-        settings.stop(**sharing)
+        links.stop(**sharing)
     inputs, trace, shown_bias = good
 
     tokens = inputs.tokens
@@ -235,13 +236,13 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         inputs_tables.update({"b_q": partial(labelled, [inputs.b_q], ["b_q"], q_cols),
                               "b_k": partial(labelled, [inputs.b_k], ["b_k"], k_cols),
                               "b_v": partial(labelled, [inputs.b_v], ["b_v"], v_cols)})
-    address, _, link_short = settings.share_link(**sharing)
+    address, _, link_short = links.share_link(**sharing)
     made = {"settings.txt": words.settings_text(address, link_short, shown, bias=shown_bias, edited=pg.edited(),
                                                 order=order, lang=current_lang())}
     st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}, made),  # written when clicked
                        file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
                        on_click="ignore", icon=":material/folder_zip:", type="primary")
-    settings.publish(**sharing)
+    links.publish(**sharing)
 
 
 # The maps' drawing code, sent once a page run: outside the fragment, so an edit does not send it again,

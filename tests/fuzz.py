@@ -399,7 +399,7 @@ class Walk:
     def raw_options(self, w) -> list:
         """The options of a chooser as the script gave them (the widget holds only their names)."""
         candidates: list = [*range(-1, 257), True, False]
-        for page in settings.TABLES:
+        for page in settings.PAGE_NAMED:
             for f in settings.fields(page):
                 candidates += list(getattr(f.codec, "options", ()))
         candidates += self.extra_options()

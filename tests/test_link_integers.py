@@ -15,7 +15,8 @@ from selfattn.display import share
 from selfattn.display.grid import MAX_DIM, MAX_TOKENS
 from selfattn.playground.link import parse_sizes
 from support import apptest
-from ui import state as links
+from ui import links
+from ui import state
 
 # Digits of other scripts, super- and subscripts, circled and full-width numbers, signs and spaces.
 ODD = "٣٤۱߃०௫൬๓１２²³⁴₅①⑳Ⅻ〇十" + "+-−‒ \t\u00a0\u2009.,_~e"
@@ -28,7 +29,7 @@ PAGES = ("playground", "embeddings", "heads", "block")
 
 
 def every_field():
-    return [field for page in PAGES for field in links.fields(page)]
+    return [field for page in PAGES for field in state.fields(page)]
 
 
 @settings(max_examples=400, deadline=None, derandomize=True)
@@ -89,7 +90,7 @@ def test_a_playground_link_with_odd_digits_in_its_sizes_opens_and_says_so(size):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_integer_setting_of_a_page_given_odd_digits_is_named_and_the_page_draws(page):
-    ints = [f for f in links.fields(page) if isinstance(f.codec, share.Int)]
+    ints = [f for f in state.fields(page) if isinstance(f.codec, share.Int)]
     every = {f.param: odd for f, odd in zip(ints, ["①", "٣", "²", "１２", "+1", " 1", "1e3", "0x1", "-٣"] * 4)}
     names = list(every)
     for start in range(0, len(names), links.MAX_NAMED):  # a message names MAX_NAMED, then says "and k more"

@@ -184,7 +184,8 @@ def test_a_causal_mask_is_not_equivariant(problem):
     gap = w[1, 0] * np.abs(v[1] - v[0]).max()
     assert check.row_diff[0] == pytest.approx(gap, rel=1e-9, abs=1e-12)
     if gap > 1e-9:  # token 2 gave token 1 a weight that matters (a saturated softmax may give it ~0)
-        assert not check.equivariant and check.max_diff >= gap * (1 - 1e-9)
+        # the difference of two nearly equal rows carries ~1e-16 of rounding whatever its size: absolute slack too
+        assert not check.equivariant and check.max_diff >= gap * (1 - 1e-9) - 1e-12
 
 
 def test_the_causal_mask_is_equivariant_only_for_the_order_as_it_is():

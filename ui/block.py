@@ -30,6 +30,7 @@ from selfattn.display.numbers import step_text
 from selfattn.display.export import column_names
 from ui.common import choice, csv_button, current_lang, tr, vega
 from ui import fit
+from ui import links
 
 STATE = "tb"
 SLOTS = {
@@ -83,7 +84,7 @@ def shown_tables(shown: View) -> tuple[str, ...]:
 def setup() -> dict:
     """The page's state, each editor's sent table checked before anything reads it (see ``ui.guard``)."""
     tb = state()
-    if st.session_state.pop(settings.ENTERED, False):  # back from another page: the editors mount anew
+    if st.session_state.pop(links.ENTERED, False):  # back from another page: the editors mount anew
         tb["version"] += 1
     shown = current()
     try:
@@ -106,7 +107,7 @@ def setup() -> dict:
 
 
 def open_link(params: dict) -> dict[str, share.BadValue]:
-    """Take the tables a link names (its settings were put in by ``settings.open_page``)."""
+    """Take the tables a link names (its settings were put in by ``links.open_page``)."""
     shown, bad = decode(params)
     state()["edits"] = dict(shown.edits)
     state()["version"] += 1

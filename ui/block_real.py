@@ -17,6 +17,7 @@ from ui import block as tb
 from ui import embeddings as models_ui
 from ui import state as settings
 from ui.common import current_lang, show_error, tr, vega
+from ui import links
 
 MODEL = "minilm"
 MAP_DIMS = 8  # the maps show this many columns (a map fits its column at 1024 px); the CSVs hold them all
@@ -59,7 +60,7 @@ def real_section() -> None:
     if error is not None:
         show_error(error, kept=good is not None)
     if good is None:
-        settings.stop(**sharing)
+        links.stop(**sharing)
     result = good
     trace = result.trace
     tokens = list(result.labels)
@@ -85,9 +86,9 @@ def real_section() -> None:
     st.subheader(tr("tb.real_stack_title", layers=result.num_layers))
     vega(similarity_spec(result.similarity, current_lang()))
     tb.similarity_caption(result.similarity, causal=False)  # MiniLM reads both ways
-    address, _, link_short = settings.share_link(**sharing)
+    address, _, link_short = links.share_link(**sharing)
     made = {"settings.txt": settings_text(address, link_short, shown, edited=False, lang=current_lang())}
     st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, made), file_name="selfattn-block-model.zip",
                        mime="application/zip", key="dl_tb_real_zip", on_click="ignore", icon=":material/folder_zip:",
                        type="primary")
-    settings.publish(**sharing)
+    links.publish(**sharing)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from selfattn.bench.view import MAX_SEED
 from selfattn import bench
 from selfattn.bench import captions, guard, summary, tables
 from selfattn.bench.choices import (BENCH_D_CHOICES, BENCH_HEADS, D_CHOICES, MAX_HEADS, MAX_N,  # noqa: F401
@@ -42,7 +43,7 @@ def input_matrix(source: str, seed: int, n: int | None, d_model: int | None, tex
     """The (n, d_model) input and its token labels: random, or a sentence's embedding vectors."""
     if source == "random":
         # Within the widgets' limits whatever the browser sent (ui.guard has checked them too).
-        return core_compare.random_input(*random_sizes(seed, n, d_model, settings.MAX_SEED))
+        return core_compare.random_input(*random_sizes(seed, n, d_model, MAX_SEED))
     from ui.embeddings import embeddings
 
     emb = embeddings(str(text)[:MAX_TEXT], "auto", "static", None, None)

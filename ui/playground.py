@@ -47,6 +47,7 @@ from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
 from ui import state as settings
 from ui.common import csv_button, current_lang, error_text, tr, uploaded
+from ui import links
 
 STATE = "pg"
 # What ``st.session_state["pg"]`` holds, one slot each (tests/test_session_keys.py holds the page to it).
@@ -72,7 +73,7 @@ def _as_text(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 
 LIMITS = {"n": MAX_TOKENS, "d_in": MAX_DIM, "d_k": MAX_DIM, "d_v": MAX_DIM}
-SIZE_KEYS = {"n": "pg_n", "d_in": "pg_d_in", "d_k": "pg_d_k", "d_v": "pg_d_v"}  # the size boxes (declared in ui.state.KEPT)
+SIZE_KEYS = {"n": "pg_n", "d_in": "pg_d_in", "d_k": "pg_d_k", "d_v": "pg_d_v"}  # the size boxes (declared in the view's KEPT)
 
 
 def state() -> dict:
@@ -116,7 +117,7 @@ def setup() -> dict:
     page says what was refused.
     """
     pg = state()
-    if st.session_state.pop(settings.ENTERED, False):  # back from another page: the editors mount anew
+    if st.session_state.pop(links.ENTERED, False):  # back from another page: the editors mount anew
         pg["version"] += 1
     for name in (*MATRICES, *BIASES):
         frame = pg["frames"][name]

@@ -13,6 +13,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
+from selfattn.playground.view import MAX_SEED
 from selfattn import self_attention
 from selfattn.core.positions import (KINDS, ShuffleTrace, parse_order, positional_encoding, random_order,
                                      shuffle_check)
@@ -67,7 +68,7 @@ def positions_section(x: np.ndarray, tokens: list[str], tables: dict) -> None:
                       {k: tr(f"pg.pos_kind_{k}") for k in KINDS}, help=tr("pg.pos_kind_help"))
     settings.keep("pg_pos_seed")
     if kind == "learned":
-        c2.number_input(tr("pg.pos_seed"), min_value=0, max_value=settings.MAX_SEED, step=1, key="pg_pos_seed",
+        c2.number_input(tr("pg.pos_seed"), min_value=0, max_value=MAX_SEED, step=1, key="pg_pos_seed",
                         help=tr("pg.pos_seed_help"))
     if kind == "none":
         return
@@ -127,7 +128,7 @@ def _controls(n: int) -> None:
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     c1.text_input(tr("pg.order"), key="pg_order", max_chars=settings.field("pg_order").codec.max_chars,
                   placeholder=_order_text(range(n)), help=tr("pg.order_help", n=n), on_change=_typed)
-    c2.number_input(tr("pg.order_seed"), min_value=0, max_value=settings.MAX_SEED, step=1, key="pg_order_seed",
+    c2.number_input(tr("pg.order_seed"), min_value=0, max_value=MAX_SEED, step=1, key="pg_order_seed",
                     help=tr("pg.order_seed_help"), on_change=_draw, args=(n,))
     b1, b2, b3 = st.columns(3)
     b1.button(tr("pg.order_draw"), on_click=_draw, args=(n,), icon=":material/shuffle:", key="pg_order_draw",

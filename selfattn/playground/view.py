@@ -1,7 +1,7 @@
 """The Playground's state as one frozen, typed object: its settings and its tables as typed.
 
-:data:`FIELDS` is the page's settings table (``ui.state.TABLES["playground"]``): session-state
-key, link parameter, codec, default. A :class:`View` holds one value per field (the field's key
+:data:`FIELDS` is the page's settings table (read by ``ui/state.py`` through ``ui/pages.py``): session-state
+key, link parameter, codec, default; :data:`KEPT` and :data:`WIDGETS` its other session keys. A :class:`View` holds one value per field (the field's key
 without its ``pg_`` prefix) and the :class:`Tables`, so that the link is written from it
 (:func:`selfattn.playground.link.encode`) and read back into it (:func:`~selfattn.playground.link.decode`).
 """
@@ -17,6 +17,26 @@ from selfattn.display.share import Bool, Choice, Field, Int, Text
 
 MAX_SEED = 2**31 - 1
 PREFIX = "pg_"  # every setting of the page: session-state key "pg_<name>", View.<name>
+# The page's session keys beyond its settings (tests/test_session_keys.py holds the page to them; "*": a family).
+KEPT = {
+    "pg": "the Playground's tables, editors, undo and notices (ui/playground.py)",
+    "pg_good": "last_good: the Playground's (inputs, trace, biases shown)",
+    "pg_n": "the Playground's number of tokens (its size box)",
+    "pg_d_in": "the Playground's d_in (its size box)",
+    "pg_d_k": "the Playground's d_k (its size box)",
+    "pg_d_v": "the Playground's d_v (its size box)",
+    "pg_upload_*": "the Playground's CSV uploader (one per editor version) and which matrix it fills",
+    "ed_*": "the Playground's matrix editors, one per matrix and version",
+    "pg_order_good": "last_good: the Playground's last good order of the tokens, 0-based (ui/positions.py)",
+    "pg_order_undo": "the Playground's earlier orders of the tokens, for its Undo button (ui/positions.py)",
+}
+WIDGETS = {
+    "pg_undo": "the Playground's Undo button",
+    "pg_upload_target": "the matrix the Playground's CSV upload fills",
+    "pg_order_draw": "the Playground's button that draws a new order",
+    "pg_order_reset": "the Playground's button that puts the tokens back in order",
+    "pg_order_undo_button": "the Playground's button that brings back the order before",
+}
 MATRICES = ("x", "w_q", "w_k", "w_v")
 BIASES = ("b_q", "b_k", "b_v")
 NAMES = {"x": "X", "w_q": "W_q", "w_k": "W_k", "w_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v"}
