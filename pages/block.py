@@ -9,6 +9,7 @@ from selfattn.block import view as tbv
 from selfattn.block.link import LINK_PARAMS, TABLE_PARAMS, encode
 from selfattn.block.text import batch_lines, formulas, settings_text, similarity_spec
 from selfattn.core.block import ACTIVATIONS
+from selfattn.core.heads import combine_heads
 from selfattn.core.positions import KINDS
 from selfattn.display.export import column_names, labelled, zip_tables
 from ui import block as tb
@@ -162,7 +163,7 @@ def block() -> None:
         with st.container(horizontal=True, wrap=True, gap="medium"):
             for k, lt in enumerate(result.stack.layers):
                 with st.container(width="content"):
-                    mean = lt.weights.mean(axis=0)
+                    mean = combine_heads(lt.weights, "mean")
                     tables[f"layer{k + 1}_weights_mean"] = tb.show_map(
                         tr("tb.stack_layer", k=k + 1), mean, tokens, tokens, key=f"stack{k + 1}", link=None,
                         focus=focus, role="weights", domain=(0.0, 1.0))

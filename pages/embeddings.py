@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from selfattn.display.export import column_names, labelled
+from selfattn.core.heads import stack_heads
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.i18n import one_line
@@ -51,8 +52,7 @@ def unit_labels(emb: TokenEmbeddings) -> list[str]:
 
 def run_labels(run: models.ModelRun) -> list[str]:
     """A model run's token labels: the sentence's tokens numbered from 1 as in part 1, [CLS] and [SEP] bare."""
-    numbers = np.cumsum(~run.special)  # (n,) 1, 2, ... along the sentence's own tokens
-    return [tok if special else f"{i}·{one_line(tok)}" for tok, special, i in zip(run.tokens, run.special, numbers)]
+    return [tok if special else f"{i}·{one_line(tok)}" for tok, special, i in zip(run.tokens, run.special, run.numbers)]
 
 
 def compute(text: str, source: str, kind: str, spec: str | None) -> TokenEmbeddings:
@@ -226,7 +226,7 @@ def layer_details(bundle: models.ModelBundle, run: models.ModelRun, run_key: tup
     if drawn < len(shown.labels):  # say what was left out, as part 1 does for the columns of X
         st.caption(tr("emb.grid_cut", k=drawn, n=len(shown.labels)))
     layer_table = pd.DataFrame(  # one row per (head, query), one column per key
-        layer_maps.reshape(-1, len(shown.labels)),  # (H * m, m)
+        stack_heads(layer_maps),  # (H * m, m)
         index=pd.MultiIndex.from_product([[h + 1 for h in range(bundle.num_heads)], shown.labels],
                                          names=["head", "query"]),
         columns=shown.labels)

@@ -2,7 +2,6 @@
 
 from functools import partial
 
-import numpy as np
 import streamlit as st
 
 from selfattn import AttentionTrace
@@ -202,7 +201,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
             short.append(head + ("…" if long_q and j != i else terms) + tail)
         sums(lines, short)
         st.markdown(tr("pg.focus_step5"))
-        st.code(f"softmax({step_vector_text(np.where(trace.allowed[i], trace.scaled_scores[i], -np.inf))})\n"
+        st.code(f"softmax({step_vector_text(trace.scaled_scores[i])})\n"
                 f"= {step_vector_text(trace.weights[i])}", language=None, wrap_lines=True)
         st.markdown(tr("pg.focus_step6"))
         sums([f"{step_text(trace.weights[i, j])} × {step_vector_text(trace.values[j])} = "

@@ -151,3 +151,66 @@ def test_the_architecture_names_every_module_component_and_part():
 def test_a_page_s_declaration_is_plain_python(page):
     path = ROOT / Path(*page.declared_in.split(".")).with_suffix(".py")
     assert not any(n == "streamlit" or n.startswith("streamlit.") for n in imports_of(path))
+
+
+# ── No arithmetic on matrices in ui/ or pages/ ─────────────────────────────────────────────
+
+MATRIX_MATH = {"mean", "sum", "cumsum", "cumprod", "prod", "std", "var", "dot", "matmul", "einsum", "transpose",
+               "reshape", "swapaxes", "max", "min", "argmax", "argmin", "abs", "exp", "log", "sqrt", "where", "stack",
+               "concatenate", "vstack", "hstack", "tensordot", "outer", "maximum", "minimum", "clip", "diff", "tril",
+               "triu", "softmax", "norm"}
+
+
+def matrix_math(path: Path) -> list[str]:
+    """Each line of ``path`` that multiplies matrices (``@``) or calls a maths method or numpy function on one."""
+    found, name = [], path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            found.append(f"{name}:{node.lineno}: @")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MATRIX_MATH:
+            found.append(f"{name}:{node.lineno}: .{node.func.attr}(")
+    return found
+
+
+def test_the_scan_sees_matrix_math(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import numpy as np\na = x @ w\nb = np.max(np.abs(a))\nc = a.mean(axis=0)\nd = max(1, 2)\n")
+    assert sorted(matrix_math(probe)) == ["probe.py:2: @", "probe.py:3: .abs(", "probe.py:3: .max(",
+                                          "probe.py:4: .mean("]  # the builtin max(1, 2) is not one
+
+
+def test_no_line_of_ui_or_pages_does_arithmetic_on_matrices():
+    """The maths is in selfattn/ (tested against torch); ui/ and pages/ draw what it returned."""
+    files = [*sorted((ROOT / "ui").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py"]
+    found = [hit for path in files for hit in matrix_math(path)]
+    assert not found, "arithmetic on matrices outside selfattn/:\n" + "\n".join(found)
+
+
+def test_the_helpers_that_took_the_maths_out_of_ui_agree_with_numpy():
+    import numpy as np
+
+    from selfattn.core import compare
+    from selfattn.core.heads import combine_heads, merge_heads, split_heads, stack_heads
+    from selfattn.display.colours import finite_extent
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    assert compare.largest_difference(a, b) == np.abs(a - b).max()
+    diff, largest = compare.difference(a, b)
+    np.testing.assert_array_equal(diff, b - a)
+    assert largest == np.abs(b - a).max()
+    assert compare.largest_magnitude(a * 1e-3, floor=1.0) == 1.0 and compare.largest_magnitude(a) == np.abs(a).max()
+    assert compare.shared_domain_if_spread(np.ones(3), np.ones(2)) is None
+    assert compare.shared_domain_if_spread(a, b) == (min(a.min(), b.min()), max(a.max(), b.max()))
+    np.testing.assert_array_equal(compare.columns(a[0], b[0]), np.stack([a[0], b[0]], axis=1))
+    assert compare.extent(a) == (a.min(), a.max())
+    w = rng.random(size=(2, 3, 3))
+    np.testing.assert_array_equal(combine_heads(w, "mean"), w.mean(axis=0))
+    np.testing.assert_array_equal(combine_heads(w, "max"), w.max(axis=0))
+    with pytest.raises(ValueError):
+        combine_heads(w, "median")
+    np.testing.assert_array_equal(stack_heads(w)[3:], w[1])
+    x = rng.normal(size=(3, 4))
+    np.testing.assert_array_equal(merge_heads(split_heads(x, 2)), x)
+    assert finite_extent(np.array([[-np.inf, 2.0], [0.5, -np.inf]])) == (0.5, 2.0)
+    assert finite_extent(np.full((2, 2), -np.inf)) == (0.0, 0.0)

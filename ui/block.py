@@ -14,6 +14,7 @@ import numpy as np
 import streamlit as st
 
 from selfattn.block import view as tbv
+from selfattn.core.heads import merge_heads
 from selfattn import memo
 from selfattn.block.compute import ToyResult, check_sizes, compute_toy, result_view
 from selfattn.block.link import decode
@@ -290,12 +291,6 @@ def preview_engine(shown: View, result: ToyResult, eps: float) -> dict | None:
             "instances": {f"tb_{table}": editor_key(table) for table in shown_tables(shown)}}
 
 
-def _joined(per_head) -> np.ndarray:
-    """(h, n, head_dim) → (n, h·head_dim): the heads' columns side by side, head 1's first."""
-    h, n, hd = per_head.shape
-    return per_head.transpose(1, 0, 2).reshape(n, h * hd)
-
-
 def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str, dims: int | None = None,
               engine: dict | None = None) -> None:
     """The block as its flow, every box a map of its numbers, numbered in the order the layer computes them, side
@@ -317,7 +312,7 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
             caption = f"{step.formula} · {step.caption}"
             if step.kind == "qkv":
                 for name, per_head in (("q", trace.queries), ("k", trace.keys), ("v", trace.values)):
-                    matrix = _joined(per_head)
+                    matrix = merge_heads(per_head)  # (n, h·head_dim): head 1's columns first
                     one(f"{step.number} {name.upper()}", matrix, column_names(name, matrix.shape[1]), key=name,
                         link=f"row:{name}", caption=caption if name == "q" else "")
             elif step.kind == "heads" and dims:  # a real model's 12 heads: one grid of small maps, not 12 tables

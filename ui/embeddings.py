@@ -221,7 +221,7 @@ CHINESE_MODEL = "google-bert/bert-base-chinese"  # the Chinese model the page of
 
 def mostly_unknown(run: models.ModelRun) -> bool:
     """True when at least half of the sentence's own tokens became [UNK] ([CLS] and [SEP] not counted)."""
-    n = int((~run.special).sum())
+    n = run.own_tokens
     return n > 0 and 2 * len(run.unknown) >= n
 
 
@@ -244,7 +244,7 @@ def unknown_guidance(run: models.ModelRun, model_name: str, tokens: str, *, titl
     """
     from selfattn.text.embedding_text import has_cjk
 
-    n = int((~run.special).sum())
+    n = run.own_tokens
     message = tr("emb.mostly_unknown", name=model_name, known=n - len(run.unknown), n=n, tokens=tokens)
     if titled:
         message = tr("emb.heads_of", text=run.text) + "\n\n" + message

@@ -22,7 +22,7 @@ from selfattn.bench.choices import (BENCH_D_CHOICES, BENCH_HEADS, D_CHOICES, MAX
 from selfattn.bench.tables import NOISY_MARK, RESULT_COLUMNS  # noqa: F401 - the page's names for them
 from selfattn.core import compare as core_compare
 from selfattn.core.compare import head_choices as _head_choices
-from selfattn.core.heads import MultiHeadTrace, weight_row_sums
+from selfattn.core.heads import MultiHeadTrace, stack_heads, weight_row_sums
 from selfattn.display import budget as draw_limits
 from selfattn.display.budget import CELL_BYTES, DRAW_BYTES, fit_block  # noqa: F401 - the page's names for them
 from selfattn.display.charts import benchmark_chart
@@ -68,9 +68,9 @@ def show_bare_reshape(right: MultiHeadTrace, wrong: MultiHeadTrace, tokens, n: i
     st.markdown(tr("hd.mistake_bare_reshape_explain", n=n, d=d_model, h=h, hd=hdim))
     if h == 1 or n == 1:
         st.info(tr("hd.mistake_same_heads" if h == 1 else "hd.mistake_same_tokens"))
-    diff = wrong.outputs - right.outputs
-    st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
-    spread = float(np.max(np.abs(diff))) or 1.0
+    diff, largest = core_compare.difference(right.outputs, wrong.outputs)
+    st.metric(tr("hd.mistake_diff"), f"{largest:.3g}")
+    spread = largest or 1.0
     shared = core_compare.shared_domain(right.outputs, wrong.outputs)
     outs = column_names("o", d_model)
     (a, b, c), third_px = fit.side_by_side(3, d_model, tokens, fit.EXPANDER_PX)
@@ -90,13 +90,13 @@ def show_scale_after_softmax(right: MultiHeadTrace, wrong: MultiHeadTrace, token
     """Mistake 2: head 1's weights, right and wrong, on one 0–1 scale, and their row sums (computed here)."""
     h, hdim = right.num_heads, right.head_dim
     st.markdown(captions.scale_after_softmax_text(hdim, causal, current_lang()))
-    diff = wrong.outputs - right.outputs
-    st.metric(tr("hd.mistake_diff"), f"{np.max(np.abs(diff)):.3g}")
+    st.metric(tr("hd.mistake_diff"), f"{core_compare.largest_difference(right.outputs, wrong.outputs):.3g}")
     sums = {"right": weight_row_sums(right), "wrong": weight_row_sums(wrong)}  # (h, n) each
-    st.caption(tr("hd.row_sums_range", h=h, **{f"{which}_{end}": f"{fn(sums[which]):.6g}"
-                                              for which in sums for end, fn in (("lo", np.min), ("hi", np.max))}))
+    ranges = {which: core_compare.extent(sums[which]) for which in sums}
+    st.caption(tr("hd.row_sums_range", h=h, **{f"{which}_{end}": f"{ranges[which][k]:.6g}"
+                                              for which in sums for k, end in enumerate(("lo", "hi"))}))
     names = [tr_plain("hd.right"), tr_plain("hd.wrong")]
-    table = np.stack([sums["right"][0], sums["wrong"][0]], axis=1)  # (n, 2): head 1's row sums
+    table = core_compare.columns(sums["right"][0], sums["wrong"][0])  # (n, 2): head 1's row sums
     (a, b, c), third_px = fit.side_by_side(3, len(tokens), tokens, fit.EXPANDER_PX)
     budget = draw_budget("mistake")
     weight_title = tr("chart.weight")
@@ -108,7 +108,7 @@ def show_scale_after_softmax(right: MultiHeadTrace, wrong: MultiHeadTrace, token
     with c:
         # Sums, not weights (the right ones may be 1 + 2e-16): the values' colours, from 0, both columns on one scale.
         show_part(tr("hd.row_sums"), table, tokens, names, key="hd_sums_scale_after_softmax", width=third_px,
-                  budget=budget, domain=(0.0, max(1.0, float(table.max()))))
+                  budget=budget, domain=(0.0, max(1.0, core_compare.extent(table)[1])))
 
 
 # ── What one page run may send and draw (selfattn.display.budget) ────────────────────
@@ -139,9 +139,8 @@ def show_part(title: str, matrix, row_labels, col_labels, *, key: str, width: fl
 
 def heads_frame(head_weights, tokens, titles) -> pd.DataFrame:
     """Every head's weights in one table: a row per (head, query token), a column per key token."""
-    stack = np.asarray(head_weights, dtype=float)  # (h, n, n)
     rows = [f"{title} · {token}" for title in titles for token in tokens]
-    return labelled(stack.reshape(-1, stack.shape[-1]), rows, list(tokens))
+    return labelled(stack_heads(head_weights), rows, list(tokens))
 
 
 def torch_checks(x, weights, num_heads: int) -> dict[str, float]:

@@ -13,6 +13,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
+from selfattn.core.compare import largest_magnitude, shared_domain_if_spread
 from selfattn.playground.view import MAX_SEED
 from selfattn import self_attention
 from selfattn.core.positions import (KINDS, ShuffleTrace, parse_order, positional_encoding, random_order,
@@ -78,7 +79,7 @@ def positions_section(x: np.ndarray, tokens: list[str], tables: dict) -> None:
     x_cols, p_cols = column_names("x", d_in), column_names("p", d_in)
     slots, px = fit.side_by_side(2, d_in, tokens, min_cell=fit.LABEL_GAP_PX)
     with slots[0]:
-        top = max(1.0, float(np.abs(pe).max()))  # sines and cosines fill [-1, 1]; learned-style ones go further
+        top = largest_magnitude(pe, floor=1.0)  # sines and cosines fill [-1, 1]; learned-style ones go further
         rows = [tr_plain("pg.pos_row", i=i) for i in range(n)]  # pos 0, 1, ... as in the formula
         tables["pe"] = fit.show_map(tr("pg.pos_pe"), pe, rows, p_cols, key="pe", width=px, role="signed",
                                     domain=(-top, top), write=map_text)
@@ -200,8 +201,7 @@ def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) ->
     tables["order"] = fit.show_map(tr("pg.order_p"), perm, moved, tokens, key="order", width=fit.PAGE_PX,
                                    role="weights", domain=(0.0, 1.0), caption=tr("pg.order_p_help"), write=map_text)
     slots, px = fit.side_by_side(2, len(v_cols), moved, min_cell=fit.LABEL_GAP_PX)
-    both = np.concatenate([check.before.outputs, check.after.outputs])  # one colour scale, so colours compare
-    domain = (float(both.min()), float(both.max())) if both.min() < both.max() else None
+    domain = shared_domain_if_spread(check.before.outputs, check.after.outputs)  # one colour scale: colours compare
     with slots[0]:
         fit.show_map(tr("pg.order_before"), check.before.outputs, tokens, v_cols, key="outputs_before", width=px,
                      role="outputs", domain=domain, write=map_text)  # as step 8 writes the same numbers

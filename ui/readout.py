@@ -12,6 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from selfattn import memo
+from selfattn.core.compare import largest_difference
+from selfattn.core.heads import combine_heads
 from selfattn.display import charts
 from selfattn.display.export import labelled
 from selfattn.i18n import one_line
@@ -63,10 +65,8 @@ def view_map(run: ModelRun, view: str, layer: int, head: int) -> tuple[np.ndarra
         layer, head: 0-based.
     """
     layer_maps = run.attentions[layer]  # (H, n, n)
-    if view == "mean":
-        return layer_maps.mean(axis=0), tr("emb.map_mean", layer=layer + 1, h=layer_maps.shape[0])
-    if view == "max":
-        return layer_maps.max(axis=0), tr("emb.map_max", layer=layer + 1, h=layer_maps.shape[0])
+    if view in ("mean", "max"):
+        return combine_heads(layer_maps, view), tr(f"emb.map_{view}", layer=layer + 1, h=layer_maps.shape[0])
     if view == "rollout":
         return readout.rollout(run.attentions), tr("emb.map_rollout", L=run.attentions.shape[0])
     return layer_maps[head], tr("emb.head_map", layer=layer + 1, head=head + 1)
@@ -92,7 +92,7 @@ def view_block(bundle, run: ModelRun, units: Units, view: str, layer: int, head:
     if view != "head":  # the mean, max and rollout are computed here from the model's own maps
         return
     trace = models.recompute_head_attention(bundle, run, layer, head)
-    diff = float(np.max(np.abs(trace.weights - run.attentions[layer, head])))
+    diff = largest_difference(trace.weights, run.attentions[layer, head])
     with right:
         st.metric(tr("emb.recomputed"), f"{diff:.1e}", help=tr("emb.recomputed_help"))
         st.caption(tr("emb.recomputed_caption", d=bundle.head_dim))

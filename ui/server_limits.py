@@ -64,7 +64,6 @@ import logging
 import os
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
 from selfattn.display.guard import short_name

@@ -97,3 +97,36 @@ def shared_domain(*matrices) -> tuple[float, float]:
     values = np.concatenate([np.asarray(m, dtype=float).ravel() for m in matrices])
     return float(values.min()), float(values.max())
 
+
+def shared_domain_if_spread(*matrices) -> tuple[float, float] | None:
+    """:func:`shared_domain`, or None when every value is the same (the map then picks its own scale)."""
+    lo, hi = shared_domain(*matrices)
+    return (lo, hi) if lo < hi else None
+
+
+def largest_difference(a, b) -> float:
+    """max |a − b| over every entry: how far two results are apart."""
+    return float(np.max(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))))
+
+
+def largest_magnitude(matrix, floor: float = 0.0) -> float:
+    """max |x| over the entries, at least ``floor`` (a symmetric colour scale's top)."""
+    return max(floor, float(np.max(np.abs(np.asarray(matrix, dtype=float)))))
+
+
+def difference(right, wrong) -> tuple[np.ndarray, float]:
+    """(wrong − right, its largest magnitude): a mistake's effect on a result, and how big it gets."""
+    diff = np.asarray(wrong, dtype=float) - np.asarray(right, dtype=float)
+    return diff, float(np.max(np.abs(diff)))
+
+
+def columns(*vectors) -> np.ndarray:
+    """(n,) vectors side by side as the columns of an (n, k) table."""
+    return np.stack([np.asarray(v, dtype=float) for v in vectors], axis=1)
+
+
+def extent(matrix) -> tuple[float, float]:
+    """(smallest, largest) entry."""
+    values = np.asarray(matrix, dtype=float)
+    return float(values.min()), float(values.max())
+

@@ -92,6 +92,26 @@ def _merge(x: np.ndarray) -> np.ndarray:
     return x.transpose(1, 0, 2).reshape(n, h * head_dim)  # (n, h, head_dim) -> (n, d_model)
 
 
+def combine_heads(weights: Any, how: str) -> np.ndarray:
+    """One (n, n) map of a layer's heads: their ``"mean"`` or their ``"max"``, entry by entry.
+
+    Args:
+        weights: (h, n, n) the heads' attention weights.
+    """
+    stack = np.asarray(weights, dtype=float)
+    if how == "mean":
+        return stack.mean(axis=0)
+    if how == "max":
+        return stack.max(axis=0)
+    raise ValueError(f"how must be 'mean' or 'max', not {how!r}")
+
+
+def stack_heads(weights: Any) -> np.ndarray:
+    """(h, n, m) per-head maps as one (h·n, m) table: head 1's rows first (a CSV of every head)."""
+    stack = np.asarray(weights, dtype=float)
+    return stack.reshape(-1, stack.shape[-1])
+
+
 # ── The two mistakes ────────────────────────────────────────────────────────────────
 
 def split_heads_bare_reshape(x: Any, num_heads: int) -> np.ndarray:

@@ -7,6 +7,8 @@ weights are the same green on every page and changing a role's colour app-wide i
 
 from __future__ import annotations
 
+import numpy as np
+
 SCHEMES = {  # role -> Vega colour scheme of a heatmap
     "weights": "greens",  # attention weights, 0..1 (rows sum to 1)
     "values": "blues",  # any real numbers: X, Q/K/V, scores, a weight matrix such as W_o
@@ -67,3 +69,11 @@ def scheme(role: str) -> str:
 def is_diverging(role: str) -> bool:
     """Whether the scheme of ``role`` is dark at both ends (values far from the middle, either way)."""
     return scheme(role) in DIVERGING
+
+
+def finite_extent(values) -> tuple[float, float]:
+    """(lowest, highest) finite value, the ends of a colour scale that follows the numbers; (0, 0) when none is
+    finite (every cell masked)."""
+    array = np.asarray(values, dtype=float)
+    finite = array[np.isfinite(array)]
+    return (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)

@@ -139,6 +139,16 @@ class ModelRun:
         return originals_of(self.tokens, self.originals, self.unknown)
 
     @property
+    def own_tokens(self) -> int:
+        """How many of the tokens are the sentence's own ([CLS] and [SEP] not counted)."""
+        return int(np.count_nonzero(~self.special))
+
+    @property
+    def numbers(self) -> np.ndarray:
+        """(n,) each token's number among the sentence's own, from 1 ([CLS] keeps 0, [SEP] the last one's)."""
+        return np.cumsum(~self.special)
+
+    @property
     def unknown_share(self) -> float:
         """The share of the sentence's own tokens that became [UNK] ([CLS] and [SEP] not counted): 0 when the
         model reads all of it."""

@@ -73,8 +73,7 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
     values = np.asarray(matrix, dtype=float)
     if link is not None and link not in LINKS and not link.startswith(("row:", "att:")):
         raise ValueError(f"link {link!r} is not one of {', '.join(LINKS)}, row:<step> or att:<head>")
-    finite = values[np.isfinite(values)]
-    lo, hi = domain if domain else ((float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0))
+    lo, hi = domain if domain else colours.finite_extent(values)
     return {"name": name, "rows": [str(r) for r in row_labels], "cols": [str(c) for c in col_labels],
             "cells": [[map_text(float(v)) for v in row] for row in values],
             "lo": lo, "hi": hi, "low_text": map_text(lo), "high_text": map_text(hi),
