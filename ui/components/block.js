@@ -2,7 +2,8 @@
 // Transformer block page. The first, and the truth, is selfattn/core/block.py (transformer_layer, held to
 // torch.nn.TransformerEncoderLayer by the tests); attention.js is the second (the Playground's steps). This file
 // works one layer out again, in float64, from the numbers typed in the block page's editors, and writes every
-// box of the flow as the server writes a map's cells (mapText, from attention.js).
+// box of the flow as the server writes a map's cells (mapText); its arithmetic is maths.js's, shared with
+// attention.js.
 //
 // Why: an edit should answer at once. On Enter, heatmap.js asks blockCells for the maps of the layer shown and
 // redraws them in the key press's own task; the server's numbers follow (a fragment rerun) and are the truth: a
@@ -15,73 +16,6 @@
 // pre-LN: r2. LN(z) = (z − μ) / √(σ² + ε) · γ + β by row, σ² the mean squared distance from μ.
 // Only plain decimal numbers are read (the server alone reads other forms and names a bad cell).
 
-const BLOCK_PLAIN = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-function blockNumbers(table) {
-  if (!table) return null;
-  const rows = [];
-  for (const row of table.cells) {
-    const out = [];
-    for (const cell of row) {
-      const text = String(cell).trim();
-      if (!BLOCK_PLAIN.test(text)) return null;
-      const v = Number(text);
-      if (!Number.isFinite(v)) return null;
-      out.push(v);
-    }
-    rows.push(out);
-  }
-  return rows;
-}
-
-const mm = (a, b) => a.map((row) => b[0].map((_, j) => {
-  let sum = 0;
-  for (let k = 0; k < row.length; k++) sum += row[k] * b[k][j];
-  return sum;
-}));
-const plusRow = (m, b) => m.map((row) => row.map((v, j) => v + b[j]));
-const plus = (a, b) => a.map((row, i) => row.map((v, j) => v + b[i][j]));
-
-// erf to about 1e-15: its Taylor series near 0, the continued fraction of erfc further out.
-function erf(x) {
-  const s = Math.sign(x), a = Math.abs(x);
-  if (a < 2.5) {
-    let term = a, sum = a;
-    for (let n = 1; n < 80; n++) {
-      term *= -a * a / n;
-      const add = term / (2 * n + 1);
-      sum += add;
-      if (Math.abs(add) < 1e-17 * Math.abs(sum)) break;
-    }
-    return s * (2 / Math.sqrt(Math.PI)) * sum;
-  }
-  // erfc(a) = exp(−a²)/√π · 1/(a + 1/2/(a + 1/(a + 3/2/(a + ...)))), evaluated from the tail.
-  let f = a;
-  for (let n = 60; n >= 1; n--) f = a + (n / 2) / f;
-  return s * (1 - Math.exp(-a * a) / Math.sqrt(Math.PI) / f);
-}
-
-function activate(z, kind) {
-  if (kind === "relu") return Math.max(z, 0);
-  if (kind === "gelu") return 0.5 * z * (1 + erf(z / Math.SQRT2));
-  const inner = Math.sqrt(2 / Math.PI) * (z + 0.044715 * z * z * z);
-  return 0.5 * z * (1 + Math.tanh(inner));
-}
-
-function layerNorm(z, gamma, beta, eps) {
-  return z.map((row) => {
-    const d = row.length;
-    let mean = 0;
-    for (const v of row) mean += v;
-    mean /= d;
-    let variance = 0;
-    for (const v of row) variance += (v - mean) * (v - mean);
-    variance /= d;
-    const root = Math.sqrt(variance + eps);
-    return row.map((v, j) => ((v - mean) / root) * gamma[j] + beta[j]);
-  });
-}
-
 // One layer's every box: {input, norm1, q, k, v, heads: [(n, n) per head], concat, projected, residual1,
 // norm2, ff_pre, ff_act, ff_out, residual2, output}.
 function blockLayer(x, p, o) {
@@ -89,7 +23,7 @@ function blockLayer(x, p, o) {
   const [bq, bk, bv, bo] = p.b, [g1, be1, g2, be2] = p.ln;
   const norm1Pre = o.norm_first ? layerNorm(x, g1, be1, o.eps) : null;
   const a = norm1Pre || x;
-  const q = plusRow(mm(a, p.wq), bq), k = plusRow(mm(a, p.wk), bk), v = plusRow(mm(a, p.wv), bv);
+  const q = addRow(matmul(a, p.wq), bq), k = addRow(matmul(a, p.wk), bk), v = addRow(matmul(a, p.wv), bv);
   const root = Math.sqrt(hd);
   const heads = [], concat = x.map(() => new Array(d).fill(0));
   for (let head = 0; head < h; head++) {
@@ -102,11 +36,7 @@ function blockLayer(x, p, o) {
         for (let t = 0; t < hd; t++) s += q[i][c0 + t] * k[j][c0 + t];
         scaled.push((o.causal && j > i) ? -Infinity : s / root);
       }
-      const top = Math.max(...scaled);
-      const e = scaled.map((s) => Math.exp(s - top));
-      let total = 0;
-      for (const x of e) total += x;
-      weights.push(e.map((x) => x / total));
+      weights.push(softmaxRow(scaled));
     }
     heads.push(weights);
     for (let i = 0; i < n; i++) {
@@ -117,7 +47,7 @@ function blockLayer(x, p, o) {
       }
     }
   }
-  const projected = plusRow(mm(concat, p.wo), bo);
+  const projected = addRow(matmul(concat, p.wo), bo);
   const residual1 = plus(x, projected);
   let norm1, hState, norm2, ffIn;
   if (o.norm_first) {
@@ -130,9 +60,9 @@ function blockLayer(x, p, o) {
     hState = norm1;
     ffIn = hState;
   }
-  const ffPre = plusRow(mm(ffIn, p.w1), p.b1[0]);
+  const ffPre = addRow(matmul(ffIn, p.w1), p.b1[0]);
   const ffAct = ffPre.map((row) => row.map((z) => activate(z, o.activation)));
-  const ffOut = plusRow(mm(ffAct, p.w2), p.b2[0]);
+  const ffOut = addRow(matmul(ffAct, p.w2), p.b2[0]);
   const residual2 = plus(hState, ffOut);
   if (!o.norm_first) norm2 = layerNorm(residual2, g2, be2, o.eps);
   const output = o.norm_first ? residual2 : norm2;
@@ -150,7 +80,7 @@ function blockCells(tables, engine) {
   const typed = (id) => {
     const name = "tb_" + id, table = tables[name];
     if (!table || table.instance !== engine.instances[name]) return null;
-    return blockNumbers(table);
+    return readNumbers(table);
   };
   let x = typed("x");
   if (!x || !x.length) return null;
@@ -164,7 +94,6 @@ function blockCells(tables, engine) {
     shown[part] = typed(`${engine.layer + 1}${part}`);
     if (!shown[part]) return null;
   }
-  const fits = (m, rows, cols) => m.length === rows && m.every((row) => row.length === cols);
   const dff = shown.w1[0] ? shown.w1[0].length : 0;
   if (!fits(shown.wq, d, d) || !fits(shown.wk, d, d) || !fits(shown.wv, d, d) || !fits(shown.wo, d, d)
       || !fits(shown.b, 4, d) || !fits(shown.ln, 4, d) || !fits(shown.w1, d, dff) || !fits(shown.b1, 1, dff)
@@ -174,9 +103,8 @@ function blockCells(tables, engine) {
   const steps = blockLayer(state, shown, engine);
   const cells = {};
   const write = (link, matrix) => {
-    const flat = matrix.flat();
-    if (!flat.every(Number.isFinite)) return false;
-    cells[link] = { cells: matrix.map((row) => row.map(mapText)), lo: Math.min(...flat), hi: Math.max(...flat) };
+    if (!matrix.flat().every(Number.isFinite)) return false;
+    cells[link] = boxOf(matrix);
     return true;
   };
   for (const [key, matrix] of Object.entries(steps)) {
@@ -189,4 +117,12 @@ function blockCells(tables, engine) {
   return cells;
 }
 
+// The block page's maps (group "tb"): the layer shown worked out from the typed tables and the options its input map
+// brings (engine); each map it has a box for is redrawn, the others (a stack's, a batch's) wait for the server.
+function blockPreview(views, tables) {
+  const input = views.get("row:input");
+  return input && input.data.engine ? blockCells(tables, input.data.engine) : null;
+}
+
+window.selfattnPreviews.set("tb", { cells: blockPreview, whole: false });
 window.selfattnBlock ||= { blockCells, erf };

@@ -321,52 +321,27 @@ function light(view, where) {
 }
 
 // ── The preview: the maps redrawn the moment a cell is committed ─────────────────────────────
-// The steps are worked out by attention.js (stepCells: the second implementation of the steps,
-// in the same script). The server's numbers follow within a few hundred milliseconds and are the
-// truth: a map whose preview matches them is left alone, one that does not is redrawn. The
-// preview is drawn only when every cell is a plain decimal number and the shapes agree with the
-// maps on screen; anything else (a bad cell, a label, a resize) waits for the server. With
-// positions on, the outputs map brings the position vectors (exact), which are added to X as the
-// server adds them.
+// Each page's engine (attention.js for the Playground's group "pg", block.js for the block page's "tb") registered
+// itself in window.selfattnPreviews: {cells(views, tables) -> {link: {cells, lo, hi}} | null, whole}. On an edit
+// each group's engine works its maps out from the typed tables; this file only draws them. The server's numbers
+// follow within a few hundred milliseconds and are the truth: a map whose preview matches them is left alone, one
+// that does not is redrawn. A map the engine has no box for, or whose shape differs, waits for the server; with
+// ``whole``, one such map makes the whole group wait (its maps are steps of one computation).
 
-// The data each map of ``group`` would be drawn from after the edit, or null (no preview).
-function preview(group) {
+function previewOf(group, engine) {
   const views = maps.get(group);
   const tables = window.selfattnTables;
-  const out = views && views.get("out");
-  if (!out || !tables || !out.data.engine) return null;
-  const x = tables.x;
-  const labels = x ? x.cells.map((row) => row[x.labels.indexOf(true)].trim()) : [];
-  if (labels.length !== out.data.rows.length || labels.some((label, i) => label !== out.data.rows[i])) return null;
-  const steps = stepCells(tables, out.data.engine, out.data.focus ?? 0);
-  if (!steps) return null;
+  if (!views || !tables) return null;
+  const boxes = engine.cells(views, tables);
+  if (!boxes) return null;
   const drawn = new Map();
   for (const [link, view] of views) {
-    const step = steps[link];
-    if (!step || !view.data || step.cells.length !== view.data.cells.length
-        || step.cells[0].length !== view.data.cells[0].length) return null;
-    const next = { ...view.data, cells: step.cells };
-    if (!view.data.fixed) Object.assign(next, { lo: step.lo, hi: step.hi, low_text: mapText(step.lo), high_text: mapText(step.hi) });
-    drawn.set(view, next);
-  }
-  return drawn;
-}
-
-// The Transformer block page's maps (group "tb"): block.js (the third implementation) works the layer shown out
-// from the typed tables and the options its input map brings (engine); each map it has a box for is redrawn,
-// the others (a stack's, a batch's) wait for the server.
-function previewBlock(group) {
-  const views = maps.get(group);
-  const tables = window.selfattnTables;
-  const input = views && views.get("row:input");
-  if (!input || !tables || !input.data.engine || !window.selfattnBlock) return null;
-  const cells = window.selfattnBlock.blockCells(tables, input.data.engine);
-  if (!cells) return null;
-  const drawn = new Map();
-  for (const [link, view] of views) {
-    const box = cells[link];
+    const box = boxes[link];
     if (!box || !view.data || box.cells.length !== view.data.cells.length
-        || box.cells[0].length !== view.data.cells[0].length) continue;
+        || box.cells[0].length !== view.data.cells[0].length) {
+      if (engine.whole) return null;
+      continue;
+    }
     const next = { ...view.data, cells: box.cells };
     if (!view.data.fixed) Object.assign(next, { lo: box.lo, hi: box.hi, low_text: mapText(box.lo), high_text: mapText(box.hi) });
     drawn.set(view, next);
@@ -375,10 +350,10 @@ function previewBlock(group) {
 }
 
 window.addEventListener("selfattn-edit", () => {
-  const drawn = preview("pg");
-  if (drawn) for (const [view, data] of drawn) view.draw(data, true);
-  const block = previewBlock("tb");
-  if (block) for (const [view, data] of block) view.draw(data, true);
+  for (const [group, engine] of window.selfattnPreviews || []) {
+    const drawn = previewOf(group, engine);
+    if (drawn) for (const [view, data] of drawn) view.draw(data, true);
+  }
 });
 
 if (!window.selfattnMaps) {

@@ -35,10 +35,10 @@ LINKS = ("q", "k", "v", "scores", "scaled", "weights", "wv", "out")  # a map's p
 PICK = "pick"  # the trigger a click on a query's row sends: the row's number
 
 # The drawing code and its style, sent once a page (see library); each map carries only its loader.
-# One script: the previews' arithmetic first (attention.js, the second implementation of the Playground's steps;
-# block.js, the third, of a Transformer layer), then the maps (heatmap.js), which call stepCells, blockCells
-# and mapText.
-SCRIPTS = ("attention.js", "block.js", "heatmap.js")
+# One script: the arithmetic the previews share (maths.js), the previews' engines (attention.js, the second
+# implementation of the Playground's steps; block.js, the third, of a Transformer layer), each registering itself
+# for its group of maps, then the maps (heatmap.js), which only draw what an engine returns.
+SCRIPTS = ("maths.js", "attention.js", "block.js", "heatmap.js")
 LIBRARY_JS = ("const STYLE = " + json.dumps(compact_css((HERE / "heatmap.css").read_text(encoding="utf-8"))) + ";\n"
               + "\n".join(compact_js((HERE / name).read_text(encoding="utf-8")) for name in SCRIPTS))
 _library = st.components.v2.component("selfattn.heatmap_library", js=LIBRARY_JS)
