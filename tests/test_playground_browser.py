@@ -102,8 +102,11 @@ def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path, url, brow
         page.locator("[data-testid='stSidebar']").get_by_text("简体中文").click()
         page.wait_for_function("() => document.body.innerText.includes('动手实验')", timeout=30000)
         wait_until_idle(page)
-        values = [box.get_attribute("value") for box in page.locator("[data-testid='stSelectbox'] input").all()]
-        assert "3: 猫" in values and "教程中的例子" in values
+        # read in one go, as they stand together (a list taken before a rerun and read after it finds no 4th box)
+        page.wait_for_function("""() => { const values = [...document.querySelectorAll("[data-testid='stSelectbox'] input")]
+                                              .map((box) => box.value);
+                                          return values.includes('3: 猫') && values.includes('教程中的例子'); }""",
+                               timeout=30000)
         shot = tmp_path / "playground-renamed.png"
         page.screenshot(path=str(shot), full_page=True)
         assert_rendered(shot)

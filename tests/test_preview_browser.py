@@ -153,6 +153,12 @@ def test_a_cell_that_is_not_a_plain_number_is_not_previewed(page, typed):
 
 def test_every_value_written_in_a_map_reads_at_a_contrast_of_4_5_or_more(page):
     """WCAG AA for text: each cell's value against its own colour, black or white as the map chose."""
+    # every map drawn: the browser mounts the components after the run has ended, later still on a busy machine
+    page.wait_for_function("""() => { const hosts = [...document.querySelectorAll(
+                                          "[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']")];
+                                      return hosts.every((h) => h.shadowRoot && h.shadowRoot.querySelector("td"))
+                                          && hosts.reduce((n, h) => n + h.shadowRoot.querySelectorAll("td").length, 0)
+                                             >= 60; }""", timeout=30000)
     ratios = page.evaluate("""() => {
         const lum = (rgb) => {
             const [r, g, b] = rgb.match(/[\\d.]+/g).slice(0, 3).map(Number).map((v) => {

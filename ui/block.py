@@ -25,11 +25,11 @@ from selfattn.i18n import t_plain
 from ui import guard
 from ui import state as settings
 from ui.components import matrix_editor as editor_component
-from ui.components.heatmap import heatmap, map_data, picked
+from ui.editing import Editors, Maps, editor_texts
 from selfattn.block.text import flow_steps, norm_lines, similarity_change
 from selfattn.display.numbers import step_text
 from selfattn.display.export import column_names
-from ui.common import choice, csv_button, current_lang, tr, vega
+from ui.common import choice, current_lang, tr, vega
 from ui import fit
 from ui import links
 
@@ -42,6 +42,7 @@ SLOTS = {
     "scroll": "True when the page should jump to its chosen part (tb_at) once drawn: on opening a link, or a pick",
     "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
     "mounted": "{version, table id: rows}: the cells each editor of this version was mounted with",
+    "revs": "{editor name: [editor key, revision]} the maps of this run were computed from (heatmap.js)",
 }
 SIZE_KEYS = ("tb_n", "tb_d", "tb_heads", "tb_dff", "tb_layers", "tb_seed")
 
@@ -72,8 +73,13 @@ def _toy(key: View) -> ToyResult:
     return compute_toy(key)
 
 
+EDITORS = Editors(STATE, "tbed_")  # the editors' protocol, from the kit (ui/editing.py)
+MAPS = Maps("tb", "tb_", "block-", "tb_focus", EDITORS)  # the linked maps of the flow: MAPS.show(...)
+show_map = MAPS.show
+
+
 def editor_key(table: str) -> str:
-    return f"tbed_{table}_{state()['version']}"
+    return EDITORS.key(table)
 
 
 def shown_tables(shown: View) -> tuple[str, ...]:
@@ -124,7 +130,7 @@ def table_label(table: str) -> str:
 
 def take_sent(table: str, shown: View) -> None:
     """Make the table an editor sent the table typed (dropped again when it equals the seeded one)."""
-    sent = editor_component.sent_table(st.session_state.get(editor_key(table)))
+    sent = EDITORS.sent(table, f"tb_{table}")
     if sent is None:
         return
     _, cells = sent
@@ -148,26 +154,10 @@ def editor(table: str, shown: View) -> None:
         row_names = [part.replace("b", "b_")]
     else:
         row_names = [str(i + 1) for i in range(len(rows))]
-    from ui.playground import editor_texts
-
     editor_component.matrix_editor(editor_key(table), name=f"tb_{table}", matrix=table_label(table), rows=row_names,
-                                   cols=[str(j + 1) for j in range(len(rows[0]))], cells=mounted_cells(table, rows),
+                                   cols=[str(j + 1) for j in range(len(rows[0]))], cells=EDITORS.mounted(table, rows),
                                    max_chars=[CELL_CHARS] * len(rows[0]), labels=[False] * len(rows[0]), rev=0,
                                    bad=None, texts=editor_texts())
-
-
-def mounted_cells(table: str, rows) -> list[list[str]]:
-    """The cells ``table``'s editor instance was mounted with (a new instance: the current ones).
-
-    An instance keeps what is typed in the browser and never reads its cells again, so they stay as at its mount:
-    an edit then sends the editor exactly as before, which Streamlit passes as a reference to the browser's copy
-    (as the Playground's editors do). Whatever replaces tables from outside makes new instances (``version``).
-    """
-    tb = state()
-    mounted = tb.get("mounted")
-    if mounted is None or mounted["version"] != tb["version"]:
-        mounted = tb["mounted"] = {"version": tb["version"]}
-    return mounted.setdefault(table, [list(r) for r in rows])
 
 
 def read() -> View:
@@ -242,35 +232,6 @@ def divisors(d: int) -> list[int]:
 
 
 # ── Maps ─────────────────────────────────────────────────────────────────────────────────────
-
-def on_pick(map_key: str, rows: int) -> None:
-    """A click on a token's row of any map makes it the focus (its LayerNorm is written out)."""
-    row = picked(st.session_state.get(map_key), rows)
-    if row is not None:
-        settings.put("tb_focus", row)
-
-
-def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str | None, focus: int | None,
-             caption: str = "", role: str = "values", domain=None, full=None, full_cols=None, engine=None):
-    """One step's matrix: its name and shape, its map (linked to the other maps of the block) and a CSV.
-
-    Args:
-        full: the whole matrix when the map shows only its first columns (a real model's 384); the CSV holds it.
-    """
-    values = np.asarray(matrix, dtype=float)
-    whole = values if full is None else np.asarray(full, dtype=float)
-    frame = partial(labelled, whole, list(row_labels), list(full_cols if full_cols is not None else col_labels))
-    fit.map_header(title, whole.shape, tr("tb.first_columns", k=values.shape[1]) if full is not None
-                   and whole.shape[1] > values.shape[1] else "")
-    if caption:
-        st.caption(caption)
-    map_key = f"map_tb_{key}"
-    data = map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
-                    link=link, group="tb", focus=focus, engine=engine)
-    heatmap(map_key, data, on_pick=partial(on_pick, map_key, len(values)) if link else None)
-    csv_button(frame, f"block-{key}", key=f"dl_tb_{key}")
-    return frame
-
 
 PREVIEW_NUMBERS = 20_000  # the most weights of earlier layers the preview's engine carries (else: no preview)
 

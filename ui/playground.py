@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
-from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -28,12 +26,11 @@ import streamlit as st
 
 from selfattn.core.presets import PRESETS, preset
 from selfattn.display import share
-from selfattn.display.export import labelled
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, parse_labels,
                                    read_csv_matrix)
 from selfattn.display.numbers import editor_text
 from selfattn.errors import InputError
-from selfattn.i18n import Markdown, t_plain
+from selfattn.i18n import Markdown
 from selfattn.playground import link as codec
 from selfattn.playground.link import CELL_CHARS, CELL_PARAMS
 from selfattn.playground.frames import fit_frames, frames_from_example, translate_label, w_frame, x_frame
@@ -42,11 +39,11 @@ from selfattn.playground import text as words
 from selfattn.playground.text import TOGGLES
 from selfattn.playground.undo import undo_point
 from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, View, natural_sizes, tables, view
-from ui import fit, guard
+from ui import guard
+from ui.editing import Editors, Maps, editor_texts
 from ui.components import matrix_editor as editor_component
-from ui.components.heatmap import heatmap, map_data, picked
 from ui import state as settings
-from ui.common import csv_button, current_lang, error_text, tr, uploaded
+from ui.common import current_lang, error_text, tr, uploaded
 from ui import links
 
 STATE = "pg"
@@ -99,8 +96,13 @@ def state() -> dict:
     return pg
 
 
+EDITORS = Editors(STATE, "ed_")  # the editors' protocol, from the kit (ui/editing.py)
+MAPS = Maps("pg", "", "", "pg_focus", EDITORS)  # the linked step maps: MAPS.show(...)
+show_map = MAPS.show
+
+
 def editor_key(name: str) -> str:
-    return f"ed_{name}_{state()['version']}"
+    return EDITORS.key(name)
 
 
 def _limits(name: str, frame: pd.DataFrame) -> list[int]:
@@ -249,26 +251,10 @@ def _cells(name: str) -> list[list[str]]:
     return kept[1]
 
 
-def _mounted_cells(name: str) -> list[list[str]]:
-    """The cells ``name``'s editor instance was mounted with (a new instance: the current ones).
-
-    An instance keeps what is typed in the browser and never reads its cells again, so they stay
-    as they were at its mount: an edit then sends the editor exactly as before, which Streamlit
-    passes as a reference to the browser's copy instead of its 11 kB again (its code travels with
-    it). Whatever replaces the tables from outside (a preset, an upload, Undo, a resize, coming
-    back from another page) makes new instances, which mount with the tables as they are.
-    """
-    pg = state()
-    mounted = pg.get("mounted")
-    if mounted is None or mounted["version"] != pg["version"]:
-        mounted = pg["mounted"] = {"version": pg["version"]}
-    return mounted.setdefault(name, _cells(name))
-
-
-def _take_sent(name: str, key: str) -> int:
+def _take_sent(name: str) -> int:
     """Make the table the editor sent (checked by ``setup``) the current one; return its revision."""
     pg = state()
-    sent = editor_component.sent_table(st.session_state.get(key))
+    sent = EDITORS.sent(name, name)
     if sent is None:
         return 0
     rev, cells = sent
@@ -298,12 +284,6 @@ def _bad_cell(name: str, problem: InputError | None) -> tuple[int, int] | None:
     return (i, columns.index(col)) if 0 <= i < len(frame) else None
 
 
-def editor_texts() -> dict[str, str]:
-    """The matrix editor's own texts in the current language, with {placeholders} it fills."""
-    return {part: t_plain(f"pg.ed_{part}", current_lang())  # templates, filled in the browser
-            for part in ("cell", "row", "pasted", "pasted_left", "pasted_cut", "copied", "copied_block")}
-
-
 def editor(name: str) -> pd.DataFrame:
     """Draw the matrix editor for one matrix, mark its bad cell, and return its table.
 
@@ -313,8 +293,7 @@ def editor(name: str) -> pd.DataFrame:
     """
     pg = state()
     key = editor_key(name)
-    rev = _take_sent(name, key)
-    pg.setdefault("revs", {})[name] = [key, rev]  # what the maps of this run were computed from (heatmap.js)
+    rev = _take_sent(name)  # noted for the maps of this run (EDITORS.revs, heatmap.js)
     frame = pg["frames"][name]
     problem = matrix_error(name)
     columns = [str(c) for c in frame.columns]
@@ -324,7 +303,7 @@ def editor(name: str) -> pd.DataFrame:
     else:
         rows = [str(r) for r in frame.index]
     bad = _bad_cell(name, problem)
-    editor_component.matrix_editor(key, name=name, matrix=NAMES[name], rows=rows, cols=columns, cells=_mounted_cells(name),
+    editor_component.matrix_editor(key, name=name, matrix=NAMES[name], rows=rows, cols=columns, cells=EDITORS.mounted(name, _cells(name)),
                          max_chars=_limits(name, frame), labels=[name == "x" and j == 0 for j in range(len(columns))],
                          rev=rev if bad else 0, bad=bad, texts=editor_texts())
     if name == "x":
@@ -522,38 +501,3 @@ def focus(n: int) -> int:
     """The focus token of steps 4-7 (its row is marked in every map): ``pg_focus`` when it names one of ``n``."""
     chosen = st.session_state.get("pg_focus", 0)
     return chosen if isinstance(chosen, int) and not isinstance(chosen, bool) and 0 <= chosen < n else 0
-
-
-def show_map(title: str, matrix, row_labels, col_labels, *, key: str, link: str, focus: int, caption: str = "",
-             role: str = "values", domain: tuple[float, float] | None = None,
-             engine: dict | None = None) -> Callable[[], pd.DataFrame]:
-    """One step's matrix: its name and shape, its map (values in coloured cells, linked to the other
-    steps' maps) and a CSV download.
-
-    Returns:
-        A function that builds the labelled DataFrame offered for download (built when asked for).
-    """
-    values = np.asarray(matrix, dtype=float)
-    frame = partial(labelled, values, list(row_labels), list(col_labels))
-    fit.map_header(title, values.shape)
-    if caption:
-        st.caption(caption)
-    map_key = f"map_{key}"
-    data = map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
-                    link=link, focus=focus, engine=engine)
-    data["revs"] = state().get("revs", {})  # the editors' revisions read: an answer older than what is typed waits
-    heatmap(map_key, data,
-            on_pick=partial(on_map_pick, map_key, len(values) if link != "wv" else 0))
-    csv_button(frame, key, key=f"dl_{key}")
-    return frame
-
-
-def on_map_pick(map_key: str, rows: int) -> None:
-    """A click on a query's row of a map makes that token the focus of steps 4-7.
-
-    The trigger is a widget state, so it is read as anything a visitor may send: only a whole number
-    naming a row of that map is used.
-    """
-    row = picked(st.session_state.get(map_key), rows)
-    if row is not None:
-        settings.put("pg_focus", row)

@@ -1,0 +1,127 @@
+"""The kit for pages with editable tables (the Playground, the Transformer block; the next ones): the editors'
+protocol and the linked step maps, once.
+
+:class:`Editors` keeps, in a page's state dict (``st.session_state[slot]``), the editors' generation (``version``:
+a new one mounts every editor again from the tables), the cells each instance was mounted with (``mounted``: an
+edit then re-sends nothing of the editor, Streamlit passes a reference to the browser's copy), and the revision of
+the table each editor last sent (``revs``, fed to every map, so that the browser keeps a preview of newer typing
+over an older answer: ``heatmap.js``). :class:`Maps` draws one step's matrix: its name and shape, its caption, the
+map (linked with the page's other maps, a click on a row making that token the page's focus) and its CSV.
+
+A page keeps its own truth (the Playground its frames, the block page its edits by table id) and says what a sent
+table means for it; the kit never calls back into a page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import streamlit as st
+
+from selfattn.display.export import labelled
+from selfattn.i18n import t_plain
+from ui import fit
+from ui import state as settings
+from ui.common import csv_button, tr
+from ui.components import matrix_editor as editor_component
+from ui.components.heatmap import heatmap, map_data, picked
+from ui.state import current_lang
+
+EDITOR_TEXTS = ("cell", "row", "pasted", "pasted_left", "pasted_cut", "copied", "copied_block")
+
+
+def editor_texts() -> dict[str, str]:
+    """The matrix editor's own texts in the current language, with {placeholders} it fills in the browser."""
+    return {part: t_plain(f"pg.ed_{part}", current_lang()) for part in EDITOR_TEXTS}
+
+
+@dataclass(frozen=True)
+class Editors:
+    """One page's editors: ``slot`` is the page's state dict in session state, ``prefix`` its editors' keys."""
+
+    slot: str  # "pg", "tb"
+    prefix: str  # "ed_", "tbed_": an editor's key is <prefix><table>_<version>
+
+    def state(self) -> dict:
+        return st.session_state[self.slot]
+
+    def key(self, table: str) -> str:
+        return f"{self.prefix}{table}_{self.state()['version']}"
+
+    def renew(self) -> None:
+        """A new generation: every editor mounts again from the tables (they changed from outside the editors)."""
+        self.state()["version"] += 1
+
+    def mounted(self, table: str, rows) -> list[list[str]]:
+        """The cells ``table``'s editor instance was mounted with (a new instance: ``rows``, the current ones).
+
+        An instance keeps what is typed in the browser and never reads its cells again, so they stay as at its
+        mount: an edit then sends the editor exactly as before, which Streamlit passes as a reference to the
+        browser's copy instead of its kilobytes again.
+        """
+        page = self.state()
+        mounted = page.get("mounted")
+        if mounted is None or mounted["version"] != page["version"]:
+            mounted = page["mounted"] = {"version": page["version"]}
+        return mounted.setdefault(table, [list(row) for row in rows])
+
+    def sent(self, table: str, name: str) -> tuple[int, list[list[str]]] | None:
+        """(revision, cells) of the table ``table``'s editor sent (checked by ``ui.guard`` in the page's setup),
+        or None; the revision is noted under the editor's ``name`` for the maps (:meth:`revs`)."""
+        key = self.key(table)
+        sent = editor_component.sent_table(st.session_state.get(key))
+        self.state().setdefault("revs", {})[name] = [key, sent[0] if sent else 0]
+        return sent
+
+    def revs(self) -> dict:
+        """{editor name: [editor key, revision]}: the tables this run's maps were computed from."""
+        return self.state().get("revs", {})
+
+
+@dataclass(frozen=True)
+class Maps:
+    """One page's linked step maps: their ``group`` (maps that light up together), key and CSV prefixes, the setting
+    a click on a row picks (the focus token), and the page's editors (whose revisions every map carries)."""
+
+    group: str
+    key_prefix: str  # a map's widget key is map_<key_prefix><key>, its CSV button dl_<key_prefix><key>
+    csv_prefix: str  # the CSV's file name: <csv_prefix><key>.csv
+    focus_setting: str  # "pg_focus", "tb_focus"
+    editors: Editors
+
+    def show(self, title: str, matrix, row_labels, col_labels, *, key: str, link: str | None, focus: int | None,
+             caption: str = "", role: str = "values", domain=None, full=None, full_cols=None, engine=None):
+        """One step's matrix: its name and shape, its map and a CSV.
+
+        Args:
+            link: its place among the linked maps (``ui.components.heatmap.LINKS``, ``row:<step>``, ``att:<head>``),
+                or None; a click on a row of a map whose rows are tokens makes that token the focus.
+            full: the whole matrix when the map shows only its first columns (a real model's 384); the CSV holds it.
+
+        Returns:
+            A function that builds the labelled DataFrame offered for download (built when asked for).
+        """
+        values = np.asarray(matrix, dtype=float)
+        whole = values if full is None else np.asarray(full, dtype=float)
+        frame = partial(labelled, whole, list(row_labels), list(full_cols if full_cols is not None else col_labels))
+        fit.map_header(title, whole.shape, tr("tb.first_columns", k=values.shape[1])
+                       if whole.shape[1] > values.shape[1] else "")
+        if caption:
+            st.caption(caption)
+        map_key = f"map_{self.key_prefix}{key}"
+        data = map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
+                        link=link, group=self.group, focus=focus, engine=engine)
+        data["revs"] = self.editors.revs()  # an answer older than what is typed since waits (heatmap.js)
+        rows = len(values) if link is not None and link != "wv" else 0  # wv's rows are keys, not queries
+        heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows))
+        csv_button(frame, f"{self.csv_prefix}{key}", key=f"dl_{self.key_prefix}{key}")
+        return frame
+
+    def on_pick(self, map_key: str, rows: int) -> None:
+        """A click on a token's row of a map makes it the focus. The trigger is a widget state, read as anything a
+        visitor may send: only a whole number naming one of ``rows`` rows is used."""
+        row = picked(st.session_state.get(map_key), rows)
+        if row is not None:
+            settings.put(self.focus_setting, row)
