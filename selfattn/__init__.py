@@ -7,6 +7,8 @@ from selfattn.core.attention import (AttentionTrace, attend, causal_mask, cosine
                                      self_attention, stable_softmax)
 from selfattn.core.block import (BatchTrace, LayerParams, LayerTrace, NormTrace, StackTrace, transformer_batch,
                                  transformer_layer, transformer_stack)
+from selfattn.core.decoder import (CacheTrace, DecoderLayerParams, DecoderLayerTrace, EncoderDecoderTrace,
+                                   decode_with_cache, decoder_layer, encoder_decoder)
 from selfattn.core.heads import (MISTAKES, MultiHeadTrace, merge_heads, multi_head_attention,
                                  multi_head_attention_with_mistake, split_heads)
 from selfattn.core.positions import ShuffleTrace, positional_encoding, shuffle_check
@@ -16,11 +18,12 @@ from selfattn.text.models import (ModelBundle, ModelRun, head_qkv, load_model, r
                                   run_model)
 
 __all__ = [
-    "MISTAKES", "AttentionTrace", "BatchTrace", "LayerParams", "LayerTrace", "ModelBundle", "ModelRun",
+    "MISTAKES", "AttentionTrace", "BatchTrace", "CacheTrace", "DecoderLayerParams", "DecoderLayerTrace",
+    "EncoderDecoderTrace", "LayerParams", "LayerTrace", "ModelBundle", "ModelRun",
     "MultiHeadTrace", "NormTrace", "ShuffleTrace", "StackTrace", "TokenEmbeddings",
     "attend", "causal_mask", "merge_heads", "multi_head_attention", "multi_head_attention_with_mistake", "split_heads",
     "positional_encoding", "shuffle_check",
-    "cosine_similarity", "embed", "head_qkv", "load_char_vectors", "load_model", "nearest",
+    "cosine_similarity", "decode_with_cache", "decoder_layer", "embed", "encoder_decoder", "head_qkv", "load_char_vectors", "load_model", "nearest",
     "raw_self_attention", "recompute_head_attention", "recompute_layer", "run_model", "segment", "self_attention",
     "stable_softmax", "transformer_batch", "transformer_layer", "transformer_stack",
 ]

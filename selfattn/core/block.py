@@ -40,8 +40,32 @@ NORM_ORDERS = (False, True)  # norm_first: post-LN, pre-LN
 
 # ── Weights ─────────────────────────────────────────────────────────────────────────
 
+class LayerSizes:
+    """The sizes a layer's weights give (W_q: d_model, W_1: d_ff), shared by encoder and decoder layers."""
+
+    w_q: np.ndarray
+    w_1: np.ndarray
+    num_heads: int
+
+    @property
+    def d_model(self) -> int:
+        return int(self.w_q.shape[0])
+
+    @property
+    def d_ff(self) -> int:
+        return int(self.w_1.shape[1])
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.num_heads
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every weight by field name, in field order (``num_heads`` left out)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "num_heads"}
+
+
 @dataclass(frozen=True, eq=False)
-class LayerParams:
+class LayerParams(LayerSizes):
     """One encoder layer's weights in the core's convention (``x @ W``), float64."""
 
     w_q: np.ndarray  # (d_model, d_model)
@@ -63,18 +87,6 @@ class LayerParams:
     num_heads: int
 
     @property
-    def d_model(self) -> int:
-        return int(self.w_q.shape[0])
-
-    @property
-    def d_ff(self) -> int:
-        return int(self.w_1.shape[1])
-
-    @property
-    def head_dim(self) -> int:
-        return self.d_model // self.num_heads
-
-    @property
     def ln1(self) -> tuple[np.ndarray, np.ndarray]:
         """(γ, β) of the first LayerNorm."""
         return self.ln1_gamma, self.ln1_beta
@@ -83,10 +95,6 @@ class LayerParams:
     def ln2(self) -> tuple[np.ndarray, np.ndarray]:
         """(γ, β) of the second LayerNorm."""
         return self.ln2_gamma, self.ln2_beta
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Every weight by field name, in field order (``num_heads`` left out)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "num_heads"}
 
     def replace(self, **changes: Any) -> "LayerParams":
         """A copy with some weights changed, checked as :meth:`checked` does."""
@@ -348,6 +356,26 @@ def layer_mask(n: int, causal: bool, key_padding: np.ndarray) -> np.ndarray:
     return resolve_mask(np.ascontiguousarray(allowed), n)  # every row needs a key it may see
 
 
+def feed_forward(h: np.ndarray, params: LayerSizes, gamma: np.ndarray, beta: np.ndarray, *, norm_first: bool,
+                 activation: str, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                       NormTrace, np.ndarray]:
+    """A layer's last sub-layer, the feed-forward network with its Add & Norm, on h (the sub-layer before's output):
+    pre-LN ``h + FF(LayerNorm(h))``, post-LN ``LayerNorm(h + FF(h))``.
+
+    Returns:
+        (ff_input, ff_pre, ff_act, ff_out, residual, norm, outputs).
+    """
+    norm = layer_norm(h, gamma, beta, eps) if norm_first else None
+    ff_input = norm.outputs if norm_first else h
+    ff_pre = ff_input @ params.w_1 + params.b_1
+    ff_act = activate(ff_pre, activation)
+    ff_out = ff_act @ params.w_2 + params.b_2
+    residual = h + ff_out
+    if not norm_first:
+        norm = layer_norm(residual, gamma, beta, eps)
+    return ff_input, ff_pre, ff_act, ff_out, residual, norm, residual if norm_first else norm.outputs
+
+
 def transformer_layer(x: Any, params: LayerParams, *, norm_first: bool = False, activation: str = "relu",
                       eps: float = 1e-5, causal: bool = False, key_padding: Any = None) -> LayerTrace:
     """One encoder layer, as ``torch.nn.TransformerEncoderLayer`` (dropout off) computes it.
@@ -393,21 +421,12 @@ def transformer_layer(x: Any, params: LayerParams, *, norm_first: bool = False, 
         residual1 = x + projected
         if norm_first:
             after_attention = residual1
-            norm2 = layer_norm(after_attention, params.ln2_gamma, params.ln2_beta, eps)
-            ff_input = norm2.outputs
         else:
             norm1 = layer_norm(residual1, params.ln1_gamma, params.ln1_beta, eps)
             after_attention = norm1.outputs
-            ff_input = after_attention
-        ff_pre = ff_input @ params.w_1 + params.b_1
-        ff_act = activate(ff_pre, activation)
-        ff_out = ff_act @ params.w_2 + params.b_2
-        residual2 = after_attention + ff_out
-        if norm_first:
-            outputs = residual2
-        else:
-            norm2 = layer_norm(residual2, params.ln2_gamma, params.ln2_beta, eps)
-            outputs = norm2.outputs
+        ff = feed_forward(after_attention, params, params.ln2_gamma, params.ln2_beta, norm_first=norm_first,
+                          activation=activation, eps=eps)
+        ff_input, ff_pre, ff_act, ff_out, residual2, norm2, outputs = ff
     check_overflow(att.scores, projected, ff_act, outputs, norm1.variance, norm2.variance)  # σ² = inf: a silent 0
     return LayerTrace(
         x=x, attention_input=attention_input, queries=q, keys=k, values=v, scores=att.scores,

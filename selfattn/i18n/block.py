@@ -304,6 +304,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.max_len_bad": {"en": "The maximum length must be a whole number of at least 1; got {value}.",
                         "zh": "最大长度必须是不小于 1 的整数；实际为 {value}。"},
     "err.no_layers": {"en": "A stack needs at least one layer.", "zh": "堆叠至少需要一层。"},
+    # the encoder–decoder (selfattn/core/decoder.py): cross-attention reads the encoder's output, the memory
+    "err.memory_width": {"en": "The memory (the encoder's output) has {got} columns, but the decoder's d_model is "
+                               "{d_model}: cross-attention needs them equal.",
+                         "zh": "记忆（编码器的输出）有 {got} 列，而解码器的 d_model 是 {d_model}：交叉注意力要求两者相等。"},
     "err.no_sequences": {"en": "A batch needs at least one sequence.", "zh": "批量至少需要一个序列。"},
     "err.padding_shape": {"en": "The key-padding mask must be {n} true/false values; got {shape}.",
                           "zh": "键填充掩码必须是 {n} 个真/假值；实际为 {shape}。"},
