@@ -17,6 +17,29 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 NGINX="${NGINX:-nginx}"
 
+# A shell cannot trap a signal that was ignored when it started (POSIX), nor receive a blocked one: started by a
+# process that ignores SIGINT (`serve.sh &` in a script does; so did a test worker), Ctrl-C and `kill -INT` would
+# do nothing and leave every replica running. Then start again, once, with SIGHUP, SIGINT and SIGTERM at their
+# defaults and unblocked; the process id stays the same (exec).
+held_signals() {
+  local line mask=0
+  [[ -r /proc/$$/status ]] || return 1
+  while read -r line; do
+    case $line in SigIgn:* | SigBlk:*) mask=$(( mask | 16#${line##*[[:space:]]} )) ;; esac
+  done </proc/$$/status
+  (( mask & 0x4003 ))   # SIGHUP (1), SIGINT (2), SIGTERM (15)
+}
+if [[ -z ${SELFATTN_SIGNALS_RESET:-} ]] && held_signals; then
+  export SELFATTN_SIGNALS_RESET=1
+  exec "$PYTHON" -c 'import os, signal, sys
+wanted = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)
+for s in wanted:
+    signal.signal(s, signal.SIG_DFL)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, wanted)
+os.execvp("bash", ["bash", *sys.argv[1:]])' "${BASH_SOURCE[0]}" "$@"
+fi
+unset SELFATTN_SIGNALS_RESET
+
 usage() {
   cat <<EOF
 Usage: deploy/serve.sh [--replicas N] [--port P] [--bind ADDR] [--log-dir DIR]

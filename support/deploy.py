@@ -86,7 +86,10 @@ def rss_mb(pid: int) -> float:
 class Served:
     """deploy/serve.sh running in the background, its stdout collected line by line."""
 
-    def __init__(self, tmp: Path, replicas: int = 2, args: tuple[str, ...] = (), env: dict[str, str] | None = None):
+    def __init__(self, tmp: Path, replicas: int = 2, args: tuple[str, ...] = (), env: dict[str, str] | None = None,
+                 ignored: tuple[int, ...] = ()):
+        """``ignored``: signals ignored by the process that starts serve.sh (as ``serve.sh &`` from a script ignores
+        SIGINT and SIGQUIT, or a test worker that a library left ignoring one): serve.sh starts with them ignored."""
         self.port = free_port()
         self.log_dir = tmp / f"serve-{self.port}"
         self.stderr = open(tmp / f"serve-{self.port}.stderr", "w+")  # noqa: SIM115 - closed in stop()
@@ -95,7 +98,8 @@ class Served:
             ["bash", str(SERVE), "--replicas", str(replicas), "--port", str(self.port), "--bind", "127.0.0.1",
              "--log-dir", str(self.log_dir), *args],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=self.stderr, text=True, start_new_session=True,
-            env={**os.environ, **(env or {})})
+            env={**os.environ, **(env or {})},
+            preexec_fn=(lambda: [signal.signal(s, signal.SIG_IGN) for s in ignored]) if ignored else None)
         self.lines: list[str] = []
         self._changed = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()

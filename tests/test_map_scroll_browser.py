@@ -74,6 +74,12 @@ def test_a_wide_map_says_how_many_columns_are_out_of_view_and_counts_again_as_it
         assert agrees(end), end
         narrow = shown(page, "⑦ LayerNorm₁")  # 5 × 8 fits: says nothing
         assert narrow["hidden"] == [0, 0] and narrow["note"] == "", narrow
+        # the note's line is kept whether it speaks or not: a note appearing does not move the page under a pointer
+        heights = page.evaluate("""() => [...document.querySelectorAll("*")].filter(el => el.shadowRoot
+            && el.shadowRoot.querySelector(".more") && el.getBoundingClientRect().height > 0)
+            .map(el => [el.shadowRoot.querySelector(".more").hidden, el.shadowRoot.querySelector(".more").offsetHeight])""")
+        assert {hidden for hidden, _ in heights} == {True, False}
+        assert len({height for _, height in heights}) == 1 and heights[0][1] > 0, heights
         assert page.locator("[data-testid='stException']").count() == 0
 
 

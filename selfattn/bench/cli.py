@@ -7,6 +7,8 @@ Command line (``python -m selfattn.bench --help``)::
 
 writes one record per (heads, seq_len, impl) to each ``--out`` file: CSV when the name ends in
 ``.csv``, JSON otherwise (``--out r.json r.csv`` saves the same run both ways).
+``python -m selfattn.bench --kv-cache --steps 16 64 256`` counts and times a decoder writing m tokens with and
+without a key/value cache (:mod:`selfattn.bench.cache`).
 Exit status: 0 when every run finished, 2 when the configuration is invalid (nothing runs) or
 the memory guard refused a run, 3 when a run hit out-of-memory or another kernel error (the
 file is still written).
@@ -51,7 +53,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point; returns the exit status (see the module docstring)."""
+    """Command-line entry point; returns the exit status (see the module docstring). ``--kv-cache`` counts and
+    times decoding with and without a key/value cache instead (:mod:`selfattn.bench.cache`)."""
+    if "--kv-cache" in (sys.argv[1:] if argv is None else argv):
+        from selfattn.bench import cache
+
+        return cache.main(argv)
     args = _parser().parse_args(argv)
     config = BenchConfig(device=args.device, dtype=args.dtype, batch=args.batch, seq_lens=tuple(args.seq_len),
                          d_model=args.d_model, heads=tuple(args.heads), impls=tuple(args.impl), warmup=args.warmup,
