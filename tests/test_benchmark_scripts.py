@@ -23,7 +23,10 @@ def run_script(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
 def test_bench_pages_times_every_configuration():
     done = run_script("benchmarks/bench_pages.py", "--edits", "2")
     assert done.returncode == 0, done.stderr[-3000:]
-    rows = [line for line in done.stdout.splitlines() if re.search(r"(\s+\d+\.\d){5}$", line)]
+    rows = [line for line in done.stdout.splitlines() if re.search(r"(\s+-?\d+\.\d){5}$", line)]
+    for row in rows:  # median, p25, p75, min, max: every quartile between the fastest and the slowest run
+        median, p25, p75, low, high = map(float, row.split()[-5:])
+        assert low <= p25 <= median <= p75 <= high, row
     assert [row.split("  ")[0] for row in rows] == [
         "tutorial preset (3 tokens, d=4)", "random, n=32, d_in=d_k=d_v=16", "embeddings, English, 8 tokens",
         "embeddings, English, 32 tokens", "embeddings, Chinese, 32 characters", "embeddings, Chinese, 64 characters"]
