@@ -16,6 +16,7 @@ query's row sends one trigger, ``pick``, which the page checks with :func:`picke
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -82,6 +83,7 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
             **({"engine": engine} if engine else {})}
 
 
+@functools.cache  # two catalog strings, the same for every map of a run: formatted once per language
 def scroll_notes(lang: str) -> dict:
     """The notes a map shows when it is wider or taller than its box, with ``{hidden}`` and ``{total}`` left for
     the browser to fill in (it counts the columns and rows out of view as the box scrolls or resizes)."""
@@ -92,7 +94,7 @@ def scroll_notes(lang: str) -> dict:
 
 def heatmap(key: str, data: dict, on_pick: Callable[[], None] | None = None) -> None:
     """Mount one map drawn from ``data`` (:func:`map_data`) under ``key``; ``on_pick`` runs after a click."""
-    data = {**data, "scroll": scroll_notes(current_lang())}
+    data = {**data, "scroll": dict(scroll_notes(current_lang()))}
     _mount(key=key, data=data, width="content", on_pick_change=on_pick or _nothing)
 
 
