@@ -11,7 +11,7 @@ from selfattn.block.text import batch_lines, formulas, settings_text, similarity
 from selfattn.core.block import ACTIVATIONS
 from selfattn.core.heads import combine_heads
 from selfattn.core.positions import KINDS
-from selfattn.display.export import column_names, labelled, zip_tables
+from selfattn.display.export import column_names, labelled
 from ui import block as tb
 from ui import state as settings
 from ui.common import choice, current_lang, show_error, tr, vega
@@ -85,14 +85,7 @@ with st.container(border=True):
     t2.toggle(tr("tb.final"), key="tb_final", help=tr("tb.final_help"), disabled=norm != "pre")
     note.caption(tb.preset_note(bool(state["edits"])))
     state["note_edited"] = bool(state["edits"])
-    notice = state.pop("notice", None)
-    if notice:
-        kind, what, params = notice
-        getattr(st, kind)(tr(what, **params), icon=":material/check_circle:" if kind == "success" else ":material/warning:")
-    if state["undo"]:
-        u1, u2 = st.columns([3, 1], vertical_alignment="center")
-        u1.caption(tr("tb.undo_note"))
-        u2.button(tr("tb.undo"), on_click=tb.undo, icon=":material/undo:", key="tb_undo", width="stretch")
+    tb.EDITORS.notices(tr("tb.undo_note"), tb.undo, "tb_undo")
 
 f1, f2 = st.columns(2)
 maths = formulas(current_lang())
@@ -109,16 +102,14 @@ def block() -> None:
     version = tb.state()["version"]
     if settings.refuse_unfit_settings(settings.fields("block")) or tb.setup()["version"] != version:
         st.rerun(scope="app")
-    shown = tb.current()
+    shown = tb.read()  # every setting and every table as typed: what is drawn, computed and linked
     st.subheader(tr("tb.x_title"), anchor="tb-x")
     st.caption(tr("tb.x_help"))
-    tb.take_sent("x", shown)
     tb.editor("x", shown)
     if shown.layers > 1:
         settings.keep("tb_layer")
         st.selectbox(tr("tb.layer"), range(shown.layers), key="tb_layer", format_func=lambda i: f"{i + 1}",
                      on_change=tb.on_layer)
-        shown = tb.current()
     layer = shown.layer
     with st.expander(tr("tb.weights_title", layer=layer + 1), icon=":material/edit:"):
         st.caption(tr("tb.weights_help"))
@@ -126,9 +117,7 @@ def block() -> None:
             for table in tb.shown_tables(shown)[1:]:
                 with st.container(width="content"):
                     st.markdown(f"**{tb.table_label(table)}**")
-                    tb.take_sent(table, shown)
                     tb.editor(table, shown)
-    shown = tb.read()
     if bool(shown.edits) != tb.state().get("note_edited", False):  # the first edit (or the last undone): the
         st.rerun(scope="app")  # preset's note above says so at once, not at the next whole run
 
@@ -204,9 +193,7 @@ def block() -> None:
                                                      [f"{j + 1}" for j in range(matrix.shape[1])])
     address, _, link_short = links.share_link(**sharing)
     made = {"settings.txt": settings_text(address, link_short, shown, edited=bool(shown.edits), lang=current_lang())}
-    st.download_button(tr("tb.download_zip"), partial(zip_tables, tables, made), file_name="selfattn-block.zip",
-                       mime="application/zip", key="dl_tb_zip", on_click="ignore", icon=":material/folder_zip:",
-                       type="primary")
+    tb.MAPS.zip_button(tr("tb.download_zip"), tables, made, file_name="selfattn-block.zip", key="dl_tb_zip")
     tb.jump()
     links.publish(**sharing)
 

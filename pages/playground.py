@@ -4,29 +4,19 @@ from functools import partial
 
 import streamlit as st
 
-from selfattn import AttentionTrace
 from selfattn.core.presets import PRESETS
-from selfattn.display.export import column_names, labelled, zip_tables
+from selfattn.display.export import column_names, labelled
 from selfattn.display.numbers import step_text, step_vector_text
 from selfattn.errors import InputError
-from selfattn.playground.inputs import Inputs
-from selfattn.playground.inputs import compute as run
+from selfattn.playground.inputs import compute_view
 from selfattn.playground import text as words
 from selfattn.playground.link import CELL_LINK_PARAMS, LINK_PARAMS
-from selfattn.playground.view import View
 from ui import playground as pg
 from ui import positions as order_ui
 from ui import state as settings
 from ui.common import choice, current_lang, show_error, tr
 from ui.components.heatmap import library
 from ui import links
-
-
-# ── Compute, or keep the last good result ───────────────────────────────────────────────
-def compute(shown: View) -> tuple[Inputs, AttentionTrace, bool]:
-    """The edited tables as numbers, their trace, and whether the biases were used."""
-    inputs = pg.parse_inputs(shown.bias)
-    return inputs, run(inputs, shown), shown.bias
 
 
 # ── Steps 4-7 for one query, written out the way the tutorials do ──────────────────────
@@ -74,15 +64,7 @@ with st.container(border=True):
     causal = o2.toggle(tr("pg.opt_causal"), key="pg_causal", help=tr("pg.opt_causal_help"))
     use_bias = o3.toggle(tr("pg.opt_bias"), key="pg_bias", help=tr("pg.opt_bias_help"))
     pg.size_widgets()
-    notice = state.pop("notice", None)  # (kind, catalog key, parameters) left by a callback
-    if notice:
-        kind, what, params = notice
-        icon = ":material/check_circle:" if kind == "success" else ":material/warning:"
-        getattr(st, kind)(tr(what, **params), icon=icon)
-    if state["undo"]:
-        u1, u2 = st.columns([3, 1], vertical_alignment="center")
-        u1.caption(tr(f"pg.undo_{state['undo'].what}_note"))
-        u2.button(tr("pg.undo"), on_click=pg.undo, icon=":material/undo:", key="pg_undo", width="stretch")
+    pg.EDITORS.notices(tr(f"pg.undo_{state['undo'].what}_note") if state["undo"] else "", pg.undo, "pg_undo")
 
 with st.expander(tr("pg.import"), icon=":material/upload_file:"):
     st.caption(tr("pg.import_help"))
@@ -132,7 +114,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         st.rerun(scope="app")
 
     shown = pg.read()  # the page's state, the editors' tables included: what is computed and what the link says
-    good, error = settings.last_good("pg_good", partial(compute, shown))
+    order, order_error = order_ui.read_order(shown.tables.sizes.n)  # the tokens' new order (shuffled below)
+    good, error = settings.last_good("pg_good", partial(compute_view, shown, order))
     if error is not None and error.code.startswith("cell_"):  # named in full under its editor, which is marked red
         message = tr("pg.bad_cell_above", matrix=error.params["matrix"])
         if good is not None:
@@ -143,7 +126,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     sharing = {"page": "playground", "own": pg.link_params(shown), "bulky": CELL_LINK_PARAMS}
     if good is None:
         links.stop(**sharing)
-    inputs, trace, shown_bias = good
+    inputs, trace, shown_bias = good.inputs, good.trace, good.bias
 
     tokens = inputs.tokens
     n, d_in = trace.x.shape
@@ -152,7 +135,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
                                       (("x", d_in), ("q", d_k), ("k", d_k), ("v", d_v)))
     tables = {}
     i = pg.focus(n)  # the focus token of steps 4-7, marked in every map
-    order_ui.positions_section(inputs.x, tokens, tables)  # X + PE, when positions are on
+    order_ui.positions_section(good, tables)  # X + PE, when positions are on
 
     st.divider()
     st.subheader(tr("pg.step3"))
@@ -223,9 +206,9 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     tables["outputs"] = pg.show_map(tr("pg.outputs"), trace.outputs, tokens, v_cols, key="outputs",
                                     role="outputs", link="out", focus=i,  # and how the browser previews an edit:
                                     engine={"scale": scale, "causal": causal, "bias": shown_bias,
-                                            "pe": order_ui.encoding(n, d_in).tolist() if order_ui.positions_on() else None})
+                                            "pe": good.pe.tolist() if order_ui.positions_on() else None})
 
-    order = order_ui.shuffle_section(inputs, scale, causal, shown_bias, tables)  # does attention see the order?
+    order = order_ui.shuffle_section(good, order, order_error, causal, tables)  # does attention see the order?
 
     # ── Export everything ───────────────────────────────────────────────────────────────────
     st.divider()
@@ -238,9 +221,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     address, _, link_short = links.share_link(**sharing)
     made = {"settings.txt": words.settings_text(address, link_short, shown, bias=shown_bias, edited=pg.edited(),
                                                 order=order, lang=current_lang())}
-    st.download_button(tr("pg.download_zip"), partial(zip_tables, {**inputs_tables, **tables}, made),  # written when clicked
-                       file_name="selfattn-playground.zip", mime="application/zip", key="dl_zip",
-                       on_click="ignore", icon=":material/folder_zip:", type="primary")
+    pg.MAPS.zip_button(tr("pg.download_zip"), {**inputs_tables, **tables}, made, file_name="selfattn-playground.zip",
+                       key="dl_zip")
     links.publish(**sharing)
 
 

@@ -39,8 +39,9 @@ BUDGETS: dict[str, int] = {
     "emb.grid_spec": 4 * MIB,  # the pattern grid's chart spec
     "emb.head_view_spec": 6 * MIB,  # the head view's chart spec
     "heads.torch_checks": 1 * MIB,  # the Heads page's torch differences
+    "playground.result": 1 * MIB,  # the Playground's steps for one view: a 32-token, 16-wide one is about 0.2 MiB
 }
-TOTAL_BUDGET = sum(BUDGETS.values())  # 99 MiB
+TOTAL_BUDGET = sum(BUDGETS.values())  # 100 MiB
 LARGEST_SHARE = 4  # one entry keeps at most a quarter of its cache's budget
 
 

@@ -11,13 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from selfattn import self_attention
-from selfattn.core.positions import KINDS, MAX_ORDER_CHARS, positional_encoding
+from selfattn.core.positions import KINDS, MAX_ORDER_CHARS, positional_encoding, shuffle_check
 from selfattn.core.presets import PRESETS, preset
 from selfattn.display import share
 from selfattn.display.grid import MAX_DIM, MAX_TOKENS, Sizes, resize
 from selfattn.errors import InputError
 from selfattn.playground import link
-from selfattn.playground.inputs import TOKEN_COL, Inputs, compute, parse_table
+from selfattn.playground.inputs import TOKEN_COL, Inputs, compute, compute_view, parse_rows, parse_table, permutation
 from selfattn.playground.view import BIASES, FIELDS, MATRICES, MAX_SEED, Tables, View, natural_sizes, tables, view
 
 SMALL = Sizes(n=2, d_in=2, d_k=1, d_v=1)
@@ -131,6 +131,48 @@ def test_compute_adds_the_chosen_positions_and_the_biases():
     plain = compute(inputs, replace(shown, bias=False, pos="none"))
     np.testing.assert_array_equal(plain.outputs, self_attention(x, w_q, w_k, w_v, scale=True, mask="causal").outputs)
     assert MAX_TOKENS == 32 and MAX_DIM == 16  # the limits the link's sizes are held to
+
+
+def test_a_table_as_typed_parses_as_its_frame_does_and_names_the_same_cell():
+    x = pd.DataFrame({TOKEN_COL: ["a", ""], "x1": ["1", "2.5"], "x2": ["-3", "x"]})
+    with pytest.raises(InputError) as from_frame:
+        parse_table("x", x)
+    with pytest.raises(InputError) as from_rows:
+        parse_rows("x", [["1", "-3"], ["2.5", "x"]], ["a", ""])
+    assert from_rows.value.code == from_frame.value.code and from_rows.value.params == from_frame.value.params
+    assert from_rows.value.params["row"] == "2 (t2)"  # a blank label is named as the page names it
+    w = [["１．５", "−2"], ["0", "1e3"]]  # full-width digits and the typographic minus, as the frame reads them
+    frame = pd.DataFrame(w, index=["x1", "x2"], columns=["q1", "q2"])
+    np.testing.assert_array_equal(parse_rows("w_q", w), parse_table("w_q", frame))
+    assert parse_rows("w_q", w) is parse_rows("w_q", [list(r) for r in w])  # parsed once per table per process
+    with pytest.raises(ValueError):
+        parse_rows("w_q", w)[0, 0] = 9.0  # shared between runs: nobody may change it
+
+
+def test_compute_view_is_the_steps_of_its_view_and_its_shuffle_the_core_check():
+    shown = View(tables=base("random", 3, Sizes(n=4, d_in=3, d_k=2, d_v=2)), seed=3, scale=True, causal=True,
+                 bias=True, pos="sinusoidal")
+    t = shown.tables
+    x, w_q, w_k, w_v = (np.array([[float(v) for v in row] for row in t.rows(m)]) for m in MATRICES)
+    b_q, b_k, b_v = (np.array([float(v) for v in t.rows(b)[0]]) for b in BIASES)
+    pe = positional_encoding(4, 3, "sinusoidal", 0)
+    expected = self_attention(x + pe, w_q, w_k, w_v, scale=True, mask="causal", b_q=b_q, b_k=b_k, b_v=b_v)
+    order = (2, 0, 3, 1)
+    result = compute_view(shown, order)
+    np.testing.assert_array_equal(result.trace.outputs, expected.outputs)
+    np.testing.assert_array_equal(result.pe, pe)
+    check = shuffle_check(x, np.array(order), lambda rows: self_attention(rows, w_q, w_k, w_v, scale=True,
+                                                                           mask="causal", b_q=b_q, b_k=b_k, b_v=b_v),
+                          pe=pe)
+    np.testing.assert_array_equal(result.shuffle.after.outputs, check.after.outputs)
+    assert result.shuffle.equivariant == check.equivariant is False  # positions and the mask see the order
+    assert compute_view(replace(shown, focus=2), order) is result  # the focus changes no number: kept once
+    assert compute_view(shown, (0, 1, 2, 3)).shuffle is None  # the same order: nothing to compare
+    assert permutation(order).tolist() == [[0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0]]
+    bad = replace(shown, tables=t.with_rows("w_k", [["1", "nan?"]] + [list(r) for r in t.w_k[1:]]))
+    with pytest.raises(InputError) as caught:
+        compute_view(bad, order)
+    assert caught.value.params["matrix"] == "W_k" and caught.value.params["col"] == "k2"
 
 
 # ── Words that follow the state (selfattn/playground/text.py) ──────────────────────────────

@@ -22,7 +22,6 @@ from selfattn.block.view import CELL_CHARS, PRESET_SETTINGS, ROWS_OF, View
 from selfattn.display import share
 from selfattn.display.export import labelled
 from selfattn.i18n import t_plain
-from ui import guard
 from ui import state as settings
 from ui.components import matrix_editor as editor_component
 from ui.editing import Editors, Maps, editor_texts
@@ -31,7 +30,6 @@ from selfattn.display.numbers import step_text
 from selfattn.display.export import column_names
 from ui.common import choice, current_lang, tr, vega
 from ui import fit
-from ui import links
 
 STATE = "tb"
 SLOTS = {
@@ -89,27 +87,22 @@ def shown_tables(shown: View) -> tuple[str, ...]:
 
 
 def setup() -> dict:
-    """The page's state, each editor's sent table checked before anything reads it (see ``ui.guard``)."""
+    """The page's state, each editor's sent table checked before anything reads it (the kit's
+    :meth:`ui.editing.Editors.check`)."""
     tb = state()
-    if st.session_state.pop(links.ENTERED, False):  # back from another page: the editors mount anew
-        tb["version"] += 1
     shown = current()
     try:
         tables = shown_tables(shown)
     except Exception:  # noqa: BLE001 -- settings were put back by refuse_unfit_settings already
         tables = ("x",)
+    drawn = []
     for table in tables:
         try:
             rows = shown.rows(table)
         except (KeyError, ValueError):
             continue
-        why = guard.refuse_matrix_editor(editor_key(table), rows=len(rows), max_chars=[CELL_CHARS] * len(rows[0]),
-                                         current=rows)
-        if why is not None:
-            tb["version"] += 1
-            reason = tr(f"guard.editor_why.{why}", n=CELL_CHARS, labels=CELL_CHARS)
-            tb["notice"] = ("warning", "guard.editor", {"matrix": table_label(table), "why": reason})
-            break
+        drawn.append((table, rows, [CELL_CHARS] * len(rows[0]), table_label(table)))
+    EDITORS.check(drawn, cell_chars=CELL_CHARS, label_chars=CELL_CHARS)
     return tb
 
 
@@ -128,18 +121,21 @@ def table_label(table: str) -> str:
     return "X" if table == "x" else t_plain(f"tb.table_{part}", current_lang(), layer=layer + 1)
 
 
-def take_sent(table: str, shown: View) -> None:
-    """Make the table an editor sent the table typed (dropped again when it equals the seeded one)."""
+def take_sent(table: str, shown: View) -> bool:
+    """Make the table an editor sent the table typed (dropped again when it equals the seeded one); whether that
+    changed the edits."""
     sent = EDITORS.sent(table, f"tb_{table}")
     if sent is None:
-        return
+        return False
     _, cells = sent
     rows = tuple(tuple(row) for row in cells)
     edits = state()["edits"]
     if rows == tbv.base_rows(shown, table):
-        edits.pop(table, None)
-    elif rows != edits.get(table):
+        return edits.pop(table, None) is not None
+    if rows != edits.get(table):
         edits[table] = rows
+        return True
+    return False
 
 
 def editor(table: str, shown: View) -> None:
@@ -161,11 +157,12 @@ def editor(table: str, shown: View) -> None:
 
 
 def read() -> View:
-    """The page's state as one frozen View: every setting, and every editor's table as typed."""
-    shown = current()
-    for table in shown_tables(shown):
-        take_sent(table, shown)
-    return current()
+    """The page's state as one frozen View: every setting, and every editor's table as typed (each editor of the
+    layer shown taken once a run: this is the only place that takes them)."""
+    values = {f.key: settings.value(f.key) for f in tbv.FIELDS}
+    shown = tbv.view(values, state()["edits"])
+    changed = [take_sent(table, shown) for table in shown_tables(shown)]
+    return tbv.view(values, state()["edits"]) if any(changed) else shown
 
 
 # ── Presets, sizes, undo ───────────────────────────────────────────────────────────────────────
@@ -181,7 +178,7 @@ def load_preset(before: str | None = None) -> None:
     edits, values = _snapshot()
     if before is not None:
         values["tb_preset"] = before
-    tb["undo"] = (edits, values) if edits else None
+    EDITORS.keep_undo((edits, values) if edits else None)
     name = st.session_state.get("tb_preset", "tiny")
     for key, value in PRESET_SETTINGS.get(name, PRESET_SETTINGS["tiny"]).items():
         settings.put(key, value)
@@ -189,7 +186,7 @@ def load_preset(before: str | None = None) -> None:
     settings.put("tb_focus", 0)
     tb["edits"] = {}
     tb["version"] += 1
-    tb["notice"] = ("success", "tb.preset_loaded", {"name": tr(f"tb.preset_{name}")})
+    EDITORS.say("success", "tb.preset_loaded", name=tr(f"tb.preset_{name}"))
 
 
 def on_size(key: str) -> None:
@@ -204,7 +201,7 @@ def on_size(key: str) -> None:
     if key == "tb_heads":
         return
     if dropped:  # typed tables that no longer fit: one click brings them back with the sizes
-        tb["undo"] = (dict(tb["edits"]), {k: settings.value(k) for k in (*PRESET_SETTINGS["tiny"], "tb_seed")})
+        EDITORS.keep_undo((dict(tb["edits"]), {k: settings.value(k) for k in (*PRESET_SETTINGS["tiny"], "tb_seed")}))
         tb["edits"] = kept
     tb["version"] += 1
 
@@ -215,16 +212,16 @@ def on_layer() -> None:
 
 
 def undo() -> None:
-    tb = state()
-    saved, tb["undo"] = tb["undo"], None
+    """Callback of the Undo button: the typed tables and settings from before the last preset or size change."""
+    saved = EDITORS.take_undo()
     if not saved:
         return
     edits, values = saved
     for key, value in values.items():
         settings.put(key, value)
-    tb["edits"] = dict(edits)
-    tb["version"] += 1
-    tb["notice"] = ("success", "tb.undone", {})
+    state()["edits"] = dict(edits)
+    EDITORS.renew()
+    EDITORS.say("success", "tb.undone")
 
 
 def divisors(d: int) -> list[int]:

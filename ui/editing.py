@@ -8,6 +8,11 @@ the table each editor last sent (``revs``, fed to every map, so that the browser
 over an older answer: ``heatmap.js``). :class:`Maps` draws one step's matrix: its name and shape, its caption, the
 map (linked with the page's other maps, a click on a row making that token the page's focus) and its CSV.
 
+:class:`Editors` also holds what every editable page does around its editors, once: the check of every sent table
+before anything reads it (:meth:`Editors.check`, ``ui.guard``), a notice a callback leaves for the page to say once
+(:meth:`Editors.say`), the one-click undo of the last change that replaced typed tables (:meth:`Editors.keep_undo`,
+:meth:`Editors.take_undo`), and the two drawn together under the page's controls (:meth:`Editors.notices`).
+
 A page keeps its own truth (the Playground its frames, the block page its edits by table id) and says what a sent
 table means for it; the kit never calls back into a page.
 """
@@ -20,9 +25,9 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from selfattn.display.export import labelled
+from selfattn.display.export import labelled, zip_tables
 from selfattn.i18n import t_plain
-from ui import fit
+from ui import fit, guard, links
 from ui import state as settings
 from ui.common import csv_button, tr
 from ui.components import matrix_editor as editor_component
@@ -79,6 +84,51 @@ class Editors:
         """{editor name: [editor key, revision]}: the tables this run's maps were computed from."""
         return self.state().get("revs", {})
 
+    def check(self, tables, *, cell_chars: int, label_chars: int) -> None:
+        """Before anything reads an editor: drop a sent table no visitor editing these tables could have sent.
+
+        ``tables``: (table id, its cells now as rows of text, the most characters per column, its name for the
+        notice), one per editor drawn this run. The first refused one starts a new generation (every editor mounts
+        again from the page's tables, nothing typed before is lost) and leaves a notice saying what was refused.
+        A page's first run after another page also starts a new generation (the browser dropped its editors).
+        """
+        if st.session_state.pop(links.ENTERED, False):
+            self.renew()
+        for table, rows, max_chars, label in tables:
+            why = guard.refuse_matrix_editor(self.key(table), rows=len(rows), max_chars=max_chars, current=rows)
+            if why is not None:
+                self.renew()
+                reason = tr(f"guard.editor_why.{why}", n=cell_chars, labels=label_chars)
+                self.say("warning", "guard.editor", matrix=label, why=reason)
+                return
+
+    def say(self, kind: str, what: str, **params) -> None:
+        """Leave a notice for the page to say once: ``kind`` "success" or "warning", ``what`` a catalog key."""
+        self.state()["notice"] = (kind, what, params)
+
+    def keep_undo(self, saved) -> None:
+        """What the change about to happen replaces (the page's tables and settings before it), for one undo click;
+        None when it replaces nothing typed."""
+        self.state()["undo"] = saved
+
+    def take_undo(self):
+        """What the last change replaced (once: the undo is spent), or None."""
+        page = self.state()
+        saved, page["undo"] = page.get("undo"), None
+        return saved
+
+    def notices(self, undo_note: str, on_undo, undo_key: str) -> None:
+        """The notice a callback left (said once), and the undo button with what it brings back, when there is one."""
+        notice = self.state().pop("notice", None)
+        if notice:
+            kind, what, params = notice
+            icon = ":material/check_circle:" if kind == "success" else ":material/warning:"
+            getattr(st, kind)(tr(what, **params), icon=icon)
+        if self.state().get("undo"):
+            u1, u2 = st.columns([3, 1], vertical_alignment="center")
+            u1.caption(undo_note)
+            u2.button(tr("common.undo"), on_click=on_undo, icon=":material/undo:", key=undo_key, width="stretch")
+
 
 @dataclass(frozen=True)
 class Maps:
@@ -118,6 +168,12 @@ class Maps:
         heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows))
         csv_button(frame, f"{self.csv_prefix}{key}", key=f"dl_{self.key_prefix}{key}")
         return frame
+
+    def zip_button(self, label: str, tables: dict, made: dict, *, file_name: str, key: str) -> None:
+        """Every table of the page (``tables``: name → a function building its labelled DataFrame) as CSVs in one
+        ZIP, with the files ``made`` for it (settings.txt), written only when the button is clicked."""
+        st.download_button(label, partial(zip_tables, tables, made), file_name=file_name, mime="application/zip",
+                           key=key, on_click="ignore", icon=":material/folder_zip:", type="primary")
 
     def on_pick(self, map_key: str, rows: int) -> None:
         """A click on a token's row of a map makes it the focus. The trigger is a widget state, read as anything a

@@ -26,7 +26,7 @@ import streamlit as st
 
 from selfattn.core.presets import PRESETS, preset
 from selfattn.display import share
-from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, parse_labels,
+from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes,
                                    read_csv_matrix)
 from selfattn.display.numbers import editor_text
 from selfattn.errors import InputError
@@ -34,17 +34,15 @@ from selfattn.i18n import Markdown
 from selfattn.playground import link as codec
 from selfattn.playground.link import CELL_CHARS, CELL_PARAMS
 from selfattn.playground.frames import fit_frames, frames_from_example, translate_label, w_frame, x_frame
-from selfattn.playground.inputs import TOKEN_COL, Inputs, parse_table
+from selfattn.playground.inputs import TOKEN_COL, parse_rows
 from selfattn.playground import text as words
 from selfattn.playground.text import TOGGLES
 from selfattn.playground.undo import undo_point
 from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, View, natural_sizes, tables, view
-from ui import guard
 from ui.editing import Editors, Maps, editor_texts
 from ui.components import matrix_editor as editor_component
 from ui import state as settings
 from ui.common import current_lang, error_text, tr, uploaded
-from ui import links
 
 STATE = "pg"
 # What ``st.session_state["pg"]`` holds, one slot each (tests/test_session_keys.py holds the page to it).
@@ -60,7 +58,6 @@ SLOTS = {
     "revs": "{name: [editor key, revision]} the maps of this run were computed from (heatmap.js)",
     "mounted": "the cells each editor of this version was mounted with",
     "cells": "{name: (frame, rows of text)}: each table as text, kept with the frame it was read from",
-    "parsed": "{name: (frame, numbers or InputError)}: each table parsed, kept with its frame",
     "tables": "(frames, Tables): the tables as the View holds them, kept with the frames",
 }
 
@@ -116,20 +113,11 @@ def setup() -> dict:
     A table no visitor could have sent from these fixed tables (another number of rows or
     columns, a cell that is not text or longer than its column takes: ``ui.guard``) is dropped
     before anything works on it; the editors start again from the tables as they were, and the
-    page says what was refused.
+    page says what was refused (the kit's :meth:`ui.editing.Editors.check`).
     """
     pg = state()
-    if st.session_state.pop(links.ENTERED, False):  # back from another page: the editors mount anew
-        pg["version"] += 1
-    for name in (*MATRICES, *BIASES):
-        frame = pg["frames"][name]
-        why = guard.refuse_matrix_editor(editor_key(name), rows=len(frame), max_chars=_limits(name, frame),
-                                         current=_cells(name))
-        if why is not None:
-            pg["version"] += 1
-            reason = tr(f"guard.editor_why.{why}", n=CELL_CHARS, labels=MAX_LABEL_CHARS)
-            pg["notice"] = ("warning", "guard.editor", {"matrix": NAMES[name], "why": reason})
-            break  # the new version re-creates every editor from its table
+    EDITORS.check(((name, _cells(name), _limits(name, pg["frames"][name]), NAMES[name]) for name in (*MATRICES, *BIASES)),
+                  cell_chars=CELL_CHARS, label_chars=MAX_LABEL_CHARS)
     return pg
 
 
@@ -143,22 +131,21 @@ def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, 
     """
     pg = state()
     if undo is not None:
-        pg["undo"] = undo_point(pg["frames"], st.session_state, undo, before)
+        EDITORS.keep_undo(undo_point(pg["frames"], st.session_state, undo, before))
     pg["frames"] = {**pg["frames"], **_as_text(frames)}
     pg["version"] += 1
 
 
 def undo() -> None:
     """Callback: bring back the tables and toggles from before the last preset, resize or upload."""
-    pg = state()
-    saved, pg["undo"] = pg["undo"], None
+    saved = EDITORS.take_undo()
     if not saved:
         return
     replace_frames(saved.frames)
     for key, value in saved.settings.items():
         settings.put(key, value)
     sync_size_widgets()
-    pg["notice"] = ("success", "pg.undone", {})
+    EDITORS.say("success", "pg.undone")
 
 
 def current_sizes() -> Sizes:
@@ -178,8 +165,8 @@ def load_preset(name: str, seed: int, before: dict | None = None) -> None:
         settings.put(key, value)
     sync_size_widgets()
     changed = {key: value for key, value in after.items() if value != toggles_before[key]}
-    state()["notice"] = ("success", "pg.preset_loaded_changed" if changed else "pg.preset_loaded",
-                         {"name": tr(f"pg.preset_{name}"), "changes": words.toggle_words(changed, current_lang())})
+    EDITORS.say("success", "pg.preset_loaded_changed" if changed else "pg.preset_loaded",
+                name=tr(f"pg.preset_{name}"), changes=words.toggle_words(changed, current_lang()))
 
 
 def caption(tables_edited: bool) -> Markdown:
@@ -219,12 +206,11 @@ def resize_to_widgets() -> None:
         value = st.session_state[SIZE_KEYS[field]]
         if value is not None and 1 <= value <= top and value != int(value):  # 2.5 is no size: keep the old one
             st.session_state[SIZE_KEYS[field]] = float(getattr(now, field))
-            state()["notice"] = ("warning", "pg.size_not_whole", {"name": field, "value": f"{value:g}",
-                                                                 "kept": getattr(now, field)})
+            EDITORS.say("warning", "pg.size_not_whole", name=field, value=f"{value:g}", kept=getattr(now, field))
         elif value is None or not 1 <= value <= top:
             fixed = top if value is not None and value > top else 1
             st.session_state[SIZE_KEYS[field]] = float(fixed)
-            state()["notice"] = ("warning", "pg.size_clamped", {"name": field, "top": top, "fixed": fixed})
+            EDITORS.say("warning", "pg.size_clamped", name=field, top=top, fixed=fixed)
     sizes = Sizes(*(int(st.session_state[SIZE_KEYS[field]]) for field in LIMITS))
     if sizes != current_sizes():
         replace_frames(fit_frames(state()["frames"], sizes, current_lang()), undo="resize")
@@ -316,23 +302,12 @@ def editor(name: str) -> pd.DataFrame:
 
 
 def _parse(name: str) -> np.ndarray:
-    """One matrix as numbers (X: its numeric columns), or InputError naming row and column.
-
-    The result is kept with the table it came from, so the editor's check and the computation
-    read each table once per run.
-    """
-    pg = state()
-    frame = pg["frames"][name]
-    kept = pg.setdefault("parsed", {}).get(name)
-    if kept is None or kept[0] is not frame:
-        try:
-            kept = (frame, parse_table(name, frame))
-        except InputError as exc:
-            kept = (frame, exc)
-        pg["parsed"][name] = kept
-    if isinstance(kept[1], InputError):
-        raise kept[1]
-    return kept[1]
+    """One matrix as numbers (X: its numeric columns), or InputError naming row and column: the table as it
+    stands, read as the page's computation reads it (``selfattn.playground.inputs.parse_rows``, kept per table)."""
+    cells = _cells(name)
+    if name == "x":
+        return parse_rows(name, [row[1:] for row in cells], [row[0] for row in cells])
+    return parse_rows(name, cells)
 
 
 def matrix_error(name: str) -> InputError | None:
@@ -342,15 +317,6 @@ def matrix_error(name: str) -> InputError | None:
     except InputError as exc:
         return exc
     return None
-
-
-def parse_inputs(use_bias: bool) -> Inputs:
-    """Every edited table as numbers, or InputError naming the matrix, row and column."""
-    frames = state()["frames"]
-    tokens = parse_labels(list(frames["x"][TOKEN_COL]), len(frames["x"]))
-    mats = {name: _parse(name) for name in MATRICES}
-    biases = {name: _parse(name)[0] if use_bias else np.zeros(frames[name].shape[1]) for name in BIASES}
-    return Inputs(tokens=tokens, **mats, **biases)
 
 
 def on_upload(uploader_key: str, target_key: str) -> None:

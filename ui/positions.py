@@ -1,9 +1,10 @@
 """The Playground's word-order sections: add positions to X, and shuffle the tokens to see what moves.
 
-Two calls from ``pages/playground.py`` (whose computation adds the positions to X itself,
-``selfattn.playground.inputs.compute``): :func:`positions_section` before step 3 (the choice, the formula, PE and
-X + PE), :func:`shuffle_section` after the steps (a new order, typed or drawn, and the check
-written out row by row). Both sections add their matrices to the page's ZIP.
+Both draw what the page's computation returned (``selfattn.playground.inputs.compute_view``, which adds the
+positions to X and runs the shuffled tokens): :func:`positions_section` before step 3 (the choice, the formula,
+PE and X + PE), :func:`shuffle_section` after the steps (a new order, typed or drawn, and the check written out
+row by row). Both sections add their matrices to the page's ZIP. :func:`read_order` is the page's read of the
+order, before it computes.
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ import streamlit as st
 
 from selfattn.core.compare import largest_magnitude, shared_domain_if_spread
 from selfattn.playground.view import MAX_SEED
-from selfattn import self_attention
-from selfattn.core.positions import (KINDS, ShuffleTrace, parse_order, positional_encoding, random_order,
-                                     shuffle_check)
+from selfattn.core.positions import KINDS, ShuffleTrace, parse_order, positional_encoding, random_order
+from selfattn.playground.inputs import Result, permutation
 from selfattn.display.export import column_names, labelled
 from selfattn.display.numbers import difference_text, map_text
 from selfattn.errors import InputError
@@ -53,14 +53,14 @@ def positions_on() -> bool:
 
 # ── Positions ─────────────────────────────────────────────────────────────────────────
 
-def positions_section(x: np.ndarray, tokens: list[str], tables: dict) -> None:
+def positions_section(result: Result, tables: dict) -> None:
     """The choice of positions; when on, the formula, PE and X + PE as heatmaps (and in the ZIP).
 
     Args:
-        x: (n, d_in) the edited X, without positions.
-        tokens: its row labels.
+        result: the page's computation: its PE, and X + PE (what its trace started from).
         tables: the page's tables for the ZIP; "pe" and "x_plus_pe" are added when positions are on.
     """
+    tokens = result.inputs.tokens
     st.subheader(tr("pg.pos_title"))
     st.caption(tr("pg.pos_help"))
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
@@ -73,8 +73,8 @@ def positions_section(x: np.ndarray, tokens: list[str], tables: dict) -> None:
                         help=tr("pg.pos_seed_help"))
     if kind == "none":
         return
-    n, d_in = x.shape
-    pe = encoding(n, d_in)
+    pe, x_plus_pe = result.pe, result.trace.x
+    n, d_in = pe.shape
     st.markdown(tr(f"pg.pos_{kind}_formula", d=d_in))
     x_cols, p_cols = column_names("x", d_in), column_names("p", d_in)
     slots, px = fit.side_by_side(2, d_in, tokens, min_cell=fit.LABEL_GAP_PX)
@@ -84,7 +84,7 @@ def positions_section(x: np.ndarray, tokens: list[str], tables: dict) -> None:
         tables["pe"] = fit.show_map(tr("pg.pos_pe"), pe, rows, p_cols, key="pe", width=px, role="signed",
                                     domain=(-top, top), write=map_text)
     with slots[1]:
-        tables["x_plus_pe"] = fit.show_map("X + PE", x + pe, tokens, x_cols, key="x_plus_pe", width=px, role="values",
+        tables["x_plus_pe"] = fit.show_map("X + PE", x_plus_pe, tokens, x_cols, key="x_plus_pe", width=px, role="values",
                                            write=map_text)
     st.info(tr("pg.pos_used"), icon=":material/add_location_alt:")
 
@@ -140,61 +140,59 @@ def _controls(n: int) -> None:
               key="pg_order_reset", width="stretch", disabled=not st.session_state["pg_order"].strip())
 
 
-def _order(n: int) -> np.ndarray | None:
-    """The typed order, or the last good one while the typed one is bad (said in words); None when neither fits.
+def read_order(n: int) -> tuple[tuple[int, ...] | None, InputError | None]:
+    """The order to shuffle ``n`` tokens into: the typed one, or the last good one while the typed one is bad
+    (with why it is bad, said by :func:`shuffle_section`); None when neither fits ``n`` tokens.
 
     What is kept is the order, not its results: they are computed on the tables the page shows now.
     """
-    good, error = settings.last_good("pg_order_good", lambda: parse_order(st.session_state["pg_order"], n))
+    good, error = settings.last_good("pg_order_good", lambda: parse_order(st.session_state.get("pg_order", ""), n))
     usable = good is not None and len(good) == n  # an order for another number of tokens is no use
-    if error is not None:
-        message = error_text(error)
-        if usable and not np.array_equal(good, np.arange(n)):
-            message += "\n\n" + tr("pg.order_kept", order=_order_text(good))
-        st.error(message, icon=":material/error:")
-    return good if usable else None
+    return (tuple(int(i) for i in good) if usable else None), error
 
 
-def shuffle_section(inputs, scale: bool, causal: bool, use_bias: bool, tables: dict) -> str | None:
-    """Shuffle the tokens: the outputs before and after, the permutation, and the check in words.
+def shuffle_section(result: Result, order: tuple[int, ...] | None, error: InputError | None, causal: bool,
+                    tables: dict) -> str | None:
+    """Shuffle the tokens: the controls, the outputs before and after, the permutation, and the check in words.
 
     Args:
-        inputs: the Playground's parsed matrices (``ui.playground.Inputs``).
-        scale, causal, use_bias: the page's switches, as the steps above used them.
+        result: the page's computation, with its shuffled run (``result.shuffle``).
+        order, error: :func:`read_order`'s answer (the order used, and why the typed one was not).
+        causal: whether the page's mask is on (a reason the outputs may change).
         tables: the page's tables for the ZIP; the order and the shuffled run are added.
 
     Returns:
         The order the shuffled run used, written "3 1 2", or None when no shuffled run is shown.
     """
-    tokens, x = inputs.tokens, inputs.x
+    tokens = result.inputs.tokens
     n = len(tokens)
     st.subheader(tr("pg.order_title"))
     st.caption(tr("pg.order_intro"))
     _controls(n)
-    order = _order(n)
+    if error is not None:
+        message = error_text(error)
+        if order is not None and list(order) != list(range(n)):
+            message += "\n\n" + tr("pg.order_kept", order=_order_text(order))
+        st.error(message, icon=":material/error:")
     if order is None:
         return None
-    if np.array_equal(order, np.arange(n)):
+    if list(order) == list(range(n)):
         st.caption(tr("pg.order_same"))
         return None
-    biases = {"b_q": inputs.b_q, "b_k": inputs.b_k, "b_v": inputs.b_v} if use_bias else {}
-    attention = partial(self_attention, w_q=inputs.w_q, w_k=inputs.w_k, w_v=inputs.w_v, scale=scale,
-                        mask="causal" if causal else None, **biases)
-    try:
-        check = shuffle_check(x, order, attention, pe=encoding(n, x.shape[1]))
-    except InputError as exc:  # the shuffled numbers overflow where the page's did not: said, nothing drawn
-        st.error(error_text(exc), icon=":material/error:")
+    if result.shuffle_error is not None:  # the shuffled numbers overflow where the page's did not: said, nothing drawn
+        st.error(error_text(result.shuffle_error), icon=":material/error:")
         return None
-    _show(tokens, check, causal, tables)
-    return _order_text(order)
+    if result.shuffle is None:  # the result kept from before a bad edit was computed for another order
+        return None
+    _show(tokens, result.shuffle, causal, tables)
+    return _order_text(result.shuffle.order)
 
 
 def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) -> None:
     order, n = check.order, len(check.order)
     moved = [tokens[i] for i in order]
     v_cols = column_names("v", check.before.outputs.shape[1])
-    perm = np.zeros((n, n))  # P: row r has its 1 in the column of the token it now holds
-    perm[np.arange(n), order] = 1.0
+    perm = permutation(order)  # P: row r has its 1 in the column of the token it now holds
     st.markdown(tr("pg.order_new", order=_order_text(order)))
     has_pe = bool(np.any(check.pe))
     st.markdown(tr("pg.order_formula_pe" if has_pe else "pg.order_formula"))

@@ -50,7 +50,6 @@ STRINGS: dict[str, dict[str, str]] = {
                      "zh": "未编辑的表格都由这个种子生成，每一层的数字各不相同。"},
     "tb.undo_note": {"en": "The last preset or size change replaced tables you typed into.",
                      "zh": "上一次更换预设或大小时替换了你编辑过的表格。"},
-    "tb.undo": {"en": "Undo", "zh": "撤销"},
     "tb.undone": {"en": "The tables and settings from before are back.", "zh": "之前的表格和设置已恢复。"},
     "tb.n": {"en": "Tokens n", "zh": "词元数 n"},
     "tb.n_help": {"en": "Rows of X, 1 to {top}.", "zh": "X 的行数，1 到 {top}。"},

@@ -149,6 +149,7 @@ STRINGS: dict[str, dict[str, str]] = {
                        "zh": "浏览器为 {names} 发送了本页面不提供的值，因此未被采用，设置保持原样。"},
     "guard.editor": {"en": "A change to {matrix} was not used, because {why}. The table is as it was before it.",
                      "zh": "对 {matrix} 的修改未被采用，因为{why}。表格保持修改前的样子。"},
+    "common.undo": {"en": "Undo", "zh": "撤销"},
     "guard.editor_why.format": {"en": "it was not an edit of a table", "zh": "它不是对表格的编辑"},
     "guard.editor_why.rows": {"en": "it added, removed or named rows this table of fixed size does not have",
                               "zh": "它增加、删除或指向了这个固定大小的表格没有的行"},

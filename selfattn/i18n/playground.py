@@ -56,7 +56,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "pg.load_preset_help": {"en": "Put the chosen preset's numbers back (the Undo button brings your edits back).",
                             "zh": "恢复所选预设的数字（之后可以用“撤销”找回你的修改）。"},
     "pg.preset_loaded": {"en": "Loaded “{name}”.", "zh": "已载入“{name}”。"},
-    "pg.undo": {"en": "Undo", "zh": "撤销"},
     "pg.undo_preset_note": {"en": "Loading the preset replaced the matrices; Undo brings back the previous ones.",
                             "zh": "载入预设替换了矩阵；点“撤销”可以找回之前的矩阵。"},
     "pg.undo_resize_note": {"en": "Resizing cut or padded the matrices; Undo brings back the previous ones.",
