@@ -28,7 +28,7 @@ MIB = 1024 * 1024
 
 # Every cache's budget in bytes, by name. The views are the big ones; the chart specs and parsed tables small.
 BUDGETS: dict[str, int] = {
-    "block.toy": 24 * MIB,  # the Transformer block toy: a 32-token, 6-layer result is about 4 MiB
+    "block.toy": 19 * MIB,  # the Transformer block toy: a 32-token, 6-layer result is about 4 MiB
     "block.tables": 4 * MIB,  # the block page's parsed tables
     "block.real": 8 * MIB,  # one real MiniLM layer recomputed: about 0.5 MiB
     "emb.embeddings": 12 * MIB,  # token vectors of a sentence (n × 384 or 768)
@@ -39,6 +39,8 @@ BUDGETS: dict[str, int] = {
     "emb.grid_spec": 4 * MIB,  # the pattern grid's chart spec
     "emb.head_view_spec": 6 * MIB,  # the head view's chart spec
     "heads.torch_checks": 1 * MIB,  # the Heads page's torch differences
+    "seq2seq.result": 4 * MIB,  # the Encoder–decoder page: an 8 + 8-token, 4 + 4-layer, d = 16 result is about 0.3 MiB
+    "seq2seq.tables": 1 * MIB,  # its parsed tables
     "playground.result": 1 * MIB,  # the Playground's steps for one view: a 32-token, 16-wide one is about 0.2 MiB
 }
 TOTAL_BUDGET = sum(BUDGETS.values())  # 100 MiB

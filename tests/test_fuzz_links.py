@@ -19,12 +19,13 @@ from selfattn.display.grid import MAX_DIM, MAX_TOKENS
 from selfattn.i18n import LANGS, t
 from support import apptest
 from tests import fuzz
+from selfattn.seq2seq.link import TABLE_PARAMS as S2S_TABLES
 from ui import playground as pg
 from ui import state as settings
 
-PAGES = ("home", "playground", "embeddings", "heads", "block")
+PAGES = ("home", "playground", "embeddings", "heads", "block", "seq2seq")
 TITLES = {"home": "home.title", "playground": "pg.title", "embeddings": "emb.title", "heads": "hd.title",
-          "block": "tb.title"}
+          "block": "tb.title", "seq2seq": "s2s.title"}
 JUNK = ("", " ", "abc", "1e400", "nan", "-0", "٣", "１２", "9" * 30, "0x10", "1.5", "true", "../../etc/passwd", "~",
         "!", "!z", "_", "~~", "\x00", "🙂", "=1+1", "%00", "x" * 50_000, "早" * 600)
 
@@ -85,6 +86,10 @@ def hostile_params(page: str, rng: random.Random) -> dict[str, str]:
             params[field.param] = hostile_value(field.codec, rng)
     if page == "playground" and rng.random() < 0.7:
         params.update(playground_extras(rng))
+    if page == "seq2seq" and rng.random() < 0.7:  # its tables in full (t…) or as diffs (d…), mangled
+        for param in rng.sample(S2S_TABLES, 3):
+            params[param] = (hostile_table(rng, rng.randint(1, 9), rng.randint(1, 9)) if param.startswith("t")
+                             else rng.choice(["0.0.9", "1.2", "x.y.z", "999.999.1", "0.0.!q", "0.0." + "9" * 60]))
     for _ in range(rng.choice([0, 0, 1, 3])):
         params[rng.choice(["nope", "x" * 1000, "`**b**`", "页面", "", "a b", "%", "seed ", "LANG"])] = rng.choice(JUNK)
     return params

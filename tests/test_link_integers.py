@@ -25,7 +25,7 @@ TEXTS = st.one_of(
     st.integers(-10**40, 10**40).map(str),
     st.tuples(st.integers(0, 99), st.sampled_from(list(ODD)), st.integers(0, 99)).map(lambda t: f"{t[0]}{t[1]}{t[2]}"),
 )
-PAGES = ("playground", "embeddings", "heads", "block")
+PAGES = ("playground", "embeddings", "heads", "block", "seq2seq")
 
 
 def every_field():

@@ -15,7 +15,7 @@ from ui.look import PROJECTOR_ZOOM
 from tests.browser import wait_until_idle
 
 pytestmark = pytest.mark.browser
-PAGES = ("", "playground", "embeddings", "heads", "block")
+PAGES = ("", "playground", "embeddings", "heads", "block", "seq2seq")
 MIN_CONTRAST = 4.5
 
 # Every text node of the main area with its contrast, computed as the eye sees it.

@@ -95,14 +95,7 @@ def setup() -> dict:
         tables = shown_tables(shown)
     except Exception:  # noqa: BLE001 -- settings were put back by refuse_unfit_settings already
         tables = ("x",)
-    drawn = []
-    for table in tables:
-        try:
-            rows = shown.rows(table)
-        except (KeyError, ValueError):
-            continue
-        drawn.append((table, rows, [CELL_CHARS] * len(rows[0]), table_label(table)))
-    EDITORS.check(drawn, cell_chars=CELL_CHARS, label_chars=CELL_CHARS)
+    EDITORS.check_view(shown, tables, table_label, CELL_CHARS)
     return tb
 
 
@@ -122,20 +115,8 @@ def table_label(table: str) -> str:
 
 
 def take_sent(table: str, shown: View) -> bool:
-    """Make the table an editor sent the table typed (dropped again when it equals the seeded one); whether that
-    changed the edits."""
-    sent = EDITORS.sent(table, f"tb_{table}")
-    if sent is None:
-        return False
-    _, cells = sent
-    rows = tuple(tuple(row) for row in cells)
-    edits = state()["edits"]
-    if rows == tbv.base_rows(shown, table):
-        return edits.pop(table, None) is not None
-    if rows != edits.get(table):
-        edits[table] = rows
-        return True
-    return False
+    """Make the table an editor sent the table typed (the kit's :meth:`ui.editing.Editors.take`)."""
+    return EDITORS.take(table, f"tb_{table}", tbv.base_rows(shown, table))
 
 
 def editor(table: str, shown: View) -> None:
@@ -213,15 +194,7 @@ def on_layer() -> None:
 
 def undo() -> None:
     """Callback of the Undo button: the typed tables and settings from before the last preset or size change."""
-    saved = EDITORS.take_undo()
-    if not saved:
-        return
-    edits, values = saved
-    for key, value in values.items():
-        settings.put(key, value)
-    state()["edits"] = dict(edits)
-    EDITORS.renew()
-    EDITORS.say("success", "tb.undone")
+    EDITORS.undo_edits("tb.undone")
 
 
 def divisors(d: int) -> list[int]:

@@ -84,6 +84,35 @@ class Editors:
         """{editor name: [editor key, revision]}: the tables this run's maps were computed from."""
         return self.state().get("revs", {})
 
+    def take(self, table: str, name: str, base) -> bool:
+        """For a page whose truth is its typed tables by id (``state()["edits"]``, the block page's, the
+        Encoder–decoder's): make the table ``table``'s editor sent the one typed, or drop it again when it equals the
+        seeded table ``base``. Whether that changed the edits."""
+        sent = self.sent(table, name)
+        if sent is None:
+            return False
+        rows = tuple(tuple(row) for row in sent[1])
+        edits = self.state()["edits"]
+        if rows == base:
+            return edits.pop(table, None) is not None
+        if rows != edits.get(table):
+            edits[table] = rows
+            return True
+        return False
+
+    def undo_edits(self, what: str) -> None:
+        """The Undo button's callback for such a page: the typed tables and settings kept by :meth:`keep_undo` as
+        (edits, {setting: value}) come back, and the notice ``what`` says so."""
+        saved = self.take_undo()
+        if not saved:
+            return
+        edits, values = saved
+        for key, value in values.items():
+            settings.put(key, value)
+        self.state()["edits"] = dict(edits)
+        self.renew()
+        self.say("success", what)
+
     def check(self, tables, *, cell_chars: int, label_chars: int) -> None:
         """Before anything reads an editor: drop a sent table no visitor editing these tables could have sent.
 
@@ -101,6 +130,18 @@ class Editors:
                 reason = tr(f"guard.editor_why.{why}", n=cell_chars, labels=label_chars)
                 self.say("warning", "guard.editor", matrix=label, why=reason)
                 return
+
+    def check_view(self, shown, tables, label, cell_chars: int) -> None:
+        """:meth:`check` for a page of typed tables by id (``shown.rows(table)``, every cell of ``cell_chars`` at
+        most), ``label(table)`` naming each in the notice; a table the view cannot size is skipped."""
+        drawn = []
+        for table in tables:
+            try:
+                rows = shown.rows(table)
+            except (KeyError, ValueError):
+                continue
+            drawn.append((table, rows, [cell_chars] * len(rows[0]), label(table)))
+        self.check(drawn, cell_chars=cell_chars, label_chars=cell_chars)
 
     def say(self, kind: str, what: str, **params) -> None:
         """Leave a notice for the page to say once: ``kind`` "success" or "warning", ``what`` a catalog key."""
@@ -164,7 +205,8 @@ class Maps:
         data = map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
                         link=link, group=self.group, focus=focus, engine=engine)
         data["revs"] = self.editors.revs()  # an answer older than what is typed since waits (heatmap.js)
-        rows = len(values) if link is not None and link != "wv" else 0  # wv's rows are keys, not queries
+        rows = len(values) if link is not None and link != "wv" and not link.startswith("src:") else 0  # wv's and
+        # src's rows are keys (the source), not the queries a click picks
         heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows))
         csv_button(frame, f"{self.csv_prefix}{key}", key=f"dl_{self.key_prefix}{key}")
         return frame

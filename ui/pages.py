@@ -34,5 +34,8 @@ PAGES = (
     # the block page: its largest toy (32 tokens, 6 layers, a batch) and the real layer take a second of CPU;
     # an edit reruns only its fragment, which does not wait
     Page("block", "pages/block.py", ":material/view_agenda:", "block", heavy=True, declared_in="selfattn.block.view"),
+    # the encoder–decoder: its largest model (8 + 8 tokens, 4 + 4 layers, d_model 16) and its torch check
+    Page("seq2seq", "pages/seq2seq.py", ":material/translate:", "seq2seq", heavy=True,
+         declared_in="selfattn.seq2seq.view"),
 )
 PAGE_NAMED = {page.name: page for page in PAGES}

@@ -100,12 +100,7 @@ def read_lengths(text: str, n: int) -> list[int]:
 def layer_params(shown: View, layer: int) -> LayerParams:
     """Layer ``layer``'s (0-based) weights as typed."""
     part = {p: parse_table(shown, f"{layer + 1}{p}") for p in ("wq", "wk", "wv", "wo", "b", "ln", "w1", "b1", "w2", "b2")}
-    b, ln = part["b"], part["ln"]
-    return LayerParams.checked(w_q=part["wq"], w_k=part["wk"], w_v=part["wv"], w_o=part["wo"],
-                               b_q=b[0], b_k=b[1], b_v=b[2], b_o=b[3],
-                               ln1_gamma=ln[0], ln1_beta=ln[1], ln2_gamma=ln[2], ln2_beta=ln[3],
-                               w_1=part["w1"], b_1=part["b1"][0], w_2=part["w2"], b_2=part["b2"][0],
-                               num_heads=shown.heads)
+    return LayerParams.from_tables(part, shown.heads)
 
 
 def settings_of(shown: View, eps: float) -> dict[str, Any]:

@@ -10,23 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from selfattn.block.view import (ALL_TABLES, CELL_CHARS, FIELDS, MAX_DFF, MAX_D, MAX_REAL_TOKENS, MAX_TOKENS, View,
-                                 base_rows, fit_edits, table_shape, view)
+                                 fit_edits, table_shape, view)
 from selfattn.display import share
+from selfattn.display.edits import decode_edits, encode_edits, params_of
 
-TABLE_PARAMS = tuple(f"{kind}{table}" for table in ALL_TABLES for kind in "td")
+TABLE_PARAMS = params_of(ALL_TABLES)
 LINK_PARAMS = TABLE_PARAMS  # the page's parameters beyond its settings table
 
 
 def encode(shown: View) -> dict[str, str]:
     """The link's parameters for ``shown`` (defaults left out; the language is the frame's)."""
-    params = share.encode_fields(FIELDS, shown.settings())
-    kept, _ = fit_edits(shown)
-    for table, rows in sorted(kept.items()):
-        written = share.encode_cells(base_rows(shown, table), rows)
-        if written is not None:
-            kind, text = written
-            params[("t" if kind == "full" else "d") + table] = text
-    return params
+    return {**share.encode_fields(FIELDS, shown.settings()), **encode_edits(fit_edits(shown)[0], shown.base)}
 
 
 def decode(params: Mapping[str, str]) -> tuple[View, dict[str, share.BadValue]]:
@@ -42,27 +36,15 @@ def decode(params: Mapping[str, str]) -> tuple[View, dict[str, share.BadValue]]:
             bad["heads"] = share.BadValue("not_offered", options=", ".join(map(str, offered)))
         settings["tb_heads"] = max(h for h in offered if h <= 2)  # the default (2) where it divides, else 1
         shown = view(settings)
-    edits = {}
-    for table in ALL_TABLES:
-        full, diff = f"t{table}", f"d{table}"
-        if full not in params and diff not in params:
-            continue
-        param = full if full in params else diff
-        shape = table_shape(shown, table)
-        try:
-            if table != "x" and int(table[0]) > shown.layers:
-                raise share.BadValue("not_offered", options=f"1–{shown.layers}")
-            if param == full:
-                cells = share.decode_table(params[param], shape, max_rows=max(MAX_TOKENS, MAX_DFF),
-                                           max_cols=max(MAX_D, MAX_DFF))
-            else:
-                cells = share.apply_diff(base_rows(shown, table), params[param])
-            if any(len(cell) > CELL_CHARS for row in cells for cell in row):
-                raise share.BadValue("too_long", n=CELL_CHARS)
-        except share.BadValue as exc:
-            bad[param] = exc
-            continue
-        edits[table] = tuple(tuple(row) for row in cells)
+    def offered(table: str) -> share.BadValue | None:
+        if table != "x" and int(table[0]) > shown.layers:
+            return share.BadValue("not_offered", options=f"1–{shown.layers}")
+        return None
+
+    edits, bad_tables = decode_edits(params, ALL_TABLES, lambda table: table_shape(shown, table), shown.base,
+                                     offered=offered, max_rows=max(MAX_TOKENS, MAX_DFF), max_cols=max(MAX_D, MAX_DFF),
+                                     cell_chars=CELL_CHARS)
+    bad.update(bad_tables)
     shown = view(settings, edits)
     top = len(shown.text) + 2 if shown.source == "real" else shown.n  # a sentence's tokens are known only later
     if not 0 <= shown.focus < min(top, MAX_REAL_TOKENS):

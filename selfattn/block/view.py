@@ -14,12 +14,13 @@ Table ids: ``"x"`` for X, and ``"<layer><part>"`` for a layer's weights, the lay
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from selfattn.core.block import ACTIVATIONS, LayerParams
 from selfattn.core.positions import KINDS
+from selfattn.display.edits import Edited, Rows, check_fields, fit_edits as _fit, settings_of, view_of
 from selfattn.display.numbers import editor_text
 from selfattn.display.share import Bool, Choice, Field, Int, Text
 
@@ -88,9 +89,6 @@ PRESET_SETTINGS = {
              "tb_eps": "1e-12", "tb_causal": False, "tb_final": False, "tb_pos": "learned"},
 }
 
-Rows = tuple[tuple[str, ...], ...]  # a table's cells as text, row by row
-
-
 def changed_since_preset(settings: dict) -> tuple[str, ...]:
     """The keys of :data:`PRESET_SETTINGS` whose value in ``settings`` (by session key) is not the chosen preset's:
     what the preset's note must say changed since it loaded. The final LayerNorm counts only where it applies
@@ -103,8 +101,8 @@ def changed_since_preset(settings: dict) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class View:
-    """What the page shows: every setting of :data:`FIELDS` and the tables typed into."""
+class View(Edited):
+    """What the page shows: every setting of :data:`FIELDS` and the tables typed into (``edited``, ``rows``)."""
 
     edits: tuple[tuple[str, Rows], ...] = ()  # (table id, cells as typed), sorted by id: only tables that differ
     source: str = "toy"
@@ -132,25 +130,18 @@ class View:
 
     def settings(self) -> dict:
         """Each setting by its session-state key."""
-        return {f.key: getattr(self, f.key[len(PREFIX):]) for f in FIELDS}
+        return settings_of(self, FIELDS, PREFIX)
 
-    @property
-    def edited(self) -> dict[str, Rows]:
-        return dict(self.edits)
-
-    def rows(self, table: str) -> Rows:
-        """A table as typed (the seeded one where not edited)."""
-        return self.edited.get(table) or base_rows(self, table)
+    def base(self, table: str) -> Rows:
+        return base_rows(self, table)
 
 
-SETTING_NAMES = tuple(f.name for f in fields(View) if f.name != "edits")
-assert SETTING_NAMES == tuple(f.key[len(PREFIX):] for f in FIELDS), "View's settings follow FIELDS"
+check_fields(View, FIELDS, PREFIX)
 
 
 def view(settings: dict, edits: dict[str, Rows] | None = None) -> View:
     """A :class:`View` from settings by session-state key (missing ones at their defaults) and edits."""
-    values = {f.key[len(PREFIX):]: settings.get(f.key, f.default) for f in FIELDS}
-    return View(edits=tuple(sorted((edits or {}).items())), **values)
+    return view_of(View, FIELDS, PREFIX, settings, edits)
 
 
 def table_ids(layers: int) -> tuple[str, ...]:
@@ -217,13 +208,4 @@ def _base(table: str, n: int, d: int, dff: int, seed: int) -> Rows:
 
 def fit_edits(shown: View) -> tuple[dict[str, Rows], list[str]]:
     """The edits that still fit the view's sizes and layers, and the ids of those that no longer do."""
-    kept, dropped = {}, []
-    valid = set(table_ids(shown.layers))
-    for table, rows in shown.edits:
-        shape = table_shape(shown, table) if table in valid else None
-        if shape is not None and len(rows) == shape[0] and all(len(r) == shape[1] for r in rows):
-            if rows != base_rows(shown, table):
-                kept[table] = rows
-        else:
-            dropped.append(table)
-    return kept, dropped
+    return _fit(shown.edits, set(table_ids(shown.layers)), lambda table: table_shape(shown, table), shown.base)

@@ -170,6 +170,16 @@ class LayerParams(LayerSizes):
         )
 
     @classmethod
+    def from_tables(cls, part: dict[str, Any], num_heads: int) -> "LayerParams":
+        """Build from the tables the pages edit: ``wq wk wv wo`` (d × d), ``b`` (b_q, b_k, b_v, b_o as rows),
+        ``ln`` (γ₁, β₁, γ₂, β₂ as rows), ``w1``, ``b1`` (one row), ``w2``, ``b2`` (one row)."""
+        b, ln = part["b"], part["ln"]
+        return cls.checked(w_q=part["wq"], w_k=part["wk"], w_v=part["wv"], w_o=part["wo"],
+                           b_q=b[0], b_k=b[1], b_v=b[2], b_o=b[3],
+                           ln1_gamma=ln[0], ln1_beta=ln[1], ln2_gamma=ln[2], ln2_beta=ln[3],
+                           w_1=part["w1"], b_1=part["b1"][0], w_2=part["w2"], b_2=part["b2"][0], num_heads=num_heads)
+
+    @classmethod
     def from_torch(cls, layer: Any) -> "LayerParams":
         """Read a ``torch.nn.TransformerEncoderLayer`` (its settings: :func:`torch_settings`)."""
         attn = layer.self_attn

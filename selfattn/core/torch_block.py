@@ -79,3 +79,70 @@ def torch_stack(x: np.ndarray, layers: tuple[LayerParams, ...], *, final_norm: A
             norm.bias.copy_(torch.from_numpy(np.asarray(final_norm[1], dtype=np.float64)))
             closing = norm(state)[0].numpy().copy()
     return outputs, weights, closing
+
+
+def torch_transformer(encoder: tuple[LayerParams, ...], decoder: tuple[Any, ...], *, norm_first: bool,
+                      activation: str, eps: float) -> Any:
+    """A float64 ``nn.Transformer`` (batch_first, dropout 0, training mode) holding these encoder and decoder layers
+    (:class:`~selfattn.core.decoder.DecoderLayerParams`), its two final norms at γ = 1, β = 0 as torch makes them.
+
+    torch 2.13's ``nn.TransformerDecoder`` deep-copies its layer, and a copy given an activation *module* (the tanh
+    GELU) computes ReLU: the copy's ``__setstate__`` writes ``F.relu`` into its ``__dict__``, found before the module.
+    The stale entry is removed, so the reference computes what it is built to (tests/test_decoder_core.py pins it).
+    """
+    import warnings
+
+    import torch
+    from torch import nn
+
+    first, d = encoder[0], encoder[0].d_model
+    act = {"relu": "relu", "gelu": "gelu", "gelu_tanh": nn.GELU(approximate="tanh")}[activation]
+    with warnings.catch_warnings():  # "enable_nested_tensor ... norm_first": the fast path this reference never takes
+        warnings.simplefilter("ignore", UserWarning)
+        model = nn.Transformer(d, first.num_heads, num_encoder_layers=len(encoder), num_decoder_layers=len(decoder),
+                               dim_feedforward=first.d_ff, dropout=0.0, activation=act, layer_norm_eps=eps,
+                               batch_first=True, norm_first=norm_first, dtype=torch.float64)
+
+    def put(target: Any, value: np.ndarray) -> None:
+        target.copy_(torch.from_numpy(np.array(value, dtype=np.float64)))  # a copy: the core's arrays are read-only
+
+    def attention(module: Any, w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o) -> None:
+        put(module.in_proj_weight, np.concatenate([w_q.T, w_k.T, w_v.T]))
+        put(module.in_proj_bias, np.concatenate([b_q, b_k, b_v]))
+        put(module.out_proj.weight, w_o.T)
+        put(module.out_proj.bias, b_o)
+
+    with torch.no_grad():
+        for layer, p in zip(model.encoder.layers, encoder):
+            attention(layer.self_attn, p.w_q, p.w_k, p.w_v, p.w_o, p.b_q, p.b_k, p.b_v, p.b_o)
+            for norm, gamma, beta in ((layer.norm1, p.ln1_gamma, p.ln1_beta), (layer.norm2, p.ln2_gamma, p.ln2_beta)):
+                put(norm.weight, gamma)
+                put(norm.bias, beta)
+            put(layer.linear1.weight, p.w_1.T), put(layer.linear1.bias, p.b_1)
+            put(layer.linear2.weight, p.w_2.T), put(layer.linear2.bias, p.b_2)
+        for layer, p in zip(model.decoder.layers, decoder):
+            if isinstance(layer._modules.get("activation"), nn.Module):
+                layer.__dict__.pop("activation", None)
+            attention(layer.self_attn, p.w_q, p.w_k, p.w_v, p.w_o, p.b_q, p.b_k, p.b_v, p.b_o)
+            attention(layer.multihead_attn, p.c_w_q, p.c_w_k, p.c_w_v, p.c_w_o, p.c_b_q, p.c_b_k, p.c_b_v, p.c_b_o)
+            for norm, gamma, beta in ((layer.norm1, p.ln1_gamma, p.ln1_beta), (layer.norm2, p.ln2_gamma, p.ln2_beta),
+                                      (layer.norm3, p.ln3_gamma, p.ln3_beta)):
+                put(norm.weight, gamma)
+                put(norm.bias, beta)
+            put(layer.linear1.weight, p.w_1.T), put(layer.linear1.bias, p.b_1)
+            put(layer.linear2.weight, p.w_2.T), put(layer.linear2.bias, p.b_2)
+    return model.train()  # the slow path, as torch_layer's
+
+
+def torch_encoder_decoder(src: np.ndarray, tgt: np.ndarray, model: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(memory, outputs) of ``model`` (:func:`torch_transformer`) for one source and target, the target causal."""
+    import torch
+    from torch import nn
+
+    s = torch.from_numpy(np.array(src, dtype=np.float64))[None]  # copies: the core's arrays are read-only
+    t = torch.from_numpy(np.array(tgt, dtype=np.float64))[None]
+    mask = nn.Transformer.generate_square_subsequent_mask(len(tgt), dtype=torch.float64)
+    with torch.no_grad():
+        memory = model.encoder(s)
+        outputs = model.decoder(t, memory, tgt_mask=mask, tgt_is_causal=True)
+    return memory[0].numpy().copy(), outputs[0].numpy().copy()

@@ -25,7 +25,14 @@ const QUERY_ROWS = ["q", "scores", "scaled", "weights", "out"]; // maps whose ro
 // "att:<head>" a head's weights (row i the query, column j the key). A token's row lights up in all of them.
 const tokenRows = (link) => typeof link === "string" && link.startsWith("row:");
 const headWeights = (link) => typeof link === "string" && link.startsWith("att:");
-const picks = (link) => QUERY_ROWS.includes(link) || tokenRows(link) || headWeights(link);
+// The Encoder–decoder page's two kinds of rows: i a target position, j a source position, in every map of its
+// group. "row:" maps have target rows, "src:" maps source rows, "self:" a head's m × m masked self-attention
+// (it lights its target row), "cross:" a head's m × n cross-attention (target row i, source column j).
+const sourceRows = (link) => typeof link === "string" && link.startsWith("src:");
+const selfWeights = (link) => typeof link === "string" && link.startsWith("self:");
+const crossWeights = (link) => typeof link === "string" && link.startsWith("cross:");
+const picks = (link) => QUERY_ROWS.includes(link) || tokenRows(link) || headWeights(link) || selfWeights(link)
+  || crossWeights(link);
 const sheet = new CSSStyleSheet();
 sheet.replaceSync(STYLE);
 
@@ -212,8 +219,9 @@ function build(parent) {
       case "wv": return { i: view.data.focus, j: r };
       case "scores": case "scaled": case "weights": return { i: r, j: c };
       default:
-        if (tokenRows(view.link)) return { i: r, j: null };
-        if (headWeights(view.link)) return { i: r, j: c };
+        if (tokenRows(view.link) || selfWeights(view.link)) return { i: r, j: null };
+        if (headWeights(view.link) || crossWeights(view.link)) return { i: r, j: c };
+        if (sourceRows(view.link)) return { i: null, j: r };
         return null;
     }
   };
@@ -312,8 +320,13 @@ function light(view, where) {
       else col(j);
       break;
     default:
-      if (tokenRows(view.link)) row(i);
-      else if (headWeights(view.link)) {
+      if (tokenRows(view.link) || selfWeights(view.link)) row(i);
+      else if (sourceRows(view.link)) row(j);
+      else if (crossWeights(view.link)) {
+        if (i !== null && j !== null) { mark(view.rowHeads[i], "lit-row"); mark(view.colHeads[j], "lit-col"); mark(view.cells[i]?.[j], "lit"); }
+        else if (i !== null) row(i);
+        else col(j);
+      } else if (headWeights(view.link)) {
         if (i !== null && j !== null) { mark(view.rowHeads[i], "lit-row"); mark(view.colHeads[j], "lit-col"); mark(view.cells[i]?.[j], "lit"); }
         else if (i !== null) row(i);
       }

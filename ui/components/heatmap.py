@@ -33,6 +33,9 @@ from ui.components.matrix_editor import compact_css, compact_js
 
 HERE = Path(__file__).parent
 LINKS = ("q", "k", "v", "scores", "scaled", "weights", "wv", "out")  # a map's place in the linked steps
+# Families of linked maps (heatmap.js): rows are tokens (the block page; the Encoder–decoder's target), a head's
+# weights; the Encoder–decoder's source rows, a head's masked self-attention and its cross-attention.
+LINK_KINDS = ("row:", "att:", "src:", "self:", "cross:")
 PICK = "pick"  # the trigger a click on a query's row sends: the row's number
 
 # The drawing code and its style, sent once a page (see library); each map carries only its loader.
@@ -64,7 +67,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
         role: its colour role (:data:`selfattn.display.colours.SCHEMES`).
         domain: a fixed (low, high) for the colours, e.g. (0, 1) for weights; else the finite extent.
         link: its place in the linked steps (:data:`LINKS`), or None for a map that links to nothing; the
-            Transformer block's maps are ``row:<step>`` (row i is token i) and ``att:<head>`` (a head's weights).
+            Transformer block's maps are ``row:<step>`` (row i is token i) and ``att:<head>`` (a head's weights); the
+            Encoder–decoder's also ``src:<step>`` (source rows), ``self:<head>`` and ``cross:<head>``.
         group: the maps that light up together.
         focus: the focus token's row, marked in bold.
         engine: on the outputs map, the options the browser's preview works the steps out with
@@ -72,8 +76,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
             or None; see ``attention.js``).
     """
     values = np.asarray(matrix, dtype=float)
-    if link is not None and link not in LINKS and not link.startswith(("row:", "att:")):
-        raise ValueError(f"link {link!r} is not one of {', '.join(LINKS)}, row:<step> or att:<head>")
+    if link is not None and link not in LINKS and not link.startswith(LINK_KINDS):
+        raise ValueError(f"link {link!r} is not one of {', '.join(LINKS)}, or {', '.join(k + '<name>' for k in LINK_KINDS)}")
     lo, hi = domain if domain else colours.finite_extent(values)
     return {"name": name, "rows": [str(r) for r in row_labels], "cols": [str(c) for c in col_labels],
             "cells": [[map_text(float(v)) for v in row] for row in values],

@@ -1,0 +1,242 @@
+"""Encoder–decoder: the encoder's memory, the decoder's masked self-attention and cross-attention, Add & Norm and
+the feed-forward network, then generation one position at a time with a key/value cache; every weight editable,
+checked against ``torch.nn.Transformer``."""
+
+from functools import partial
+
+import streamlit as st
+
+from selfattn.core.block import ACTIVATIONS
+from selfattn.core.heads import stack_heads
+from selfattn.display.export import column_names, labelled
+from selfattn.display.numbers import difference_text
+from selfattn.seq2seq import view as sv
+from selfattn.seq2seq.compute import compute
+from selfattn.seq2seq.link import LINK_PARAMS, TABLE_PARAMS, encode
+from selfattn.seq2seq.text import cost_numbers, cost_spec, focus_lines, masked, merged, settings_text
+from ui import seq2seq as s2
+from ui import state as settings
+from ui.common import choice, current_lang, show_error, tr, vega
+from ui.components.heatmap import library
+from ui import links
+
+# ── Read ─────────────────────────────────────────────────────────────────────────────────────────
+links.begin("seq2seq")
+state = s2.setup()
+opened = links.open_page("seq2seq", own=LINK_PARAMS)
+if opened is not None:
+    links.note_bad("seq2seq", s2.open_link(opened))
+st.title(tr("s2s.title"))
+st.caption(tr("s2s.intro"))
+links.show_problems("seq2seq")
+st.markdown(tr("s2s.why_masks"))
+
+with st.container(border=True):
+    c1, c2, c3 = st.columns([1.6, 1, 1.2], vertical_alignment="bottom")
+    with c1:
+        choice(st.selectbox, tr("s2s.preset"), sv.PRESETS, "s2s_preset", {p: tr(f"s2s.preset_{p}") for p in sv.PRESETS},
+               on_pick=s2.load_preset)
+    settings.keep("s2s_seed")
+    c2.number_input(tr("s2s.seed"), min_value=0, max_value=sv.MAX_SEED, step=1, key="s2s_seed",
+                    help=tr("s2s.seed_help"), on_change=s2.on_size)
+    c3.button(tr("s2s.load"), on_click=s2.load_preset, icon=":material/restart_alt:", width="stretch", key="s2s_load",
+              help=tr("s2s.load_help"))
+    note = st.empty()  # filled below: the preset's note says whether the tables are edited
+    boxes = st.columns(7, vertical_alignment="bottom")
+    for col, key, top in zip(boxes, ("s2s_n", "s2s_m", "s2s_d", None, "s2s_dff", "s2s_enc", "s2s_dec"),
+                             (sv.MAX_TOKENS, sv.MAX_TOKENS, sv.MAX_D, None, sv.MAX_DFF, sv.MAX_LAYERS, sv.MAX_LAYERS)):
+        if key is None:
+            with col:
+                offered = s2.divisors(int(settings.value("s2s_d")))
+                settings.keep("s2s_heads", offered, fallback=1)
+                st.selectbox(tr("s2s.heads"), offered, key="s2s_heads", help=tr("s2s.heads_help"))
+            continue
+        settings.keep(key)
+        col.number_input(tr(key.replace("s2s_", "s2s.")), min_value=1, max_value=top, step=1, key=key,
+                         on_change=s2.on_size, help=tr("s2s.size_help", top=top))
+    o1, o2 = st.columns([2, 1], vertical_alignment="bottom")
+    with o1:
+        choice(st.segmented_control, tr("s2s.norm"), ("post", "pre"), "s2s_norm",
+               {"post": tr("s2s.norm_post"), "pre": tr("s2s.norm_pre")})
+    with o2:
+        choice(st.selectbox, tr("s2s.act"), ACTIVATIONS, "s2s_act", {a: tr(f"tb.act_{a}") for a in ACTIVATIONS})
+    note.caption(s2.preset_note(bool(state["edits"])))
+    state["note_edited"] = bool(state["edits"])
+    s2.EDITORS.notices(tr("s2s.undo_note"), s2.undo, "s2s_undo")
+
+
+def heads_row(title_key: str, maps, rows, cols, *, key: str, link: str, full=None, focus=None, tables: dict) -> None:
+    """One map per head, side by side while the window holds them."""
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for h, matrix in enumerate(maps):
+            with st.container(width="content"):
+                tables[f"{key}_head{h + 1}"] = s2.show_map(
+                    tr(title_key, h=h + 1), matrix, rows, cols, key=f"{key}{h + 1}", link=f"{link}:{h}", focus=focus,
+                    role="weights", domain=(0.0, 1.0), full=None if full is None else full[h])
+
+
+def side_by_side(maps, *, focus, tables: dict) -> None:
+    """Maps of one step or another, side by side: (title, matrix, rows, cols, key, link)."""
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for title, matrix, rows, cols, key, link in maps:
+            with st.container(width="content"):
+                tables[key] = s2.show_map(title, matrix, rows, cols, key=key, link=link, focus=focus)
+
+
+def draw(result, shown: sv.View, tables: dict) -> None:
+    """Every box of the page, from the result of :func:`selfattn.seq2seq.compute.compute`."""
+    trace, src, tgt = result.trace, result.src_tokens, result.tgt_tokens
+    m, d = trace.outputs.shape
+    focus = min(shown.focus, m - 1)  # a result kept from before a bad edit may be smaller than the view
+    d_cols = column_names("d", d)
+
+    st.subheader(tr("s2s.memory_title"))
+    st.caption(tr("s2s.memory_help", layers=len(result.encoder)))
+    side_by_side([(tr("s2s.src"), trace.src, src, d_cols, "src", "src:x"),
+                  (tr("s2s.memory"), trace.memory, src, d_cols, "memory", "src:memory")], focus=None, tables=tables)
+
+    layers = len(trace.decoder_layers)
+    if layers > 1:
+        settings.keep("s2s_layer")
+        st.selectbox(tr("s2s.layer"), range(layers), key="s2s_layer", format_func=lambda i: f"{i + 1}")
+    layer = min(shown.layer, layers - 1)
+    lt = trace.decoder_layers[layer]
+    st.subheader(tr("s2s.layer_title", layer=layer + 1, layers=layers))
+    side_by_side([(tr("s2s.layer_input"), lt.y, tgt, d_cols, f"d{layer + 1}_input", "row:input")], focus=focus,
+                 tables=tables)
+
+    st.markdown(f"#### {tr('s2s.self_title')}")
+    st.caption(tr("s2s.self_help"))
+    heads_row("s2s.head", masked(lt.self_weights, lt.self_attention.allowed), tgt, tgt, key=f"d{layer + 1}_self",
+              link="self", full=lt.self_weights, focus=focus, tables=tables)
+
+    st.markdown(f"#### {tr('s2s.cross_title')}")
+    st.caption(tr("s2s.cross_help"))
+    heads_row("s2s.head", lt.cross_weights, tgt, src, key=f"d{layer + 1}_cross", link="cross", focus=focus,
+              tables=tables)
+    cross = lt.cross_attention
+    side_by_side([(tr("s2s.cross_keys"), merged(cross.keys), src, d_cols, f"d{layer + 1}_cross_k", "src:k"),
+                  (tr("s2s.cross_values"), merged(cross.values), src, d_cols, f"d{layer + 1}_cross_v", "src:v")],
+                 focus=None, tables=tables)
+    choice(st.selectbox, tr("s2s.focus"), range(m), "s2s_focus", {i: tgt[i] for i in range(m)})
+    with st.container(border=True):
+        st.markdown(tr("s2s.focus_title", token=tgt[focus]))
+        st.code("\n".join(focus_lines(cross, focus, src, tgt[focus], current_lang())), language=None, wrap_lines=True)
+
+    st.markdown(f"#### {tr('s2s.rest_title')}")
+    side_by_side([(tr("s2s.after_self"), lt.after_self, tgt, d_cols, f"d{layer + 1}_h1", "row:h1"),
+                  (tr("s2s.after_cross"), lt.after_cross, tgt, d_cols, f"d{layer + 1}_h2", "row:h2"),
+                  (tr("s2s.layer_out"), lt.outputs, tgt, d_cols, f"d{layer + 1}_out", "row:out")],
+                 focus=focus, tables=tables)
+
+    st.subheader(tr("s2s.output_title"))
+    st.caption(tr("s2s.output_help"))
+    side_by_side([(tr("s2s.output"), trace.outputs, tgt, d_cols, "outputs", "row:final")], focus=focus, tables=tables)
+    st.success(tr("s2s.checked_torch", diff=difference_text(result.torch_difference)), icon=":material/verified:")
+
+    generation(result, shown, layer, tables)
+
+
+def next_step(m: int) -> None:
+    """Callback of the Next step button: one position on, back to the first after the last."""
+    settings.put("s2s_step", (int(settings.value("s2s_step")) + 1) % m)
+
+
+def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
+    """Step t of cached decoding in the layer shown: the cache as it grows, this row's attention, what it saves."""
+    tgt, src = result.tgt_tokens, result.src_tokens
+    m = len(tgt)
+    st.subheader(tr("s2s.gen_title"))
+    st.caption(tr("s2s.gen_help"))
+    g1, g2 = st.columns([3, 1], vertical_alignment="bottom")
+    with g1:
+        choice(st.selectbox, tr("s2s.step"), range(m), "s2s_step", {t: f"{t + 1}: {tgt[t]}" for t in range(m)})
+    g2.button(tr("s2s.next_step"), on_click=next_step, args=(m,), icon=":material/skip_next:", key="s2s_next",
+              width="stretch")
+    t = min(shown.step, m - 1)
+    step = result.cache.steps[t]
+    st.markdown(f"**{tr('s2s.step_title', t=t + 1, token=tgt[t], layer=layer + 1)}**")
+    st.caption(tr("s2s.cache_rows", old=t, new=t + 1) if t else tr("s2s.cache_first"))
+    rows = [f"{tgt[r]}" + (" ·new" if r == t else "") for r in range(t + 1)]
+    keys, values = step.cached_keys[layer], step.cached_values[layer]
+    hd_cols = column_names("k", keys.shape[2])
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for h in range(keys.shape[0]):
+            for what, per_head in (("keys", keys), ("values", values)):
+                with st.container(width="content"):
+                    tables[f"step{t + 1}_{what}_head{h + 1}"] = s2.show_map(
+                        tr(f"s2s.cache_{what}", h=h + 1), per_head[h], rows, hd_cols, key=f"cache_{what}{h + 1}",
+                        link=None, focus=None)
+    heads = [tr("s2s.head", h=h + 1) for h in range(keys.shape[0])]
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for title, matrix, cols, key in ((tr("s2s.step_self"), step.self_weights[layer], tgt[:t + 1], "step_self"),
+                                         (tr("s2s.step_cross"), step.cross_weights[layer], src, "step_cross")):
+            with st.container(width="content"):
+                tables[f"step{t + 1}_{key[5:]}"] = s2.show_map(title, matrix, heads, cols, key=key, link=None,
+                                                              focus=None, role="weights", domain=(0.0, 1.0))
+    st.success(tr("s2s.cache_same", diff=difference_text(result.cache_difference)), icon=":material/verified:")
+    st.markdown(f"#### {tr('s2s.cost_title')}")
+    st.caption(tr("s2s.cost_help", **cost_numbers(result.costs)))
+    vega(cost_spec(result.costs, current_lang()))
+
+
+library()  # the maps' drawing code, once a page run, outside the fragment
+
+
+@st.fragment
+def flow() -> None:
+    """Editors, every box, generation, the export and the link: an edit reruns this."""
+    version = s2.state()["version"]
+    if settings.refuse_unfit_settings(settings.fields("seq2seq")) or s2.setup()["version"] != version:
+        st.rerun(scope="app")
+    shown = s2.read()  # every setting and every table as typed: what is drawn, computed and linked
+    st.subheader(tr("s2s.inputs_title"))
+    st.caption(tr("s2s.inputs_help"))
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for table in ("src", "tgt"):
+            with st.container(width="content"):
+                st.markdown(f"**{s2.table_label(table)}**")
+                s2.editor(table, shown)
+    with st.expander(tr("s2s.weights_title"), icon=":material/edit:"):
+        st.caption(tr("s2s.weights_help"))
+        groups = sv.offered_groups(shown)
+        names = {g: tr(f"s2s.group_{g[0]}", layer=int(g[1])) for g in groups}
+        choice(st.selectbox, tr("s2s.edit_group"), groups, "s2s_edit", names, on_pick=lambda _before: s2.on_group())
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for table in s2.shown_tables(shown)[2:]:
+                with st.container(width="content"):
+                    st.markdown(f"**{s2.table_label(table)}**")
+                    s2.editor(table, shown)
+    if bool(shown.edits) != s2.state().get("note_edited", False):  # the preset's note above says so at once
+        st.rerun(scope="app")
+
+    good, error = settings.last_good("s2s_good", partial(compute, shown))
+    if error is not None:
+        show_error(error, kept=good is not None)
+    sharing = {"page": "seq2seq", "own": encode(shown), "bulky": TABLE_PARAMS}
+    if good is None:
+        links.stop(**sharing)
+    tables: dict = {}
+    draw(good, shown, tables)
+
+    st.subheader(tr("s2s.export_title"))
+    d_cols = column_names("d", good.trace.outputs.shape[1])
+    tables["x"] = partial(labelled, good.trace.src, good.src_tokens, d_cols)
+    tables["y"] = partial(labelled, good.trace.tgt, good.tgt_tokens, d_cols)
+    for side, params_of, tables_of in (("e", good.encoder, sv.encoder_tables), ("d", good.decoder, sv.decoder_tables)):
+        for k, params in enumerate(params_of):
+            for part, matrix in tables_of(params).items():
+                tables[f"{side}{k + 1}_{part}"] = partial(labelled, matrix, [f"{i + 1}" for i in range(len(matrix))],
+                                                         [f"{j + 1}" for j in range(matrix.shape[1])])
+    for k, layer_trace in enumerate(good.trace.decoder_layers):
+        tables[f"d{k + 1}_cross_weights_all_heads"] = partial(
+            labelled, stack_heads(layer_trace.cross_weights),
+            [f"h{h + 1} {tok}" for h in range(layer_trace.cross_weights.shape[0]) for tok in good.tgt_tokens],
+            good.src_tokens)
+    address, _, link_short = links.share_link(**sharing)
+    made = {"settings.txt": settings_text(address, link_short, shown, edited=bool(shown.edits), lang=current_lang())}
+    s2.MAPS.zip_button(tr("s2s.download_zip"), tables, made, file_name="selfattn-seq2seq.zip", key="dl_s2s_zip")
+    links.publish(**sharing)
+
+
+flow()

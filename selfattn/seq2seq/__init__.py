@@ -1,0 +1,1 @@
+"""The Encoder–decoder page's pure layer: its state (view), link and numbers (compute)."""

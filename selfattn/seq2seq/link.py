@@ -1,0 +1,54 @@
+"""The Encoder–decoder page's link: its settings and the tables typed into, to and from URL parameters.
+
+A table the visitor typed into goes as ``t<id>`` (every cell) or ``d<id>`` (the cells that differ from the seeded
+table), whichever is shorter (:func:`selfattn.display.share.encode_cells`); table ids are
+:mod:`selfattn.seq2seq.view`'s (``src``, ``tgt``, ``e1wq``, ``d2cq``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from selfattn.display import share
+from selfattn.display.edits import decode_edits, encode_edits, params_of
+from selfattn.seq2seq.view import (ALL_TABLES, CELL_CHARS, FIELDS, MAX_D, MAX_DFF, View, fit_edits, offered_groups,
+                                   split_id, table_shape, view)
+
+TABLE_PARAMS = params_of(ALL_TABLES)
+LINK_PARAMS = TABLE_PARAMS  # the page's parameters beyond its settings table
+
+
+def encode(shown: View) -> dict[str, str]:
+    """The link's parameters for ``shown`` (defaults left out; the language is the frame's)."""
+    return {**share.encode_fields(FIELDS, shown.settings()), **encode_edits(fit_edits(shown)[0], shown.base)}
+
+
+def decode(params: Mapping[str, str]) -> tuple[View, dict[str, share.BadValue]]:
+    """The :class:`View` a link opens, and its parameters that could not be used, with why."""
+    settings, bad = share.decode_fields(FIELDS, dict(params))
+    shown = view(settings)
+    if shown.d % shown.heads:  # the heads box offers the divisors of d_model only
+        offered = [h for h in range(1, shown.d + 1) if shown.d % h == 0]
+        if "heads" in params and "heads" not in bad:
+            bad["heads"] = share.BadValue("not_offered", options=", ".join(map(str, offered)))
+        settings["s2s_heads"] = max(h for h in offered if h <= 2)
+        shown = view(settings)
+    def offered(table: str) -> share.BadValue | None:
+        side, layer, _ = split_id(table)
+        top = shown.enc if side == "e" else shown.dec
+        return share.BadValue("not_offered", options=f"1–{top}") if side and layer + 1 > top else None
+
+    edits, bad_tables = decode_edits(params, ALL_TABLES, lambda table: table_shape(shown, table), shown.base,
+                                     offered=offered, max_rows=MAX_DFF, max_cols=max(MAX_D, MAX_DFF),
+                                     cell_chars=CELL_CHARS)
+    bad.update(bad_tables)
+    fixed = {}
+    for name, key, top in (("focus", "s2s_focus", shown.m), ("step", "s2s_step", shown.m),
+                           ("layer", "s2s_layer", shown.dec)):
+        if not 0 <= settings.get(key, 0) < top:
+            bad[name] = share.BadValue("out_of_range", lo=1, hi=top)
+            fixed[key] = 0
+    if settings.get("s2s_edit", "d1") not in offered_groups(shown):
+        bad["edit"] = share.BadValue("not_offered", options=", ".join(offered_groups(shown)))
+        fixed["s2s_edit"] = "d1"
+    return view({**settings, **fixed}, edits), bad

@@ -1,0 +1,54 @@
+"""``python -m selfattn.translate 早上好`` prints ``good morning``; ``--json`` prints the whole trace's summary.
+
+Messages (help, errors) are in English or Chinese (``--lang en|zh``). A bad input prints its message on stderr and
+exits with status 2; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from selfattn.errors import InputError
+from selfattn.i18n import LANGS, t_plain
+
+
+def parser(lang: str) -> argparse.ArgumentParser:
+    def say(key: str) -> str:
+        return t_plain(key, lang).replace("`", "")
+
+    found = argparse.ArgumentParser(prog="python -m selfattn.translate", description=say("tr.cli_description"))
+    found.add_argument("text", nargs="*", help=say("tr.cli_text"))
+    found.add_argument("--json", action="store_true", help=say("tr.cli_json"))
+    found.add_argument("--temperature", type=float, default=None, help=say("tr.cli_temperature"))
+    found.add_argument("--seed", type=int, default=0, help=say("tr.cli_seed"))
+    found.add_argument("--lang", choices=list(LANGS), default="en", help=say("tr.cli_lang"))
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    first = argparse.ArgumentParser(add_help=False)  # the language first, so that --help speaks it
+    first.add_argument("--lang", choices=list(LANGS), default="en")
+    lang = first.parse_known_args(argv)[0].lang
+    args = parser(lang).parse_args(argv)
+
+    from selfattn.translate import as_json, load, torch_check, translate
+
+    try:
+        translator = load()
+        translation = translate(translator, "".join(args.text), temperature=args.temperature, seed=args.seed)
+    except InputError as error:
+        print(t_plain(f"err.{error.code}", args.lang, **error.params), file=sys.stderr)
+        return 2
+    if args.json:
+        found = as_json(translation, torch_check(translator, translation))
+        print(json.dumps(found, ensure_ascii=False))
+    else:
+        print(translation.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

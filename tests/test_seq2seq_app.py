@@ -1,0 +1,202 @@
+"""The Encoder–decoder page in AppTest: it opens in both languages with its two check lines, every control changes
+what is shown, an edit reaches the outputs and the link, the link opens the same view (settings, tables, ZIP), a
+click on a cross-attention row picks that target token, and bad input is named while the last good result stays.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from urllib.parse import parse_qsl
+
+import pytest
+
+from selfattn.i18n import t, t_plain
+from selfattn.seq2seq import view as sv
+from support.apptest import choice_widget, editors, open_link, open_page, send_pick, step_maps
+from tests import fuzz
+
+ZIP = "selfattn-seq2seq.zip"
+
+
+def ok(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    fuzz.check_page(at, "s2s.title")
+
+
+def lines(at) -> list[str]:
+    """The success lines: the torch check and the cache's."""
+    return [text for kind, text in fuzz.alerts(at.main) if kind == "success"]
+
+
+def checked(at) -> bool:
+    lang = fuzz.lang_of(at)
+    starts = (t("s2s.checked_torch", lang, diff="0").split("`")[0], t("s2s.cache_same", lang, diff="0")[:12])
+    found = lines(at)
+    return all(any(text.startswith(start) for text in found) for start in starts)
+
+
+def errors(at) -> list[str]:
+    return [text for kind, text in fuzz.alerts(at.main) if kind in ("error", "warning")]
+
+
+def maps(at) -> dict:
+    return {key: data["cells"] for key, data in step_maps(at).items()}
+
+
+def link(at) -> dict[str, str]:
+    return dict(parse_qsl(fuzz.link_query(at), keep_blank_values=True))
+
+
+def label(at, table: str) -> str:
+
+    lang = fuzz.lang_of(at)
+    side, layer, part = sv.split_id(table)
+    if not side:
+        return t_plain(f"s2s.table_{table}", lang)
+    names = {"wq": "W_q", "wk": "W_k", "wv": "W_v", "wo": "W_o", "cq": "W_q", "ck": "W_k", "cv": "W_v", "co": "W_o",
+             "b": "b", "ln": "γ, β", "w1": "W_1", "b1": "b_1", "w2": "W_2", "b2": "b_2"}
+    name = names[part]
+    if part in ("cq", "ck", "cv", "co"):
+        name = t_plain("s2s.part_cross", lang, name=name)
+    return t_plain(f"s2s.table_{side}", lang, name=name, layer=layer + 1)
+
+
+def cells(at, table: str) -> list[list[str]]:
+    data = editors(at)[label(at, table)]
+    sent = at.session_state[data["instance"]] if data["instance"] in at.session_state else None
+    return [list(r) for r in (sent["table"]["cells"] if sent and "table" in sent else data["cells"])]
+
+
+def send(at, table: str, row: int, col: int, text: str) -> None:
+    """The state an editor sends after one cell is typed, then a run (as Enter in the browser)."""
+    data = editors(at)[label(at, table)]
+    rev = 0
+    if data["instance"] in at.session_state and at.session_state[data["instance"]]:
+        rev = at.session_state[data["instance"]]["table"]["rev"]
+    table_cells = cells(at, table)
+    table_cells[row][col] = text
+    at.session_state[data["instance"]] = {"table": {"rev": rev + 1, "cells": table_cells}}
+    at.run()
+
+
+def pick(at, kind: str, key: str, value) -> None:
+    choice_widget(getattr(at, kind), key).set_value(value).run()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_opens_with_its_checks_in_both_languages(lang):
+    at = open_page("seq2seq", lang)
+    ok(at)
+    assert at.title[0].value == t("s2s.title", lang)
+    assert checked(at)
+    shown = maps(at)
+    assert {"s2s_memory", "s2s_d1_self1", "s2s_d1_self2", "s2s_d1_cross1", "s2s_d1_cross2", "s2s_outputs",
+            "s2s_cache_keys1", "s2s_step_cross"} <= set(shown)
+    assert len(shown["s2s_d1_cross1"]) == 3 and len(shown["s2s_d1_cross1"][0]) == 4  # m × n: 3 targets, 4 sources
+    assert shown["s2s_d1_self1"][0][1] in ("−∞", "-∞", "-inf", "−inf") or "∞" in shown["s2s_d1_self1"][0][1]
+    data = step_maps(at)["s2s_d1_cross1"]
+    assert data["link"] == "cross:0" and data["group"] == "s2s"
+
+
+def test_every_control_changes_what_is_shown_and_the_checks_stay():
+    at = open_page("seq2seq")
+    for do, what in ((lambda a: a.number_input(key="s2s_n").set_value(6).run(), "n"),
+                     (lambda a: a.number_input(key="s2s_m").set_value(5).run(), "m"),
+                     (lambda a: a.number_input(key="s2s_d").set_value(6).run(), "d"),
+                     (lambda a: a.selectbox(key="s2s_heads").set_value(3).run(), "heads"),
+                     (lambda a: a.number_input(key="s2s_dff").set_value(12).run(), "dff"),
+                     (lambda a: a.number_input(key="s2s_enc").set_value(2).run(), "enc"),
+                     (lambda a: a.number_input(key="s2s_dec").set_value(2).run(), "dec"),
+                     (lambda a: a.selectbox(key="s2s_layer").set_value(1).run(), "layer"),
+                     (lambda a: pick(a, "segmented_control", "s2s_norm", "pre"), "norm"),
+                     (lambda a: pick(a, "selectbox", "s2s_act", "gelu_tanh"), "act"),
+                     (lambda a: a.number_input(key="s2s_seed").set_value(4).run(), "seed"),
+                     (lambda a: pick(a, "selectbox", "s2s_step", 3), "step"),
+                     (lambda a: a.button(key="s2s_next").click().run(), "next step")):
+        before = maps(at)
+        do(at)
+        ok(at)
+        assert checked(at), what
+        assert maps(at) != before, f"{what} changed nothing shown"
+    assert at.session_state["s2s_step"] == 4
+    at.button(key="s2s_next").click().run()
+    assert at.session_state["s2s_step"] == 0  # after the last position, the first again
+    pick(at, "selectbox", "s2s_edit", "e2")
+    assert label(at, "e2w1") in editors(at) and label(at, "d1cq") not in editors(at)
+
+
+def test_an_edit_reaches_the_outputs_and_the_link_and_a_click_picks_the_target_token():
+    at = open_page("seq2seq", "zh")
+    before = maps(at)
+    send(at, "d1ck", 1, 2, "3")
+    ok(at)
+    assert link(at)["dd1ck"] == "1.2.3"
+    after = maps(at)
+    assert after["s2s_d1_cross2"] != before["s2s_d1_cross2"] and after["s2s_outputs"] != before["s2s_outputs"]
+    assert after["s2s_d1_cross1"] == before["s2s_d1_cross1"]  # column 3 of W_k is head 2's (d_model 4, 2 heads)
+    assert after["s2s_d1_self1"] == before["s2s_d1_self1"]  # a cross weight leaves the self-attention alone
+    assert after["s2s_memory"] == before["s2s_memory"]  # and the encoder's memory
+    assert t_plain("s2s.preset_edited", "zh") in "".join(c.value for c in at.caption)
+    send_pick(at, "s2s_d1_cross2", 2)
+    ok(at)
+    assert at.session_state["s2s_focus"] == 2 and step_maps(at)["s2s_d1_cross1"]["focus"] == 2
+    send_pick(at, "s2s_memory", 3)  # a source row picks nothing: the focus is a target token
+    assert at.session_state["s2s_focus"] == 2
+    send(at, "d1ck", 1, 2, sv.base_rows(sv.View(), "d1ck")[1][2])  # typed back: the link forgets it
+    assert "dd1ck" not in link(at) and maps(at)["s2s_outputs"] == before["s2s_outputs"]
+
+
+def test_the_link_opens_the_same_view_tables_and_zip(downloads):
+    at = open_page("seq2seq")
+    at.number_input(key="s2s_dec").set_value(2).run()
+    at.number_input(key="s2s_d").set_value(6).run()
+    at.selectbox(key="s2s_heads").set_value(3).run()
+    pick(at, "segmented_control", "s2s_norm", "pre")
+    send(at, "src", 2, 1, "-1.5")
+    pick(at, "selectbox", "s2s_edit", "d2")
+    send(at, "d2ln", 5, 0, "0.25")
+    at.selectbox(key="s2s_layer").set_value(1).run()
+    pick(at, "selectbox", "s2s_step", 2)
+    ok(at)
+    params = link(at)
+    assert {"dec", "d", "heads", "norm", "dsrc", "dd2ln", "edit", "layer", "step"} <= set(params), params
+    settings_before = {f.key: at.session_state[f.key] if f.key in at.session_state else f.default for f in sv.FIELDS}
+    maps_before = maps(at)
+    zipped = downloads.pop(ZIP)
+
+    fresh = open_link("seq2seq", params)
+    ok(fresh)
+    assert not fuzz.ignored_warning(fresh)
+    assert {f.key: fresh.session_state[f.key] if f.key in fresh.session_state else f.default
+            for f in sv.FIELDS} == settings_before
+    assert cells(fresh, "d2ln") == cells(at, "d2ln") and cells(fresh, "src") == cells(at, "src")
+    assert maps(fresh) == maps_before and link(fresh) == params
+    assert downloads[ZIP] == zipped
+    with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    assert {"x.csv", "y.csv", "d2_ln.csv", "e1_wq.csv", "d1_cross_weights_all_heads.csv", "settings.txt"} <= set(members)
+    assert all(data.startswith(b"\xef\xbb\xbf") for name, data in members.items() if name.endswith(".csv"))
+    assert b"-1.5" in members["x.csv"] and b"0.25" in members["d2_ln.csv"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_bad_input_is_named_and_the_last_good_result_stays(lang):
+    at = open_page("seq2seq", lang)
+    good = maps(at)
+    kept = fuzz.kept_note(lang)
+    send(at, "tgt", 1, 1, "inf")
+    ok(at)
+    assert any(kept in text and "Y" in text for text in errors(at)) and checked(at) and maps(at) == good
+    send(at, "d1cv", 0, 0, "abc")
+    assert errors(at) and checked(at) and maps(at) == good
+
+
+@pytest.mark.parametrize("params, named", [({"n": "99"}, "n"), ({"dd1cq": "x.y.z"}, "dd1cq"),
+                                           ({"te3wq": "1.2"}, "te3wq"), ({"step": "7"}, "step")])
+def test_a_bad_link_is_named_and_the_page_still_shows_a_result(params, named):
+    at = open_link("seq2seq", params)
+    ok(at)
+    warning = fuzz.ignored_warning(at)
+    assert warning and named in warning
+    assert checked(at)
