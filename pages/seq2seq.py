@@ -31,6 +31,16 @@ st.caption(tr("s2s.intro"))
 links.show_problems("seq2seq")
 st.markdown(tr("s2s.why_masks"))
 
+source = choice(st.segmented_control, tr("s2s.source"), sv.SOURCES, "s2s_source",
+                {s: tr(f"s2s.source_{s}") for s in sv.SOURCES})
+if source == "translator":
+    # ── The tiny translator trained here (selfattn.translate) ───────────────────────────────────
+    from ui.translator import translator_section
+
+    library()  # the maps' drawing code, as on the toy
+    translator_section()
+    st.stop()
+
 with st.container(border=True):
     c1, c2, c3 = st.columns([1.6, 1, 1.2], vertical_alignment="bottom")
     with c1:
@@ -54,11 +64,10 @@ with st.container(border=True):
         settings.keep(key)
         col.number_input(tr(key.replace("s2s_", "s2s.")), min_value=1, max_value=top, step=1, key=key,
                          on_change=s2.on_size, help=tr("s2s.size_help", top=top))
-    o1, o2 = st.columns([2, 1], vertical_alignment="bottom")
-    with o1:
-        choice(st.segmented_control, tr("s2s.norm"), ("post", "pre"), "s2s_norm",
-               {"post": tr("s2s.norm_post"), "pre": tr("s2s.norm_pre")})
-    with o2:
+    # the two orders' names are long: a row of their own (as on the block page), or at 1024 px one is cut
+    choice(st.segmented_control, tr("s2s.norm"), ("post", "pre"), "s2s_norm",
+           {"post": tr("s2s.norm_post"), "pre": tr("s2s.norm_pre")})
+    with st.columns(3)[0]:
         choice(st.selectbox, tr("s2s.act"), ACTIVATIONS, "s2s_act", {a: tr(f"tb.act_{a}") for a in ACTIVATIONS})
     note.caption(s2.preset_note(bool(state["edits"])))
     state["note_edited"] = bool(state["edits"])

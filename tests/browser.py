@@ -232,3 +232,60 @@ def type_into(page, name: str, text: str) -> str:
     page.keyboard.type(text)
     page.keyboard.press("Enter")
     return wait_for_new_output(page, before)
+
+
+# Text in the main area wider than its box, and pieces of text drawn over one another: every heading, paragraph,
+# caption, alert, code block and map title, [what, its text, px needed, px shown] and [[what, text], [what, text]].
+TEXT_LAYOUT = r"""() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const sel = 'h1, h2, h3, h4, [data-testid="stMarkdownContainer"] > p, [data-testid="stCaptionContainer"],'
+            + ' [data-testid="stAlertContentSuccess"], [data-testid="stAlertContentInfo"], [data-testid="stCode"] pre,'
+            + ' [data-testid="stWidgetLabel"]';
+  const els = [...main.querySelectorAll(sel)].filter(e => e.getClientRects().length && e.innerText.trim());
+  const name = e => (e.closest('[data-testid]') || {dataset: {}}).dataset.testid || e.tagName;
+  const wide = [];
+  for (const e of els) {
+    const style = getComputedStyle(e);
+    if (e.tagName === 'PRE' && style.overflowX !== 'visible') {  // a code block scrolls: only if it has to
+      if (e.scrollWidth > e.clientWidth + 1) wide.push([name(e), e.innerText.slice(0, 40), e.scrollWidth, e.clientWidth]);
+      continue;
+    }
+    // what is drawn of its text (KaTeX's and the line boxes') reaches past its box
+    const box = e.getBoundingClientRect(), range = document.createRange(), drawn = [];
+    const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!n.textContent.trim() || n.parentElement.closest('.katex-mathml')) continue;  // MathML: for readers only
+      range.selectNodeContents(n);
+      drawn.push(...[...range.getClientRects()].filter(r => r.width > 0));
+    }
+    if (!drawn.length) continue;
+    const right = Math.max(...drawn.map(r => r.right)), left = Math.min(...drawn.map(r => r.left));
+    if (right > box.right + 2 || left < box.left - 2)
+      wide.push([name(e), e.innerText.slice(0, 40), Math.round(right - left), Math.round(box.width)]);
+  }
+  const boxes = els.map(e => [e, e.getBoundingClientRect()]);
+  const over = [];
+  for (let a = 0; a < boxes.length; a++)
+    for (let b = a + 1; b < boxes.length; b++) {
+      const [ea, ra] = boxes[a], [eb, rb] = boxes[b];
+      if (ea.contains(eb) || eb.contains(ea)) continue;
+      const x = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const y = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (x > 2 && y > 2) over.push([[name(ea), ea.innerText.slice(0, 30)], [name(eb), eb.innerText.slice(0, 30)]]);
+    }
+  const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+  return {wide, over, page: [document.documentElement.scrollWidth, window.innerWidth],
+          block: [block.scrollWidth, block.clientWidth]};
+}"""
+
+
+# A chart's text drawn past the chart's own box (cut off there), or cut short by Vega with "…".
+CUT_CHART_TITLES = """() => [...document.querySelectorAll("[data-testid=stVegaLiteChart] svg text")].filter(t => {
+    const box = t.getBoundingClientRect(), chart = t.closest("svg").getBoundingClientRect();
+    return t.textContent.includes("…") || box.top < chart.top - 3 || box.bottom > chart.bottom + 3
+           || box.left < chart.left - 3 || box.right > chart.right + 3;  // a glyph box's line height
+  }).map(t => t.textContent)"""
+
+
+def sidebar_open(page) -> bool:
+    return page.evaluate("() => document.querySelector(\"[data-testid='stSidebar']\").getBoundingClientRect().right > 0")

@@ -28,6 +28,10 @@ STRINGS: dict[str, dict[str, str]] = {
               "第 i 行只读第 1 … i 行。源序列在写第一个词之前就已完整，所以交叉注意力读取每个源位置。"
               "交叉注意力和“动手实验”里的步骤是同一种注意力 softmax(QKᵀ/√d)V，只是查询来自解码器，键和值来自编码器的记忆："
               "它的权重是 m × n，每个目标位置一行，每个源位置一列。"},
+    "s2s.source": {"en": "Numbers from", "zh": "数字来源"},
+    "s2s.source_toy": {"en": "A small model you edit", "zh": "可编辑的小模型"},
+    "s2s.source_translator": {"en": "A tiny translator trained here (Chinese → English)",
+                              "zh": "在这里训练的小翻译模型（中文 → 英文）"},
     "s2s.preset": {"en": "Preset", "zh": "预设"},
     "s2s.preset_vaswani": {"en": "Vaswani et al. (post-LN, ReLU)", "zh": "Vaswani 等（后置规范化，ReLU）"},
     "s2s.preset_prenorm": {"en": "Pre-LN (GELU)", "zh": "前置规范化（GELU）"},

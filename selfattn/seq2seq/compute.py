@@ -99,7 +99,8 @@ class Result:
     costs: tuple[StepCost, ...]  # multiply-adds per step with and without the cache, up to COST_STEPS positions
 
 
-RESULT_FREE = {"edit": "d1", "layer": 0, "focus": 0, "step": 0}  # drawn, not computed
+RESULT_FREE = {"edit": "d1", "layer": 0, "focus": 0, "step": 0, "source": "toy", "text": "", "temp": 100, "tstep": 0,
+               "ckpt": 63}  # drawn, or the translator's: not the toy's numbers
 
 
 def result_view(shown: View) -> View:

@@ -22,11 +22,12 @@ from selfattn.core.block import ACTIVATIONS, LayerParams
 from selfattn.core.decoder import DecoderLayerParams
 from selfattn.display.edits import Edited, Rows, check_fields, fit_edits as _fit, settings_of, view_of
 from selfattn.display.numbers import editor_text
-from selfattn.display.share import Choice, Field, Int
+from selfattn.display.share import Choice, Field, Int, Text
 
 KEPT = {
     "s2s": "the Encoder–decoder page's typed tables, editors' generation, undo and notice (ui/seq2seq.py SLOTS)",
     "s2s_good": "last_good: the Encoder–decoder page's result (selfattn.seq2seq.compute.Result)",
+    "s2s_tr_good": "last_good: the Encoder–decoder page's translation (selfattn.translate.Translation)",
     "s2sed_*": "the Encoder–decoder page's matrix editors, one per table and version",
 }
 WIDGETS = {
@@ -49,7 +50,12 @@ ROWS_OF = {"eb": ("b_q", "b_k", "b_v", "b_o"), "eln": ("γ₁", "β₁", "γ₂"
 CELL_CHARS = 40
 EDIT_GROUPS = tuple(f"{side}{layer}" for side in "ed" for layer in range(1, MAX_LAYERS + 1))  # e1 … e4, d1 … d4
 
-FIELDS = (Field("s2s_preset", "preset", Choice(PRESETS), "vaswani"),
+SOURCES = ("toy", "translator")  # the editable toy, or the tiny translator trained here (selfattn.translate)
+MAX_TEXT = 40  # characters of a sentence to translate (selfattn.translate.MAX_CHARS)
+MAX_TRANSLATED_WORDS = 16  # the translator's generation steps a link may name
+
+FIELDS = (Field("s2s_source", "source", Choice(SOURCES), "toy"),
+          Field("s2s_preset", "preset", Choice(PRESETS), "vaswani"),
           Field("s2s_seed", "seed", Int(0, MAX_SEED), 0),
           Field("s2s_n", "n", Int(1, MAX_TOKENS), 4),
           Field("s2s_m", "m", Int(1, MAX_TOKENS), 3),
@@ -63,7 +69,13 @@ FIELDS = (Field("s2s_preset", "preset", Choice(PRESETS), "vaswani"),
           Field("s2s_edit", "edit", Choice(EDIT_GROUPS), "d1"),
           Field("s2s_layer", "layer", Int(1, MAX_LAYERS, shift=1), 0),
           Field("s2s_focus", "focus", Int(1, MAX_TOKENS, shift=1), 0),
-          Field("s2s_step", "step", Int(1, MAX_TOKENS, shift=1), 0))
+          Field("s2s_step", "step", Int(1, MAX_TOKENS, shift=1), 0),
+          # the translator: the sentence, the temperature of the next-word probabilities (in hundredths), the
+          # generation step shown, and the training checkpoint shown ("How it learned"; past the last: the last)
+          Field("s2s_text", "text", Text(MAX_TEXT), "早上好"),
+          Field("s2s_temp", "temp", Int(10, 300), 100),
+          Field("s2s_tstep", "tstep", Int(1, MAX_TRANSLATED_WORDS, shift=1), 0),
+          Field("s2s_ckpt", "ckpt", Int(1, 64, shift=1), 63))
 
 # What each preset sets (the tables then come from the seed): Vaswani et al.'s post-LN with ReLU, and the pre-LN
 # order most models use now, with GELU.
@@ -80,6 +92,7 @@ class View(Edited):
     """What the page shows: every setting of :data:`FIELDS` and the tables typed into (``edited``, ``rows``)."""
 
     edits: tuple[tuple[str, Rows], ...] = ()  # (table id, cells as typed), sorted by id: only tables that differ
+    source: str = "toy"  # the editable toy or the translator
     preset: str = "vaswani"
     seed: int = 0
     n: int = 4  # source tokens
@@ -95,6 +108,10 @@ class View(Edited):
     layer: int = 0  # the decoder layer drawn, 0-based
     focus: int = 0  # the target token written out, 0-based
     step: int = 0  # the generation step drawn, 0-based
+    text: str = "早上好"  # the translator's sentence
+    temp: int = 100  # the temperature of its next-word probabilities × 100
+    tstep: int = 0  # its generation step drawn, 0-based
+    ckpt: int = 63  # its training checkpoint drawn, 0-based (past the last: the last)
 
     def settings(self) -> dict:
         """Each setting by its session-state key."""

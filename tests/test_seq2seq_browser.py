@@ -1,0 +1,187 @@
+"""The Encoder–decoder page (issue 39) in a real Chromium.
+
+* The default model and a bigger pre-LN one (2 + 2 layers, d_model 8, 4 heads), in English and Chinese, at desktop
+  (1400 px), projector (1024 px) and tablet (768 px) widths: no exception, the check against ``torch.nn.Transformer``
+  and the cache's line on screen, nothing wider than the window or its box, no text cut or drawn over other text,
+  no map or chart past its column.
+* Its maps linked: a cross-attention weight (i, j) lights target row i in every target-row map, source row j in the
+  memory and in K and V, the cell (i, j) in each head's cross-attention and row i in the masked self-attention; a
+  source row lights that source column in the cross-attention; a click on a cross-attention row makes that target
+  token the one written out; an edit of a cross-attention weight changes the output and keeps the check.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from selfattn.i18n import t_plain
+from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, CUT_CHART_TITLES, maps_fit, maps_within,
+                           settle, sidebar_open, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT, TEXT_LAYOUT,
+                           wait_until_idle)
+
+pytestmark = pytest.mark.browser
+
+HEIGHT = 1000
+VIEWS = {"toy": "", "big": "enc=2&dec=2&d=8&heads=4&dff=16&n=5&m=4&norm=pre&act=gelu_tanh&layer=2"}
+MIN_MAPS = {"toy": 19, "big": 26}  # memory 2, the layer 5 + 2 heads × 2 (4 × 2), output 1, cache 2 × 2 (4 × 2), step 2
+DRAWN = {view: maps + 1 for view, maps in MIN_MAPS.items()}  # and the cache's chart
+
+
+def open_s2s(browser, url: str, view: str, lang: str, width: int):
+    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    query = "&".join(q for q in (f"lang={lang}", VIEWS[view]) if q)
+    page.goto(f"{url}/seq2seq?{query}")
+    page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
+    page.wait_for_function(ALL_DRAWN, arg=DRAWN[view], timeout=120_000)
+    settle(page, DRAWN[view])
+    return page
+
+
+def assert_laid_out(page, view: str, where: str) -> None:
+    lang = where[-2:]
+    assert page.locator("[data-testid='stException']").count() == 0, where
+    for key in ("s2s.checked_torch", "s2s.cache_same"):
+        words = t_plain(key, lang).split("{")[0].replace("`", "").strip()
+        line = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=words)
+        assert line.count() == 1, (where, key)
+        assert re.search(r"\d\.\de-\d\d", line.first.inner_text()), (where, line.first.inner_text())
+    found = page.evaluate(TEXT_LAYOUT)
+    assert found["page"][0] <= found["page"][1], (where, "the page scrolls sideways", found["page"])
+    assert found["block"][0] <= found["block"][1] + 1, (where, "the main block overflows", found["block"])
+    assert not found["wide"], (where, "text wider than its box: [what, text, px drawn, px of its box]", found["wide"])
+    assert not found["over"], (where, "text drawn over other text", found["over"])
+    assert page.evaluate(CLIPPED_CONTROLS) == [], where
+    assert page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT) == [], where
+    assert page.evaluate(SMALL_CHART_LABELS) == [], where
+    assert page.evaluate(CUT_CHART_TITLES) == [], (where, "a chart's title cut short")
+    fits = maps_fit(page)
+    assert len(fits) >= MIN_MAPS[view] and maps_within(fits), (where, fits)
+    assert_charts_fit(page, where, DRAWN[view])
+
+
+CASES = [(view, lang) for view in VIEWS for lang in ("en", "zh")]
+
+
+@pytest.mark.parametrize("view, lang", CASES, ids=[f"{v}-{lang}" for v, lang in CASES])
+def test_every_view_fits_desktop_projector_and_tablet(browser, url, view, lang):
+    page = open_s2s(browser, url, view, lang, 1400)
+    try:
+        for width in (1400, 1024, 768):
+            if width != 1400:
+                page.set_viewport_size({"width": width, "height": HEIGHT})
+                settle(page, DRAWN[view])
+            assert sidebar_open(page) == (width >= 1024), width
+            assert_laid_out(page, view, f"{view} at {width} px, {lang}")
+    finally:
+        page.close()
+
+
+# Every map of the page: {key: {"lit": [[row, col], ...] of its lit cells, "rows": rows whose header is lit,
+# "cols_lit": columns whose header is lit, "n": rows, "cols": columns}}.
+MAPS = """() => {
+    const out = {};
+    for (const el of document.querySelectorAll("[class*='st-key-map_s2s_']")) {
+        const key = [...el.classList].map(c => c.match(/^st-key-map_s2s_(\\w+)$/)).find(m => m);
+        const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
+        const root = host && host.shadowRoot;
+        const body = root && root.querySelector("tbody");
+        if (!key || !body) continue;
+        const rows = [...body.rows];
+        out[key[1]] = {
+            lit: rows.flatMap((tr, r) => [...tr.querySelectorAll("td")].map((td, c) => td.classList.contains("lit") ? [r, c] : null))
+                     .filter(x => x),
+            rows: rows.map((tr, r) => tr.cells[0].classList.contains("lit-row") ? r : null).filter(r => r !== null),
+            cols_lit: [...root.querySelectorAll("thead th")].slice(1).map((th, c) => th.classList.contains("lit-col") ? c : null)
+                     .filter(c => c !== null),
+            n: rows.length, cols: rows[0].cells.length - 1,
+        };
+    }
+    return out;
+}"""
+
+CELLS = """(key) => [...document.querySelector(`[class*='st-key-map_s2s_${key}'] [data-testid='stBidiComponentIsolated']`)
+    .shadowRoot.querySelector('tbody').rows].map(tr => [...tr.cells].slice(1).map(td => td.textContent))"""
+
+
+def maps(page) -> dict:
+    return page.evaluate(MAPS)
+
+
+def row_head(key: str, i: int) -> str:
+    return f"[class*='st-key-map_s2s_{key}'] tbody tr:nth-child({i + 1}) th"
+
+
+def td(key: str, i: int, j: int) -> str:
+    return f"[class*='st-key-map_s2s_{key}'] tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
+
+
+def hover(page, selector: str) -> None:
+    target = page.locator(selector)
+    target.scroll_into_view_if_needed()
+    target.hover()
+    page.wait_for_timeout(150)
+
+
+def whole_row(i: int, cols: int) -> list[list[int]]:
+    return [[i, c] for c in range(cols)]
+
+
+TARGET_ROWS = ("d1_input", "d1_h1", "d1_h2", "d1_out", "outputs")
+SOURCE_ROWS = ("src", "memory", "d1_cross_k", "d1_cross_v")
+
+
+def test_cross_attention_lights_its_target_and_source_rows_a_click_picks_and_an_edit_recomputes(browser, url):
+    page = open_s2s(browser, url, "toy", "en", 1400)
+    try:
+        found = maps(page)
+        assert set(TARGET_ROWS + SOURCE_ROWS + ("d1_self1", "d1_cross1", "d1_cross2")) <= set(found), sorted(found)
+        assert not any(m["lit"] for m in found.values())
+
+        # a cross-attention weight: target 3 (row 2) reading source 2 (column 1)
+        hover(page, td("d1_cross2", 2, 1))
+        found = maps(page)
+        for key in TARGET_ROWS:
+            assert found[key]["lit"] == whole_row(2, found[key]["cols"]), (key, found[key])
+        for key in SOURCE_ROWS:
+            assert found[key]["lit"] == whole_row(1, found[key]["cols"]), (key, found[key])
+        assert found["d1_cross1"]["lit"] == [[2, 1]] and found["d1_cross2"]["lit"] == [[2, 1]]
+        assert found["d1_self1"]["lit"] == whole_row(2, 3)  # its row among the target's own rows
+        for key in ("cache_keys1", "step_cross"):  # the generation's maps link to nothing
+            assert found[key]["lit"] == [], key
+
+        # a source row: that column of every cross-attention map, and no target row
+        hover(page, row_head("memory", 3))
+        found = maps(page)
+        assert found["d1_cross1"]["lit"] == [[r, 3] for r in range(3)] and found["d1_cross1"]["cols_lit"] == [3]
+        assert found["d1_out"]["lit"] == [] and found["src"]["lit"] == whole_row(3, found["src"]["cols"])
+
+        page.mouse.move(5, 5)
+        page.wait_for_timeout(200)
+        assert not any(m["lit"] for m in maps(page).values())
+
+        # a click on target y2's row of a cross-attention map: y2 is written out after the rerun
+        title = t_plain("s2s.focus_title", "en", token="y2")
+        assert page.get_by_text(title, exact=True).count() == 0
+        page.locator(row_head("d1_cross1", 1)).click()
+        page.get_by_text(title, exact=True).wait_for(timeout=30_000)
+        wait_until_idle(page)
+
+        # an edit of the cross-attention's W_v: the decoder's output changes, the memory and the check stay
+        before, memory = page.evaluate(CELLS, "outputs"), page.evaluate(CELLS, "memory")
+        page.get_by_text(t_plain("s2s.weights_title", "en")).click()
+        cell = page.get_by_role("textbox", name="W_v, cross (decoder 1), 1, 1", exact=True)
+        cell.scroll_into_view_if_needed()
+        cell.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type("2.5")
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"(old) => JSON.stringify(({CELLS})('outputs')) !== JSON.stringify(old)",
+                               arg=before, timeout=30_000)
+        wait_until_idle(page)
+        assert page.evaluate(CELLS, "memory") == memory
+        words = t_plain("s2s.checked_torch", "en").split("{")[0].replace("`", "").strip()
+        assert page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=words).count() == 1
+    finally:
+        page.close()
