@@ -104,10 +104,12 @@ def draw(result, shown: sv.View, tables: dict) -> None:
     side_by_side([(tr("s2s.src"), trace.src, src, d_cols, "src", "src:x"),
                   (tr("s2s.memory"), trace.memory, src, d_cols, "memory", "src:memory")], focus=None, tables=tables)
 
-    layers = len(trace.decoder_layers)
-    if layers > 1:
+    # The boxes offer what the view has (the link writes it), the maps show the result: the last good one may be
+    # of other sizes while an edit is bad, so what is drawn is clamped to it.
+    if shown.dec > 1:
         settings.keep("s2s_layer")
-        st.selectbox(tr("s2s.layer"), range(layers), key="s2s_layer", format_func=lambda i: f"{i + 1}")
+        st.selectbox(tr("s2s.layer"), range(shown.dec), key="s2s_layer", format_func=lambda i: f"{i + 1}")
+    layers = len(trace.decoder_layers)
     layer = min(shown.layer, layers - 1)
     lt = trace.decoder_layers[layer]
     st.subheader(tr("s2s.layer_title", layer=layer + 1, layers=layers))
@@ -127,7 +129,7 @@ def draw(result, shown: sv.View, tables: dict) -> None:
     side_by_side([(tr("s2s.cross_keys"), merged(cross.keys), src, d_cols, f"d{layer + 1}_cross_k", "src:k"),
                   (tr("s2s.cross_values"), merged(cross.values), src, d_cols, f"d{layer + 1}_cross_v", "src:v")],
                  focus=None, tables=tables)
-    choice(st.selectbox, tr("s2s.focus"), range(m), "s2s_focus", {i: tgt[i] for i in range(m)})
+    choice(st.selectbox, tr("s2s.focus"), range(shown.m), "s2s_focus", {i: f"y{i + 1}" for i in range(shown.m)})
     with st.container(border=True):
         st.markdown(tr("s2s.focus_title", token=tgt[focus]))
         st.code("\n".join(focus_lines(cross, focus, src, tgt[focus], current_lang())), language=None, wrap_lines=True)
@@ -159,8 +161,8 @@ def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
     st.caption(tr("s2s.gen_help"))
     g1, g2 = st.columns([3, 1], vertical_alignment="bottom")
     with g1:
-        choice(st.selectbox, tr("s2s.step"), range(m), "s2s_step", {t: f"{t + 1}: {tgt[t]}" for t in range(m)})
-    g2.button(tr("s2s.next_step"), on_click=next_step, args=(m,), icon=":material/skip_next:", key="s2s_next",
+        choice(st.selectbox, tr("s2s.step"), range(shown.m), "s2s_step", {t: f"{t + 1}: y{t + 1}" for t in range(shown.m)})
+    g2.button(tr("s2s.next_step"), on_click=next_step, args=(shown.m,), icon=":material/skip_next:", key="s2s_next",
               width="stretch")
     t = min(shown.step, m - 1)
     step = result.cache.steps[t]

@@ -157,6 +157,19 @@ def editor_cells(at: AppTest, matrix: str) -> list[list[str]]:
     return [list(r) for r in (sent["table"]["cells"] if sent and "table" in sent else data["cells"])]
 
 
+def type_cell(at: AppTest, matrix: str, row: int, col: int, text: str) -> None:
+    """The state editor ``matrix`` (its name on the page) sends after one cell is typed, then a run, as Enter in the
+    browser: the full table as typed (:func:`editor_cells`, with this cell), its revision one on."""
+    data = editors(at)[matrix]
+    rev = 0
+    if data["instance"] in at.session_state and at.session_state[data["instance"]]:
+        rev = at.session_state[data["instance"]]["table"]["rev"]
+    table_cells = editor_cells(at, matrix)
+    table_cells[row][col] = text
+    at.session_state[data["instance"]] = {"table": {"rev": rev + 1, "cells": table_cells}}
+    at.run()
+
+
 MATRIX_NAMES = {"x": "X", "w_q": "W_q", "w_k": "W_k", "w_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v"}
 
 

@@ -4,11 +4,9 @@ test files import no other test file (tests/test_tiers.py), so what they share l
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl
-
 from selfattn.block import view as tbv
 from selfattn.i18n import t, t_plain
-from support.apptest import choice_widget, editors, step_maps
+from support.apptest import choice_widget, editor_cells, type_cell
 from tests import fuzz
 
 def ok(at) -> None:
@@ -24,17 +22,7 @@ def check_line(at) -> str | None:
     return next((text for kind, text in fuzz.alerts(at.main) if kind == "success" and text.startswith(starts)), None)
 
 
-def errors(at) -> list[str]:
-    return [text for kind, text in fuzz.alerts(at.main) if kind in ("error", "warning")]
-
-
-def maps(at) -> dict:
-    """Every map's cells, by key (the focus line of the norms is not a map)."""
-    return {key: data["cells"] for key, data in step_maps(at).items()}
-
-
-def link(at) -> dict[str, str]:
-    return dict(parse_qsl(fuzz.link_query(at), keep_blank_values=True))
+errors, maps, link = fuzz.errors, fuzz.map_cells, fuzz.link_params  # the names the page's tests use
 
 
 def label(at, table: str) -> str:
@@ -44,21 +32,12 @@ def label(at, table: str) -> str:
 
 def cells(at, table: str) -> list[list[str]]:
     """What an editor holds: what was sent to it, else what it was mounted with."""
-    data = editors(at)[label(at, table)]
-    sent = at.session_state[data["instance"]] if data["instance"] in at.session_state else None
-    return [list(r) for r in (sent["table"]["cells"] if sent and "table" in sent else data["cells"])]
+    return editor_cells(at, label(at, table))
 
 
 def send(at, table: str, row: int, col: int, text: str) -> None:
     """The state an editor sends after one cell is typed, then a run (as Enter in the browser)."""
-    data = editors(at)[label(at, table)]
-    rev = 0
-    if data["instance"] in at.session_state and at.session_state[data["instance"]]:
-        rev = at.session_state[data["instance"]]["table"]["rev"]
-    table_cells = cells(at, table)
-    table_cells[row][col] = text
-    at.session_state[data["instance"]] = {"table": {"rev": rev + 1, "cells": table_cells}}
-    at.run()
+    type_cell(at, label(at, table), row, col, text)
 
 
 def number(at, key: str, value) -> None:

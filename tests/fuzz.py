@@ -161,6 +161,25 @@ def kept_note(lang: str) -> str:
     return t("common.kept_last_good", lang)
 
 
+def errors(at: AppTest) -> list[str]:
+    """The error and warning messages in the main area."""
+    return [text for kind, text in alerts(at.main) if kind in ("error", "warning")]
+
+
+def map_cells(at: AppTest) -> dict:
+    """Every step map's cells, by key."""
+    from support.apptest import step_maps
+
+    return {key: data["cells"] for key, data in step_maps(at).items()}
+
+
+def link_params(at: AppTest) -> dict[str, str]:
+    """The parameters of the link the sidebar offers."""
+    from urllib.parse import parse_qsl
+
+    return dict(parse_qsl(link_query(at), keep_blank_values=True))
+
+
 def check_page(at: AppTest, title_key: str | None = None, has_result: Callable[[AppTest], bool] | None = None) -> None:
     """What must hold on every page after every action (see the module's docstring)."""
     assert not at.exception, "exception on the page: " + "\n".join(e.value for e in at.exception)
@@ -443,6 +462,23 @@ class Walk:
     def slide(self) -> str:
         return self.set_one("slider", lambda w: self.rng.choice([w.min, w.max,
                                                                  self.rng.randint(int(w.min), int(w.max))]))
+
+    def edit_table_cell(self, label_of, tables, send) -> str:
+        """Type into one cell of an editor shown: bad text, a corner case or a number. ``tables`` are the page's
+        table ids, ``label_of(at, id)`` the name its editor shows, ``send(at, id, row, col, text)`` types it."""
+        from support.apptest import editors as shown_editors
+
+        named = {label_of(self.at, table): table for table in tables}
+        name = self.rng.choice([m for m in shown_editors(self.at) if m in named] or [None])
+        if name is None:
+            return self.rerun()
+        table, data = named[name], shown_editors(self.at)[name]
+        i, j = self.rng.randrange(len(data["cells"])), self.rng.randrange(len(data["cells"][0]))
+        r = self.rng.random()
+        value = (self.rng.choice(BAD_CELLS) if r < 0.3 else self.rng.choice(GOOD_CELLS) if r < 0.55
+                 else repr(round(self.rng.uniform(-3, 3), self.rng.randint(0, 4))))
+        send(self.at, table, i, j, "" if value is None else value[:40])
+        return f"cell {table}[{i}, {j}] = {value!r:.60}"
 
     def type_text(self) -> str:
         w = self.pick("text_input")

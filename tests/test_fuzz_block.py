@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 
 from tests import fuzz
-from support.apptest import editors
 from tests.blockpage import check_line, label, send
 
 
@@ -44,22 +43,7 @@ class BlockWalk(fuzz.Walk):
         return ["toy", "real", "post", "pre"]
 
     def edit_cell(self) -> str:
-        shown = [m for m in editors(self.at)]
-        if not shown:
-            return self.rerun()
-        tables = {label(self.at, table): table for table in self.tables()}
-        name = self.rng.choice([m for m in shown if m in tables] or [None])
-        if name is None:
-            return self.rerun()
-        table = tables[name]
-        data = editors(self.at)[name]
-        rows, cols = len(data["cells"]), len(data["cells"][0])
-        i, j = self.rng.randrange(rows), self.rng.randrange(cols)
-        r = self.rng.random()
-        value = (self.rng.choice(fuzz.BAD_CELLS) if r < 0.3 else self.rng.choice(fuzz.GOOD_CELLS) if r < 0.55
-                 else repr(round(self.rng.uniform(-3, 3), self.rng.randint(0, 4))))
-        send(self.at, table, i, j, "" if value is None else value[:40])
-        return f"cell {table}[{i}, {j}] = {value!r:.60}"
+        return self.edit_table_cell(label, self.tables(), send)
 
     def tables(self) -> list[str]:
         from selfattn.block.view import ALL_TABLES

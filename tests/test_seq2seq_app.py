@@ -7,81 +7,16 @@ from __future__ import annotations
 
 import io
 import zipfile
-from urllib.parse import parse_qsl
 
 import pytest
 
 from selfattn.i18n import t, t_plain
 from selfattn.seq2seq import view as sv
-from support.apptest import choice_widget, editors, open_link, open_page, send_pick, step_maps
+from support.apptest import editors, open_link, open_page, send_pick, step_maps
 from tests import fuzz
+from tests.seq2seqpage import cells, checked, errors, label, link, maps, ok, pick, send
 
 ZIP = "selfattn-seq2seq.zip"
-
-
-def ok(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    fuzz.check_page(at, "s2s.title")
-
-
-def lines(at) -> list[str]:
-    """The success lines: the torch check and the cache's."""
-    return [text for kind, text in fuzz.alerts(at.main) if kind == "success"]
-
-
-def checked(at) -> bool:
-    lang = fuzz.lang_of(at)
-    starts = (t("s2s.checked_torch", lang, diff="0").split("`")[0], t("s2s.cache_same", lang, diff="0")[:12])
-    found = lines(at)
-    return all(any(text.startswith(start) for text in found) for start in starts)
-
-
-def errors(at) -> list[str]:
-    return [text for kind, text in fuzz.alerts(at.main) if kind in ("error", "warning")]
-
-
-def maps(at) -> dict:
-    return {key: data["cells"] for key, data in step_maps(at).items()}
-
-
-def link(at) -> dict[str, str]:
-    return dict(parse_qsl(fuzz.link_query(at), keep_blank_values=True))
-
-
-def label(at, table: str) -> str:
-
-    lang = fuzz.lang_of(at)
-    side, layer, part = sv.split_id(table)
-    if not side:
-        return t_plain(f"s2s.table_{table}", lang)
-    names = {"wq": "W_q", "wk": "W_k", "wv": "W_v", "wo": "W_o", "cq": "W_q", "ck": "W_k", "cv": "W_v", "co": "W_o",
-             "b": "b", "ln": "γ, β", "w1": "W_1", "b1": "b_1", "w2": "W_2", "b2": "b_2"}
-    name = names[part]
-    if part in ("cq", "ck", "cv", "co"):
-        name = t_plain("s2s.part_cross", lang, name=name)
-    return t_plain(f"s2s.table_{side}", lang, name=name, layer=layer + 1)
-
-
-def cells(at, table: str) -> list[list[str]]:
-    data = editors(at)[label(at, table)]
-    sent = at.session_state[data["instance"]] if data["instance"] in at.session_state else None
-    return [list(r) for r in (sent["table"]["cells"] if sent and "table" in sent else data["cells"])]
-
-
-def send(at, table: str, row: int, col: int, text: str) -> None:
-    """The state an editor sends after one cell is typed, then a run (as Enter in the browser)."""
-    data = editors(at)[label(at, table)]
-    rev = 0
-    if data["instance"] in at.session_state and at.session_state[data["instance"]]:
-        rev = at.session_state[data["instance"]]["table"]["rev"]
-    table_cells = cells(at, table)
-    table_cells[row][col] = text
-    at.session_state[data["instance"]] = {"table": {"rev": rev + 1, "cells": table_cells}}
-    at.run()
-
-
-def pick(at, kind: str, key: str, value) -> None:
-    choice_widget(getattr(at, kind), key).set_value(value).run()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -167,7 +167,8 @@ def undo() -> None:
 
 
 def divisors(d: int) -> list[int]:
-    return [h for h in range(1, d + 1) if d % h == 0]
+    """The heads offered: divisors of d_model, at most :data:`selfattn.seq2seq.view.MAX_HEADS`."""
+    return [h for h in range(1, min(d, sv.MAX_HEADS) + 1) if d % h == 0]
 
 
 def preset_note(edited: bool) -> str:

@@ -27,6 +27,7 @@ LINE = "#1f77b4"  # the head view's lines, every token's
 PICKED = "#d62728"  # the head view's picked token and its lines
 TEXT = "#262730"  # token names, as Streamlit's body text
 CELL_EDGE = "white"  # the thin outline between heatmap cells
+CHOSEN, OTHER = "#c2410c", "#94a3b8"  # the translator's greedy next word and the other words; its checkpoint's rule
 HIGHLIGHT = "#ff7f0e"  # the outline of the cells that light up together in the Playground's maps (heatmap.css)
 INK_ON_DARK, INK = "white", "black"  # values printed in a dark cell, and in any other
 SERIES = "tableau10"  # the lines of a benchmark chart: a categorical scheme, one distinct hue a line (six at most)

@@ -21,7 +21,7 @@ from selfattn.core.checks import check_heads
 from selfattn.core.decoder import CacheTrace, DecoderLayerParams, EncoderDecoderTrace, decode_with_cache, encoder_decoder
 from selfattn.display.grid import parse_cell
 from selfattn.errors import InputError
-from selfattn.seq2seq.view import (EPS, MAX_LAYERS, MAX_TOKENS, View, fit_edits, group_tables, row_names, split_id,
+from selfattn.seq2seq.view import (EPS, MAX_HEADS, MAX_LAYERS, MAX_TOKENS, View, fit_edits, group_tables, row_names, split_id,
                                    table_shape)
 
 TABLE_NAMES = {"src": "X", "tgt": "Y", "wq": "W_q", "wk": "W_k", "wv": "W_v", "wo": "W_o", "cq": "W_q (cross)",
@@ -62,7 +62,7 @@ def _parsed(rows: tuple, name: str, names: tuple | None, shape: tuple[int, int])
 def check_sizes(shown: View) -> None:
     """The sizes, checked before any table is read (a link or a websocket may send any)."""
     for name, value, top in (("n", shown.n, MAX_TOKENS), ("m", shown.m, MAX_TOKENS), ("enc", shown.enc, MAX_LAYERS),
-                             ("dec", shown.dec, MAX_LAYERS)):
+                             ("dec", shown.dec, MAX_LAYERS), ("heads", shown.heads, MAX_HEADS)):
         if not 1 <= value <= top:
             raise InputError("block_too_big", f"{name} = {value} is over this page's limit of {top}.",
                              name=name, value=value, top=top)

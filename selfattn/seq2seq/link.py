@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from selfattn.display import share
 from selfattn.display.edits import decode_edits, encode_edits, params_of
-from selfattn.seq2seq.view import (ALL_TABLES, CELL_CHARS, FIELDS, MAX_D, MAX_DFF, View, fit_edits, offered_groups,
+from selfattn.seq2seq.view import (ALL_TABLES, CELL_CHARS, FIELDS, MAX_D, MAX_DFF, MAX_HEADS, View, fit_edits, offered_groups,
                                    split_id, table_shape, view)
 
 TABLE_PARAMS = params_of(ALL_TABLES)
@@ -28,7 +28,7 @@ def decode(params: Mapping[str, str]) -> tuple[View, dict[str, share.BadValue]]:
     settings, bad = share.decode_fields(FIELDS, dict(params))
     shown = view(settings)
     if shown.d % shown.heads:  # the heads box offers the divisors of d_model only
-        offered = [h for h in range(1, shown.d + 1) if shown.d % h == 0]
+        offered = [h for h in range(1, min(shown.d, MAX_HEADS) + 1) if shown.d % h == 0]
         if "heads" in params and "heads" not in bad:
             bad["heads"] = share.BadValue("not_offered", options=", ".join(map(str, offered)))
         settings["s2s_heads"] = max(h for h in offered if h <= 2)

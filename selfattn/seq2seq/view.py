@@ -34,6 +34,7 @@ WIDGETS = {
     "s2s_undo": "the Encoder–decoder page's Undo button",
     "s2s_load": "the Encoder–decoder page's button that reloads the preset",
     "s2s_next": "the Encoder–decoder page's button that moves generation one step on",
+    "s2s_tnext": "the Encoder–decoder page's translator: the button that moves generation one step on",
 }
 PREFIX = "s2s_"
 MAX_SEED = 2**31 - 1
@@ -41,6 +42,7 @@ MAX_TOKENS = 8  # source and target tokens
 MAX_D = 16
 MAX_DFF = 64
 MAX_LAYERS = 4  # encoder layers, and decoder layers
+MAX_HEADS = 4  # each head is drawn (self, cross, its cache): 4 heads are 20 maps a layer shown
 PRESETS = ("vaswani", "prenorm")
 ENCODER_PARTS = ("wq", "wk", "wv", "wo", "b", "ln", "w1", "b1", "w2", "b2")
 DECODER_PARTS = ("wq", "wk", "wv", "wo", "cq", "ck", "cv", "co", "b", "ln", "w1", "b1", "w2", "b2")
@@ -60,7 +62,7 @@ FIELDS = (Field("s2s_source", "source", Choice(SOURCES), "toy"),
           Field("s2s_n", "n", Int(1, MAX_TOKENS), 4),
           Field("s2s_m", "m", Int(1, MAX_TOKENS), 3),
           Field("s2s_d", "d", Int(1, MAX_D), 4),
-          Field("s2s_heads", "heads", Int(1, MAX_D), 2),
+          Field("s2s_heads", "heads", Int(1, MAX_HEADS), 2),
           Field("s2s_dff", "dff", Int(1, MAX_DFF), 8),
           Field("s2s_enc", "enc", Int(1, MAX_LAYERS), 1),
           Field("s2s_dec", "dec", Int(1, MAX_LAYERS), 1),

@@ -1,0 +1,57 @@
+"""Helpers for the Encoder–decoder page's AppTest and fuzz tests (tests/test_seq2seq_app.py,
+tests/test_fuzz_seq2seq.py): test files import no other test file (tests/test_tiers.py), so what they share lives here.
+"""
+
+from __future__ import annotations
+
+from selfattn.i18n import t, t_plain
+from selfattn.seq2seq import view as sv
+from support.apptest import choice_widget, editor_cells, type_cell
+from tests import fuzz
+
+
+def ok(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    fuzz.check_page(at, "s2s.title")
+
+
+def lines(at) -> list[str]:
+    """The success lines: the torch check and the cache's."""
+    return [text for kind, text in fuzz.alerts(at.main) if kind == "success"]
+
+
+def checked(at) -> bool:
+    lang = fuzz.lang_of(at)
+    starts = (t("s2s.checked_torch", lang, diff="0").split("`")[0], t("s2s.cache_same", lang, diff="0")[:12])
+    found = lines(at)
+    return all(any(text.startswith(start) for text in found) for start in starts)
+
+
+errors, maps, link = fuzz.errors, fuzz.map_cells, fuzz.link_params  # the names the page's tests use
+
+
+def label(at, table: str) -> str:
+    lang = fuzz.lang_of(at)
+    side, layer, part = sv.split_id(table)
+    if not side:
+        return t_plain(f"s2s.table_{table}", lang)
+    names = {"wq": "W_q", "wk": "W_k", "wv": "W_v", "wo": "W_o", "cq": "W_q", "ck": "W_k", "cv": "W_v", "co": "W_o",
+             "b": "b", "ln": "γ, β", "w1": "W_1", "b1": "b_1", "w2": "W_2", "b2": "b_2"}
+    name = names[part]
+    if part in ("cq", "ck", "cv", "co"):
+        name = t_plain("s2s.part_cross", lang, name=name)
+    return t_plain(f"s2s.table_{side}", lang, name=name, layer=layer + 1)
+
+
+def cells(at, table: str) -> list[list[str]]:
+    """What an editor holds: what was sent to it, else what it was mounted with."""
+    return editor_cells(at, label(at, table))
+
+
+def send(at, table: str, row: int, col: int, text: str) -> None:
+    """The state an editor sends after one cell is typed, then a run (as Enter in the browser)."""
+    type_cell(at, label(at, table), row, col, text)
+
+
+def pick(at, kind: str, key: str, value) -> None:
+    choice_widget(getattr(at, kind), key).set_value(value).run()

@@ -1,0 +1,47 @@
+"""A seeded random walk over the Encoder–decoder page (issue 39): every widget, cells of every editor shown (the
+source, the target, the weights of whichever layer is chosen), presets, undo, generation steps and language
+switches.
+
+Besides :func:`tests.fuzz.check_page` after every action (no exception, no traceback, messages in the visitor's
+language, the link reopens cleanly): the page always shows its two check lines (against ``torch.nn.Transformer``,
+and the cached steps against the full pass) or a message saying what is wrong; while the input is bad, the check
+lines of the last good result stay.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from selfattn.seq2seq.view import ALL_TABLES
+from tests import fuzz
+from tests.seq2seqpage import checked, label, send
+
+
+class Seq2seqWalk(fuzz.Walk):
+    page, name = "seq2seq", "seq2seq"
+    title_key = "s2s.title"
+    restart_every = 60
+
+    def moves(self):
+        return [(4, self.number), (4, self.choose), (1.5, self.click), (8, self.edit_cell), (1, self.type_text),
+                (1, self.switch_language), (0.5, self.rerun)]
+
+    def has_result(self, at) -> bool:  # the translator's own walk is tests/test_translator_app.py's
+        return checked(at) or at.session_state["s2s_source"] == "translator"
+
+    def check(self) -> None:
+        at, lang = self.at, fuzz.lang_of(self.at)
+        kept = [text for _, text in fuzz.alerts(at.main) if fuzz.kept_note(lang) in text]
+        if kept and at.session_state["s2s_source"] == "toy":  # a bad input with a last good result: still checked
+            assert checked(at), ("the last good result went away", kept)
+
+    def extra_options(self):
+        return ["post", "pre", "e2", "d3", "toy", *range(257, 301)]  # the translator's temperatures reach 300
+
+    def edit_cell(self) -> str:
+        return self.edit_table_cell(label, ALL_TABLES, send)
+
+
+@pytest.mark.parametrize("seed", fuzz.seeds(3))
+def test_the_encoder_decoder_page_never_crashes_and_always_shows_its_checks_or_a_message(seed):
+    Seq2seqWalk(seed).run()

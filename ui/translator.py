@@ -1,0 +1,214 @@
+"""The Encoder–decoder page's translator source: the tiny translator trained here (:mod:`selfattn.translate`), run on
+our core, generated one word at a time with the real cross-attention of each step, the next word's probabilities at
+a temperature, what aligns with what, and how it learned (the training record's checkpoints).
+
+Read (the settings ``s2s_text``, ``s2s_tstep``, ``s2s_temp``, ``s2s_ckpt``) → translate (kept with ``last_good``)
+→ draw what :mod:`selfattn.translate.explain` computes → the link. No arithmetic here: the numbers come from
+``selfattn/``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from selfattn.display.export import column_names
+from selfattn.display.numbers import difference_text
+from selfattn.i18n import escape_markdown
+from selfattn.seq2seq import view as sv
+from selfattn.seq2seq.link import TABLE_PARAMS, encode
+from selfattn.translate import Translation, explain, load, torch_check, translate
+from ui import links
+from ui import seq2seq as s2
+from ui import state as settings
+from ui.common import choice, current_lang, show_error, tr, tr_plain, vega
+from ui.editing import Maps
+
+MAP_DIMS = 8  # columns of the memory and decoder-row maps (a map fits its column); the CSVs hold all d_model
+TEMPERATURES = list(range(10, 301))  # the temperature × 100, as the setting s2s_temp holds it
+# The translator's maps light up together (their own group): a word's row, a source character's row, a weight.
+MAPS = Maps("s2t", "s2t_", "translator-", "s2s_tstep", s2.EDITORS)
+
+
+@st.cache_resource(show_spinner=False)
+def _translator():
+    """The committed model, loaded once per process (InputError ``tr_no_model`` when its files are missing)."""
+    return load()
+
+
+@st.cache_resource(show_spinner=False)
+def _torch_model():
+    """torch's own modules holding the same weights in float64, built once per process."""
+    from selfattn.translate import torch_model
+
+    return torch_model.reference(_translator().weights)
+
+
+def _translate(text: str) -> Translation:
+    return translate(_translator(), text)
+
+
+def _sharing() -> dict:
+    return {"page": "seq2seq", "own": encode(s2.current()), "bulky": TABLE_PARAMS}
+
+
+def _next_step(count: int) -> None:
+    """Callback of the Next step button: one step on, back to the first after the last."""
+    settings.put("s2s_tstep", (int(settings.value("s2s_tstep")) + 1) % count)
+
+
+def _step_label(word: str) -> str:
+    return tr_plain("tr.step_end") if word == "<eos>" else word
+
+
+def translator_section() -> None:
+    """Read → translate → draw → link, for the translator trained here."""
+    settings.keep("s2s_text")
+    st.text_input(tr("tr.text"), key="s2s_text", max_chars=sv.MAX_TEXT, help=tr("tr.text_help"))
+    good, error = settings.last_good("s2s_tr_good", partial(_translate, settings.value("s2s_text")))
+    if error is not None:
+        show_error(error, kept=good is not None)
+    if good is None:
+        links.stop(**_sharing())
+    config, record = _translator().config, explain.load_record()
+    st.caption(tr("tr.intro", enc=config.encoder_layers, dec=config.decoder_layers, d=config.d_model,
+                  h=config.num_heads, seconds=f"{record.train_s:.0f}", pairs=record.trained_on))
+
+    st.subheader(tr("tr.output_title"))
+    st.markdown("#### " + escape_markdown(good.output or "—"))  # the model's words, shown as text
+    st.caption(tr("tr.source_line", n=len(good.source), chars=" · ".join(good.source)))
+    if not good.finished:
+        st.info(tr("tr.unfinished", n=len(good.tokens)), icon=":material/more_horiz:")
+    torch_line(good)
+
+    tables: dict = {}
+    step, temperature = generation(good, tables)
+    chosen = learning(good, record, tables)
+
+    sharing = _sharing()
+    address, _, link_short = links.share_link(**sharing)
+    made = {"settings.txt": explain.settings_text(address, link_short, good, step=step, temperature=temperature,
+                                                  checkpoint=chosen, lang=current_lang())}
+    MAPS.zip_button(tr("tr.download_zip"), tables, made, file_name="selfattn-translator.zip", key="dl_s2t_zip")
+    links.publish(**sharing)
+
+
+def torch_line(good: Translation) -> None:
+    """torch's check: the same words, and the largest difference in the scores of every step."""
+    try:
+        model = _torch_model()
+    except ImportError:
+        st.info(tr("tr.torch_missing"), icon=":material/info:")
+        return
+    check = torch_check(_translator(), good, model)
+    diff = difference_text(check.max_logit_difference)
+    if check.same_tokens:
+        st.success(tr("tr.checked_torch", diff=diff), icon=":material/verified:")
+    else:
+        st.warning(tr("tr.torch_differs", words=" ".join(check.torch_tokens), diff=diff), icon=":material/warning:")
+
+
+def generation(good: Translation, tables: dict) -> tuple[int, float]:
+    """The step selector, the step's cross-attention and next-word probabilities, the alignment note and the whole
+    translation's cross-attention. Returns the step shown and the temperature."""
+    lang = current_lang()
+    words = explain.step_words(good)
+    count = len(words)
+    st.subheader(tr("tr.gen_title"))
+    st.caption(tr("tr.gen_help"))
+    g1, g2 = st.columns([3, 1], vertical_alignment="bottom")
+    with g1:
+        step = choice(st.selectbox, tr("tr.step"), range(count), "s2s_tstep",
+                      {i: tr_plain("tr.step_option", t=i + 1, word=_step_label(w)) for i, w in enumerate(words)})
+    g2.button(tr("tr.next_step"), on_click=_next_step, args=(count,), icon=":material/skip_next:", key="s2s_tnext",
+              width="stretch")
+    step = explain.clamp_step(good, step)
+    st.markdown("**" + tr("tr.step_title", t=step + 1, prefix=" ".join(explain.prefix(good, step)),
+                           word=_step_label(words[step])) + "**")
+    cross = explain.step_cross(good, step)  # (layers, heads, n)
+    heads = [tr_plain("s2s.head", h=h + 1) for h in range(cross.shape[1])]
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for layer in range(cross.shape[0]):
+            with st.container(width="content"):
+                tables[f"step{step + 1}_cross_layer{layer + 1}"] = MAPS.show(
+                    tr("tr.step_cross_title", layer=layer + 1), cross[layer], heads, good.source,
+                    key=f"step_l{layer + 1}", link=None, focus=None, role="weights", domain=(0.0, 1.0))
+    st.caption(tr("tr.step_cross_help"))
+
+    st.markdown(f"#### {tr('tr.probs_title')}")
+    settings.keep("s2s_temp", TEMPERATURES)
+    st.select_slider(tr("tr.temp"), options=TEMPERATURES, key="s2s_temp", format_func=lambda v: f"{v / 100:.2f}",
+                     help=tr("tr.temp_help"))
+    temperature = int(settings.value("s2s_temp")) / 100
+    nxt = explain.next_words(good, step, temperature)
+    vega(explain.next_words_spec(nxt, lang))
+    st.caption(tr("tr.greedy_line", word=_step_label(nxt.vocabulary[nxt.greedy]),
+                  p=f"{nxt.greedy_probability:.3f}", temperature=f"{temperature:.2f}", vocab=nxt.writable))
+
+    if not good.tokens:
+        return step, temperature
+    st.markdown(f"#### {tr('tr.align_title')}")
+    st.caption(tr("tr.align_help", h=len(heads)))
+    st.markdown("\n".join(f"- {line}" for line in explain.alignment_note(good, lang)))
+
+    st.subheader(tr("tr.full_title"))
+    whole = good.cross_weights  # (layers, heads, T, n)
+    st.caption(tr("tr.full_help", m=whole.shape[2], n=whole.shape[3]))
+    focus = step if step < len(good.tokens) else None
+    for layer in range(whole.shape[0]):
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for h in range(whole.shape[1]):
+                with st.container(width="content"):
+                    tables[f"cross_layer{layer + 1}_head{h + 1}"] = MAPS.show(
+                        tr("tr.layer_head", layer=layer + 1, h=h + 1), whole[layer, h], good.tokens, good.source,
+                        key=f"cross_l{layer + 1}h{h + 1}", link=f"cross:l{layer + 1}h{h + 1}", focus=focus,
+                        role="weights", domain=(0.0, 1.0))
+    memory, rows = explain.memory(good), explain.decoder_rows(good)  # (n, d), (T, d)
+    d_cols = column_names("d", memory.shape[1])
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for title, matrix, labels, key, link, row in ((tr("tr.memory_map"), memory, good.source, "memory",
+                                                       "src:memory", None),
+                                                      (tr("tr.rows_map"), rows, good.tokens, "rows", "row:out",
+                                                       focus)):
+            with st.container(width="content"):
+                tables[key] = MAPS.show(title, matrix[:, :MAP_DIMS], labels, d_cols[:MAP_DIMS], key=key, link=link,
+                                        focus=row, full=matrix, full_cols=d_cols)
+    return step, temperature
+
+
+def learning(good: Translation, record: explain.Record, tables: dict) -> explain.Checkpoint:
+    """How it learned: the checkpoint slider, the loss chart with the checkpoint marked, held-out accuracy, and the
+    recorded cross-attention of the watched sentence at that checkpoint (the checkpoint shown is returned)."""
+    lang = current_lang()
+    sentence = explain.watched_sentence(record, "".join(good.source))
+    st.subheader(tr("tr.learn_title"))
+    st.caption(tr("tr.learn_help", count=len(record.checkpoints), sentence=sentence,
+                  watched=" · ".join(record.watched)))
+    options = explain.checkpoint_options(record, settings.default("s2s_ckpt"))
+    settings.keep("s2s_ckpt", options, fallback=options[-1])
+    st.select_slider(tr("tr.ckpt"), options=options, key="s2s_ckpt",
+                     format_func=lambda i: str(explain.checkpoint_at(record, i).step))
+    chosen = explain.checkpoint_at(record, settings.value("s2s_ckpt"))
+    vega(explain.loss_spec(record, chosen, lang))
+    st.markdown(tr("tr.ckpt_line", step=chosen.step, epoch=f"{chosen.epoch:g}", train=f"{chosen.train_loss:.3f}",
+                   held=f"{chosen.held_out_loss:.3f}", right=round(chosen.held_out_accuracy * record.held_out),
+                   total=record.held_out))
+    watched = chosen.sentences[sentence]
+    if watched.tokens:
+        st.caption(tr("tr.watched_line", sentence=sentence, output=" ".join(watched.tokens)))
+    else:
+        st.caption(tr("tr.watched_nothing", sentence=sentence))
+        return chosen
+    n = len(watched.source)
+    st.caption(tr("tr.peak_line", peak=f"{explain.peak(watched.cross_weights):.2f}", n=n, uniform=f"{1 / n:.2f}"))
+    weights = watched.cross_weights  # (layers, heads, T, n)
+    for layer in range(weights.shape[0]):
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for h in range(weights.shape[1]):
+                with st.container(width="content"):
+                    tables[f"training_step{chosen.step}_cross_layer{layer + 1}_head{h + 1}"] = MAPS.show(
+                        tr("tr.layer_head", layer=layer + 1, h=h + 1), weights[layer, h], watched.tokens,
+                        watched.source, key=f"ckpt_l{layer + 1}h{h + 1}", link=None, focus=None, role="weights",
+                        domain=(0.0, 1.0))
+    return chosen
