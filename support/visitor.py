@@ -146,7 +146,7 @@ class Visitor:
         self.query_string = query
         self.url = f"{self.base}/{path}" + (f"?{query}" if query else "")
         start = time.perf_counter()
-        self.cookies = await http_get(self.url, self.timeout)
+        self.cookies = {**self.cookies, **await http_get(self.url, self.timeout, self.cookies)}  # as a browser keeps them
         host = urlsplit(self.base).netloc
         headers = [("Cookie", "; ".join(f"{k}={v}" for k, v in self.cookies.items()))] if self.cookies else []
         try:
@@ -294,14 +294,16 @@ class Visitor:
         self.tally.note(f"exception: {exc.type}: {exc.message[:200]}")
 
 
-async def http_get(url: str, timeout: float) -> dict[str, str]:
-    """GET ``url`` (plain HTTP/1.1, loopback); return the cookies it set. Raises VisitorError."""
+async def http_get(url: str, timeout: float, cookies: dict[str, str] | None = None) -> dict[str, str]:
+    """GET ``url`` (plain HTTP/1.1, loopback) with the ``cookies`` a browser would send; return the cookies it set.
+    Raises VisitorError."""
     parts = urlsplit(url)
+    cookie = "Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()) + "\r\n" if cookies else ""
     try:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, parts.port or 80), timeout)
         try:
             writer.write(f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\nAccept: text/html\r\n"
-                         "User-Agent: selfattn-bench-load\r\nConnection: close\r\n\r\n".encode())
+                         f"User-Agent: selfattn-bench-load\r\n{cookie}Connection: close\r\n\r\n".encode())
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
             await asyncio.wait_for(reader.read(), timeout)  # the page itself, read and dropped
         finally:
