@@ -55,3 +55,21 @@ def send(at, table: str, row: int, col: int, text: str) -> None:
 
 def pick(at, kind: str, key: str, value) -> None:
     choice_widget(getattr(at, kind), key).set_value(value).run()
+
+
+def opened(lang: str = "en", **params: str):
+    """The page on its translator source, at a link with ``params``, checked."""
+    from support.apptest import open_link
+
+    at = open_link("seq2seq", {"source": "translator", "lang": lang, **params})
+    ok(at)
+    return at
+
+
+def output(at) -> str:
+    """The translation as the page shows it: the one heading under "The translation" that is not a section's."""
+    lang = fuzz.lang_of(at)
+    sections = {f"#### {t_plain(key, lang)}" for key in ("tr.probs_title", "tr.align_title")}
+    found = [str(m.value) for m in at.markdown if str(m.value).startswith("#### ") and str(m.value) not in sections]
+    assert len(found) == 1, found
+    return found[0].removeprefix("#### ")

@@ -16,10 +16,10 @@ import pytest
 from selfattn.i18n import t_plain
 from selfattn.translate import load, translate
 from selfattn.translate.weights import RECORD_PATH
-from support.apptest import assert_map_shows, open_link, send_pick, step_maps
+from support.apptest import assert_map_shows, send_pick, step_maps
 from tests import fuzz
+from tests.seq2seqpage import ok, opened, output
 
-TRANSLATOR = {"source": "translator"}
 
 
 @pytest.fixture(scope="module")
@@ -27,24 +27,10 @@ def model():
     return load()
 
 
-def opened(lang: str = "en", **params: str):
-    at = open_link("seq2seq", {**TRANSLATOR, "lang": lang, **params})
-    ok(at)
-    return at
 
 
-def ok(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    fuzz.check_page(at, "s2s.title")
 
 
-def output(at) -> str:
-    """The translation as the page shows it: the one heading under "The translation" that is not a section's."""
-    lang = fuzz.lang_of(at)
-    sections = {f"#### {t_plain(key, lang)}" for key in ("tr.probs_title", "tr.align_title")}
-    found = [str(m.value) for m in at.markdown if str(m.value).startswith("#### ") and str(m.value) not in sections]
-    assert len(found) == 1, found
-    return found[0].removeprefix("#### ")
 
 
 def chart(at, name: str) -> list[dict]:

@@ -5,20 +5,28 @@ a temperature, what aligns with what, and how it learned (the training record's 
 Read (the settings ``s2s_text``, ``s2s_tstep``, ``s2s_temp``, ``s2s_ckpt``) → translate (kept with ``last_good``)
 → draw what :mod:`selfattn.translate.explain` computes → the link. No arithmetic here: the numbers come from
 ``selfattn/``.
+
+Locally (not hosted), "Train it again here" trains a model of the visitor's own (:func:`selfattn.translate.train.
+train_live`, bounded there) in their process, one run at a time per process; the page then translates with it
+until they go back to the shipped model. It lives in their session only (``s2s_train_model``), never in a file.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from functools import partial
 
 import streamlit as st
 
 from selfattn.display.export import column_names
 from selfattn.display.numbers import difference_text
+from selfattn.errors import InputError
+from selfattn.hosting import is_hosted
 from selfattn.i18n import escape_markdown
 from selfattn.seq2seq import view as sv
 from selfattn.seq2seq.link import TABLE_PARAMS, encode
-from selfattn.translate import Translation, explain, load, torch_check, translate
+from selfattn.translate import Translation, Translator, explain, load, torch_check, translate
 from ui import links
 from ui import seq2seq as s2
 from ui import state as settings
@@ -29,6 +37,10 @@ MAP_DIMS = 8  # columns of the memory and decoder-row maps (a map fits its colum
 TEMPERATURES = list(range(10, 301))  # the temperature × 100, as the setting s2s_temp holds it
 # The translator's maps light up together (their own group): a word's row, a source character's row, a weight.
 MAPS = Maps("s2t", "s2t_", "translator-", "s2s_tstep", s2.EDITORS)
+LIVE = "s2s_train_model"  # the visitor's own run (selfattn.translate.train.LiveRun), while the page uses it
+ASKED = "s2s_train_asked"  # the run the Train button asked for, until the script reaches the place that draws it
+TRAINING = threading.Lock()  # one run at a time in this process: two would share its two cores
+DRAW_EVERY_S = 0.5  # how often the loss chart is redrawn while a run goes on
 
 
 @st.cache_resource(show_spinner=False)
@@ -45,8 +57,40 @@ def _torch_model():
     return torch_model.reference(_translator().weights)
 
 
+def _live():
+    """The visitor's own run (:class:`selfattn.translate.train.LiveRun`) while the page uses it, else None."""
+    return st.session_state.get(LIVE)
+
+
+def _model() -> Translator:
+    """The model the page translates with: the visitor's own run, else the shipped one."""
+    live = _live()
+    return live.translator if live is not None else _translator()
+
+
+def _reference():
+    """torch's modules holding the weights of the model in use (ImportError without torch)."""
+    live = _live()
+    if live is None:
+        return _torch_model()
+    from selfattn.translate import torch_model
+
+    return torch_model.reference(live.translator.weights)
+
+
 def _translate(text: str) -> Translation:
-    return translate(_translator(), text)
+    return translate(_model(), text)
+
+
+def _ask(live) -> None:
+    """Callback of the Train button: the run to start where the expander is drawn (a button's own value does not
+    survive a rerun of the page before it is read)."""
+    st.session_state[ASKED] = live
+
+
+def _back_to_shipped() -> None:
+    """Callback of the button that drops the visitor's own run."""
+    st.session_state.pop(LIVE, None)
 
 
 def _sharing() -> dict:
@@ -71,9 +115,12 @@ def translator_section() -> None:
         show_error(error, kept=good is not None)
     if good is None:
         links.stop(**_sharing())
-    config, record = _translator().config, explain.load_record()
+    config, record, live = _model().config, explain.load_record(), _live()
+    seconds = record.train_s if live is None else live.seconds
     st.caption(tr("tr.intro", enc=config.encoder_layers, dec=config.decoder_layers, d=config.d_model,
-                  h=config.num_heads, seconds=f"{record.train_s:.0f}", pairs=record.trained_on))
+                  h=config.num_heads, seconds=f"{seconds:.0f}", pairs=record.trained_on))
+    if live is not None:
+        live_line(live)
 
     st.subheader(tr("tr.output_title"))
     st.markdown("#### " + escape_markdown(good.output or "—"))  # the model's words, shown as text
@@ -85,6 +132,7 @@ def translator_section() -> None:
     tables: dict = {}
     step, temperature = generation(good, tables)
     chosen = learning(good, record, tables)
+    retrain()
 
     sharing = _sharing()
     address, _, link_short = links.share_link(**sharing)
@@ -94,14 +142,23 @@ def translator_section() -> None:
     links.publish(**sharing)
 
 
+def live_line(live) -> None:
+    """Which run the page translates with, and the button back to the shipped model."""
+    s = live.settings
+    st.info(tr("tr.train_using", epochs=s.epochs, d=s.d_model, layers=s.layers, seed=s.seed,
+               seconds=f"{live.seconds:.1f}", right=live.held_out_right, total=live.held_out_total),
+            icon=":material/model_training:")
+    st.button(tr("tr.train_back"), key="s2s_train_back", on_click=_back_to_shipped, icon=":material/undo:")
+
+
 def torch_line(good: Translation) -> None:
     """torch's check: the same words, and the largest difference in the scores of every step."""
     try:
-        model = _torch_model()
+        model = _reference()
     except ImportError:
         st.info(tr("tr.torch_missing"), icon=":material/info:")
         return
-    check = torch_check(_translator(), good, model)
+    check = torch_check(_model(), good, model)
     diff = difference_text(check.max_logit_difference)
     if check.same_tokens:
         st.success(tr("tr.checked_torch", diff=diff), icon=":material/verified:")
@@ -185,6 +242,8 @@ def learning(good: Translation, record: explain.Record, tables: dict) -> explain
     st.subheader(tr("tr.learn_title"))
     st.caption(tr("tr.learn_help", count=len(record.checkpoints), sentence=sentence,
                   watched=" · ".join(record.watched)))
+    if _live() is not None:
+        st.caption(tr("tr.learn_shipped"))
     options = explain.checkpoint_options(record, settings.default("s2s_ckpt"))
     settings.keep("s2s_ckpt", options, fallback=options[-1])
     st.select_slider(tr("tr.ckpt"), options=options, key="s2s_ckpt",
@@ -212,3 +271,72 @@ def learning(good: Translation, record: explain.Record, tables: dict) -> explain
                         watched.source, key=f"ckpt_l{layer + 1}h{h + 1}", link=None, focus=None, role="weights",
                         domain=(0.0, 1.0))
     return chosen
+
+
+def retrain() -> None:
+    """"Train it again here": locally, the run's settings, a button and, while it runs, a progress bar and the loss
+    of each epoch; once done, the page translates with the new model. Hosted: a note, nothing to press."""
+    with st.expander(tr("tr.train_title"), icon=":material/model_training:"):
+        if is_hosted():
+            st.caption(tr("tr.train_hosted"))
+            return
+        from selfattn.translate import train as training  # torch, only where a run can start
+
+        st.caption(tr("tr.train_help", limit=f"{training.LIVE_MAX_WORK:,}"))
+        epochs = st.slider(tr("tr.train_epochs"), training.LIVE_EPOCHS.start, training.LIVE_EPOCHS.stop - 1,
+                           training.LiveSettings.epochs, step=10, key="s2s_train_epochs")
+        c1, c2, c3 = st.columns(3)
+        d_model = c1.selectbox(tr("tr.train_d"), training.LIVE_D_MODELS, key="s2s_train_d",
+                               index=training.LIVE_D_MODELS.index(training.LiveSettings.d_model))
+        layers = c2.selectbox(tr("tr.train_layers"), training.LIVE_LAYERS, key="s2s_train_layers",
+                              format_func=lambda n: tr_plain("tr.train_layers_option", n=n))
+        seed = c3.number_input(tr("tr.train_seed"), training.LIVE_SEEDS.start, training.LIVE_SEEDS.stop - 1,
+                               training.LiveSettings.seed, key="s2s_train_seed")
+        live = training.LiveSettings(epochs=int(epochs), d_model=int(d_model), layers=int(layers), seed=int(seed))
+        try:
+            training.live_plan(live)
+        except InputError as exc:
+            show_error(exc, kept=False)
+            return
+        st.button(tr("tr.train_go"), key="s2s_train_go", type="primary", icon=":material/play_arrow:",
+                  on_click=_ask, args=(live,))
+        asked = st.session_state.pop(ASKED, None)
+        if asked is not None:
+            run = _run(training, asked)
+            if run is not None:
+                st.session_state[LIVE] = run
+                st.rerun()  # from the top: the page translates with the new model
+        done = _live()
+        if done is not None:
+            st.progress(1.0, text=tr("tr.train_done", epochs=done.settings.epochs, seconds=f"{done.seconds:.1f}",
+                                     loss=f"{done.losses[-1]:.4f}"))
+            _loss_chart(st, done.losses)
+
+
+def _run(training, live):
+    """Train ``live`` with a progress bar and the loss drawn as it goes; None when another run holds the process
+    (the visitor is told to wait)."""
+    if not TRAINING.acquire(blocking=False):
+        st.warning(tr("tr.train_busy"), icon=":material/hourglass_top:")
+        return None
+    try:
+        bar = st.progress(0.0, text=tr("tr.train_starting"))
+        chart, losses, drawn = st.empty(), [], [time.perf_counter()]
+
+        def on_epoch(done: int, total: int, loss: float) -> None:
+            losses.append(loss)
+            bar.progress(done / total, text=tr("tr.train_progress", done=done, total=total, loss=f"{loss:.4f}"))
+            if done == total or time.perf_counter() - drawn[0] > DRAW_EVERY_S:
+                _loss_chart(chart, losses)
+                drawn[0] = time.perf_counter()
+
+        return training.train_live(live, on_epoch)
+    finally:
+        TRAINING.release()
+
+
+def _loss_chart(where, losses) -> None:
+    """The mean training loss of each epoch so far, drawn in ``where`` (a placeholder, or ``st``)."""
+    epoch, loss = tr_plain("tr.loss_axis_epoch"), tr_plain("tr.train_loss")
+    where.line_chart({epoch: list(range(1, len(losses) + 1)), loss: list(losses)}, x=epoch, y=loss, height=180,
+                     x_label=epoch, y_label=loss)

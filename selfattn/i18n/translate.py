@@ -128,9 +128,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "tr.learn_help": {
         "en": "Training looked at the model {count} times. Move the slider: the losses fall, the held-out sentences "
               "(never trained on) come right, and the cross-attention of “{sentence}” goes from near-uniform to "
-              "aligned. Training watched {watched}; type one of them above to watch it here.",
+              "aligned. The loss of each epoch is measured as it trains (with dropout and label smoothing), so it "
+              "ends above the checkpoints' losses. Training watched {watched}; type one of them above to watch it here.",
         "zh": "训练过程中共查看了模型 {count} 次。拖动滑块：损失下降，留出的句子（从未用于训练）逐渐译对，"
-              "“{sentence}”的交叉注意力从接近均匀变为对齐。训练时观察的句子是 {watched}；"
+              "“{sentence}”的交叉注意力从接近均匀变为对齐。每轮的损失是在训练时测得的（含随机失活与标签平滑），"
+              "所以最后高于检查点处的损失。训练时观察的句子是 {watched}；"
               "在上面输入其中一句即可在这里观察它。"},
     "tr.ckpt": {"en": "Training step", "zh": "训练步数"},
     "tr.ckpt_line": {
@@ -145,12 +147,56 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The largest weight of each row averages {peak} (uniform over {n} characters: {uniform}; one "
               "character only: 1).",
         "zh": "每行最大权重的平均值为 {peak}（在 {n} 个字上均匀分布时为 {uniform}；只看一个字时为 1）。"},
-    "tr.loss_epoch": {"en": "training loss, each epoch (dropout, smoothing)",
-                      "zh": "每轮的训练损失（含随机失活与标签平滑）"},
+    "tr.loss_epoch": {"en": "each epoch, as trained", "zh": "每轮训练时的损失"},
     "tr.loss_train": {"en": "training loss at a checkpoint", "zh": "检查点处的训练损失"},
     "tr.loss_held_out": {"en": "held-out loss at a checkpoint", "zh": "检查点处留出句子的损失"},
     "tr.loss_marker": {"en": "shown: step {step}", "zh": "当前显示：第 {step} 步"},
     "tr.loss_axis_epoch": {"en": "epoch", "zh": "轮"},
     "tr.loss_axis": {"en": "loss (log scale)", "zh": "损失（对数刻度）"},
     "tr.loss_series": {"en": "curve", "zh": "曲线"},
+    # ── Train it again here (locally only; selfattn.translate.train.train_live) ──────────────
+    "tr.train_title": {"en": "Train it again here", "zh": "在这里重新训练"},
+    "tr.train_hosted": {
+        "en": "Retraining is off on the public demo: it would take the server's processors from every other visitor. "
+              "Run the app on your own computer to train the translator again with your own settings.",
+        "zh": "公开演示版关闭了重新训练：训练会占用服务器的处理器，影响其他访问者。"
+              "在你自己的电脑上运行本应用，就能用自己的设置重新训练这个翻译器。"},
+    "tr.train_help": {
+        "en": "Train a model of your own on the same sentences, from scratch, in this app's process. It lives in "
+              "this session only: the shipped model and its files stay as they are. Epochs × d_model × layers may "
+              "be at most {limit}, so that a run stays under a minute; the same settings always give the same "
+              "model.",
+        "zh": "用同样的句子从头训练一个你自己的模型，就在本应用的进程里运行。它只存在于本次会话中："
+              "随附的模型和它的文件保持不变。训练轮数 × d_model × 层数最多为 {limit}，"
+              "这样一次训练不到一分钟；同样的设置总是得到同样的模型。"},
+    "tr.train_epochs": {"en": "Epochs (passes over the training sentences)", "zh": "训练轮数（遍历训练句子的次数）"},
+    "tr.train_d": {"en": "d_model", "zh": "d_model"},
+    "tr.train_layers": {"en": "Layers on each side", "zh": "每侧的层数"},
+    "tr.train_layers_option": {"en": "{n} + {n}", "zh": "{n} + {n}"},
+    "tr.train_seed": {"en": "Seed", "zh": "随机种子"},
+    "tr.train_go": {"en": "Train", "zh": "开始训练"},
+    "tr.train_busy": {"en": "Another visitor's model is training right now; one run at a time. Please wait a moment "
+                            "and press Train again.",
+                      "zh": "另一位访问者的模型正在训练；一次只能训练一个。请稍等片刻，再按“开始训练”。"},
+    "tr.train_starting": {"en": "Starting…", "zh": "正在开始……"},
+    "tr.train_progress": {"en": "Epoch {done} of {total}: loss {loss}", "zh": "第 {done} / {total} 轮：损失 {loss}"},
+    "tr.train_done": {"en": "Done: {epochs} epochs in {seconds} s, last loss {loss}.",
+                      "zh": "完成：{epochs} 轮，用时 {seconds} 秒，最后的损失为 {loss}。"},
+    "tr.train_loss": {"en": "training loss", "zh": "训练损失"},
+    "tr.train_using": {
+        "en": "Translating with the model you trained in this session: {epochs} epochs, d_model {d}, {layers} + "
+              "{layers} layers, seed {seed}, trained in {seconds} s; held-out sentences right: {right} of {total}. "
+              "The shipped model is unchanged.",
+        "zh": "正在用你在本次会话中训练的模型翻译：{epochs} 轮，d_model 为 {d}，{layers} + {layers} 层，"
+              "随机种子 {seed}，训练用时 {seconds} 秒；留出句子译对 {right} / {total} 句。随附的模型没有改变。"},
+    "tr.train_back": {"en": "Back to the shipped model", "zh": "换回随附的模型"},
+    "tr.learn_shipped": {"en": "The slider shows the shipped model's training, not your own run's.",
+                         "zh": "滑块显示的是随附模型的训练过程，不是你自己那次训练的。"},
+    "err.tr_train_bounds": {"en": "That run is not offered here ({value} is outside the choices).",
+                            "zh": "这里不提供这样的训练（{value} 不在可选范围内）。"},
+    "err.tr_train_too_big": {
+        "en": "That run is too long for this app: {epochs} epochs × d_model {d} × {layers} layers = {work}, over "
+              "the limit of {limit}. Take at most {most} epochs, or a smaller model.",
+        "zh": "这次训练对本应用来说太长了：{epochs} 轮 × d_model {d} × {layers} 层 = {work}，超过了上限 {limit}。"
+              "请最多选 {most} 轮，或选一个更小的模型。"},
 }

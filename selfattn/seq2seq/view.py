@@ -28,6 +28,10 @@ KEPT = {
     "s2s": "the Encoder–decoder page's typed tables, editors' generation, undo and notice (ui/seq2seq.py SLOTS)",
     "s2s_good": "last_good: the Encoder–decoder page's result (selfattn.seq2seq.compute.Result)",
     "s2s_tr_good": "last_good: the Encoder–decoder page's translation (selfattn.translate.Translation)",
+    "s2s_train_model": "the Encoder–decoder page's translator: the visitor's own run (selfattn.translate.train.LiveRun), "
+                       "used while it is kept",
+    "s2s_train_asked": "the Encoder–decoder page's translator: the run the Train button asked for, until the expander "
+                       "starts it",
     "s2sed_*": "the Encoder–decoder page's matrix editors, one per table and version",
 }
 WIDGETS = {
@@ -35,6 +39,12 @@ WIDGETS = {
     "s2s_load": "the Encoder–decoder page's button that reloads the preset",
     "s2s_next": "the Encoder–decoder page's button that moves generation one step on",
     "s2s_tnext": "the Encoder–decoder page's translator: the button that moves generation one step on",
+    "s2s_train_epochs": "the Encoder–decoder page's translator: the epochs of a run of one's own",
+    "s2s_train_d": "the Encoder–decoder page's translator: d_model of a run of one's own",
+    "s2s_train_layers": "the Encoder–decoder page's translator: layers on each side of a run of one's own",
+    "s2s_train_seed": "the Encoder–decoder page's translator: the seed of a run of one's own",
+    "s2s_train_go": "the Encoder–decoder page's translator: the Train button",
+    "s2s_train_back": "the Encoder–decoder page's translator: the button back to the shipped model",
 }
 PREFIX = "s2s_"
 MAX_SEED = 2**31 - 1

@@ -14,6 +14,9 @@ It writes beside this file ``model.npz`` (the weights, float32), ``model.json`` 
 committed files give it on our numpy core, and at about 20 checkpoints the training and held-out losses, the
 held-out accuracy and, for a few fixed sentences, the greedy translation with its cross-attention
 (decoder layers × heads × words × source characters).
+
+:func:`train_live` is a visitor's own run on the Encoder–decoder page: the settings they may choose
+(:class:`LiveSettings`, bounded by :func:`live_plan`), no checkpoints, nothing written, the held-out score measured.
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
 from torch import nn
 
+from selfattn.errors import InputError
 from selfattn.translate import corpus
 from selfattn.translate.infer import Translator, load, translate
 from selfattn.translate.torch_model import Seq2Seq, arrays_of
@@ -136,8 +141,17 @@ def progress(epoch: int, epochs: int, loss: float, started: float, width: int = 
     sys.stderr.flush()
 
 
-def train(config: Config = Config(), tc: TrainConfig = TrainConfig(), *, show: bool = True) -> Run:
+OnEpoch = Callable[[int, int, float], None]  # (epochs done, epochs in all, that epoch's mean loss)
+
+
+def train(config: Config = Config(), tc: TrainConfig = TrainConfig(), *, show: bool = True,
+          on_epoch: OnEpoch | None = None) -> Run:
     """Train on the corpus's training sentences, deterministically; nothing is written.
+
+    Args:
+        show: draw the progress bar on stderr.
+        on_epoch: called after every epoch with (epochs done, epochs, the epoch's mean loss); it draws no random
+            numbers, so it changes nothing in the run.
 
     Returns:
         Run with the trained model (float32), its weights, the loss of every epoch and the checkpoints.
@@ -146,13 +160,13 @@ def train(config: Config = Config(), tc: TrainConfig = TrainConfig(), *, show: b
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     try:
-        return _train(config, tc, show)
+        return _train(config, tc, show, on_epoch)
     finally:  # leave the process as it was (tests share it)
         torch.set_num_threads(threads)
         torch.use_deterministic_algorithms(deterministic)
 
 
-def _train(config: Config, tc: TrainConfig, show: bool) -> Run:
+def _train(config: Config, tc: TrainConfig, show: bool, on_epoch: OnEpoch | None) -> Run:
     started = time.perf_counter()
     training, held_out = split(corpus.read())
     vocab = Vocab.of(training)  # the held-out sentences use only words and characters seen in training
@@ -195,11 +209,92 @@ def _train(config: Config, tc: TrainConfig, show: bool) -> Run:
         losses.append(epoch_loss / len(training))
         if show:
             progress(epoch + 1, tc.epochs, losses[-1], started)
+        if on_epoch is not None:
+            on_epoch(epoch + 1, tc.epochs, losses[-1])
     if show:
         sys.stderr.write("\n")
     total_s = time.perf_counter() - started
     return Run(model=model, trained_on=tuple(p.zh for p in training), weights=Weights(config, vocab, arrays_of(model)),
                losses=tuple(losses), checkpoints=tuple(checkpoints), train_s=total_s - looking, total_s=total_s)
+
+
+# ── A run in a visitor's process (the Encoder–decoder page, locally only) ──────────────────
+
+@dataclass(frozen=True)
+class LiveSettings:
+    """What a visitor may choose for a run of their own: kept within :data:`LIVE_EPOCHS`, :data:`LIVE_D_MODELS`,
+    :data:`LIVE_LAYERS`, :data:`LIVE_SEEDS` and :data:`LIVE_MAX_WORK`."""
+
+    epochs: int = 60
+    d_model: int = 16  # d_ff is twice this; always 4 heads
+    layers: int = 1  # on each side: encoder and decoder
+    seed: int = 0
+
+    @property
+    def work(self) -> int:
+        """epochs × d_model × layers: what a run costs, near enough (the shipped run, 120 × 32 × 2, is 7,680)."""
+        return self.epochs * self.d_model * self.layers
+
+
+LIVE_EPOCHS = range(10, 201)
+LIVE_D_MODELS = (16, 32, 48)
+LIVE_LAYERS = (1, 2)
+LIVE_SEEDS = range(0, 1000)
+# 200 epochs at d_model 32 with 2 + 2 layers: the shipped run (7,680) trains in 11 s on an idle core, 28 s with the
+# other core busy, so this stays under a minute either way
+LIVE_MAX_WORK = 12_800
+LIVE_CHECKPOINTS = 0  # a live run takes no checkpoints: "How it learned" shows the shipped record
+
+
+def live_plan(live: LiveSettings) -> tuple[Config, TrainConfig]:
+    """The model and training settings of a visitor's run.
+
+    Raises:
+        InputError: ``tr_train_bounds`` (a setting outside what is offered) or ``tr_train_too_big`` (epochs ×
+            d_model × layers over :data:`LIVE_MAX_WORK`).
+    """
+    offered = {"epochs": (live.epochs, LIVE_EPOCHS), "d_model": (live.d_model, LIVE_D_MODELS),
+               "layers": (live.layers, LIVE_LAYERS), "seed": (live.seed, LIVE_SEEDS)}
+    for name, (value, allowed) in offered.items():
+        if value not in allowed:
+            raise InputError("tr_train_bounds", f"{name} = {value} is not offered for a run here",
+                             name=name, value=value)
+    if live.work > LIVE_MAX_WORK:
+        raise InputError("tr_train_too_big", f"{live.epochs} epochs × d_model {live.d_model} × {live.layers} "
+                         f"layers = {live.work} is over the limit of {LIVE_MAX_WORK}; take fewer epochs or a smaller "
+                         "model", epochs=live.epochs, d=live.d_model, layers=live.layers, work=live.work,
+                         limit=LIVE_MAX_WORK, most=LIVE_MAX_WORK // (live.d_model * live.layers))
+    config = replace(Config(), d_model=live.d_model, d_ff=2 * live.d_model, encoder_layers=live.layers,
+                     decoder_layers=live.layers)
+    return config, replace(TrainConfig(), epochs=live.epochs, seed=live.seed, checkpoints=LIVE_CHECKPOINTS)
+
+
+@dataclass(frozen=True, eq=False)
+class LiveRun:
+    """A visitor's run, ready to translate with: it lives in their session and is never written to a file."""
+
+    settings: LiveSettings
+    translator: Translator  # its weights on our core, float64
+    losses: tuple[float, ...]  # the mean training loss of each epoch
+    seconds: float  # the optimisation loop's
+    held_out_right: int  # exact matches among the held-out sentences (never trained on)
+    held_out_total: int
+
+
+def train_live(live: LiveSettings, on_epoch: OnEpoch | None = None) -> LiveRun:
+    """Train a model of ``live``'s settings (deterministic: the same settings give the same losses) and measure it
+    on the held-out sentences; nothing is written.
+
+    Raises:
+        InputError: see :func:`live_plan`.
+    """
+    config, tc = live_plan(live)
+    run = train(config, tc, show=False, on_epoch=on_epoch)
+    translator = Translator.from_weights(run.weights)
+    _, held_out = split(corpus.read())
+    _, results = exact_match(translator, held_out)
+    return LiveRun(settings=live, translator=translator, losses=run.losses, seconds=run.train_s,
+                   held_out_right=sum(r["correct"] for r in results), held_out_total=len(results))
 
 
 def record(run: Run, tc: TrainConfig, folder: Path) -> dict:
