@@ -30,7 +30,7 @@ st.caption(tr("tb.intro"))
 links.show_problems("block")
 
 source = choice(st.segmented_control, tr("tb.source"), ("toy", "real"), "tb_source",
-                {"toy": tr("tb.source_toy"), "real": tr("tb.source_real")})
+                {"toy": tr("tb.source_toy"), "real": tr("tb.source_real")}, on_pick=tb.on_source)
 
 if source == "real":
     # ── A real model's layer ────────────────────────────────────────────────────────────────────
@@ -142,7 +142,8 @@ def block() -> None:
     tb.draw_flow(trace, tokens, focus, tables, prefix=f"layer{layer + 1}_",
                  engine=tb.preview_engine(shown, result, trace.eps))
     tb.draw_norms(trace, tokens, focus)
-    choice(st.selectbox, tr("tb.focus"), range(len(tokens)), "tb_focus", {k: f"{k + 1}: {t}" for k, t in enumerate(tokens)})
+    # the tokens the view has (the link writes them): a result kept from before a bad edit may have others
+    choice(st.selectbox, tr("tb.focus"), range(shown.n), "tb_focus", {k: f"{k + 1}: t{k + 1}" for k in range(shown.n)})
 
     if len(result.params) == 1:
         st.html('<span id="tb-stack"></span>')  # one layer: the stack's place is here

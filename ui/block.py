@@ -187,6 +187,12 @@ def on_size(key: str) -> None:
     tb["version"] += 1
 
 
+def on_source(_before) -> None:
+    """Callback of the source switch: the token written out starts at the first, for a token of a real sentence may
+    be past the toy's n (and the link would then name a token the toy does not have), and the other way round."""
+    settings.put("tb_focus", 0)
+
+
 def on_layer() -> None:
     """Callback of the layer box: the other layer's editors mount anew, from the tables as they are."""
     state()["version"] += 1
