@@ -205,3 +205,18 @@ def test_the_page_s_own_link_opens_the_same_view():
     assert output(fresh) == "the man bites the dog"
     assert step_maps(fresh) == step_maps(at)
     assert chart(fresh, "next_words") == chart(at, "next_words") and chart(fresh, "loss") == chart(at, "loss")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_huge_text_is_cut_as_the_box_cuts_it_and_an_emoji_is_named_with_the_last_translation_kept(lang, model):
+    at = opened(lang)
+    at.session_state["s2s_text"] = "狗" * 10_000  # what a crafted message can send: Streamlit cuts it at the box's 40
+    at.run()
+    ok(at)
+    assert at.session_state["s2s_text"] == "狗" * 40
+    assert output(at) == translate(model, "狗" * 40).output  # what the model says to 40 dogs, no more work than that
+    at.session_state["s2s_text"] = "狗咬🙂"
+    at.run()
+    ok(at)
+    assert output(at) == translate(model, "狗" * 40).output  # the last good translation stays
+    assert any("🙂" in text for text in fuzz.errors(at)), fuzz.errors(at)
