@@ -289,3 +289,19 @@ CUT_CHART_TITLES = """() => [...document.querySelectorAll("[data-testid=stVegaLi
 
 def sidebar_open(page) -> bool:
     return page.evaluate("() => document.querySelector(\"[data-testid='stSidebar']\").getBoundingClientRect().right > 0")
+
+
+def assert_text_fits(page, where: str) -> list[list[int]]:
+    """No text, control, map or chart label past its box, cut short or drawn over other text, and the page never
+    wider than the window; returns the maps' fits (:func:`maps_fit`) for the caller's count."""
+    found = page.evaluate(TEXT_LAYOUT)
+    assert found["page"][0] <= found["page"][1], (where, "the page scrolls sideways", found["page"])
+    assert found["block"][0] <= found["block"][1] + 1, (where, "the main block overflows", found["block"])
+    assert not found["wide"], (where, "text wider than its box: [what, text, px drawn, px of its box]", found["wide"])
+    assert not found["over"], (where, "text drawn over other text", found["over"])
+    assert page.evaluate(CLIPPED_CONTROLS) == [], where
+    assert page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT) == [], where
+    assert page.evaluate(SMALL_CHART_LABELS) == [], where
+    assert page.evaluate(CUT_CHART_TITLES) == [], (where, "a chart's title cut short")
+    fits = maps_fit(page)
+    return fits

@@ -20,8 +20,7 @@ import re
 import pytest
 
 from selfattn.i18n import t_plain
-from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, CUT_CHART_TITLES, maps_fit, maps_within,
-                           settle, sidebar_open, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT, TEXT_LAYOUT,
+from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, maps_within, settle, sidebar_open,
                            wait_until_idle)
 
 pytestmark = pytest.mark.browser
@@ -59,16 +58,7 @@ def assert_laid_out(page, view: str, where: str) -> None:
     check.first.scroll_into_view_if_needed()
     assert check.first.is_visible(), where
     assert re.search(r"\d\.\de-\d\d", check.first.inner_text()), (where, check.first.inner_text())
-    found = page.evaluate(TEXT_LAYOUT)
-    assert found["page"][0] <= found["page"][1], (where, "the page scrolls sideways", found["page"])
-    assert found["block"][0] <= found["block"][1] + 1, (where, "the main block overflows", found["block"])
-    assert not found["wide"], (where, "text wider than its box: [what, text, px drawn, px of its box]", found["wide"])
-    assert not found["over"], (where, "text drawn over other text", found["over"])
-    assert page.evaluate(CLIPPED_CONTROLS) == [], where
-    assert page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT) == [], where
-    assert page.evaluate(SMALL_CHART_LABELS) == [], where
-    assert page.evaluate(CUT_CHART_TITLES) == [], (where, "a chart's title cut short")
-    fits = maps_fit(page)
+    fits = assert_text_fits(page, where)
     assert len(fits) >= MIN_MAPS[view] and maps_within(fits), (where, fits)
     assert_charts_fit(page, where, MIN_MAPS[view])
 
