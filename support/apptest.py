@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from selfattn.display import colours
 from selfattn.display.charts import to_altair
+from support.visitor import component_data
 from ui import fit
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -143,7 +144,7 @@ def editors(at: AppTest) -> dict[str, dict]:
     """The data each matrix editor on the page was drawn with, by matrix name ("X", "W_q", ...)."""
     found = {}
     for element in at.get("bidi_component"):
-        data = json.loads(element.proto.json or "null")
+        data = component_data(element.proto.json)
         if isinstance(data, dict) and "matrix" in data:  # not a step map (step_maps) or the maps' code
             found[data["matrix"]] = data
     return found
@@ -208,7 +209,7 @@ def step_maps(at) -> dict[str, dict]:
     for element in at.get("bidi_component"):
         key = element.proto.id.split("-", 2)[-1]  # "$$ID-<hash>-<key>"
         if key.startswith("map_"):
-            data = json.loads(element.proto.json)
+            data = component_data(element.proto.json)
             data.pop("revs", None)  # the editors' revisions the run read: one session's bookkeeping, not shown
             maps[key.removeprefix("map_")] = data
     return maps

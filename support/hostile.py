@@ -205,12 +205,11 @@ def pick_payload(value_json: str) -> str:
 
 def component_data(v: Hostile, pattern: str) -> dict | None:
     """The JSON the last run drew the component whose id matches ``pattern`` with (None: not drawn)."""
-    import json
     import re as _re
 
     for element in v.elements.values():
         if element.WhichOneof("type") == "bidi_component" and _re.search(pattern, element.bidi_component.id):
-            return json.loads(element.bidi_component.json or "null")
+            return wire.component_data(element.bidi_component.json)
     return None
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import re
 import time
@@ -25,9 +26,41 @@ from websockets.typing import Origin, Subprotocol
 
 from ui.pages import PAGES as APP_PAGES
 
+
+def component_data(text: str):
+    """What a selfattn component (a map, an editor) was drawn with, from its element's ``json``: the browser gets one
+    JSON string and parses it (``ui.components.matrix_editor.payload``); None for the maps' code (no data)."""
+    value = json.loads(text or "null")
+    return json.loads(value) if isinstance(value, str) else value
+
 PAGES = {page.name: page.url_path for page in APP_PAGES}  # name -> url path
 X_EDITOR = re.compile(r"-ed_x_\d+$")  # the Playground's X editor: its key is ed_x_<version> (ui/playground.py)
 EDIT_ROW, EDIT_COLUMN = 0, 1  # first token, first number x1 (the label column comes first)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What one visitor's edit is on a page, sent as the browser sends it."""
+
+    key: re.Pattern  # the widget's id ends with its key
+    kind: str  # "editor": a cell of a matrix editor (the grid's JSON state); "text": a text box; "int": a number box
+    cell: tuple[int, int] = (0, 0)  # "editor": the (row, column) typed into, label columns counted
+    check: str = "content"  # what the edit must change: "steps" (the st.code step text) or "content" (see content())
+
+
+EDITS = {  # page name -> its edit
+    "playground": Edit(X_EDITOR, "editor", (EDIT_ROW, EDIT_COLUMN), "steps"),  # X's first token, x1
+    "embeddings": Edit(re.compile(r"-emb_text$"), "text"),  # a new sentence in the text box
+    "heads": Edit(re.compile(r"-hd_seed$"), "int"),  # a setting: another seed, new random input and weights
+    "block": Edit(re.compile(r"-tbed_x_\d+$"), "editor"),  # X's first cell (ui/block.py: tbed_<table>_<version>)
+    "seq2seq": Edit(re.compile(r"-s2sed_src_\d+$"), "editor"),  # the source X's first cell (ui/seq2seq.py)
+}
+# Kinds of element that take input rather than show a result: left out of Visitor.content()
+INPUTS = frozenset({"button", "button_group", "checkbox", "color_picker", "date_input", "download_button",
+                    "file_uploader", "multiselect", "number_input", "radio", "selectbox", "slider", "text_area",
+                    "text_input", "time_input"})
+# Six-character sentences for the embeddings page, 8 x 8 x 8 of them: the same length, so each costs the same
+SUBJECTS, VERBS, OBJECTS = "我你他她猫狗鸟鱼", "看想爱要找听写画", "书花山水月车门球"
 FINISHED = ForwardMsg.FINISHED_SUCCESSFULLY
 EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
 FRAGMENT_FINISHED = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
@@ -63,6 +96,18 @@ def editor_state(cells: list[list[str]], rev: int) -> str:
 def edit_value(k: int) -> str:
     """The text typed at the k-th edit: large and small in turn, never the same twice."""
     return str(10 + k) if k % 2 == 0 else str(-(10 + k))
+
+
+def typed(page: str, k: int) -> str:
+    """What the k-th edit of ``page`` types (its :data:`EDITS` kind): never the same twice for k < 512."""
+    kind = EDITS[page].kind
+    if kind == "editor":
+        return edit_value(k)
+    if kind == "int":
+        return str(1 + k)
+    k %= len(SUBJECTS) * len(VERBS) * len(OBJECTS)
+    subject, verb, thing = SUBJECTS[k % 8], VERBS[k // 8 % 8], OBJECTS[k // 64]
+    return f"{subject}们{verb}了{thing}。"
 
 
 def widget_state(element) -> WidgetState | None:
@@ -161,20 +206,30 @@ class Visitor:
         self.tally.opens.append(seconds)
         return seconds
 
-    async def send_edit(self, value: str) -> None:
-        """Send the rerun request of typing ``value`` into X's first cell of column x1 (no waiting)."""
-        editor = next((wid for wid in self.drawn if X_EDITOR.search(wid)), None)
-        element = next((e for e in self.elements.values() if e.WhichOneof("type") == "bidi_component"
-                        and e.bidi_component.id == editor), None)
-        if element is None:
-            raise VisitorError("no_editor", "no matrix editor with key ed_x_* on the page")
-        cells = self.typed_table(editor, element)
-        cells[EDIT_ROW][EDIT_COLUMN] = value
-        self.revs[editor] = self.revs.get(editor, 0) + 1
-        self.widgets[editor] = WidgetState(id=editor, json_value=editor_state(cells, self.revs[editor]))
+    async def send_edit(self, value: str, edit: Edit = EDITS["playground"]) -> None:
+        """Send the rerun request of typing ``value`` into the widget ``edit`` names (no waiting);
+        by default X's first cell of column x1 on the Playground."""
+        widget = next((wid for wid in self.drawn if edit.key.search(wid)), None)
+        if widget is None:
+            raise VisitorError("no_editor", f"no widget with key {edit.key.pattern} on the page")
+        if edit.kind == "editor":
+            element = next((e for e in self.elements.values() if e.WhichOneof("type") == "bidi_component"
+                            and e.bidi_component.id == widget), None)
+            if element is None:
+                raise VisitorError("no_editor", f"{widget} is not a matrix editor")
+            cells = self.typed_table(widget, element)
+            row, column = edit.cell
+            cells[row][column] = value
+            self.revs[widget] = self.revs.get(widget, 0) + 1
+            state = WidgetState(id=widget, json_value=editor_state(cells, self.revs[widget]))
+        elif edit.kind == "text":
+            state = WidgetState(id=widget, string_value=value)
+        else:
+            state = WidgetState(id=widget, int_value=int(value))
+        self.widgets[widget] = state
         await self.ws.send(rerun_request(url=self.url, page_hash=self.page_hash, query_string=self.query_string,
                                          widgets=self.widgets.values(), cached_hashes=self.cache,
-                                         fragment_id=self.fragments.get(editor, "")))
+                                         fragment_id=self.fragments.get(widget, "")))
 
     def typed_table(self, editor: str, element) -> list[list[str]]:
         """The table a matrix editor holds, as the browser keeps it: what this visitor last sent
@@ -184,20 +239,35 @@ class Visitor:
             table = json.loads(sent.json_value).get("table")
             if table:
                 return [list(row) for row in table["cells"]]
-        return [list(row) for row in json.loads(element.bidi_component.json)["cells"]]
+        return [list(row) for row in component_data(element.bidi_component.json)["cells"]]
 
-    async def edit(self, value: str) -> float:
-        """Type ``value`` into X's first cell of column x1; return the seconds until the run finished."""
-        before = self.step_text()
+    async def edit(self, value: str, edit: Edit = EDITS["playground"]) -> float:
+        """Type ``value`` into the widget ``edit`` names (by default X's first cell of column x1 on the
+        Playground); return the seconds until the run finished. An edit that does not change what
+        ``edit.check`` names is counted as a ``no_effect`` error."""
+        seen = self.step_text if edit.check == "steps" else self.content
+        before = seen()
         start = time.perf_counter()
-        await self.send_edit(value)
+        await self.send_edit(value, edit)
         await self.finish_run()
         seconds = time.perf_counter() - start
         self.tally.edits.append(seconds)
-        after = self.step_text()
+        after = seen()
         if not after or after == before:
             self.tally.errors["no_effect"] += 1
-            self.tally.note(f"no_effect: typing {value} did not change the page's step-by-step text")
+            what = "step-by-step text" if edit.check == "steps" else "content"
+            self.tally.note(f"no_effect: typing {value} did not change the page's {what}")
+        return seconds
+
+    async def rerun(self) -> float:
+        """Ask for a rerun of the page, every widget as it is (what a widget change costs Streamlit's own
+        floor, a page without widgets); return the seconds until the run finished."""
+        start = time.perf_counter()
+        await self.ws.send(rerun_request(url=self.url, page_hash=self.page_hash, query_string=self.query_string,
+                                         widgets=self.widgets.values(), cached_hashes=self.cache))
+        await self.finish_run()
+        seconds = time.perf_counter() - start
+        self.tally.edits.append(seconds)
         return seconds
 
     async def close(self) -> None:
@@ -209,6 +279,15 @@ class Visitor:
         """The step-by-step text of the page (every ``st.code`` block), in page order."""
         codes = [(path, el.code.code_text) for path, el in self.elements.items() if el.WhichOneof("type") == "code"]
         return "\n".join(text for _, text in sorted(codes))
+
+    def content(self) -> str:
+        """A digest of what the last run showed: every element but the inputs (texts, maps' and
+        editors' data, charts), in page order."""
+        digest = hashlib.sha256()
+        for path, element in sorted(self.elements.items()):
+            if element.WhichOneof("type") not in INPUTS:
+                digest.update(repr(path).encode() + element.SerializeToString(deterministic=True))
+        return digest.hexdigest() if self.elements else ""
 
     async def finish_run(self) -> None:
         """Read messages until a run finishes successfully (runs ended early for a rerun are followed)."""

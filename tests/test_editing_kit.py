@@ -5,12 +5,12 @@ preview of newer typing over an older answer was fed on the Playground only)."""
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
 import pytest
 
 from support.apptest import editors, open_page
+from support.visitor import component_data
 from tests import blockpage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ def test_neither_page_keeps_its_own_copy_of_the_kit(module):
 
 def raw_revs(at) -> dict[str, dict]:
     """Each map's revisions as the browser gets them, by the map's key."""
-    return {element.proto.id.split("-", 2)[-1]: json.loads(element.proto.json).get("revs")
+    return {element.proto.id.split("-", 2)[-1]: component_data(element.proto.json).get("revs")
             for element in at.get("bidi_component") if element.proto.id.split("-", 2)[-1].startswith("map_")}
 
 

@@ -37,7 +37,8 @@ const sheet = new CSSStyleSheet();
 sheet.replaceSync(STYLE);
 
 function mount(component) {
-  const { data, parentElement, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  const data = JSON.parse(component.data); // one JSON string: Streamlit does not walk a string's keys
   const root = parentElement.getRootNode();
   if (root.adoptedStyleSheets && !root.adoptedStyleSheets.includes(sheet)) {
     root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];

@@ -29,7 +29,7 @@ from selfattn.display import colours
 from selfattn.display.numbers import map_text
 from selfattn.i18n import t_plain
 from ui.state import current_lang
-from ui.components.matrix_editor import compact_css, compact_js
+from ui.components.matrix_editor import compact_css, compact_js, payload
 
 HERE = Path(__file__).parent
 LINKS = ("q", "k", "v", "scores", "scaled", "weights", "wv", "out")  # a map's place in the linked steps
@@ -40,9 +40,10 @@ PICK = "pick"  # the trigger a click on a query's row sends: the row's number
 
 # The drawing code and its style, sent once a page (see library); each map carries only its loader.
 # One script: the arithmetic the previews share (maths.js), the previews' engines (attention.js, the second
-# implementation of the Playground's steps; block.js, the third, of a Transformer layer), each registering itself
-# for its group of maps, then the maps (heatmap.js), which only draw what an engine returns.
-SCRIPTS = ("maths.js", "attention.js", "block.js", "heatmap.js")
+# implementation of the Playground's steps; block.js, the third, of a Transformer layer; s2s.js, the fourth, of the
+# Encoder–decoder page's model), each registering itself for its group of maps, then the maps (heatmap.js), which
+# only draw what an engine returns.
+SCRIPTS = ("maths.js", "attention.js", "block.js", "s2s.js", "heatmap.js")
 LIBRARY_JS = ("const STYLE = " + json.dumps(compact_css((HERE / "heatmap.css").read_text(encoding="utf-8"))) + ";\n"
               + "\n".join(compact_js((HERE / name).read_text(encoding="utf-8")) for name in SCRIPTS))
 _library = st.components.v2.component("selfattn.heatmap_library", js=LIBRARY_JS)
@@ -73,7 +74,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
         focus: the focus token's row, marked in bold.
         engine: on the outputs map, the options the browser's preview works the steps out with
             (``scale``, ``causal``, ``bias``, and ``pe``: the position vectors added to X, exact,
-            or None; see ``attention.js``).
+            or None; see ``attention.js``); on the block page's input map, its layer's (``block.js``); on the
+            Encoder–decoder's source map, its model's (``s2s.js``, from ``ui.seq2seq.preview_engine``).
     """
     values = np.asarray(matrix, dtype=float)
     if link is not None and link not in LINKS and not link.startswith(LINK_KINDS):
@@ -99,7 +101,7 @@ def scroll_notes(lang: str) -> dict:
 def heatmap(key: str, data: dict, on_pick: Callable[[], None] | None = None) -> None:
     """Mount one map drawn from ``data`` (:func:`map_data`) under ``key``; ``on_pick`` runs after a click."""
     data = {**data, "scroll": dict(scroll_notes(current_lang()))}
-    _mount(key=key, data=data, width="content", on_pick_change=on_pick or _nothing)
+    _mount(key=key, data=payload(data), width="content", on_pick_change=on_pick or _nothing)
 
 
 def picked(value, rows: int) -> int | None:

@@ -15,7 +15,8 @@
 const editors = new WeakMap(); // parentElement -> editor
 
 export default function (component) {
-  const { data, parentElement, setStateValue } = component;
+  const { parentElement, setStateValue } = component;
+  const data = JSON.parse(component.data); // one JSON string (matrix_editor.payload)
   let ed = editors.get(parentElement);
   if (!ed || ed.instance !== data.instance) {
     ed = build(parentElement, data);

@@ -9,6 +9,7 @@ the page checks it with :func:`selfattn.display.guard.matrix_editor_problem` bef
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -40,6 +41,15 @@ def _code(line: str) -> str:
         elif line.startswith("//", k) and (k == 0 or line[k - 1] in " \t"):
             return line[:k]
     return line
+
+
+def payload(data: dict) -> str:
+    """A component's data as one JSON string, which the browser parses (``JSON.parse(component.data)``).
+
+    Handed a dict, Streamlit asks of each of its keys whether it is a table to send as Arrow (0.4-0.7 ms a map,
+    about a tenth of a page open on pages of a dozen maps and editors, measured in docs/benchmarks.md); a string it
+    sends as it is."""
+    return json.dumps(data, separators=(",", ":"))
 
 
 def compact_css(source: str) -> str:
@@ -81,9 +91,9 @@ def matrix_editor(key: str, *, name: str, matrix: str, rows: list[str], cols: li
         bad: the (row, col) of the cell that is not a finite number, or None.
         texts: the component's own texts in the current language (``pg.ed_*`` in the catalog).
     """
-    _mount(key=key, data={"instance": key, "name": name, "matrix": matrix, "rows": rows, "cols": cols, "cells": cells,
+    _mount(key=key, data=payload({"instance": key, "name": name, "matrix": matrix, "rows": rows, "cols": cols, "cells": cells,
                           "max": max_chars, "labels": labels, "rev": rev, "bad": list(bad) if bad else None,
-                          "texts": texts},
+                          "texts": texts}),
            width="content", on_table_change=_nothing)
 
 
