@@ -221,10 +221,14 @@ def pytest_runtest_teardown(item, nextitem):
 # worker in turn (B files each: B = files // 4 // workers, at least 2), then one at a time to whichever
 # is free. The files that take minutes go first and one to each worker's first batch, so that no worker
 # is left with two of them at the end while the others wait.
-LONGEST_FIRST = ("test_container.py", "test_deploy.py", "test_fuzz_embeddings.py", "test_hostile.py",
-                 "test_fuzz_heads.py", "test_fuzz_links.py", "test_fuzz_playground.py", "test_faults.py",
-                 "test_hostile_heads.py", "test_fuzz_block.py", "test_benchmark_scripts.py",
-                 "test_playground_browser.py", "test_block_browser.py", "test_layout_browser.py")
+LONGEST_FIRST = ("test_container.py", "test_deploy.py", "test_hostile_messages.py", "test_playground_browser.py",
+                 "test_benchmark_scripts.py", "test_projector_fit_browser.py", "test_fuzz_links.py",
+                 "test_fuzz_seq2seq.py", "test_fuzz_embeddings.py", "test_fuzz_heads.py", "test_linked_browser.py",
+                 "test_embeddings_layout_browser.py", "test_block_browser.py", "test_heads_fit_browser.py",
+                 "test_fuzz_block.py", "test_faults.py", "test_share_browser.py", "test_fuzz_playground.py",
+                 "test_preview_browser.py", "test_seq2seq_browser.py", "test_translator_browser.py",
+                 "test_hostile_heads.py", "test_hostile.py", "test_layout_browser.py")  # by the seconds each file took in
+# a whole run (pytest --durations, 2026-11-27): a file of minutes that starts last is the run's tail
 
 
 def spread(files: list, longest: list, workers: int) -> list:
