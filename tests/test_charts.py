@@ -182,3 +182,18 @@ def test_a_benchmark_chart_draws_memory_in_mib_with_mib_and_gib_ticks_and_one_hu
     assert "labelExpr" not in time["layer"][0]["encoding"]["y"]["axis"]
     assert sorted(r["y"] for r in time["datasets"]["bench"]) == sorted(r["median_ms"] for r in records)
     assert points["encoding"]["color"]["legend"] is None and lines["encoding"]["color"]["legend"]["labelFontSize"] >= 12
+
+
+def test_a_charts_records_go_to_streamlit_as_arrow_bytes_holding_the_same_rows():
+    import pyarrow as pa
+
+    from ui.common import arrow_datasets
+
+    rows = [{"query": "早", "key": "上", "weight": 0.25, "head": 1}, {"query": "a", "key": "b", "weight": 1.0, "head": 2}]
+    spec = {"mark": "rect", "data": {"values": rows}, "datasets": {"other": rows[:1]}}
+    sent = arrow_datasets(spec)
+    assert spec["data"] == {"values": rows} and spec["datasets"] == {"other": rows[:1]}  # the (cached) spec untouched
+    assert sent["data"] == {"name": "selfattn_values"} and sent["mark"] == "rect"
+    read = {name: pa.ipc.open_stream(blob).read_all().to_pylist() for name, blob in sent["datasets"].items()}
+    assert read == {"selfattn_values": rows, "other": rows[:1]}
+    assert arrow_datasets({"mark": "rect"}) == {"mark": "rect"}

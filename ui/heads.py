@@ -31,7 +31,7 @@ from selfattn.i18n import Markdown
 from selfattn.hosting import is_hosted
 from ui import fit, server_limits
 from ui import state as settings
-from ui.common import csv_button, current_lang, tr, tr_plain, vega
+from ui.common import arrow_datasets, csv_button, current_lang, tr, tr_plain, vega
 
 MAX_TEXT = 200  # characters of the sentence box
 MIN_RUN_TIME = 0.2  # seconds per timed configuration on the page (the CLI defaults to 1 s; hosted: its limit)
@@ -351,7 +351,7 @@ def show_setups(records: list[dict]) -> None:
         for title, field, axis in (("hd.chart_time", "median_ms", "hd.axis_time"),
                                    ("hd.chart_mem", "peak_mem_bytes", "hd.axis_mem")):
             st.caption(tr(title))
-            st.vega_lite_chart(spec=results_chart(mine, field, tr_plain(axis)), width="stretch")
+            st.vega_lite_chart(spec=arrow_datasets(results_chart(mine, field, tr_plain(axis))), width="stretch")
 
 
 def column_title(field: str) -> str:

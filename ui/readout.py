@@ -21,7 +21,7 @@ from selfattn.text import models, readout
 from selfattn.text.models import ModelRun
 from ui import fit, look
 from ui import state as settings
-from ui.common import choice, csv_button, current_lang, tr, vega
+from ui.common import arrow_datasets, choice, csv_button, current_lang, tr, vega
 
 UNITS = ("tokens", "words")
 VIEWS = ("head", "mean", "max", "rollout")
@@ -154,7 +154,7 @@ def pattern_overview(patterns, key: tuple, layer: int, head: int, file_name: str
     st.caption(tr("emb.patterns_help"))
     st.markdown(tr("emb.patterns_read"))  # how to read it first: the picked head's map comes right under the grid
     spec = _grid_spec(key, current_lang(), layer, head, patterns)
-    st.vega_lite_chart(spec, on_select=_on_pick, selection_mode="pick", key=PATTERN_KEY, width="content")
+    st.vega_lite_chart(arrow_datasets(spec), on_select=_on_pick, selection_mode="pick", key=PATTERN_KEY, width="content")
     csv_button(lambda: patterns_table(patterns).set_index(["layer", "head"]), file_name, key="dl_patterns",
                label=tr("emb.patterns_csv"))
 
@@ -166,8 +166,9 @@ def head_view(weights: np.ndarray, labels: list[str], layer: int, head: int) -> 
     options = [0, *range(1, len(labels) + 1)]  # 0: every token; i: the i-th, counted from 1
     picked = choice(st.selectbox, tr("emb.headview_pick"), options, "emb_pick",
                     {0: tr("emb.headview_all"), **{i + 1: label for i, label in enumerate(labels)}})
-    st.vega_lite_chart(_head_view_spec(np.asarray(weights, dtype=float), tuple(labels), picked - 1 if picked else None,
-                                       current_lang(), look.projector_on()), width="content")
+    st.vega_lite_chart(arrow_datasets(_head_view_spec(np.asarray(weights, dtype=float), tuple(labels),
+                                                      picked - 1 if picked else None, current_lang(),
+                                                      look.projector_on())), width="content")
 
 
 @memo.cached("emb.head_view_spec", key=lambda weights, labels, picked, lang, strong: (
