@@ -35,10 +35,10 @@ source = choice(st.segmented_control, tr("s2s.source"), sv.SOURCES, "s2s_source"
                 {s: tr(f"s2s.source_{s}") for s in sv.SOURCES})
 if source == "translator":
     # ── The tiny translator trained here (selfattn.translate) ───────────────────────────────────
-    from ui.translator import translator_section
+    from ui.translator import PLAYER as TRANSLATOR_PLAYER, translator_section
 
     library()  # the maps' drawing code, as on the toy
-    translator_section()
+    TRANSLATOR_PLAYER.run(translator_section, always=False)  # a fragment rerun every second only while playing
     st.stop()
 
 with st.container(border=True):
@@ -84,16 +84,19 @@ def heads_row(title_key: str, maps, rows, cols, *, key: str, link: str, full=Non
                     role="weights", domain=(0.0, 1.0), full=None if full is None else full[h])
 
 
-def side_by_side(maps, *, focus, tables: dict) -> None:
-    """Maps of one step or another, side by side: (title, matrix, rows, cols, key, link)."""
+def side_by_side(maps, *, focus, tables: dict, engine: dict | None = None) -> None:
+    """Maps of one step or another, side by side: (title, matrix, rows, cols, key, link); the first carries
+    ``engine``, the browser's preview's options, if given."""
     with st.container(horizontal=True, wrap=True, gap="medium"):
-        for title, matrix, rows, cols, key, link in maps:
+        for k, (title, matrix, rows, cols, key, link) in enumerate(maps):
             with st.container(width="content"):
-                tables[key] = s2.show_map(title, matrix, rows, cols, key=key, link=link, focus=focus)
+                tables[key] = s2.show_map(title, matrix, rows, cols, key=key, link=link, focus=focus,
+                                          engine=None if k else engine)
 
 
-def draw(result, shown: sv.View, tables: dict) -> None:
-    """Every box of the page, from the result of :func:`selfattn.seq2seq.compute.compute`."""
+def draw(result, shown: sv.View, tables: dict, engine: dict | None) -> None:
+    """Every box of the page, from the result of :func:`selfattn.seq2seq.compute.compute`; the source's map carries
+    the browser's preview's options (``engine``: :func:`ui.seq2seq.preview_engine`, or None)."""
     trace, src, tgt = result.trace, result.src_tokens, result.tgt_tokens
     m, d = trace.outputs.shape
     focus = min(shown.focus, m - 1)  # a result kept from before a bad edit may be smaller than the view
@@ -102,7 +105,8 @@ def draw(result, shown: sv.View, tables: dict) -> None:
     st.subheader(tr("s2s.memory_title"))
     st.caption(tr("s2s.memory_help", layers=len(result.encoder)))
     side_by_side([(tr("s2s.src"), trace.src, src, d_cols, "src", "src:x"),
-                  (tr("s2s.memory"), trace.memory, src, d_cols, "memory", "src:memory")], focus=None, tables=tables)
+                  (tr("s2s.memory"), trace.memory, src, d_cols, "memory", "src:memory")], focus=None, tables=tables,
+                 engine=engine)
 
     # The boxes offer what the view has (the link writes it), the maps show the result: the last good one may be
     # of other sizes while an edit is bad, so what is drawn is clamped to it.
@@ -159,11 +163,12 @@ def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
     m = len(tgt)
     st.subheader(tr("s2s.gen_title"))
     st.caption(tr("s2s.gen_help"))
-    g1, g2 = st.columns([3, 1], vertical_alignment="bottom")
+    g1, g2, g3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     with g1:
         choice(st.selectbox, tr("s2s.step"), range(shown.m), "s2s_step", {t: f"{t + 1}: y{t + 1}" for t in range(shown.m)})
     g2.button(tr("s2s.next_step"), on_click=next_step, args=(shown.m,), icon=":material/skip_next:", key="s2s_next",
               width="stretch")
+    s2.PLAYER.draw_button(shown.m - 1, g3)
     t = min(shown.step, m - 1)
     step = result.cache.steps[t]
     st.markdown(f"**{tr('s2s.step_title', t=t + 1, token=tgt[t], layer=layer + 1)}**")
@@ -194,12 +199,13 @@ def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
 library()  # the maps' drawing code, once a page run, outside the fragment
 
 
-@st.fragment
 def flow() -> None:
-    """Editors, every box, generation, the export and the link: an edit reruns this."""
+    """Editors, every box, generation, the export and the link: an edit reruns this (a fragment, rerun every second
+    while generation plays: ui/play.py)."""
     version = s2.state()["version"]
-    if settings.refuse_unfit_settings(settings.fields("seq2seq")) or s2.setup()["version"] != version:
+    if s2.setup()["version"] != version:
         st.rerun(scope="app")
+    s2.PLAYER.advance(int(settings.value("s2s_m")) - 1)  # while playing: a step on, before anything reads the step
     shown = s2.read()  # every setting and every table as typed: what is drawn, computed and linked
     st.subheader(tr("s2s.inputs_title"))
     st.caption(tr("s2s.inputs_help"))
@@ -228,7 +234,7 @@ def flow() -> None:
     if good is None:
         links.stop(**sharing)
     tables: dict = {}
-    draw(good, shown, tables)
+    draw(good, shown, tables, s2.preview_engine(shown, good) if error is None else None)
 
     st.subheader(tr("s2s.export_title"))
     d_cols = column_names("d", good.trace.outputs.shape[1])
@@ -250,4 +256,4 @@ def flow() -> None:
     links.publish(**sharing)
 
 
-flow()
+s2.PLAYER.run(flow, always=True)

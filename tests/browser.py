@@ -305,3 +305,28 @@ def assert_text_fits(page, where: str) -> list[list[int]]:
     assert page.evaluate(CUT_CHART_TITLES) == [], (where, "a chart's title cut short")
     fits = maps_fit(page)
     return fits
+
+
+def assert_preview_cells(expected: list[dict], got: list[dict | None]) -> int:
+    """A browser preview's boxes against the core's, case by case: ``got`` as an engine returns them ({link: {cells,
+    lo, hi}}, or None), ``expected`` as the server writes them ({link: rows of map_text}); every expected box must be
+    there, of its shape. A cell may differ only where the two sides' last bits fall either side of a rounding tie
+    (neighbours in the 4th significant digit), or where a sum cancels (0 on one side, a residue of 1e-17 on the
+    other): at most 1 cell in 2,000, the server's answer then redraws that map. Returns the cells compared."""
+    total, off = 0, []
+    for want, cells in zip(expected, got, strict=True):
+        assert cells is not None
+        for link, rows in want.items():
+            assert link in cells, link
+            mine = cells[link]["cells"]
+            assert len(mine) == len(rows) and all(len(a) == len(b) for a, b in zip(mine, rows)), link
+            for a_row, b_row in zip(mine, rows):
+                for a, b in zip(a_row, b_row):
+                    total += 1
+                    if a != b:
+                        off.append((link, a, b))
+    assert len(off) <= total / 2000, off[:10]
+    for _, a, b in off:
+        a, b = float(a), float(b)
+        assert abs(a - b) <= 1.01e-3 * max(abs(a), abs(b)) or max(abs(a), abs(b)) < 1e-14, (a, b)
+    return total

@@ -73,3 +73,13 @@ def output(at) -> str:
     found = [str(m.value) for m in at.markdown if str(m.value).startswith("#### ") and str(m.value) not in sections]
     assert len(found) == 1, found
     return found[0].removeprefix("#### ")
+
+
+def forged_click(at, key: str) -> None:
+    """Run the page as after a click on button ``key`` that a websocket client sends itself, though the page drew the
+    button disabled (AppTest's own click refuses one, as a browser does)."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    states = at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id=at.button(key=key).id, trigger_value=True))
+    at._run(states)

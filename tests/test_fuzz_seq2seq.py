@@ -1,6 +1,6 @@
 """A seeded random walk over the Encoder–decoder page (issue 39): every widget, cells of every editor shown (the
 source, the target, the weights of whichever layer is chosen), presets, undo, generation steps and language
-switches.
+switches; Play, whose generation then moves its step on between actions.
 
 Besides :func:`tests.fuzz.check_page` after every action (no exception, no traceback, messages in the visitor's
 language, the link reopens cleanly): the page always shows its two check lines (against ``torch.nn.Transformer``,
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from selfattn.seq2seq.view import ALL_TABLES
+from selfattn.seq2seq.view import ALL_TABLES, MAX_TOKENS, MAX_TRANSLATED_WORDS
 from tests import fuzz
 from tests.seq2seqpage import checked, label, send
 
@@ -38,6 +38,14 @@ class Seq2seqWalk(fuzz.Walk):
         kept = [text for _, text in fuzz.alerts(at.main) if fuzz.kept_note(lang) in text]
         if kept and at.session_state["s2s_source"] == "toy":  # a bad input with a last good result: still checked
             assert checked(at), ("the last good result went away", kept)
+        for slot, most in (("s2s_playing", MAX_TOKENS - 1), ("s2s_tplaying", MAX_TRANSLATED_WORDS)):
+            if slot in at.session_state:  # a play has moves left, no more than a generation has steps
+                assert 0 < at.session_state[slot]["moves"] <= most, (slot, at.session_state[slot])
+
+    def moving(self) -> tuple[str, ...]:
+        """While generation plays (Play is pressed like any button), its step moves on about once a second."""
+        return tuple(param for param, playing in (("step", "s2s_playing"), ("tstep", "s2s_tplaying"))
+                     if playing in self.at.session_state)
 
     def extra_options(self):
         return ["post", "pre", "e2", "d3", "toy", *range(257, 301)]  # the translator's temperatures reach 300

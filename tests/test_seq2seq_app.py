@@ -1,11 +1,14 @@
 """The Encoder–decoder page in AppTest: it opens in both languages with its two check lines, every control changes
 what is shown, an edit reaches the outputs and the link, the link opens the same view (settings, tables, ZIP), a
 click on a cross-attention row picks that target token, and bad input is named while the last good result stays.
+Generation plays (the toy's and the translator's): a step about every second to the last, then it stops; Pause
+holds it; nothing plays faster or longer than that, whatever reruns or steps a client sends.
 """
 
 from __future__ import annotations
 
 import io
+import time
 import zipfile
 
 import pytest
@@ -14,7 +17,8 @@ from selfattn.i18n import t, t_plain
 from selfattn.seq2seq import view as sv
 from support.apptest import editors, open_link, open_page, send_pick, step_maps
 from tests import fuzz
-from tests.seq2seqpage import cells, checked, errors, label, link, maps, ok, pick, send
+from tests.seq2seqpage import cells, checked, errors, forged_click, label, link, maps, ok, opened, pick, send
+from ui.play import SOONEST_S
 
 ZIP = "selfattn-seq2seq.zip"
 
@@ -135,3 +139,115 @@ def test_a_bad_link_is_named_and_the_page_still_shows_a_result(params, named):
     warning = fuzz.ignored_warning(at)
     assert warning and named in warning
     assert checked(at)
+
+
+def test_the_source_map_carries_what_the_browser_preview_needs_and_no_more_than_the_bound():
+    """The preview's engine (ui/components/s2s.js) rides on the source map: the settings, the layers not in the
+    editors as the server read them (the edited layer's None: the browser reads it from the editors), the editors'
+    instances; none while an edit is bad (the maps show another view's numbers), none past PREVIEW_NUMBERS."""
+    from ui.seq2seq import PREVIEW_NUMBERS
+
+    at = open_page("seq2seq")
+    at.number_input(key="s2s_enc").set_value(2).run()
+    engine = step_maps(at)["s2s_src"]["engine"]
+    assert engine["decoder"] == [None] and len(engine["encoder"]) == 2
+    assert engine["encoder"][1]["w1"] == sv.encoder_tables(sv.seeded_encoder(4, 8, 0, 1))["w1"].tolist()
+    assert {k: engine[k] for k in ("norm_first", "activation", "heads", "n", "m", "d", "dff", "layer")} == {
+        "norm_first": False, "activation": "relu", "heads": 2, "n": 4, "m": 3, "d": 4, "dff": 8, "layer": 0}
+    assert set(engine["instances"]) == {f"s2s_{t}" for t in ("src", "tgt", *sv.group_tables("d1"))}
+    pick(at, "selectbox", "s2s_edit", "e2")
+    engine = step_maps(at)["s2s_src"]["engine"]
+    assert engine["encoder"][1] is None and engine["decoder"][0]["cq"] == sv.decoder_tables(
+        sv.seeded_decoder(4, 8, 0, 0))["cq"].tolist()
+    send(at, "tgt", 0, 0, "abc")
+    assert errors(at) and "engine" not in step_maps(at)["s2s_src"]
+
+    big = open_link("seq2seq", {"n": "8", "m": "8", "d": "16", "heads": "4", "dff": "64", "enc": "4", "dec": "4"})
+    ok(big)
+    assert "engine" not in step_maps(big)["s2s_src"]
+    carried = sum(m.size for k in range(4) for m in sv.encoder_tables(sv.seeded_encoder(16, 64, 0, k)).values()) + \
+        sum(m.size for k in range(1, 4) for m in sv.decoder_tables(sv.seeded_decoder(16, 64, 0, k)).values())
+    assert carried > PREVIEW_NUMBERS  # what it would send on every edit
+
+
+def later(at) -> None:
+    """A run once the soonest next move is due (as the page's fragment timer asks for one every second)."""
+    time.sleep(SOONEST_S + 0.05)
+    at.run()
+
+
+def playing(at, key: str) -> bool:
+    return at.button(key=key).label == t_plain("s2s.pause", fuzz.lang_of(at))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_play_moves_the_step_on_once_a_second_to_the_last_then_stops_and_pause_holds_it(lang):
+    at = open_page("seq2seq", lang)  # m = 3: steps 1, 2, 3
+    assert at.button(key="s2s_play").label == t_plain("s2s.play", lang) and not playing(at, "s2s_play")
+    at.button(key="s2s_play").click().run()
+    ok(at)
+    assert playing(at, "s2s_play") and at.session_state["s2s_step"] == 0
+    at.run()  # a rerun sooner than a second (asked for, or forged) moves nothing
+    assert at.session_state["s2s_step"] == 0
+    later(at)
+    ok(at)
+    assert at.session_state["s2s_step"] == 1 and link(at)["step"] == "2" and playing(at, "s2s_play")
+    assert step_maps(at)["s2s_step_self"]["cols"] == ["y1", "y2"]  # the maps of step 2
+    at.run()
+    assert at.session_state["s2s_step"] == 1
+    later(at)
+    assert at.session_state["s2s_step"] == 2 and link(at)["step"] == "3"
+    assert not playing(at, "s2s_play") and "s2s_playing" not in at.session_state  # the last step: it stopped
+    later(at)
+    assert at.session_state["s2s_step"] == 2
+
+    at.button(key="s2s_play").click().run()  # Play at the last step plays from the first
+    assert at.session_state["s2s_step"] == 0 and playing(at, "s2s_play")
+    later(at)
+    assert at.session_state["s2s_step"] == 1
+    at.button(key="s2s_play").click().run()  # Pause
+    ok(at)
+    assert not playing(at, "s2s_play")
+    later(at)
+    later(at)
+    assert at.session_state["s2s_step"] == 1 and link(at)["step"] == "2"
+
+
+def test_a_client_cannot_make_generation_play_forever_and_one_step_has_nothing_to_play():
+    """A play makes as many moves as there were steps to the last when it was pressed: a step sent back to the first
+    while it plays (a forged select box) does not start it over."""
+    at = open_page("seq2seq")
+    at.button(key="s2s_play").click().run()  # from step 1 of 3: two moves
+    later(at)
+    assert at.session_state["s2s_step"] == 1
+    pick(at, "selectbox", "s2s_step", 0)
+    assert playing(at, "s2s_play")
+    later(at)
+    assert at.session_state["s2s_step"] == 1 and not playing(at, "s2s_play")  # its two moves are spent
+    later(at)
+    assert at.session_state["s2s_step"] == 1
+    at.number_input(key="s2s_m").set_value(1).run()
+    ok(at)
+    assert at.button(key="s2s_play").disabled
+    forged_click(at, "s2s_play")
+    ok(at)
+    assert "s2s_playing" not in at.session_state and at.session_state["s2s_step"] == 0
+
+
+def test_the_translator_plays_its_generation_to_the_end_of_the_sentence():
+    at = opened("zh")
+    words = len(at.selectbox(key=next(w.key for w in at.selectbox if w.key.startswith("s2s_tstep__"))).options)
+    assert words >= 3
+    at.button(key="s2s_tplay").click().run()
+    ok(at)
+    assert playing(at, "s2s_tplay")
+    for step in range(1, words):
+        later(at)
+        ok(at)
+        assert at.session_state["s2s_tstep"] == step and link(at)["tstep"] == str(step + 1)
+    assert not playing(at, "s2s_tplay") and "s2s_tplaying" not in at.session_state
+    at.button(key="s2s_tplay").click().run()
+    later(at)
+    at.button(key="s2s_tplay").click().run()  # Pause
+    later(at)
+    assert at.session_state["s2s_tstep"] == 1 and not playing(at, "s2s_tplay")

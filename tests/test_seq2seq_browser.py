@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -173,5 +174,38 @@ def test_cross_attention_lights_its_target_and_source_rows_a_click_picks_and_an_
         assert page.evaluate(CELLS, "memory") == memory
         words = t_plain("s2s.checked_torch", "en").split("{")[0].replace("`", "").strip()
         assert page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=words).count() == 1
+    finally:
+        page.close()
+
+
+def test_play_moves_generation_on_once_a_second_to_the_last_step_then_the_page_asks_for_nothing(browser, url):
+    """Play in a real browser: the page's fragment timer (st.fragment(run_every=...)) moves the step on about once a
+    second, the link follows, and at the last step it stops: the button says Play again and the page sends the server
+    no more messages (an idle page makes no reruns)."""
+    page = browser.new_page(viewport={"width": 1400, "height": HEIGHT})
+    sent: list[float] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda _frame: sent.append(time.monotonic())))
+    try:
+        page.goto(f"{url}/seq2seq")
+        page.wait_for_function(ALL_DRAWN, arg=DRAWN["toy"], timeout=120_000)
+        wait_until_idle(page)
+        button = page.locator(".st-key-s2s_play button").first
+        button.scroll_into_view_if_needed()
+        step = page.locator("[class*='st-key-s2s_step__'] input").first  # the step box (ui.common.choice's key)
+        assert step.input_value() == "1: y1"
+        started = time.monotonic()
+        button.click()
+        page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
+        page.wait_for_function("() => location.search.includes('step=3')", timeout=10_000)
+        took = time.monotonic() - started
+        assert 1.5 < took < 5, took  # two moves, about a second apart
+        page.get_by_role("button", name=t_plain("s2s.play", "en")).first.wait_for(timeout=10_000)
+        assert step.input_value() == "3: y3"
+        page.wait_for_timeout(2500)  # the timer's last tick asks for the whole-page run that stops it
+        wait_until_idle(page)
+        quiet = len(sent)
+        page.wait_for_timeout(3000)
+        assert len(sent) == quiet, "the page still asks for reruns after the play ended"
+        assert "step=3" in page.url
     finally:
         page.close()

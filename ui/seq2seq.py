@@ -12,13 +12,14 @@ import streamlit as st
 from selfattn.display.share import BadValue
 from selfattn.i18n import t_plain
 from selfattn.seq2seq import view as sv
-from selfattn.seq2seq.compute import TABLE_NAMES
+from selfattn.seq2seq.compute import TABLE_NAMES, Result
 from selfattn.seq2seq.link import decode
-from selfattn.seq2seq.view import CELL_CHARS, PRESET_SETTINGS, View
+from selfattn.seq2seq.view import CELL_CHARS, EPS, PRESET_SETTINGS, View
 from ui import state as settings
 from ui.common import current_lang, tr
 from ui.components import matrix_editor as editor_component
 from ui.editing import Editors, Maps, editor_texts
+from ui.play import Player
 
 STATE = "s2s"
 SLOTS = {
@@ -34,6 +35,7 @@ SIZE_KEYS = ("s2s_n", "s2s_m", "s2s_d", "s2s_heads", "s2s_dff", "s2s_enc", "s2s_
 EDITORS = Editors(STATE, "s2sed_")
 MAPS = Maps("s2s", "s2s_", "seq2seq-", "s2s_focus", EDITORS)
 show_map = MAPS.show
+PLAYER = Player("s2s_playing", "s2s_step", "s2s_play", "seq2seq")  # generation's Play/Pause (ui/play.py)
 
 
 def state() -> dict:
@@ -51,10 +53,14 @@ def current() -> View:
     return sv.view(_values(), state()["edits"])
 
 
+def edited_group(shown: View) -> str:
+    """The layer whose weights the editors show ("e1" … "d4"): the one chosen, if the model has it."""
+    return shown.edit if shown.edit in sv.offered_groups(shown) else "d1"
+
+
 def shown_tables(shown: View) -> tuple[str, ...]:
     """The editors drawn: X, Y and the tables of the layer chosen for editing."""
-    group = shown.edit if shown.edit in sv.offered_groups(shown) else "d1"
-    return ("src", "tgt", *sv.group_tables(group))
+    return ("src", "tgt", *sv.group_tables(edited_group(shown)))
 
 
 def table_label(table: str) -> str:
@@ -174,3 +180,29 @@ def divisors(d: int) -> list[int]:
 def preset_note(edited: bool) -> str:
     note = tr(f"s2s.preset_{st.session_state.get('s2s_preset', 'vaswani')}_note")
     return note + (" " + tr("s2s.preset_edited") if edited else "")
+
+
+# ── The browser's preview ────────────────────────────────────────────────────────────────────
+
+PREVIEW_NUMBERS = 20_000  # the most weights of layers not in the editors the preview's engine carries (else: none)
+
+
+def preview_engine(shown: View, result: Result) -> dict | None:
+    """What the browser's preview of the page's maps (ui/components/s2s.js) needs besides the typed tables: the
+    settings, every layer's weights as exact numbers but those of the layer in the editors (None in its place, read
+    from the editors), the decoder layer shown, and which editor instance holds each table now (an older instance's
+    typed table is not this view's). ``result`` must be this view's. None when those weights are too many numbers
+    to send on every edit: the server's answer alone redraws the maps then."""
+    group = edited_group(shown)
+    given = [(f"{side}{k + 1}", tables_of(params)) for side, layers, tables_of in
+             (("e", result.encoder, sv.encoder_tables), ("d", result.decoder, sv.decoder_tables))
+             for k, params in enumerate(layers)]
+    if sum(matrix.size for name, tables in given if name != group for matrix in tables.values()) > PREVIEW_NUMBERS:
+        return None
+    layers = {name: None if name == group else {part: m.tolist() for part, m in tables.items()} for name, tables in given}
+    return {"norm_first": shown.norm == "pre", "activation": shown.act, "eps": EPS, "heads": shown.heads,
+            "n": shown.n, "m": shown.m, "d": shown.d, "dff": shown.dff,
+            "layer": min(shown.layer, len(result.decoder) - 1),
+            "encoder": [layers[f"e{k + 1}"] for k in range(len(result.encoder))],
+            "decoder": [layers[f"d{k + 1}"] for k in range(len(result.decoder))],
+            "instances": {f"s2s_{table}": EDITORS.key(table) for table in shown_tables(shown)}}

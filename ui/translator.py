@@ -32,6 +32,7 @@ from ui import seq2seq as s2
 from ui import state as settings
 from ui.common import choice, current_lang, show_error, tr, tr_plain, vega
 from ui.editing import Maps
+from ui.play import Player
 
 MAP_DIMS = 8  # columns of the memory and decoder-row maps (a map fits its column); the CSVs hold all d_model
 TEMPERATURES = list(range(10, 301))  # the temperature × 100, as the setting s2s_temp holds it
@@ -41,6 +42,7 @@ LIVE = "s2s_train_model"  # the visitor's own run (selfattn.translate.train.Live
 ASKED = "s2s_train_asked"  # the run the Train button asked for, until the script reaches the place that draws it
 TRAINING = threading.Lock()  # one run at a time in this process: two would share its two cores
 DRAW_EVERY_S = 0.5  # how often the loss chart is redrawn while a run goes on
+PLAYER = Player("s2s_tplaying", "s2s_tstep", "s2s_tplay", "seq2seq")  # its generation's Play/Pause (ui/play.py)
 
 
 @st.cache_resource(show_spinner=False)
@@ -84,8 +86,9 @@ def _translate(text: str) -> Translation:
 
 def _ask(live) -> None:
     """Callback of the Train button: the run to start where the expander is drawn (a button's own value does not
-    survive a rerun of the page before it is read)."""
+    survive a rerun of the page before it is read); a playing generation stops (a run holds the process)."""
     st.session_state[ASKED] = live
+    PLAYER.stop()
 
 
 def _back_to_shipped() -> None:
@@ -174,12 +177,14 @@ def generation(good: Translation, tables: dict) -> tuple[int, float]:
     count = len(words)
     st.subheader(tr("tr.gen_title"))
     st.caption(tr("tr.gen_help"))
-    g1, g2 = st.columns([3, 1], vertical_alignment="bottom")
+    PLAYER.advance(count - 1)  # while playing: a step on, before the step is drawn or linked
+    g1, g2, g3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     with g1:
         step = choice(st.selectbox, tr("tr.step"), range(count), "s2s_tstep",
                       {i: tr_plain("tr.step_option", t=i + 1, word=_step_label(w)) for i, w in enumerate(words)})
     g2.button(tr("tr.next_step"), on_click=_next_step, args=(count,), icon=":material/skip_next:", key="s2s_tnext",
               width="stretch")
+    PLAYER.draw_button(count - 1, g3)
     step = explain.clamp_step(good, step)
     st.markdown("**" + tr("tr.step_title", t=step + 1, prefix=" ".join(explain.prefix(good, step)),
                            word=_step_label(words[step])) + "**")

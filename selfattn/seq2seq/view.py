@@ -33,12 +33,17 @@ KEPT = {
     "s2s_train_asked": "the Encoder–decoder page's translator: the run the Train button asked for, until the expander "
                        "starts it",
     "s2sed_*": "the Encoder–decoder page's matrix editors, one per table and version",
+    "s2s_playing": "the Encoder–decoder page's generation playing: {moves left, when the step last moved} "
+                   "(ui.play.Player), absent when paused",
+    "s2s_tplaying": "the Encoder–decoder page's translator: its generation playing, as s2s_playing",
 }
 WIDGETS = {
     "s2s_undo": "the Encoder–decoder page's Undo button",
     "s2s_load": "the Encoder–decoder page's button that reloads the preset",
     "s2s_next": "the Encoder–decoder page's button that moves generation one step on",
     "s2s_tnext": "the Encoder–decoder page's translator: the button that moves generation one step on",
+    "s2s_play": "the Encoder–decoder page's Play/Pause button of generation",
+    "s2s_tplay": "the Encoder–decoder page's translator: the Play/Pause button of its generation",
     "s2s_train_epochs": "the Encoder–decoder page's translator: the epochs of a run of one's own",
     "s2s_train_d": "the Encoder–decoder page's translator: d_model of a run of one's own",
     "s2s_train_layers": "the Encoder–decoder page's translator: layers on each side of a run of one's own",

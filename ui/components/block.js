@@ -3,7 +3,8 @@
 // torch.nn.TransformerEncoderLayer by the tests); attention.js is the second (the Playground's steps). This file
 // works one layer out again, in float64, from the numbers typed in the block page's editors, and writes every
 // box of the flow as the server writes a map's cells (mapText); its arithmetic is maths.js's, shared with
-// attention.js.
+// attention.js and s2s.js (the attention and feed-forward sub-layers are maths.js's attentionSublayer and
+// feedForward).
 //
 // Why: an edit should answer at once. On Enter, heatmap.js asks blockCells for the maps of the layer shown and
 // redraws them in the key press's own task; the server's numbers follow (a fragment rerun) and are the truth: a
@@ -17,57 +18,14 @@
 // Only plain decimal numbers are read (the server alone reads other forms and names a bad cell).
 
 // One layer's every box: {input, norm1, q, k, v, heads: [(n, n) per head], concat, projected, residual1,
-// norm2, ff_pre, ff_act, ff_out, residual2, output}.
+// norm2, ff_pre, ff_act, ff_out, residual2, output}, from maths.js's two sub-layers (shared with s2s.js).
 function blockLayer(x, p, o) {
-  const n = x.length, d = x[0].length, h = o.heads, hd = d / h;
-  const [bq, bk, bv, bo] = p.b, [g1, be1, g2, be2] = p.ln;
-  const norm1Pre = o.norm_first ? layerNorm(x, g1, be1, o.eps) : null;
-  const a = norm1Pre || x;
-  const q = addRow(matmul(a, p.wq), bq), k = addRow(matmul(a, p.wk), bk), v = addRow(matmul(a, p.wv), bv);
-  const root = Math.sqrt(hd);
-  const heads = [], concat = x.map(() => new Array(d).fill(0));
-  for (let head = 0; head < h; head++) {
-    const c0 = head * hd;
-    const weights = [];
-    for (let i = 0; i < n; i++) {
-      const scaled = [];
-      for (let j = 0; j < n; j++) {
-        let s = 0;
-        for (let t = 0; t < hd; t++) s += q[i][c0 + t] * k[j][c0 + t];
-        scaled.push((o.causal && j > i) ? -Infinity : s / root);
-      }
-      weights.push(softmaxRow(scaled));
-    }
-    heads.push(weights);
-    for (let i = 0; i < n; i++) {
-      for (let t = 0; t < hd; t++) {
-        let s = 0;
-        for (let j = 0; j < n; j++) s += weights[i][j] * v[j][c0 + t];
-        concat[i][c0 + t] = s;
-      }
-    }
-  }
-  const projected = addRow(matmul(concat, p.wo), bo);
-  const residual1 = plus(x, projected);
-  let norm1, hState, norm2, ffIn;
-  if (o.norm_first) {
-    norm1 = norm1Pre;
-    hState = residual1;
-    norm2 = layerNorm(hState, g2, be2, o.eps);
-    ffIn = norm2;
-  } else {
-    norm1 = layerNorm(residual1, g1, be1, o.eps);
-    hState = norm1;
-    ffIn = hState;
-  }
-  const ffPre = addRow(matmul(ffIn, p.w1), p.b1[0]);
-  const ffAct = ffPre.map((row) => row.map((z) => activate(z, o.activation)));
-  const ffOut = addRow(matmul(ffAct, p.w2), p.b2[0]);
-  const residual2 = plus(hState, ffOut);
-  if (!o.norm_first) norm2 = layerNorm(residual2, g2, be2, o.eps);
-  const output = o.norm_first ? residual2 : norm2;
-  return { input: x, norm1, q, k, v, heads, concat, projected, residual1, norm2, ff_pre: ffPre, ff_act: ffAct,
-           ff_out: ffOut, residual2, output };
+  const [g1, be1, g2, be2] = p.ln;
+  const att = attentionSublayer(x, null, [p.wq, p.wk, p.wv, p.wo], p.b, g1, be1, o, o.causal);
+  const ff = feedForward(att.out, p, g2, be2, o);
+  return { input: x, norm1: att.norm, q: att.q, k: att.k, v: att.v, heads: att.heads, concat: att.concat,
+           projected: att.projected, residual1: att.residual, norm2: ff.norm, ff_pre: ff.ffPre, ff_act: ff.ffAct,
+           ff_out: ff.ffOut, residual2: ff.residual, output: ff.output };
 }
 
 const PARTS = ["wq", "wk", "wv", "wo", "b", "ln", "w1", "b1", "w2", "b2"];

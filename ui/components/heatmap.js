@@ -335,12 +335,13 @@ function light(view, where) {
 }
 
 // ── The preview: the maps redrawn the moment a cell is committed ─────────────────────────────
-// Each page's engine (attention.js for the Playground's group "pg", block.js for the block page's "tb") registered
-// itself in window.selfattnPreviews: {cells(views, tables) -> {link: {cells, lo, hi}} | null, whole}. On an edit
-// each group's engine works its maps out from the typed tables; this file only draws them. The server's numbers
-// follow within a few hundred milliseconds and are the truth: a map whose preview matches them is left alone, one
-// that does not is redrawn. A map the engine has no box for, or whose shape differs, waits for the server; with
-// ``whole``, one such map makes the whole group wait (its maps are steps of one computation).
+// Each page's engine (attention.js for the Playground's group "pg", block.js for the block page's "tb", s2s.js for
+// the Encoder–decoder's "s2s") registered itself in window.selfattnPreviews: {cells(views, tables) -> {link:
+// {cells, lo, hi}} | null, whole}. On an edit each group's engine works its maps out from the typed tables; this
+// file only draws them. The server's numbers follow within a few hundred milliseconds and are the truth: a map
+// whose preview matches them is left alone, one that does not is redrawn. A map the engine has no box for, or whose
+// shape differs, waits for the server; with ``whole``, one such map makes the whole group wait (its maps are steps
+// of one computation).
 
 function previewOf(group, engine) {
   const views = maps.get(group);

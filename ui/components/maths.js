@@ -1,8 +1,10 @@
-// The arithmetic the browser's previews share (attention.js, block.js, and the next pages'): reading a typed table
-// as the server reads plain numbers, matrix products, bias rows, a stable softmax by row, LayerNorm, the
-// activations, and writing a number as the server writes a map's cell (mapText). One copy, so two previews cannot
-// round or parse differently; tests/test_preview_browser.py and tests/test_block_preview_browser.py hold every
-// engine built on it to the core library (itself held to torch), to the last written character.
+// The arithmetic the browser's previews share (attention.js, block.js, s2s.js): reading a typed table as the server
+// reads plain numbers, matrix products, bias rows, a stable softmax by row, LayerNorm, the activations, a layer's
+// sub-layers (multi-head attention, self or cross, with its Add & Norm; the feed-forward net with its Add & Norm),
+// and writing a number as the server writes a map's cell (mapText). One copy, so two previews cannot round or
+// parse differently; tests/test_preview_browser.py, tests/test_block_preview_browser.py and
+// tests/test_seq2seq_preview_browser.py hold every engine built on it to the core library (itself held to torch),
+// to the last written character.
 //
 // Loaded first in the maps' one script (ui/components/heatmap.py, SCRIPTS): the engines after it call these
 // functions directly. Each engine registers itself for its group of maps in window.selfattnPreviews
@@ -121,6 +123,63 @@ function layerNorm(z, gamma, beta, eps) {
     const root = Math.sqrt(variance + eps);
     return row.map((v, j) => ((v - mean) / root) * gamma[j] + beta[j]);
   });
+}
+
+// Multi-head attention with queries from qIn and keys and values from kvIn: the same rows for self-attention, the
+// encoder's memory for cross-attention (selfattn/core/decoder.py, attention; the encoder layer's is the same).
+// q = qIn W_q + b_q, k = kvIn W_k + b_k, v = kvIn W_v + b_v, split by columns into heads; each head's weights =
+// softmax(q kᵀ / √head_dim) by row, −∞ above the diagonal when causal; concat = the heads' weights v side by side;
+// projected = concat W_o + b_o. w = [W_q, W_k, W_v, W_o], b = [b_q, b_k, b_v, b_o].
+function attendHeads(qIn, kvIn, w, b, heads, causal) {
+  const [wq, wk, wv, wo] = w, [bq, bk, bv, bo] = b;
+  const q = addRow(matmul(qIn, wq), bq), k = addRow(matmul(kvIn, wk), bk), v = addRow(matmul(kvIn, wv), bv);
+  const m = q.length, n = k.length, d = q[0].length, hd = d / heads, root = Math.sqrt(hd);
+  const weights = [], concat = q.map(() => new Array(d).fill(0));
+  for (let head = 0; head < heads; head++) {
+    const c0 = head * hd, rows = [];
+    for (let i = 0; i < m; i++) {
+      const scaled = [];
+      for (let j = 0; j < n; j++) {
+        let s = 0;
+        for (let t = 0; t < hd; t++) s += q[i][c0 + t] * k[j][c0 + t];
+        scaled.push((causal && j > i) ? -Infinity : s / root);
+      }
+      rows.push(softmaxRow(scaled));
+    }
+    weights.push(rows);
+    for (let i = 0; i < m; i++) {
+      for (let t = 0; t < hd; t++) {
+        let s = 0;
+        for (let j = 0; j < n; j++) s += rows[i][j] * v[j][c0 + t];
+        concat[i][c0 + t] = s;
+      }
+    }
+  }
+  return { q, k, v, heads: weights, concat, projected: addRow(matmul(concat, wo), bo) };
+}
+
+// An attention sub-layer with its Add & Norm, on x (the sub-layer's input), keys and values from kv (null: from
+// the same rows as the queries): pre-LN (o.norm_first) a = LN(x), out = x + attention(a); post-LN
+// out = LN(x + attention(x)). {...attendHeads's, norm (pre-LN: LN(x), post-LN: LN(residual)), residual, out}.
+function attentionSublayer(x, kv, w, b, gamma, beta, o, causal) {
+  const pre = o.norm_first ? layerNorm(x, gamma, beta, o.eps) : null;
+  const a = pre || x;
+  const att = attendHeads(a, kv || a, w, b, o.heads, causal);
+  const residual = plus(x, att.projected);
+  const norm = pre || layerNorm(residual, gamma, beta, o.eps);
+  return { ...att, norm, residual, out: o.norm_first ? residual : norm };
+}
+
+// A layer's feed-forward sub-layer with its Add & Norm, on h (selfattn/core/block.py, feed_forward): pre-LN
+// h + FF(LN(h)), post-LN LN(h + FF(h)), FF(z) = act(z W_1 + b_1) W_2 + b_2. p holds w1, b1 (one row), w2, b2.
+function feedForward(h, p, gamma, beta, o) {
+  const pre = o.norm_first ? layerNorm(h, gamma, beta, o.eps) : null;
+  const ffPre = addRow(matmul(pre || h, p.w1), p.b1[0]);
+  const ffAct = ffPre.map((row) => row.map((z) => activate(z, o.activation)));
+  const ffOut = addRow(matmul(ffAct, p.w2), p.b2[0]);
+  const residual = plus(h, ffOut);
+  const norm = pre || layerNorm(residual, gamma, beta, o.eps);
+  return { ffPre, ffAct, ffOut, residual, norm, output: o.norm_first ? residual : norm };
 }
 
 // A matrix as a map shows it: {cells (as written), lo, hi (its finite extent)}.
