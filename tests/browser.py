@@ -307,6 +307,25 @@ def assert_text_fits(page, where: str) -> list[list[int]]:
     return fits
 
 
+def as_text(matrix) -> list[list[str]]:
+    """A matrix as an editor holds it: each number written as the server writes an editor's cell."""
+    from selfattn.display.numbers import editor_text
+    import numpy as np
+
+    return [[editor_text(float(v)) for v in row] for row in np.atleast_2d(matrix)]
+
+
+def shaken(params, rng):
+    """``params`` (a layer's, from ``LayerParams.random`` or ``DecoderLayerParams.random``) with every number moved
+    by ``rng`` (a ``random.Random``): ``random`` starts the attention biases and β at 0 and γ at 1, which would leave a
+    swapped bias row or a LayerNorm's γ untested."""
+    import numpy as np
+
+    noise = np.random.default_rng(rng.randrange(10**6))
+    return type(params).checked(**{name: np.round(m + noise.normal(0.0, 0.3, m.shape), 3)
+                                   for name, m in params.arrays().items()}, num_heads=params.num_heads)
+
+
 def assert_preview_cells(expected: list[dict], got: list[dict | None]) -> int:
     """A browser preview's boxes against the core's, case by case: ``got`` as an engine returns them ({link: {cells,
     lo, hi}}, or None), ``expected`` as the server writes them ({link: rows of map_text}); every expected box must be

@@ -15,8 +15,8 @@ import pytest
 from selfattn.block.view import layer_tables
 from selfattn.core.block import LayerParams, transformer_layer
 from selfattn.core.positions import positional_encoding
-from selfattn.display.numbers import editor_text, map_text
-from tests.browser import assert_preview_cells, browser_page, wait_until_idle
+from selfattn.display.numbers import map_text
+from tests.browser import as_text, assert_preview_cells, browser_page, shaken, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -35,17 +35,14 @@ def page(url, browser):
         yield page
 
 
-def as_text(matrix) -> list[list[str]]:
-    return [[editor_text(float(v)) for v in row] for row in np.atleast_2d(matrix)]
-
-
 def random_case(rng: random.Random) -> dict:
     heads = rng.choice([1, 2, 4])
     d = heads * rng.randint(1, 3)
     n, d_ff = rng.randint(1, 6), rng.randint(1, 9)
     act = rng.choice(["relu", "gelu", "gelu_tanh"])
-    before = [LayerParams.random(d, heads, d_ff, seed=rng.randrange(10**6)) for _ in range(rng.randint(0, 2))]
-    shown = LayerParams.random(d, heads, d_ff, seed=rng.randrange(10**6))
+    before = [shaken(LayerParams.random(d, heads, d_ff, seed=rng.randrange(10**6)), rng)
+              for _ in range(rng.randint(0, 2))]
+    shown = shaken(LayerParams.random(d, heads, d_ff, seed=rng.randrange(10**6)), rng)
     scale = rng.choice([1.0, 3.0])  # larger numbers reach GELU's far tails (erfc's continued fraction)
     x = np.round(np.array([[rng.uniform(-2, 2) * scale for _ in range(d)] for _ in range(n)]), 3)
     pe = positional_encoding(n, d, rng.choice(["sinusoidal", "learned"]), rng.randrange(100)) \

@@ -14,25 +14,13 @@ import pytest
 
 from selfattn.core.block import LayerParams
 from selfattn.core.decoder import DecoderLayerParams, encoder_decoder
-from selfattn.display.numbers import editor_text, map_text
+from selfattn.display.numbers import map_text
 from selfattn.i18n import t_plain
 from selfattn.seq2seq.text import masked, merged
 from selfattn.seq2seq.view import EPS, decoder_tables, encoder_tables
-from tests.browser import assert_preview_cells, browser_page, wait_until_idle
+from tests.browser import as_text, assert_preview_cells, browser_page, shaken, wait_until_idle
 
 pytestmark = pytest.mark.browser
-
-
-def as_text(matrix) -> list[list[str]]:
-    return [[editor_text(float(v)) for v in row] for row in np.atleast_2d(matrix)]
-
-
-def shaken(params, rng: random.Random):
-    """A random layer with every number moved (``random`` starts the attention biases and β at 0 and γ at 1, which
-    would leave a swapped bias row or a LayerNorm's γ untested)."""
-    noise = np.random.default_rng(rng.randrange(10**6))
-    return type(params).checked(**{name: np.round(m + noise.normal(0.0, 0.3, m.shape), 3)
-                                   for name, m in params.arrays().items()}, num_heads=params.num_heads)
 
 
 def random_case(rng: random.Random, norm_first: bool) -> dict:
