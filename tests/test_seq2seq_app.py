@@ -8,7 +8,6 @@ holds it; nothing plays faster or longer than that, whatever reruns or steps a c
 from __future__ import annotations
 
 import io
-import time
 import zipfile
 
 import pytest
@@ -18,6 +17,7 @@ from selfattn.seq2seq import view as sv
 from support.apptest import editors, open_link, open_page, send_pick, step_maps
 from tests import fuzz
 from tests.seq2seqpage import cells, checked, errors, forged_click, label, link, maps, ok, opened, pick, send
+from ui import play
 from ui.play import SOONEST_S
 
 ZIP = "selfattn-seq2seq.zip"
@@ -170,9 +170,20 @@ def test_the_source_map_carries_what_the_browser_preview_needs_and_no_more_than_
     assert carried > PREVIEW_NUMBERS  # what it would send on every edit
 
 
+NOW = [0.0]  # the clock a play is timed by in these tests (play_clock)
+
+
+@pytest.fixture(autouse=True)
+def play_clock(monkeypatch) -> None:
+    """A play timed by a clock that only :func:`later` moves: how long a page run takes (longer on a loaded machine)
+    never decides whether a move was due."""
+    NOW[0] = 1000.0
+    monkeypatch.setattr(play, "clock", lambda: NOW[0])
+
+
 def later(at) -> None:
     """A run once the soonest next move is due (as the page's fragment timer asks for one every second)."""
-    time.sleep(SOONEST_S + 0.05)
+    NOW[0] += SOONEST_S + 0.05
     at.run()
 
 

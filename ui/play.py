@@ -26,12 +26,13 @@ from ui.common import tr
 
 PLAY_SECONDS = 1.0  # between two moves while playing: the fragment's rerun interval
 SOONEST_S = 0.75  # the least time between two moves (a rerun sooner than this, asked for or forged, moves nothing)
+clock = time.monotonic  # the seconds a play is timed by (the tests move a clock of their own instead of waiting)
 
 
 @dataclass(frozen=True)
 class Player:
     """One step control's play button: ``slot`` is its state in session state ({"moves": moves left, "at": when the
-    last move was, time.monotonic()}; absent or no moves left: paused), ``step`` the setting of the step shown (0
+    last move was, :data:`clock`}; absent or no moves left: paused), ``step`` the setting of the step shown (0
     to the last), ``button`` the Play/Pause button's key, ``page`` the page whose settings a fragment run checks."""
 
     slot: str
@@ -57,7 +58,7 @@ class Player:
             step = 0
             settings.put(self.step, step)
         if last > step:
-            st.session_state[self.slot] = {"moves": last - step, "at": time.monotonic()}
+            st.session_state[self.slot] = {"moves": last - step, "at": clock()}
 
     def advance(self, last: int) -> None:
         """While playing, before the step control is drawn: one step on when :data:`SOONEST_S` have passed since
@@ -65,7 +66,7 @@ class Player:
         if not self.playing():
             return
         play = st.session_state[self.slot]
-        now = time.monotonic()
+        now = clock()
         if now - play["at"] < SOONEST_S:
             return
         step = min(int(settings.value(self.step)) + 1, last)
