@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import re
@@ -255,3 +256,22 @@ def pytest_collection_modifyitems(config, items):
                                                              for i in by_file[f])]
     rest = [f for f in by_file if f not in longest and f not in slow]
     items[:] = [item for f in spread(list(longest) + slow + rest, longest, workers) for item in by_file[f]]
+
+
+# ── A timeline of the run, on request ─────────────────────────────────────────────────────
+
+TIMELINE_ENV = "SELFATTN_TEST_TIMELINE"  # a file: each test appends "worker start end seconds nodeid" to it
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With ``SELFATTN_TEST_TIMELINE=FILE``, each test's worker, wall-clock start and end (setup to teardown) are
+    appended to FILE: where a whole run's minutes go, and which worker's tail ends it (docs/benchmarks.md)."""
+    path = os.environ.get(TIMELINE_ENV)
+    started = time.time()
+    yield
+    if path:
+        ended = time.time()
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')} {started:.2f} {ended:.2f} "
+                      f"{ended - started:.2f} {item.nodeid}\n")

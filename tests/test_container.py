@@ -281,12 +281,18 @@ def test_the_dockerfile_builds_and_the_container_serves_the_app_slow(tools, tmp_
         state = json.loads(store.podman("inspect", "selfattn-test").stdout)[0]["State"]
         assert (state.get("Health") or state.get("Healthcheck") or {}).get("Status") == "healthy", state
         store.podman("exec", "selfattn-test", "python", "/home/user/app/deploy/healthcheck.py", timeout=60)
-        script = "id -u; env; python -c 'import torch; print(torch.__version__)'; pip list --format=freeze"
+        script = ("id -u; env; python -c 'import torch; print(torch.__version__)'; pip list --format=freeze; "
+                  'ls "$SELFATTN_CACHE_DIR"')
         inside = store.podman("exec", "selfattn-test", "sh", "-c", script, timeout=120).stdout
         assert inside.splitlines()[0] == "1000"
         assert "HF_HUB_OFFLINE=1" in inside and "SELFATTN_HOSTED=1" in inside
-        assert re.search(r"(?m)^2\.\d+\.\d+\+cpu$", inside), "torch is not the CPU build"
+        # install.sh's steps from nothing (tests/test_deploy.py runs them in a venv that sees this machine's
+        # packages): the pins as requirements.txt has them, torch the CPU build and nothing of CUDA, the character
+        # vectors built into the image
+        assert re.search(rf"(?m)^{re.escape(pin('torch'))}\+cpu$", inside), "torch is not the pinned CPU build"
+        assert re.search(rf"(?m)^streamlit=={re.escape(pin('streamlit'))}$", inside), "streamlit is not the pin"
         assert not re.search(r"(?im)^nvidia-", inside), "CUDA packages came in with torch"
+        assert re.search(r"(?m)^charvec-.*\.npz$", inside), "no character vectors in the image"
 
         # The command warms the server (deploy/warm.py: one open of the home page starts the background load).
         deadline = time.monotonic() + 60
@@ -304,6 +310,14 @@ def test_the_dockerfile_builds_and_the_container_serves_the_app_slow(tools, tmp_
         store.remove()
     print("\ncontainer: " + ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
     assert not store.where.exists()
+
+
+def pin(name: str) -> str:
+    """The version requirements.txt pins ``name`` to."""
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        if line.startswith(f"{name}=="):
+            return line.split("==", 1)[1].split()[0]
+    raise AssertionError(f"{name} is not pinned in requirements.txt")
 
 
 async def visit_pages(port: int) -> dict[str, float]:
