@@ -126,9 +126,12 @@ def hub(tiny_files, cache, monkeypatch):
 
 # ── Servers and a browser ────────────────────────────────────────────────────────────────
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def url():
-    """`streamlit run app.py` on a free loopback port, one per test module (its tests open their own sessions)."""
+    """`streamlit run app.py` on a free loopback port, one per test worker: the browser tests of every module it runs
+    open their own sessions on it. (One a module started ~20 servers a run, each importing torch and loading MiniLM
+    in its warm-up, 5-8 s of CPU each.) A module that needs a server of its own (hosted, or one it may stop) starts
+    it itself."""
     with streamlit_server(timeout=120) as base:
         yield base
 
@@ -218,44 +221,36 @@ def pytest_runtest_teardown(item, nextitem):
 
 # ── The longest files first ──────────────────────────────────────────────────────────────
 
-# pytest-xdist hands whole files to its workers in the order they were collected, a first batch to each
-# worker in turn (B files each: B = files // 4 // workers, at least 2), then one at a time to whichever
-# is free. The files that take minutes go first and one to each worker's first batch, so that no worker
-# is left with two of them at the end while the others wait.
-LONGEST_FIRST = ("test_container.py", "test_deploy.py", "test_hostile_messages.py", "test_playground_browser.py",
-                 "test_benchmark_scripts.py", "test_projector_fit_browser.py", "test_fuzz_links.py",
-                 "test_fuzz_seq2seq.py", "test_fuzz_embeddings.py", "test_fuzz_heads.py", "test_linked_browser.py",
-                 "test_embeddings_layout_browser.py", "test_block_browser.py", "test_heads_fit_browser.py",
-                 "test_fuzz_block.py", "test_faults.py", "test_share_browser.py", "test_fuzz_playground.py",
-                 "test_preview_browser.py", "test_seq2seq_browser.py", "test_translator_browser.py",
-                 "test_hostile_heads.py", "test_hostile.py", "test_layout_browser.py")  # by the seconds each file took in
-# a whole run (pytest --durations, 2026-11-27): a file of minutes that starts last is the run's tail
+# pytest-xdist (3.8, pytest.ini's --dist loadfile) hands whole files to its workers in the order they were
+# collected: one to each worker, a second to each, then the next to whichever worker has at most two tests left.
+# Handed longest first, the files that take minutes start at once and the run ends on short ones (a longest-
+# processing-time schedule). xdist's own reordering (by the number of tests in a file, which put a one-test file
+# of four minutes, the container build, last) is off in pytest.ini (--no-loadscope-reorder).
+LONGEST_FIRST = (  # every file of 25 s or more in a whole run, longest first (SELFATTN_TEST_TIMELINE, 2026-11-28)
+    "test_container.py", "test_layout_browser.py", "test_hostile.py", "test_playground_browser.py",
+    "test_look_browser.py", "test_benchmark_scripts.py", "test_projector_fit_browser.py", "test_deploy.py",
+    "test_embeddings_layout_browser.py", "test_bench_load.py", "test_block_browser.py", "test_hostile_heads.py",
+    "test_hostile_messages.py", "test_fuzz_seq2seq.py", "test_linked_browser.py", "test_embeddings_app.py",
+    "test_fuzz_links.py", "test_heads_fit_browser.py", "test_seq2seq_browser.py", "test_faults.py",
+    "test_translate.py", "test_share_browser.py", "test_hostile_embeddings.py", "test_fuzz_embeddings.py",
+    "test_fuzz_block.py", "test_preview_browser.py", "test_heads_app.py", "test_share_app.py", "test_fuzz_heads.py",
+    "test_seq2seq_preview_browser.py", "test_translator_browser.py", "test_seq2seq_app.py", "test_playground_app.py",
+    "test_charvec.py", "test_map_scroll_browser.py", "test_hostile_block.py", "test_heads_browser.py",
+    "test_block_app.py", "test_bench.py", "test_block_preview_browser.py")
 
 
-def spread(files: list, longest: list, workers: int) -> list:
-    """``files`` in the order xdist should take them: one of ``longest`` at the head of each worker's
-    first batch, then the rest of ``longest``, then the others."""
-    others = [f for f in files if f not in longest]
-    batch = max(len(files) // 4 // workers, 2)
-    order = []
-    for worker in range(workers):
-        if longest:
-            order.append(longest.pop(0))
-        while len(order) < (worker + 1) * batch and others:
-            order.append(others.pop(0))
-    return order + longest + others
+def run_order(files: list, longest: tuple = LONGEST_FIRST) -> list:
+    """``files`` in the order xdist should take them: those named in ``longest``, in its order, then the others
+    (a file not named there took under 25 s)."""
+    named = sorted((f for f in files if f.name in longest), key=lambda f: longest.index(f.name))
+    return named + [f for f in files if f.name not in longest]
 
 
 def pytest_collection_modifyitems(config, items):
     by_file: dict = {}
     for item in items:
         by_file.setdefault(item.path, []).append(item)
-    workers = getattr(config, "workerinput", {}).get("workercount", 1)
-    longest = sorted((f for f in by_file if f.name in LONGEST_FIRST), key=lambda f: LONGEST_FIRST.index(f.name))
-    slow = [f for f in by_file if f not in longest and any(i.get_closest_marker("browser") or i.get_closest_marker("system")
-                                                             for i in by_file[f])]
-    rest = [f for f in by_file if f not in longest and f not in slow]
-    items[:] = [item for f in spread(list(longest) + slow + rest, longest, workers) for item in by_file[f]]
+    items[:] = [item for f in run_order(list(by_file)) for item in by_file[f]]
 
 
 # ── A timeline of the run, on request ─────────────────────────────────────────────────────
