@@ -154,7 +154,7 @@ def editor_cells(at: AppTest, matrix: str) -> list[list[str]]:
     """The cells as text one matrix editor shows (X: its label column first): what was typed into
     this instance, as the browser keeps it, else what it was mounted with."""
     data = editors(at)[matrix]
-    sent = at.session_state[data["instance"]] if data["instance"] in at.session_state else None
+    sent = at.session_state.get(data["instance"])  # get: AppTest's "in" copies the whole session state
     return [list(r) for r in (sent["table"]["cells"] if sent and "table" in sent else data["cells"])]
 
 
@@ -163,8 +163,8 @@ def type_cell(at: AppTest, matrix: str, row: int, col: int, text: str) -> None:
     browser: the full table as typed (:func:`editor_cells`, with this cell), its revision one on."""
     data = editors(at)[matrix]
     rev = 0
-    if data["instance"] in at.session_state and at.session_state[data["instance"]]:
-        rev = at.session_state[data["instance"]]["table"]["rev"]
+    if sent := at.session_state.get(data["instance"]):
+        rev = sent["table"]["rev"]
     table_cells = editor_cells(at, matrix)
     table_cells[row][col] = text
     at.session_state[data["instance"]] = {"table": {"rev": rev + 1, "cells": table_cells}}
@@ -187,10 +187,9 @@ def send_cell(at: AppTest, name: str, row: int, col: str, value) -> None:
     frame = at.session_state["pg"]["frames"][name]
     columns = [str(c) for c in frame.columns]
     cells, rev = [list(r) for r in data["cells"]], 0
-    if data["instance"] in at.session_state:  # what this editor sent before (the page may not show it yet)
-        sent = at.session_state[data["instance"]]
-        if sent and "table" in sent:
-            cells, rev = [list(r) for r in sent["table"]["cells"]], sent["table"]["rev"]
+    sent = at.session_state.get(data["instance"])  # what this editor sent before (the page may not show it yet)
+    if sent and "table" in sent:
+        cells, rev = [list(r) for r in sent["table"]["cells"]], sent["table"]["rev"]
     cells[row][columns.index(col if col != "token" else TOKEN_COL)] = "" if value is None else editor_text(value)
     at.session_state[data["instance"]] = {"table": {"rev": rev + 1, "cells": cells}}
 

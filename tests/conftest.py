@@ -253,6 +253,28 @@ def pytest_collection_modifyitems(config, items):
     items[:] = [item for f in run_order(list(by_file)) for item in by_file[f]]
 
 
+# ── Installed components, scanned once ────────────────────────────────────────────────────
+
+def _scan_once():
+    """Streamlit's server scans the installed packages for components once, as it starts; each AppTest scans them
+    again (every distribution's metadata parsed: 0.13 s on a quiet machine, more under load), and the suite makes
+    well over a thousand AppTests. The packages do not change while the tests run, so the first scan's answer is
+    kept for the rest (a fresh list each time, as the scanner returns)."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan, kept = manifest_scanner.scan_component_manifests, []
+
+    def scan_once(max_workers=None):
+        if not kept:
+            kept.append(scan(max_workers))
+        return list(kept[0])
+
+    manifest_scanner.scan_component_manifests = scan_once  # AppTest imports it from the module at each start
+
+
+_scan_once()
+
+
 # ── A timeline of the run, on request ─────────────────────────────────────────────────────
 
 TIMELINE_ENV = "SELFATTN_TEST_TIMELINE"  # a file: each test appends "worker start end seconds nodeid" to it
