@@ -21,6 +21,14 @@ COOKIE = "selfattn_route"
 REPLICA_HEADER = "X-Selfattn-Replica"
 
 
+def requirement_pin(name: str) -> str:
+    """The version requirements.txt pins ``name`` to (the install tests hold installs to it)."""
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        if line.startswith(f"{name}=="):
+            return line.split("==", 1)[1].split()[0]
+    raise AssertionError(f"{name} is not pinned in requirements.txt")
+
+
 def find_nginx() -> str | None:
     """Debian's nginx, or None."""
     return shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)

@@ -41,6 +41,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from support.deploy import requirement_pin
+
 pytestmark = pytest.mark.system  # builds and runs the container image (buildah/podman)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -289,8 +291,8 @@ def test_the_dockerfile_builds_and_the_container_serves_the_app_slow(tools, tmp_
         # install.sh's steps from nothing (tests/test_deploy.py runs them in a venv that sees this machine's
         # packages): the pins as requirements.txt has them, torch the CPU build and nothing of CUDA, the character
         # vectors built into the image
-        assert re.search(rf"(?m)^{re.escape(pin('torch'))}\+cpu$", inside), "torch is not the pinned CPU build"
-        assert re.search(rf"(?m)^streamlit=={re.escape(pin('streamlit'))}$", inside), "streamlit is not the pin"
+        assert re.search(rf"(?m)^{re.escape(requirement_pin('torch'))}\+cpu$", inside), "torch is not the pinned CPU build"
+        assert re.search(rf"(?m)^streamlit=={re.escape(requirement_pin('streamlit'))}$", inside), "streamlit is not the pin"
         assert not re.search(r"(?im)^nvidia-", inside), "CUDA packages came in with torch"
         assert re.search(r"(?m)^charvec-.*\.npz$", inside), "no character vectors in the image"
 
@@ -310,14 +312,6 @@ def test_the_dockerfile_builds_and_the_container_serves_the_app_slow(tools, tmp_
         store.remove()
     print("\ncontainer: " + ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
     assert not store.where.exists()
-
-
-def pin(name: str) -> str:
-    """The version requirements.txt pins ``name`` to."""
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
-        if line.startswith(f"{name}=="):
-            return line.split("==", 1)[1].split()[0]
-    raise AssertionError(f"{name} is not pinned in requirements.txt")
 
 
 async def visit_pages(port: int) -> dict[str, float]:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from support.deploy import (COOKIE, INSTALL, REPLICA_HEADER, ROOT, SERVE, Served, alive, descendants, free_port,
-                            request, route_cookie, rss_mb, streamlit_session)
+                            request, requirement_pin, route_cookie, rss_mb, streamlit_session)
 
 pytestmark = pytest.mark.system  # deploy/serve.sh: nginx in front of Streamlit server processes; install.sh in a fresh venv
 
@@ -338,13 +338,6 @@ def test_a_signal_stops_every_process_it_started(nginx, tmp_path, sig, ignored):
 
 
 # ---- install.sh and the Dockerfile ---------------------------------------------------------------
-
-def requirement_pin(name: str) -> str:
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
-        if line.startswith(f"{name}=="):
-            return line.split("==", 1)[1].split()[0]
-    raise AssertionError(f"{name} is not pinned in requirements.txt")
-
 
 @pytest.mark.timeout(600)
 def test_install_sh_runs_its_steps_in_a_venv(tmp_path):
