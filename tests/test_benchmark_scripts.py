@@ -117,3 +117,32 @@ def test_bench_hostile_attacks_and_reports(tmp_path):
         "2,000 rows sent for X"]
     assert rows[-1]["said"] == "refused in words" and rows[-1]["exceptions"] == 0
     assert "2,000 rows sent for X" in done.stdout
+
+
+def test_floor_prototypes_hand_one_component_the_playgrounds_own_numbers(tmp_path):
+    """benchmarks/floor_prototypes.py (docs/benchmarks.md, "How near the floor"): its copies run, and the one
+    component of each Playground copy gets the maps the real page draws, cell for cell."""
+    from streamlit.testing.v1 import AppTest
+
+    from support.apptest import component_data, open_page
+
+    done = run_script("benchmarks/floor_prototypes.py", str(tmp_path / "p"), timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    real = open_page("playground")
+    drawn = {e.proto.id.rsplit("-map_", 1)[1]: component_data(e.proto.json)["cells"]
+             for e in real.get("bidi_component") if "-map_" in e.proto.id}
+    for name in ("flow", "flow-only"):
+        at = AppTest.from_file(str(tmp_path / "p" / name / "app.py"), default_timeout=120)
+        at.run()
+        at.switch_page("pages/playground.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        flows = [component_data(e.proto.json) for e in at.get("bidi_component") if e.proto.id.endswith("-flow")]
+        assert len(flows) == 1 and not [e for e in at.get("bidi_component") if "-map_" in e.proto.id], name
+        maps = {box["title"]: box["data"]["cells"] for box in flows[0]["boxes"] if box["kind"] == "map"}
+        for mine, theirs in (("q", "queries"), ("scores", "scores"), ("weights", "weights"), ("outputs", "outputs")):
+            assert maps[mine] == drawn[theirs], (name, mine)
+        assert [box["name"] for box in flows[0]["boxes"] if box["kind"] == "editor"] == ["x", "w_q", "w_k", "w_v"]
+    home = AppTest.from_file(str(tmp_path / "p" / "frame" / "app.py"), default_timeout=60)
+    home.run()
+    assert not home.exception and not home.markdown and not home.title  # the frame and nothing else
