@@ -165,7 +165,7 @@ def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
     st.caption(tr("s2s.gen_help"))
     g1, g2, g3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     with g1:
-        choice(st.selectbox, tr("s2s.step"), range(shown.m), "s2s_step", {t: f"{t + 1}: y{t + 1}" for t in range(shown.m)})
+        s2.PLAYER.step_box(tr("s2s.step"), range(shown.m), {t: f"{t + 1}: y{t + 1}" for t in range(shown.m)})
     g2.button(tr("s2s.next_step"), on_click=next_step, args=(shown.m,), icon=":material/skip_next:", key="s2s_next",
               width="stretch")
     s2.PLAYER.draw_button(shown.m - 1, g3)

@@ -5,12 +5,19 @@ The part of the page that draws the steps runs as a fragment (:meth:`Player.run`
 with a whole-page run, so a fragment run that finds the play started or stopped since the timer was set asks for
 one (``st.rerun(scope="app")``).
 
+While it plays, the step box is drawn read-only and new at each step (:meth:`Player.step_box`). A rerun the timer
+asks for carries the browser's widgets as they are at that moment; when it left just after a move and before the
+browser had drawn it, it held the box at the step before, and Streamlit took that for the visitor picking it: the
+play went back a step and spent its moves on the way, stopping short of the last (a whole-suite run, then 2 of 95
+plays in Chromium on a loaded machine; tests/test_seq2seq_app.py sends the box as it was before the move). Pause,
+and the box is the visitor's again.
+
 Hosted-demo safe: what plays is kept in session state under the page's own key (declared in its ``KEPT``), written
 only by the button's callback and by :meth:`Player.advance`, never by a widget, so a websocket client cannot set it.
 A client may ask for reruns at will (each one a message, counted by ``ui/server_limits.py``), but a run moves the
 step only when :data:`SOONEST_S` have passed since the last move, so nothing plays faster than about once a second;
 and a play makes at most as many moves as there were steps to the last when it was pressed, so a step sent back to
-the first (a forged select box) cannot make it play forever.
+the first (Next step past the last) cannot make it play forever.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import Callable
 import streamlit as st
 
 from ui import state as settings
-from ui.common import tr
+from ui.common import choice, tr
 
 PLAY_SECONDS = 1.0  # between two moves while playing: the fragment's rerun interval
 SOONEST_S = 0.75  # the least time between two moves (a rerun sooner than this, asked for or forged, moves nothing)
@@ -75,6 +82,16 @@ class Player:
         st.session_state[self.slot] = {"moves": moves, "at": now}
         if not moves:
             self.stop()
+
+    def step_box(self, label: str, options: range, names: dict) -> int:
+        """The step control: the visitor's select box (``ui.common.choice``), or while playing the step shown in a
+        read-only box of that step's own (no key: a box sent back as it was before a move names a box not drawn any
+        more, which Streamlit drops). Returns the step."""
+        if not self.playing():
+            return choice(st.selectbox, label, options, self.step, names)
+        step = int(settings.value(self.step))
+        st.selectbox(label, options, index=list(options).index(step), format_func=names.__getitem__, disabled=True)
+        return step
 
     def draw_button(self, last: int, where=st) -> None:
         """Play, or Pause while playing (nothing to play with one step)."""

@@ -30,7 +30,7 @@ from selfattn.translate import Translation, Translator, explain, load, torch_che
 from ui import links
 from ui import seq2seq as s2
 from ui import state as settings
-from ui.common import choice, current_lang, show_error, tr, tr_plain, vega
+from ui.common import current_lang, show_error, tr, tr_plain, vega
 from ui.editing import Maps
 from ui.play import Player
 
@@ -180,8 +180,8 @@ def generation(good: Translation, tables: dict) -> tuple[int, float]:
     PLAYER.advance(count - 1)  # while playing: a step on, before the step is drawn or linked
     g1, g2, g3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     with g1:
-        step = choice(st.selectbox, tr("tr.step"), range(count), "s2s_tstep",
-                      {i: tr_plain("tr.step_option", t=i + 1, word=_step_label(w)) for i, w in enumerate(words)})
+        step = PLAYER.step_box(tr("tr.step"), range(count),
+                               {i: tr_plain("tr.step_option", t=i + 1, word=_step_label(w)) for i, w in enumerate(words)})
     g2.button(tr("tr.next_step"), on_click=_next_step, args=(count,), icon=":material/skip_next:", key="s2s_tnext",
               width="stretch")
     PLAYER.draw_button(count - 1, g3)
