@@ -89,8 +89,8 @@ class Player:
         more, which Streamlit drops). Returns the step."""
         if not self.playing():
             return choice(st.selectbox, label, options, self.step, names)
-        step = int(settings.value(self.step))
-        st.selectbox(label, options, index=list(options).index(step), format_func=names.__getitem__, disabled=True)
+        step = min(max(int(settings.value(self.step)), options[0]), options[-1])  # as the choice box would keep it
+        st.selectbox(label, options, index=step - options[0], format_func=names.__getitem__, disabled=True)
         return step
 
     def draw_button(self, last: int, where=st) -> None:
