@@ -38,6 +38,19 @@ def wait_until_idle(page, timeout_ms: int = 30000) -> None:
     page.wait_for_timeout(300)
 
 
+def wait_for_text(page, *texts: str, timeout_ms: int = 60000) -> None:
+    """Wait until the page shows one of ``texts``; if it never does, fail saying what it showed instead (the
+    end of its text and what its text boxes hold), so that a failure in a whole-suite run can be read."""
+    check = "(texts) => texts.some(t => document.body.innerText.includes(t))"
+    try:
+        page.wait_for_function(check, arg=list(texts), timeout=timeout_ms)
+    except Exception as exc:
+        shown = page.locator("body").inner_text()[-1500:]
+        boxes = page.locator("[data-testid='stTextInput'] input").evaluate_all("els => els.map(e => e.value)")
+        raise AssertionError(f"none of {texts} shown in {timeout_ms / 1000:g} s; text boxes {boxes}; "
+                             f"the page ends with:\n{shown}") from exc
+
+
 def assert_rendered(png: Path, min_bytes: int = 20000) -> None:
     """A screenshot of a real page is large and has many colours; a blank one is neither."""
     from PIL import Image

@@ -1,7 +1,7 @@
 """The Sentence embeddings page in a real Chromium, with a Chinese sentence."""
 
 import pytest
-from tests.browser import assert_rendered, browser_page, charts_fit, wait_until_idle
+from tests.browser import assert_rendered, browser_page, charts_fit, wait_for_text, wait_until_idle
 
 
 pytestmark = pytest.mark.browser
@@ -16,8 +16,7 @@ def test_chinese_sentence_renders_with_heatmaps(tmp_path, url, browser):
         box = page.locator("[data-testid='stTextInput'] input").first
         box.fill("我爱自然语言处理")
         box.press("Enter")
-        page.wait_for_function("() => document.body.innerText.includes('jieba 分词：我 / 爱 / 自然语言处理')"
-                               " || document.body.innerText.includes('jieba 分词：我 / 爱')", timeout=60000)
+        wait_for_text(page, "jieba 分词：我 / 爱")
         page.wait_for_selector("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg",
                                timeout=60000)
         page.wait_for_function("() => document.body.innerText.includes('第 1 层的所有头')", timeout=120000)

@@ -203,6 +203,98 @@ def test_a_heavy_run_that_fails_or_is_stopped_while_waiting_gives_its_place_back
     assert limits._turns._line == [] and limits._turns._running == 0
 
 
+class Moved(BaseException):
+    """What a Streamlit call raises in a run whose visitor changed something or left (RerunException,
+    StopException: BaseExceptions too)."""
+
+
+def _held_turn():
+    """A run holding the one heavy place in another thread, until the returned event is set."""
+    import threading
+
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with limits.heavy_turn(lambda n: None):
+            inside.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert inside.wait(10)
+    return holder, release
+
+
+def test_a_run_whose_visitor_moves_on_just_as_its_turn_comes_gives_the_place_back():
+    """A visitor in line changes something; the run's wait ends at the Streamlit call that clears its note
+    (its turn came first). That place used to stay taken for good: every heavy view of the process then
+    waited forever (found by a whole-suite run: Sentence embeddings never showed a typed sentence)."""
+    import threading
+
+    import pytest
+
+    holder, release = _held_turn()
+    outcome = []
+
+    def moved_on(n):
+        if n == 0:
+            raise Moved
+
+    def waiter():
+        try:
+            with limits.heavy_turn(moved_on):
+                outcome.append("ran")
+        except Moved:
+            outcome.append("moved on")
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    time.sleep(0.3)
+    release.set()
+    holder.join(10)
+    thread.join(10)
+    assert outcome == ["moved on"]
+    assert limits._turns._running == 0 and limits._turns._line == []  # the place is free again
+    with pytest.raises(Moved):
+        with limits.heavy_turn(moved_on):  # served at once: nothing to clear, and nothing may leak either
+            raise Moved
+    assert limits._turns._running == 0
+
+
+def test_a_waiting_run_hears_from_streamlit_while_its_place_stays_the_same(monkeypatch):
+    """A run first in line behind a long one still makes a Streamlit call every NOTE_EVERY_S, so a visitor
+    who left or changed something leaves the line then, not when the long run ends (it used to call only
+    when its place changed, and then ran its whole page for nobody)."""
+    import threading
+
+    monkeypatch.setattr(limits, "NOTE_EVERY_S", 0.2)
+    holder, release = _held_turn()
+    said, outcome = [], []
+
+    def leaves_at_the_third_note(n):
+        said.append(n)
+        if len(said) == 3:
+            raise Moved
+
+    def waiter():
+        try:
+            with limits.heavy_turn(leaves_at_the_third_note):
+                outcome.append("ran")
+        except Moved:
+            outcome.append("left")
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    thread.join(5)
+    try:
+        assert outcome == ["left"] and said == [1, 1, 1]  # told its place again and again, then gone
+        assert limits._turns._line == [] and limits._turns._running == 1  # the long run still holds its place
+    finally:
+        release.set()
+        holder.join(10)
+    assert limits._turns._running == 0
+
+
 def test_a_run_can_step_out_of_its_turn_for_work_bounded_on_its_own():
     """A benchmark sweep (seconds, one at a time for all replicas) gives its place back while it runs."""
     import threading

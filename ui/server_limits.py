@@ -365,26 +365,30 @@ def heavy_turn(waiting: Callable[[int], None], client: str | None = None) -> Ite
     """Run the body when its turn comes: at most :data:`HEAVY_AT_ONCE` such runs at a time per process,
     first come, first served, one place per client and per session (:class:`Turns`).
 
-    While it waits, ``waiting(n)`` is called with its place in the line when that changed, at most every
-    :data:`NOTE_EVERY_S` (the page says so; a Streamlit call there also lets a visitor who left or changed
-    something stop the wait). Then ``waiting`` is called with 0 once, to clear what it said.
+    While it waits, ``waiting(n)`` is called with its place in the line, at most every :data:`NOTE_EVERY_S`
+    (the page says so, again each time, even when the place has not changed: a Streamlit call there is what
+    lets a visitor who left or changed something end a wait). Then ``waiting`` is called with 0 once, to clear
+    what it said. That call too may end the run (the visitor changed something just as its turn came): the
+    place is counted as held before it, so that it is given back (before, it stayed taken for good, and every
+    heavy view of the process waited forever; tests/test_server_limits.py).
     """
     session = _current_session()
     ticket = _turns.join(client if client is not None else _current_client(session), session)
     entered = _turns.try_enter(ticket, 0.0)
     try:
-        if not entered:
-            said, said_at = None, 0.0
+        if entered:
+            _holder.holds = True
+        else:
+            said_at = 0.0
             while not entered:
-                place = _turns.place(ticket)
-                if entered is None or (place != said and time.monotonic() - said_at >= NOTE_EVERY_S):
-                    said, said_at = place, time.monotonic()
-                    waiting(place)  # a run whose session has moved on stops here (Streamlit's rerun)
+                if entered is None or time.monotonic() - said_at >= NOTE_EVERY_S:
+                    said_at = time.monotonic()
+                    waiting(_turns.place(ticket))  # a run whose session has moved on stops here (Streamlit's rerun)
                     if entered is None:  # it did not: wait again, as the session's newest run
                         ticket = _turns.join(client if client is not None else _current_client(session), session)
                 entered = _turns.try_enter(ticket, 0.5)
+            _holder.holds = True  # before the call below, which may end the run
             waiting(0)
-        _holder.holds = True
         yield
     finally:
         if entered:
