@@ -225,12 +225,27 @@ def _held_turn():
     return holder, release
 
 
+def _waiter(waiting, outcome: list):
+    """A run in another thread, started now, that waits its turn with ``waiting``; ``outcome`` gets "ran",
+    or "moved on" when a call of ``waiting`` ended it."""
+    import threading
+
+    def run():
+        try:
+            with limits.heavy_turn(waiting):
+                outcome.append("ran")
+        except Moved:
+            outcome.append("moved on")
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
 def test_a_run_whose_visitor_moves_on_just_as_its_turn_comes_gives_the_place_back():
     """A visitor in line changes something; the run's wait ends at the Streamlit call that clears its note
     (its turn came first). That place used to stay taken for good: every heavy view of the process then
     waited forever (found by a whole-suite run: Sentence embeddings never showed a typed sentence)."""
-    import threading
-
     import pytest
 
     holder, release = _held_turn()
@@ -240,15 +255,7 @@ def test_a_run_whose_visitor_moves_on_just_as_its_turn_comes_gives_the_place_bac
         if n == 0:
             raise Moved
 
-    def waiter():
-        try:
-            with limits.heavy_turn(moved_on):
-                outcome.append("ran")
-        except Moved:
-            outcome.append("moved on")
-
-    thread = threading.Thread(target=waiter)
-    thread.start()
+    thread = _waiter(moved_on, outcome)
     time.sleep(0.3)
     release.set()
     holder.join(10)
@@ -265,8 +272,6 @@ def test_a_waiting_run_hears_from_streamlit_while_its_place_stays_the_same(monke
     """A run first in line behind a long one still makes a Streamlit call every NOTE_EVERY_S, so a visitor
     who left or changed something leaves the line then, not when the long run ends (it used to call only
     when its place changed, and then ran its whole page for nobody)."""
-    import threading
-
     monkeypatch.setattr(limits, "NOTE_EVERY_S", 0.2)
     holder, release = _held_turn()
     said, outcome = [], []
@@ -276,18 +281,9 @@ def test_a_waiting_run_hears_from_streamlit_while_its_place_stays_the_same(monke
         if len(said) == 3:
             raise Moved
 
-    def waiter():
-        try:
-            with limits.heavy_turn(leaves_at_the_third_note):
-                outcome.append("ran")
-        except Moved:
-            outcome.append("left")
-
-    thread = threading.Thread(target=waiter)
-    thread.start()
-    thread.join(5)
+    _waiter(leaves_at_the_third_note, outcome).join(5)
     try:
-        assert outcome == ["left"] and said == [1, 1, 1]  # told its place again and again, then gone
+        assert outcome == ["moved on"] and said == [1, 1, 1]  # told its place again and again, then gone
         assert limits._turns._line == [] and limits._turns._running == 1  # the long run still holds its place
     finally:
         release.set()
