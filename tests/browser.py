@@ -14,14 +14,66 @@ from support.chromium import CHROMIUM, CHROMIUM_ARGS, chromium_browser, chromium
 from support.server import ROOT, free_port, stop_process, streamlit_server  # noqa: F401
 
 
+# One tab a module's Chromium, emptied between tests. A page opened in a new tab starts a new renderer process, which
+# compiles Streamlit's frontend again: on the 2-core VM a Playground load cost Chromium 2.7 s of CPU in a new tab and
+# 1.5 s in a tab that had loaded a page before (docs/benchmarks.md, "Toward 15 minutes"); Chromium was over 40 % of
+# the whole suite's CPU. Between tests the tab keeps nothing a page could read: its cookies, local and session
+# storage are cleared and it goes to about:blank (the page's websocket closes with it); if that fails, the tab is
+# closed and the next test opens a new one. Tests that need a browser of their own state (touch, a second visitor,
+# history) make their own contexts.
+_TABS: dict = {}  # a module's browser -> its tab
+_LENT: set = set()  # the tabs a test holds now
+
+
+def tab(browser, width: int = 1400, height: int = 1000):
+    """A page for one test at ``width`` x ``height``: the module's tab in ``browser`` (a context of its own, shared with
+    no other module), or, while another test or fixture holds it, a page in a new context; give it back with
+    :func:`release`."""
+    for gone in [b for b in _TABS if not b.is_connected()]:
+        del _TABS[gone]
+    page = _TABS.get(browser)
+    if page is not None and not page.is_closed() and page not in _LENT:
+        page.set_viewport_size({"width": width, "height": height})
+    else:
+        page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        if browser not in _TABS or _TABS[browser].is_closed():
+            _TABS[browser] = page
+    _LENT.add(page)
+    return page
+
+
+def release(page) -> None:
+    """A test is done with its page: the module's tab is emptied for the next test (cookies, local and session storage,
+    about:blank), or closed when it cannot be; any other page is closed with its context."""
+    _LENT.discard(page)
+    try:
+        if page not in _TABS.values():
+            page.context.close()
+            return
+        if page.url.startswith("http"):
+            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        page.context.clear_cookies()
+        page.goto("about:blank")
+    except Exception:  # a test that failed may leave it stuck: the next test gets a new tab
+        with contextlib.suppress(Exception):
+            page.context.close()
+
+
 @contextlib.contextmanager
 def browser_page(browser, width: int = 1400, height: int = 1000, **options):
-    """A page of its own (a fresh context: no cookies or storage shared) in the module's Chromium."""
-    context = browser.new_context(viewport={"width": width, "height": height}, **options)
+    """A page for one test: the module's tab (:func:`tab`), or with ``options`` (touch, mobile) a context of its own."""
+    if options:
+        context = browser.new_context(viewport={"width": width, "height": height}, **options)
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+        return
+    page = tab(browser, width, height)
     try:
-        yield context.new_page()
+        yield page
     finally:
-        context.close()
+        release(page)
 
 
 # While a run goes on, Streamlit 1.67's status widget shows a "Stop" button (older ones wrote "Running...");

@@ -21,7 +21,7 @@ import pytest
 
 from selfattn.i18n import t_plain
 from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, maps_within, settle, sidebar_open,
-                           wait_until_idle)
+                           wait_until_idle, release, tab)
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +42,7 @@ def check_words(view: str, lang: str) -> str:
 
 
 def open_block(browser, url: str, view: str, lang: str, width: int):
-    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    page = tab(browser, width, HEIGHT)
     query = "&".join(q for q in (f"lang={lang}", VIEWS[view]) if q)
     page.goto(f"{url}/block?{query}")
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
@@ -77,7 +77,7 @@ def test_every_view_fits_desktop_projector_and_tablet(browser, url, view, lang):
             assert sidebar_open(page) == (width >= 1024), width  # below 1024 px Streamlit closes the sidebar
             assert_laid_out(page, view, f"{view} at {width} px, {lang}")
     finally:
-        page.close()
+        release(page)
 
 
 # ── The maps, linked ──────────────────────────────────────────────────────────────────────────────────
@@ -199,4 +199,4 @@ def test_maps_light_up_together_a_click_picks_the_token_and_an_edit_recomputes(b
         assert diff < 1e-9, check.inner_text()
         assert page.get_by_role("heading", name=title).count() == 1  # the focus kept
     finally:
-        page.close()
+        release(page)

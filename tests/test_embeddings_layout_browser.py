@@ -2,7 +2,7 @@
 or hidden in a scroller, and a head picked in the pattern grid shows up where the visitor is looking."""
 
 import pytest
-from tests.browser import wait_until_idle
+from tests.browser import release, tab, wait_until_idle
 
 
 pytestmark = pytest.mark.browser
@@ -51,7 +51,7 @@ CLIPPED = """() => {
 
 
 def open_embeddings(browser, url: str, width: int, lang: str, extra: str = ""):
-    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    page = tab(browser, width, HEIGHT)
     page.goto(f"{url}/embeddings?lang={lang}&text={SENTENCE}{extra}")
     page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=120000)
     wait_until_idle(page, timeout_ms=120000)
@@ -83,7 +83,7 @@ def test_no_control_is_clipped(browser, url, width, lang):
             o => o.scrollWidth > o.clientWidth + 1 || o.getBoundingClientRect().right > window.innerWidth)""")
         page.keyboard.press("Escape")
     finally:
-        page.close()
+        release(page)
 
 
 def test_a_picked_head_is_shown_where_the_visitor_is_looking(browser, url):
@@ -114,13 +114,13 @@ def test_a_picked_head_is_shown_where_the_visitor_is_looking(browser, url):
             "els => els.map(e => e.getBoundingClientRect().top)")
         assert min(b - a for a, b in zip(rows, rows[1:])) >= 24  # a row per token, labels never crowded
     finally:
-        page.close()
+        release(page)
 
 
 def test_a_pair_in_chinese_shows_both_sentences_heads_and_typeset_maths(browser, url):
     """At 1024 px in Chinese: the pair's model heads for both sentences, the state's numbers in the text,
     and the formulas typeset by KaTeX (not XXᵀ/√d as plain text)."""
-    page = browser.new_page(viewport={"width": 1024, "height": HEIGHT})
+    page = tab(browser, 1024, HEIGHT)
     try:
         page.goto(f"{url}/embeddings?lang=zh&mode=pair")
         page.wait_for_function("() => document.body.innerText.split('第 1 层第 1 个头：模型自己的注意力').length === 3",
@@ -135,4 +135,4 @@ def test_a_pair_in_chinese_shows_both_sentences_heads_and_typeset_maths(browser,
         assert r"\sqrt{64}" in formulas and r"\sqrt{384}" in formulas  # each sentence's own d
         assert "Softmax(XXᵀ / 1)" not in text and "√64 = ÷8" not in text
     finally:
-        page.close()
+        release(page)

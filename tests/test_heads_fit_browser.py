@@ -8,7 +8,7 @@ One server and one Chromium serve every case; each opens the page in a fresh tab
 import pytest
 
 from selfattn.core.heads import MISTAKES
-from tests.browser import wait_until_idle
+from tests.browser import release, tab, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -68,7 +68,7 @@ CHART_WORDS = """() => {
 
 
 def open_heads(browser, url: str, width: int, lang: str, extra: str = ""):
-    page = browser.new_page(viewport={"width": width, "height": 1000})
+    page = tab(browser, width, 1000)
     page.goto(f"{url}/heads?lang={lang}&open={'~'.join(MISTAKES)}{extra}")  # every mistake panel open (a link)
     page.wait_for_function("() => document.querySelectorAll(\"[data-testid='stVegaLiteChart'] .role-legend-symbol\")"
                            ".length >= 2", timeout=120000)  # the bundled results' charts, drawn
@@ -100,4 +100,4 @@ def test_every_control_shows_its_whole_text(browser, url, width, lang, extra):
                 small = [(w["text"], w["px"]) for w in words if w["px"] < MIN_FONT_PX]
                 assert not small, small
     finally:
-        page.close()
+        release(page)

@@ -12,7 +12,7 @@ import pytest
 
 from selfattn.core.heads import MISTAKES
 from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, settle, SMALL_CHART_LABELS,
-                           SMALL_OR_CLIPPED_MAP_TEXT, wait_until_idle)
+                           SMALL_OR_CLIPPED_MAP_TEXT, wait_until_idle, release, tab)
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +20,7 @@ WIDTHS = (1400, 1024, 768)
 HEIGHT = 1000
 MIN_CHARTS = {"playground": 7, "embeddings": 10, "heads": 11}  # the Playground's: its 7 step maps
 def open_page(browser, url: str, name: str, width: int, lang: str = "en"):
-    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    page = tab(browser, width, HEIGHT)
     extra = f"&open={'~'.join(MISTAKES)}" if name == "heads" else ""  # every mistake panel open (a link)
     page.goto(f"{url}/{name}?lang={lang}{extra}")
     page.wait_for_function(ALL_DRAWN, arg=MIN_CHARTS[name], timeout=120000)
@@ -63,7 +63,7 @@ def test_charts_stay_in_their_columns_and_no_control_is_cut_short(browser, url, 
             assert page.evaluate(SMALL_CHART_LABELS) == [], what
             assert page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT) == [], what
     finally:
-        page.close()
+        release(page)
 
 
 def fits_every_width(page, name: str, what: str) -> None:
@@ -82,7 +82,7 @@ def test_largest_playground_fits_every_width(browser, url):
         page.wait_for_function("() => document.body.innerText.includes('32 × 32')", timeout=60000)
         fits_every_width(page, "playground", "playground n=32, d=16")
     finally:
-        page.close()
+        release(page)
 
 
 def test_heads_at_d_model_128_fits_every_width(browser, url):
@@ -93,4 +93,4 @@ def test_heads_at_d_model_128_fits_every_width(browser, url):
         page.wait_for_function("() => document.body.innerText.includes('128 × 128')", timeout=60000)
         fits_every_width(page, "heads", "heads d_model=128")
     finally:
-        page.close()
+        release(page)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from ui.look import PROJECTOR_ZOOM
-from tests.browser import wait_until_idle
+from tests.browser import release, tab, wait_until_idle
 
 pytestmark = pytest.mark.browser
 PAGES = ("", "playground", "embeddings", "heads", "block", "seq2seq")
@@ -67,7 +67,7 @@ CONTRAST_JS = r"""
 
 
 def open_page(browser, url: str, width: int = 1400, height: int = 1000):
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = tab(browser, width, height)
     page.goto(url)
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
     for _ in range(2):  # a page may rerun once more (the model loaded): its elements are faded while it runs
@@ -87,7 +87,7 @@ def test_every_text_in_the_main_area_reads_at_4_5_to_1(url, browser, path, lang)
     try:
         texts = page.evaluate(CONTRAST_JS)
     finally:
-        page.close()
+        release(page)
     assert len(texts) > 10, texts  # the page was drawn
     low = [(t["where"], t["text"], round(t["ratio"], 2)) for t in texts if t["ratio"] < MIN_CONTRAST]
     assert not low, low
@@ -109,7 +109,7 @@ def test_the_projector_view_draws_the_main_area_larger_and_stays_in_the_link(url
                         link: document.querySelector('[data-testid="stSidebar"] code')?.innerText || ''};
             }""")
         finally:
-            page.close()
+            release(page)
     off, on = sizes["0"], sizes["1"]
     assert off["zoom"] == 1 and on["zoom"] == pytest.approx(PROJECTOR_ZOOM), sizes
     assert on["title"] >= 1.25 * off["title"], sizes
@@ -164,7 +164,7 @@ def test_titles_badges_size_boxes_and_the_copy_button_keep_their_line(url, brows
         page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=120_000)
         found = page.evaluate(LAYOUT_JS)
     finally:
-        page.close()
+        release(page)
     alone = [h for h in found["headings"] if len(h["lines"]) > 1 and min(h["lines"]) < 2]
     assert not alone, alone
     assert found["badges"] and set(found["badges"]) == {1}, found["badges"]

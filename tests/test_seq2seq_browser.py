@@ -19,7 +19,7 @@ import pytest
 
 from selfattn.i18n import t_plain
 from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, maps_within, settle, sidebar_open,
-                           wait_until_idle)
+                           wait_until_idle, release, tab)
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +30,7 @@ DRAWN = {view: maps + 1 for view, maps in MIN_MAPS.items()}  # and the cache's c
 
 
 def open_s2s(browser, url: str, view: str, lang: str, width: int):
-    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    page = tab(browser, width, HEIGHT)
     query = "&".join(q for q in (f"lang={lang}", VIEWS[view]) if q)
     page.goto(f"{url}/seq2seq?{query}")
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
@@ -66,7 +66,7 @@ def test_every_view_fits_desktop_projector_and_tablet(browser, url, view, lang):
             assert sidebar_open(page) == (width >= 1024), width
             assert_laid_out(page, view, f"{view} at {width} px, {lang}")
     finally:
-        page.close()
+        release(page)
 
 
 # Every map of the page: {key: {"lit": [[row, col], ...] of its lit cells, "rows": rows whose header is lit,
@@ -175,14 +175,14 @@ def test_cross_attention_lights_its_target_and_source_rows_a_click_picks_and_an_
         words = t_plain("s2s.checked_torch", "en").split("{")[0].replace("`", "").strip()
         assert page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=words).count() == 1
     finally:
-        page.close()
+        release(page)
 
 
 def test_play_moves_generation_on_once_a_second_to_the_last_step_then_the_page_asks_for_nothing(browser, url):
     """Play in a real browser: the page's fragment timer (st.fragment(run_every=...)) moves the step on about once a
     second, the link follows, and at the last step it stops: the button says Play again and the page sends the server
     no more messages (an idle page makes no reruns)."""
-    page = browser.new_page(viewport={"width": 1400, "height": HEIGHT})
+    page = tab(browser, 1400, HEIGHT)
     sent: list[float] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda _frame: sent.append(time.monotonic())))
     try:
@@ -208,4 +208,4 @@ def test_play_moves_generation_on_once_a_second_to_the_last_step_then_the_page_a
         assert len(sent) == quiet, "the page still asks for reruns after the play ended"
         assert "step=3" in page.url
     finally:
-        page.close()
+        release(page)

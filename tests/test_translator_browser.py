@@ -19,7 +19,7 @@ import pytest
 from selfattn.i18n import t_plain
 from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, CUT_CHART_TITLES, maps_fit, maps_within,
                            settle, sidebar_open, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT, TEXT_LAYOUT,
-                           wait_until_idle)
+                           wait_until_idle, release, tab)
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +32,7 @@ WHOLE = tuple(f"cross_l{layer}h{h}" for layer in (1, 2) for h in (1, 2, 3, 4))
 
 
 def open_translator(browser, url: str, lang: str, width: int):
-    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    page = tab(browser, width, HEIGHT)
     page.goto(f"{url}/seq2seq?source=translator&lang={lang}")
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
     page.wait_for_function(ALL_DRAWN, arg=DRAWN, timeout=120_000)
@@ -121,7 +121,7 @@ def test_the_translator_fits_desktop_projector_and_tablet(browser, url, lang):
             assert sidebar_open(page) == (width >= 1024), width
             assert_laid_out(page, f"translator at {width} px, {lang}")
     finally:
-        page.close()
+        release(page)
 
 
 # Every translator map: {key: {"lit": [[row, col], ...] of its lit cells, "n": rows, "cols": columns}}.
@@ -189,4 +189,4 @@ def test_typing_translates_and_a_cross_attention_weight_lights_its_word_and_its_
         wait_until_idle(page)
         assert page.locator("[data-testid='stException']").count() == 0
     finally:
-        page.close()
+        release(page)
