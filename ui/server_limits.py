@@ -373,7 +373,8 @@ def heavy_turn(waiting: Callable[[int], None], client: str | None = None) -> Ite
     heavy view of the process waited forever; tests/test_server_limits.py).
     """
     session = _current_session()
-    ticket = _turns.join(client if client is not None else _current_client(session), session)
+    who = client if client is not None else _current_client(session)
+    ticket = _turns.join(who, session)
     entered = _turns.try_enter(ticket, 0.0)
     try:
         if entered:
@@ -385,7 +386,7 @@ def heavy_turn(waiting: Callable[[int], None], client: str | None = None) -> Ite
                     said_at = time.monotonic()
                     waiting(_turns.place(ticket))  # a run whose session has moved on stops here (Streamlit's rerun)
                     if entered is None:  # it did not: wait again, as the session's newest run
-                        ticket = _turns.join(client if client is not None else _current_client(session), session)
+                        ticket = _turns.join(who, session)
                 entered = _turns.try_enter(ticket, 0.5)
             _holder.holds = True  # before the call below, which may end the run
             waiting(0)
