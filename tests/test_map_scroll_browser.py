@@ -126,3 +126,21 @@ def test_the_block_s_boxes_sit_side_by_side_and_a_caption_does_not_widen_its_box
         assert boxes["③ Head 1"]["top"] == boxes["③ Head 2"]["top"], (boxes["③ Head 1"], boxes["③ Head 2"])
         rows = len({b["top"] for b in steps})
         assert rows <= 9, (rows, steps)  # 15 boxes: two to a row, the two 8-column maps each alone (11 rows before)
+
+
+def test_a_map_counted_while_the_browser_skipped_its_cells_counts_again_when_it_comes_back(url, browser):
+    """The whole suite's race (note empty, 30 of 32 columns hidden): a map below the window has its cells skipped by
+    content-visibility, so a count made then (a resize, an edit's new numbers) saw no overflow and emptied the note,
+    and nothing counted again when the map came back into view (its own box kept its size: no resize to hear)."""
+    with browser_page(browser, width=1024, height=768) as page:
+        page.goto(f"{url}/block?n=5&dff=32")
+        page.wait_for_selector("text=Jump to", timeout=90000)
+        wait_until_idle(page)
+        assert agrees(wide := shown(page, "⑧ Feed-forward, widened")) and wide["note"], wide
+        page.evaluate("() => { window.scrollTo(0, 0); document.querySelector('[data-testid=stMain]').scrollTo(0, 0); }")
+        page.wait_for_timeout(400)
+        for width in (1000, 1024):  # the map's box resizes while its cells are skipped: counted then
+            page.set_viewport_size({"width": width, "height": 768})
+            page.wait_for_timeout(400)
+        back = shown(page, "⑧ Feed-forward, widened")
+        assert back["hidden"][0] > 10 and agrees(back), back

@@ -84,13 +84,16 @@ function build(parent) {
   const view = { box, data: null, group: null, link: null, pick: null, cells: [], rowHeads: [], colHeads: [] };
 
   // A map wider or taller than its box scrolls inside it, and says so under it: how many of its columns and rows
-  // are out of view, counted again as it scrolls or its box resizes. Counted only once the map has come into the
-  // window (measuring a map below it would lay out what content-visibility spares), at most once a frame.
+  // are out of view, counted again as it scrolls or its box resizes, at most once a frame. Counted only while the
+  // browser lays out its cells: a map far from the window has them skipped (content-visibility), and a count then
+  // would see no overflow and empty the note; the map counts again when its cells come back (the browser says so
+  // on the wrap), since its own box may keep its size and no resize would tell.
   let counting = false;
   const count = () => {
     counting = false;
     const wrap = box.querySelector(".wrap"), more = box.querySelector(".more"), notes = view.data?.scroll;
     if (!wrap || !more || !notes || !view.seen) return;
+    if (!wrap.firstElementChild.checkVisibility({ contentVisibilityAuto: true })) return;
     const parts = [];
     if (wrap.scrollWidth > wrap.clientWidth + 1) {
       const left = wrap.scrollLeft + (view.rowHeads[0]?.offsetWidth || 0), right = wrap.scrollLeft + wrap.clientWidth;
@@ -199,6 +202,7 @@ function build(parent) {
     view.sized.disconnect();
     view.sized.observe(wrap);
     wrap.addEventListener("scroll", view.recount, { passive: true });
+    wrap.addEventListener("contentvisibilityautostatechange", (event) => { if (!event.skipped) view.recount(); });
     const table = box.querySelector("table");
     view.rowHeads = [...table.tBodies[0].rows].map((tr) => tr.cells[0]);
     view.cells = [...table.tBodies[0].rows].map((tr) => [...tr.cells].slice(1));
