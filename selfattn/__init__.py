@@ -9,6 +9,8 @@ from selfattn.core.block import (BatchTrace, LayerParams, LayerTrace, NormTrace,
                                  transformer_layer, transformer_stack)
 from selfattn.core.decoder import (CacheTrace, DecoderLayerParams, DecoderLayerTrace, EncoderDecoderTrace,
                                    decode_with_cache, decoder_layer, encoder_decoder)
+from selfattn.core.efficient import (GroupedTrace, TiledTrace, attention_traffic, grouped_query_attention, rotary,
+                                     tiled_attention)
 from selfattn.core.heads import (MISTAKES, MultiHeadTrace, merge_heads, multi_head_attention,
                                  multi_head_attention_with_mistake, split_heads)
 from selfattn.core.positions import ShuffleTrace, positional_encoding, shuffle_check
@@ -19,7 +21,8 @@ from selfattn.text.models import (ModelBundle, ModelRun, head_qkv, load_model, r
 
 __all__ = [
     "MISTAKES", "AttentionTrace", "BatchTrace", "CacheTrace", "DecoderLayerParams", "DecoderLayerTrace",
-    "EncoderDecoderTrace", "LayerParams", "LayerTrace", "ModelBundle", "ModelRun",
+    "EncoderDecoderTrace", "GroupedTrace", "TiledTrace", "attention_traffic", "grouped_query_attention", "rotary",
+    "tiled_attention", "LayerParams", "LayerTrace", "ModelBundle", "ModelRun",
     "MultiHeadTrace", "NormTrace", "ShuffleTrace", "StackTrace", "TokenEmbeddings",
     "attend", "causal_mask", "merge_heads", "multi_head_attention", "multi_head_attention_with_mistake", "split_heads",
     "positional_encoding", "shuffle_check",
