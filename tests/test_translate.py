@@ -176,6 +176,41 @@ def test_sampling_is_seeded_and_checked_against_torch_by_the_same_rule(translato
     assert cold.tokens == translate(translator, "狗咬人").tokens
 
 
+@pytest.mark.parametrize("typed", ["早上好！", "早上好!", "早上好。", "，早上好？", "早上好 ...", "早、上；好：", "早上好!?"])
+def test_punctuation_a_keyboard_types_is_left_out_as_the_corpus_has_none(translator, typed):
+    plain = translate(translator, "早上好")
+    found = translate(translator, typed)
+    assert found.source == plain.source and found.output == "good morning"
+    assert np.array_equal(found.logits, plain.logits)
+    assert found.left_out == tuple(ch for ch in typed if ch in corpus.PUNCTUATION) and found.left_out
+    assert found.in_training and not plain.left_out
+
+
+def test_only_punctuation_is_empty(translator):
+    with pytest.raises(InputError) as caught:
+        translate(translator, "！？。")
+    assert caught.value.code == "tr_empty"
+
+
+@pytest.mark.parametrize("text,trained", [
+    ("早上好", True), ("谢谢", True), ("狗咬人", True), ("狗 咬 人！", True),
+    ("马追狗", False),  # held out of training: in the corpus, never trained on
+    ("天气很好", None), ("狗", None), ("人人人", None),  # known characters in an order it never saw
+])
+def test_whether_the_sentence_was_in_the_training_set(translator, text, trained):
+    """The model was trained on the corpus less the held-out sentences (``train.split``): ``in_training`` says so,
+    whatever it writes for the others (天气很好 gets a confident "see you tomorrow")."""
+    from selfattn.translate.train import split
+
+    training, _ = split(corpus.read())
+    found = translate(translator, text)  # every character known: no error
+    assert found.in_training is bool(trained)
+    assert found.in_training == ("".join(found.source) in {p.zh for p in training})
+    assert corpus.training_size() == len(training) == 158
+    pair = corpus.find(text)
+    assert (pair is not None and pair.held_out) == (trained is False)
+
+
 # ── Bad input, named in both languages ──────────────────────────────────────────────────
 
 @pytest.mark.parametrize("text,code,named", [
@@ -214,7 +249,22 @@ def test_missing_files_are_named(tmp_path):
 def test_the_cli_prints_the_translation():
     done = cli("早上好")
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "good morning\n"
+    assert done.stdout == "good morning\n" and done.stderr == ""
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_the_cli_warns_on_stderr_when_the_sentence_was_not_trained_on(lang):
+    done = cli("--lang", lang, "天气很好")
+    assert done.returncode == 0 and done.stdout == "see you tomorrow\n"  # what it says, confidently
+    assert done.stderr.strip() == t_plain("tr.cli_new_sentence", lang, count=158)
+    assert cli("--lang", lang, "早上好！").stdout == "good morning\n"
+
+
+@pytest.mark.parametrize("text,trained", [("狗咬人", True), ("狗咬人！", True), ("天气很好", False), ("马追狗", False)])
+def test_the_cli_json_says_whether_the_sentence_was_in_training(text, trained):
+    done = cli("--json", text)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["in_training"] is trained
 
 
 def test_the_cli_json_has_the_trace_s_shapes_and_torch_s_verdict(translator):
@@ -228,6 +278,7 @@ def test_the_cli_json_has_the_trace_s_shapes_and_torch_s_verdict(translator):
     assert weights.shape == (c.decoder_layers, c.num_heads, len(found["tokens"]), len(found["source"]))
     assert np.allclose(weights.sum(axis=-1), 1.0)
     assert found["torch_check"]["same_tokens"] is True and found["torch_check"]["max_logit_difference"] < TOL
+    assert found["in_training"] is True
     assert found == json.loads(json.dumps(as_json(translate(translator, "狗咬人"),
                                                   torch_check(translator, translate(translator, "狗咬人")))))
 

@@ -8,9 +8,14 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "tr.cli_text": {"en": "the Chinese sentence, read character by character",
                     "zh": "要翻译的中文句子，逐字读取"},
-    "tr.cli_json": {"en": "print JSON: `source`, `output`, `tokens`, `cross_weights` and `torch_check`",
+    "tr.cli_json": {"en": "print JSON: `source`, `output`, `tokens`, `in_training` (whether it was trained on this "
+                          "sentence), `cross_weights` and `torch_check`",
                     "zh": "输出 JSON：`source`（源字符）、`output`（译文）、`tokens`（生成的词元）、"
-                          "`cross_weights`（交叉注意力）和 `torch_check`（与 PyTorch 核对）"},
+                          "`in_training`（训练时是否见过这句话）、`cross_weights`（交叉注意力）和 `torch_check`（与 PyTorch 核对）"},
+    "tr.cli_new_sentence": {
+        "en": "Warning: this sentence was not in its training set. It learned only {count} sentences; its answer for "
+              "a new one is likely wrong.",
+        "zh": "注意：这句话不在它的训练集中。它只学过 {count} 个句子，对没见过的句子，它的答案很可能是错的。"},
     "tr.cli_temperature": {"en": "draw each word at this temperature (above 0) instead of taking the most likely one",
                            "zh": "按这个温度（大于 0）随机抽取每个词，而不是取最可能的词"},
     "tr.cli_seed": {"en": "the seed of the draws (with `--temperature`)", "zh": "抽样的随机种子（配合 `--temperature`）"},
@@ -42,6 +47,7 @@ STRINGS: dict[str, dict[str, str]] = {
               "狗、猫、人、鸟、鱼、马中的任意两个，中间是咬、追、看、喜欢、怕之一。"},
     "tr.output_title": {"en": "The translation", "zh": "译文"},
     "tr.source_line": {"en": "The encoder reads {n} characters: {chars}", "zh": "编码器读取 {n} 个字：{chars}"},
+    "tr.source_line_one": {"en": "The encoder reads {n} character: {chars}", "zh": "编码器读取 {n} 个字：{chars}"},
     "tr.unfinished": {"en": "It stopped after {n} words without ending the sentence (the most it writes).",
                       "zh": "它写了 {n} 个词后停下，没有写出句子的结尾（这是它最多能写的词数）。"},
     "tr.gen_title": {"en": "Generation, one word at a time", "zh": "自回归生成：一次写一个词"},

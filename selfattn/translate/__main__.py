@@ -1,4 +1,6 @@
-"""``python -m selfattn.translate 早上好`` prints ``good morning``; ``--json`` prints the whole trace's summary.
+"""``python -m selfattn.translate 早上好`` prints ``good morning``; ``--json`` prints the whole trace's summary, with
+``in_training``: whether the sentence was one it was trained on (without ``--json``, a sentence it was not trained on
+gets a warning on stderr).
 
 Messages (help, errors) are in English or Chinese (``--lang en|zh``). A bad input prints its message on stderr and
 exits with status 2; nothing is dropped silently.
@@ -47,6 +49,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(found, ensure_ascii=False))
     else:
         print(translation.output)
+        if not translation.in_training:  # on stderr: stdout stays the translation alone
+            from selfattn.translate.corpus import training_size
+
+            print(t_plain("tr.cli_new_sentence", args.lang, count=training_size()), file=sys.stderr)
     return 0
 
 

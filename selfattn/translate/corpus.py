@@ -14,6 +14,7 @@ right is generalisation, not recall.
 from __future__ import annotations
 
 import csv
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,9 @@ NOUNS: tuple[tuple[str, str], ...] = (("狗", "dog"), ("猫", "cat"), ("人", "m
                                       ("马", "horse"))
 VERBS: tuple[tuple[str, str], ...] = (("咬", "bites"), ("追", "chases"), ("看", "sees"), ("喜欢", "likes"),
                                       ("怕", "fears"))
+# Sentence punctuation as a Chinese keyboard types it (full width) and its ASCII forms. The corpus writes none, so the
+# encoder leaves it out: 早上好！ is read as 早上好.
+PUNCTUATION = "，。！？、；：,.!?;:"
 # (subject, verb, object) patterns never trained on; None matches any noun.
 HELD_OUT: tuple[tuple[str | None, str, str | None], ...] = (("马", "追", None), (None, "看", "马"))
 
@@ -92,8 +96,36 @@ def read(path: Path = CORPUS_PATH) -> tuple[Pair, ...]:
 
 
 def source_tokens(text: str) -> list[str]:
-    """Chinese as the encoder reads it: one token per character, spaces skipped."""
-    return [ch for ch in text if not ch.isspace()]
+    """Chinese as the encoder reads it: one token per character, spaces and :data:`PUNCTUATION` left out (the corpus
+    has neither)."""
+    return [ch for ch in text if not ch.isspace() and ch not in PUNCTUATION]
+
+
+def punctuation(text: str) -> list[str]:
+    """The :data:`PUNCTUATION` in ``text``, in order: what :func:`source_tokens` leaves out besides spaces."""
+    return [ch for ch in text if ch in PUNCTUATION]
+
+
+@functools.cache
+def _by_zh() -> dict[str, Pair]:
+    return {p.zh: p for p in read()}
+
+
+def find(zh: str) -> Pair | None:
+    """The corpus's pair for the sentence ``zh`` (as the encoder reads it: no spaces, no punctuation), or None when
+    the corpus does not hold it."""
+    return _by_zh().get("".join(source_tokens(zh)))
+
+
+def in_training(zh: str) -> bool:
+    """Whether the translator was trained on ``zh``: a corpus sentence not held out (spaces and punctuation aside)."""
+    pair = find(zh)
+    return pair is not None and not pair.held_out
+
+
+def training_size() -> int:
+    """How many sentences the translator was trained on (the corpus less the held-out ones)."""
+    return sum(not p.held_out for p in _by_zh().values())
 
 
 def target_tokens(text: str) -> list[str]:

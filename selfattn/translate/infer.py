@@ -25,7 +25,7 @@ from selfattn.core.decoder import CacheTrace, DecoderLayerParams, decode_with_ca
 from selfattn.core.positions import positional_encoding
 from selfattn.errors import InputError
 from selfattn.i18n import t_plain
-from selfattn.translate.corpus import source_tokens
+from selfattn.translate.corpus import in_training, punctuation, source_tokens
 from selfattn.translate.weights import BOS, EOS, MODEL_JSON, PAD, WEIGHTS_PATH, Config, Vocab, Weights, load_weights
 
 MAX_CHARS = 40  # of typed text: the model was trained on sentences of 2 to 4 characters
@@ -176,6 +176,8 @@ class Translation:
     """One sentence through the translator, with every step a learner wants to see."""
 
     source: tuple[str, ...]  # (n,) the encoder's tokens: one per character
+    left_out: tuple[str, ...]  # the punctuation of the text, which the encoder does not read (the corpus has none)
+    in_training: bool  # the sentence (as the encoder reads it) is one the model was trained on
     source_ids: tuple[int, ...]
     tokens: tuple[str, ...]  # (T,) the words generated, in order, without <eos>
     output: str  # the words joined by spaces
@@ -229,8 +231,10 @@ def translate(translator: Translator, text: str, *, temperature: float | None = 
     finished = chosen[-1] == ids[EOS]
     words = chosen[:-1] if finished else chosen
     stacked = np.stack(logits)  # (steps, V)
-    return Translation(source=tuple(source), source_ids=tuple(source_ids), tokens=tuple(vocab.target[i] for i in words),
-                       output=" ".join(vocab.target[i] for i in words), finished=finished,
+    return Translation(source=tuple(source), left_out=tuple(punctuation(str(text))),
+                       in_training=in_training("".join(source)), source_ids=tuple(source_ids),
+                       tokens=tuple(vocab.target[i] for i in words), output=" ".join(vocab.target[i] for i in words),
+                       finished=finished,
                        decoder_input=(ids[BOS], *chosen[:-1]), encoder=encoder, decoder=last[0], logits=stacked,
                        probabilities=np.stack([probabilities(row, temperature, (ids[PAD], ids[BOS]))
                                                for row in stacked]),
@@ -267,7 +271,7 @@ def torch_check(translator: Translator, translation: Translation, model=None) ->
 def as_json(translation: Translation, check: TorchCheck | None = None) -> dict:
     """What ``python -m selfattn.translate --json`` prints."""
     found = {"source": list(translation.source), "output": translation.output, "tokens": list(translation.tokens),
-             "cross_weights": translation.cross_weights.tolist()}
+             "in_training": translation.in_training, "cross_weights": translation.cross_weights.tolist()}
     if check is not None:
         found["torch_check"] = {"same_tokens": check.same_tokens, "max_logit_difference": check.max_logit_difference,
                                 "torch_tokens": list(check.torch_tokens)}
