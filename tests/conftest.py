@@ -292,3 +292,21 @@ def pytest_runtest_protocol(item, nextitem):
         with open(path, "a", encoding="utf-8") as out:
             out.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')} {started:.2f} {ended:.2f} "
                       f"{ended - started:.2f} {item.nodeid}\n")
+
+
+# ── A failure named as it happens ─────────────────────────────────────────────────────────
+
+_CONFIG: dict = {}
+
+
+def pytest_configure(config):
+    _CONFIG["config"] = config
+
+
+def pytest_runtest_logreport(report):
+    """A failing test is named on its own line the moment it fails (pytest's progress line only shows an F, and
+    its summary comes at the end: a run stopped before then never said which test failed)."""
+    if report.failed and "PYTEST_XDIST_WORKER" not in os.environ and "config" in _CONFIG:
+        reporter = _CONFIG["config"].pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"\nFAILED {report.nodeid} ({report.when}, {time.strftime('%H:%M:%S')})", red=True)
