@@ -30,10 +30,11 @@ MIB = 1024 * 1024
 BUDGETS: dict[str, int] = {
     "block.toy": 19 * MIB,  # the Transformer block toy: a 32-token, 6-layer result is about 4 MiB
     "block.tables": 4 * MIB,  # the block page's parsed tables
-    "block.real": 8 * MIB,  # one real MiniLM layer recomputed: about 0.5 MiB
+    "block.real": 6 * MIB,  # one real MiniLM layer recomputed: about 0.5 MiB
+    "block.base": 2 * MIB,  # the seeded tables as text: a 16-token, 6-layer, d_ff 64 view's are about 1.2 MB
     "emb.embeddings": 12 * MIB,  # token vectors of a sentence (n × 384 or 768)
     "emb.model_run": 20 * MIB,  # a model's attention maps for a sentence (layers × heads × n × n)
-    "emb.raw_view": 12 * MIB,  # the raw form of a sentence, as drawn
+    "emb.raw_view": 9 * MIB,  # the raw form of a sentence, as drawn
     "emb.head_trace": 6 * MIB,  # one head recomputed
     "emb.patterns": 2 * MIB,  # what each head does
     "emb.grid_spec": 4 * MIB,  # the pattern grid's chart spec
@@ -41,6 +42,7 @@ BUDGETS: dict[str, int] = {
     "heads.torch_checks": 1 * MIB,  # the Heads page's torch differences
     "seq2seq.result": 4 * MIB,  # the Encoder–decoder page: an 8 + 8-token, 4 + 4-layer, d = 16 result is about 0.3 MiB
     "seq2seq.tables": 1 * MIB,  # its parsed tables
+    "seq2seq.base": 3 * MIB,  # its seeded tables as text: an 8 + 8-token, 4 + 4-layer, d_ff 64 view's are about 1.9 MB
     "playground.result": 1 * MIB,  # the Playground's steps for one view: a 32-token, 16-wide one is about 0.2 MiB
 }
 TOTAL_BUDGET = sum(BUDGETS.values())  # 100 MiB

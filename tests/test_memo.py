@@ -62,3 +62,27 @@ def test_the_block_result_does_not_follow_the_layer_shown_or_the_focus():
     shown = View(layers=3, layer=2, focus=1)
     assert result_view(shown) == result_view(View(layers=3, layer=0, focus=3))
     assert result_view(shown) != result_view(View(layers=3, seed=1))
+
+
+def test_the_seeded_tables_of_maximal_views_are_kept_within_their_byte_budgets():
+    """Issue 55: the seeded tables as text (what an editor shows where nothing was typed) were kept in a dict of
+    4,096 entries a page, outside the budgets: 74.8 MiB filled from maximal Encoder–decoder views, up to ~249 MiB.
+    They are now two of memo's caches; one maximal view's tables still fit whole (an edit reads them again)."""
+    from selfattn.block import view as bv
+    from selfattn.seq2seq import view as sv
+
+    assert not hasattr(sv, "_BASE_CACHE") and not hasattr(bv, "_BASE_CACHE")
+    views = [(sv, sv.View(n=8, m=8, d=16, heads=4, dff=64, enc=4, dec=4, seed=seed), sv.table_ids(4, 4))
+             for seed in range(900, 905)]
+    views += [(bv, bv.View(n=16, d=16, dff=64, layers=6, seed=seed), bv.table_ids(6)) for seed in range(900, 905)]
+    for module, shown, tables in views:
+        for table in tables:
+            module.base_rows(shown, table)
+    for name, (module, shown, tables) in (("seq2seq.base", views[4]), ("block.base", views[-1])):
+        cache = memo.cache(name)
+        view_bytes = sum(memo.nbytes(module.base_rows(shown, table)) for table in tables)
+        assert 0 < cache.bytes <= cache.max_bytes < 5 * view_bytes, (name, cache.bytes, view_bytes)
+        kept = len(cache)
+        for table in tables:  # the last view's tables are all kept: reading them again computes nothing
+            module.base_rows(shown, table)
+        assert len(cache) == kept and cache.bytes >= view_bytes

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from selfattn import memo
 from selfattn.core.block import ACTIVATIONS, LayerParams
 from selfattn.core.positions import KINDS
 from selfattn.display.edits import Edited, Rows, check_fields, fit_edits as _fit, settings_of, view_of
@@ -191,19 +192,12 @@ def base_rows(shown: View, table: str) -> Rows:
     return _base(table, shown.n, shown.d, shown.dff, shown.seed)
 
 
-_BASE_CACHE: dict = {}
-
-
+# counted in bytes with the process's other caches (a W₁ of 16 × 64 is 64 KB of text); n matters to X only
+@memo.cached("block.base", key=lambda table, n, d, dff, seed: (table, n if table == "x" else 0, d, dff, seed))
 def _base(table: str, n: int, d: int, dff: int, seed: int) -> Rows:
-    key = (table, n if table == "x" else 0, d, dff, seed)
-    found = _BASE_CACHE.get(key)
-    if found is None:
-        if len(_BASE_CACHE) > 4096:
-            _BASE_CACHE.clear()
-        layer, part = split_id(table)
-        matrix = seeded_x(n, d, seed) if table == "x" else layer_tables(seeded_layer(d, 1, dff, seed, layer))[part]
-        found = _BASE_CACHE[key] = as_text(matrix)
-    return found
+    layer, part = split_id(table)
+    matrix = seeded_x(n, d, seed) if table == "x" else layer_tables(seeded_layer(d, 1, dff, seed, layer))[part]
+    return as_text(matrix)
 
 
 def fit_edits(shown: View) -> tuple[dict[str, Rows], list[str]]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from selfattn import memo
 from selfattn.core.block import ACTIVATIONS, LayerParams
 from selfattn.core.decoder import DecoderLayerParams
 from selfattn.display.edits import Edited, Rows, check_fields, fit_edits as _fit, settings_of, view_of
@@ -211,26 +212,22 @@ def as_text(matrix: np.ndarray) -> Rows:
     return tuple(tuple(editor_text(float(v)) for v in row) for row in matrix)
 
 
-_BASE_CACHE: dict = {}
-
-
 def base_rows(shown: View, table: str) -> Rows:
     """The seeded table (what the page shows where nothing was typed), as text. Heads do not change it."""
-    side, layer, part = split_id(table)
     rows = shown.n if table == "src" else shown.m if table == "tgt" else 0
-    key = (table, rows, shown.d, shown.dff, shown.seed)
-    found = _BASE_CACHE.get(key)
-    if found is None:
-        if len(_BASE_CACHE) > 4096:
-            _BASE_CACHE.clear()
-        if table in ("src", "tgt"):
-            matrix = seeded_tokens(rows, shown.d, shown.seed, 11 if table == "src" else 13)
-        elif side == "e":
-            matrix = encoder_tables(seeded_encoder(shown.d, shown.dff, shown.seed, layer))[part]
-        else:
-            matrix = decoder_tables(seeded_decoder(shown.d, shown.dff, shown.seed, layer))[part]
-        found = _BASE_CACHE[key] = as_text(matrix)
-    return found
+    return _base(table, rows, shown.d, shown.dff, shown.seed)
+
+
+@memo.cached("seq2seq.base")  # counted in bytes with the process's other caches (a W₁ of 16 × 64 is 64 KB of text)
+def _base(table: str, rows: int, d: int, dff: int, seed: int) -> Rows:
+    side, layer, part = split_id(table)
+    if table in ("src", "tgt"):
+        matrix = seeded_tokens(rows, d, seed, 11 if table == "src" else 13)
+    elif side == "e":
+        matrix = encoder_tables(seeded_encoder(d, dff, seed, layer))[part]
+    else:
+        matrix = decoder_tables(seeded_decoder(d, dff, seed, layer))[part]
+    return as_text(matrix)
 
 
 def fit_edits(shown: View) -> tuple[dict[str, Rows], list[str]]:
