@@ -45,8 +45,9 @@ st.html('<span id="tb-settings"></span>')
 with st.container(border=True):
     c1, c2, c3 = st.columns([1.6, 1, 1.2], vertical_alignment="bottom")
     with c1:
-        choice(st.selectbox, tr("tb.preset"), tbv.PRESETS, "tb_preset",
-               {p: tr(f"tb.preset_{p}") for p in tbv.PRESETS}, on_pick=tb.load_preset)
+        presets = tb.follow_preset()  # the box says what the settings are: a preset, or custom
+        choice(st.selectbox, tr("tb.preset"), presets, "tb_preset", {p: tr(f"tb.preset_{p}") for p in presets},
+               on_pick=tb.load_preset)
     settings.keep("tb_seed")
     c2.number_input(tr("tb.seed"), min_value=0, max_value=tbv.MAX_SEED, step=1, key="tb_seed", help=tr("tb.seed_help"),
                     on_change=tb.on_size, args=("tb_seed",))

@@ -16,16 +16,19 @@ from selfattn.seq2seq.link import LINK_PARAMS, TABLE_PARAMS, encode
 from selfattn.seq2seq.text import cost_numbers, cost_spec, focus_lines, masked, merged, settings_text
 from ui import seq2seq as s2
 from ui import state as settings
-from ui.common import choice, current_lang, show_error, tr, vega
+from ui.common import choice, current_lang, show_error, tr, tr_count, vega
 from ui.components.heatmap import library
 from ui import links
 
 # ── Read ─────────────────────────────────────────────────────────────────────────────────────────
 links.begin("seq2seq")
+entered = st.session_state.get(links.ENTERED, False)  # read before setup() clears it
 state = s2.setup()
 opened = links.open_page("seq2seq", own=LINK_PARAMS)
 if opened is not None:
     links.note_bad("seq2seq", s2.open_link(opened))
+elif entered:
+    s2.enter_source(st.query_params.to_dict())  # a link from another page to one source (home's to the translator)
 st.title(tr("s2s.title"))
 st.caption(tr("s2s.intro"))
 links.show_problems("seq2seq")
@@ -44,7 +47,8 @@ if source == "translator":
 with st.container(border=True):
     c1, c2, c3 = st.columns([1.6, 1, 1.2], vertical_alignment="bottom")
     with c1:
-        choice(st.selectbox, tr("s2s.preset"), sv.PRESETS, "s2s_preset", {p: tr(f"s2s.preset_{p}") for p in sv.PRESETS},
+        presets = s2.follow_preset()  # the box says what the settings are: a preset, or custom
+        choice(st.selectbox, tr("s2s.preset"), presets, "s2s_preset", {p: tr(f"s2s.preset_{p}") for p in presets},
                on_pick=s2.load_preset)
     settings.keep("s2s_seed")
     c2.number_input(tr("s2s.seed"), min_value=0, max_value=sv.MAX_SEED, step=1, key="s2s_seed",
@@ -103,7 +107,7 @@ def draw(result, shown: sv.View, tables: dict, engine: dict | None) -> None:
     d_cols = column_names("d", d)
 
     st.subheader(tr("s2s.memory_title"))
-    st.caption(tr("s2s.memory_help", layers=len(result.encoder)))
+    st.caption(tr_count("s2s.memory_help", len(result.encoder), layers=len(result.encoder)))
     side_by_side([(tr("s2s.src"), trace.src, src, d_cols, "src", "src:x"),
                   (tr("s2s.memory"), trace.memory, src, d_cols, "memory", "src:memory")], focus=None, tables=tables,
                  engine=engine)
@@ -175,14 +179,13 @@ def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
     st.caption(tr("s2s.cache_rows", old=t, new=t + 1) if t else tr("s2s.cache_first"))
     rows = [f"{tgt[r]}" + (" ·new" if r == t else "") for r in range(t + 1)]
     keys, values = step.cached_keys[layer], step.cached_values[layer]
-    hd_cols = column_names("k", keys.shape[2])
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for h in range(keys.shape[0]):
             for what, per_head in (("keys", keys), ("values", values)):
                 with st.container(width="content"):
                     tables[f"step{t + 1}_{what}_head{h + 1}"] = s2.show_map(
-                        tr(f"s2s.cache_{what}", h=h + 1), per_head[h], rows, hd_cols, key=f"cache_{what}{h + 1}",
-                        link=None, focus=None)
+                        tr(f"s2s.cache_{what}", h=h + 1), per_head[h], rows, column_names(what[0], keys.shape[2]),
+                        key=f"cache_{what}{h + 1}", link=None, focus=None)  # k1 … of a key, v1 … of a value
     heads = [tr("s2s.head", h=h + 1) for h in range(keys.shape[0])]
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for title, matrix, cols, key in ((tr("s2s.step_self"), step.self_weights[layer], tgt[:t + 1], "step_self"),

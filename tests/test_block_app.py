@@ -122,7 +122,7 @@ def test_every_control_changes_what_is_shown():
     at.button(key="tb_undo").click().run()
     ok(at)
     assert cells(at, "x")[0][0] == "2.5" and link(at)["dx"] == "0.0.2.5" and at.session_state["tb_layers"] == 3
-    assert at.session_state["tb_preset"] == "tiny"
+    assert at.session_state["tb_preset"] == "custom"  # three layers: no preset's settings
     pick(at, "selectbox", "tb_preset", "bert")
     send(at, "1wo", 0, 0, "9")
     assert "d1wo" in link(at)

@@ -131,11 +131,12 @@ def test_the_preset_note_follows_the_state_and_undo_is_offered_only_for_typed_ta
     pick(at, "selectbox", "tb_preset", "gpt2")
     page = texts(at)
     assert t_plain("tb.preset_gpt2_note", lang) in page
-    assert t_plain("tb.options_changed", lang, names="x").split("x")[0] not in page  # nothing changed yet
+    assert t_plain("tb.preset_custom_note", lang, preset="x", names="x").split("x")[0] not in page  # nothing changed
     assert t_plain("tb.undo_note", lang) not in page and not [b for b in at.button if b.key == "tb_undo"]
     pick(at, "segmented_control", "tb_norm", "post")
     page = texts(at)
-    assert t_plain("tb.options_changed", lang, names=t_plain("tb.norm", lang)) in page, page
+    assert t_plain("tb.preset_custom_note", lang, preset=t_plain("tb.preset_gpt2", lang),
+                   names=t_plain("tb.norm", lang)) in page, page
 
 
 def test_an_edit_of_x_is_said_in_the_preset_note_at_once():

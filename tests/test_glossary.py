@@ -71,7 +71,8 @@ def test_no_english_words_of_ours_in_the_chinese_ui():
 
 
 REVIEWED_PHRASES = ["最原始的形式", "关闭“单位长度”即可看到独热的权重", "向量类型：", "注意力显示于", "看什么。",
-                    "最大 |我们 − PyTorch|", "rollout", "naive", "fused", "torch_mha", "it → animal"]
+                    "最大 |我们 − PyTorch|", "rollout", "naive", "fused", "torch_mha", "it → animal",
+                    "规范化", "残差与", "逐位"]  # issue 50: 层归一化, 残差连接与层归一化, no bit-for-bit claim
 
 
 @pytest.mark.parametrize("phrase", REVIEWED_PHRASES)

@@ -28,7 +28,7 @@ from ui.editing import Editors, Maps, editor_texts
 from selfattn.block.text import flow_steps, norm_lines, similarity_change
 from selfattn.display.numbers import step_text
 from selfattn.display.export import column_names
-from ui.common import choice, current_lang, tr, vega
+from ui.common import choice, current_lang, listed, tr, vega
 from ui import fit
 
 STATE = "tb"
@@ -161,7 +161,10 @@ def load_preset(before: str | None = None) -> None:
         values["tb_preset"] = before
     EDITORS.keep_undo((edits, values) if edits else None)
     name = st.session_state.get("tb_preset", "tiny")
-    for key, value in PRESET_SETTINGS.get(name, PRESET_SETTINGS["tiny"]).items():
+    if name not in PRESET_SETTINGS:  # reloaded while the settings are no preset's: the nearest one
+        name = tbv.preset_shown({key: settings.value(key) for key in PRESET_SETTINGS["tiny"]})[1]
+    settings.put("tb_preset", name)
+    for key, value in PRESET_SETTINGS[name].items():
         settings.put(key, value)
     settings.put("tb_layer", 0)
     settings.put("tb_focus", 0)
@@ -295,15 +298,24 @@ OPTION_LABELS = {"tb_n": "n", "tb_d": "d_model", "tb_heads": "tb.heads", "tb_dff
                  "tb_final": "tb.final", "tb_pos": "tb.pos"}  # a catalog key, or the symbol itself
 
 
+def follow_preset() -> tuple[str, ...]:
+    """Before the preset box is drawn: the box says the preset the settings are, else custom (from the settings
+    alone: :func:`selfattn.block.view.preset_shown`). Returns the presets the box offers (custom only while it is
+    custom: it cannot be loaded)."""
+    shown = tbv.preset_shown({key: settings.value(key) for key in PRESET_SETTINGS["tiny"]})[0]
+    settings.put("tb_preset", shown)
+    return (*tbv.PRESETS, tbv.CUSTOM) if shown == tbv.CUSTOM else tbv.PRESETS
+
+
 def preset_note(edited: bool) -> str:
-    """The preset's note as the settings stand: what it is, what changed since it loaded, whether tables differ."""
-    preset = st.session_state.get("tb_preset", "tiny")
-    values = {key: settings.value(key) for key in (*PRESET_SETTINGS["tiny"], "tb_preset")}
-    changed = tbv.changed_since_preset(values)
-    note = tr(f"tb.preset_{preset}_note")
-    if changed:
+    """The preset's note as the settings stand: what the preset is, or, once a setting differs from every preset's,
+    which preset is nearest and what differs from it; and whether tables differ."""
+    shown, nearest, changed = tbv.preset_shown({key: settings.value(key) for key in PRESET_SETTINGS["tiny"]})
+    if shown == tbv.CUSTOM:
         names = [tr(OPTION_LABELS[k]) if OPTION_LABELS[k].startswith("tb.") else OPTION_LABELS[k] for k in changed]
-        note += " " + tr("tb.options_changed", names="、".join(names) if current_lang() == "zh" else ", ".join(names))
+        note = tr("tb.preset_custom_note", preset=tr(f"tb.preset_{nearest}"), names=listed(names))
+    else:
+        note = tr(f"tb.preset_{shown}_note")
     return note + (" " + tr("tb.edited") if edited else "")
 
 

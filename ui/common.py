@@ -26,6 +26,17 @@ def tr_plain(key: str, **fmt) -> str:
     return t_plain(key, current_lang(), **fmt)
 
 
+def tr_count(key: str, count: int, /, **fmt):
+    """The UI string ``key``, or its singular ``<key>_one`` where ``count`` is 1 ("1 encoder layer", "2 encoder
+    layers"); ``fmt`` names the count as the string does."""
+    return tr(f"{key}_one" if count == 1 else key, **fmt)
+
+
+def listed(names) -> str:
+    """Short names one after another as the current language lists them: "a, b" in English, "a、b" in Chinese."""
+    return tr_plain("common.names_sep").join(names)
+
+
 def error_key(exc: InputError) -> str | None:
     """The catalog entry that explains ``exc``, or None when the catalog has none.
 

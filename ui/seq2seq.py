@@ -16,7 +16,7 @@ from selfattn.seq2seq.compute import TABLE_NAMES, Result
 from selfattn.seq2seq.link import decode
 from selfattn.seq2seq.view import CELL_CHARS, EPS, PRESET_SETTINGS, View
 from ui import state as settings
-from ui.common import current_lang, tr
+from ui.common import current_lang, listed, tr
 from ui.components import matrix_editor as editor_component
 from ui.editing import Editors, Maps, editor_texts
 from ui.play import Player
@@ -91,6 +91,13 @@ def open_link(params: dict) -> dict[str, BadValue]:
     return bad
 
 
+def enter_source(params: dict) -> None:
+    """Entered from another page after the link was read once: a source the link names is taken (the home page's
+    link to the translator); every other setting stays as the visitor left it."""
+    if params.get("source") in sv.SOURCES:
+        settings.put("s2s_source", params["source"])
+
+
 def take_sent(table: str, shown: View) -> bool:
     """Make the table an editor sent the table typed (the kit's :meth:`ui.editing.Editors.take`)."""
     return EDITORS.take(table, f"s2s_{table}", sv.base_rows(shown, table))
@@ -133,7 +140,10 @@ def load_preset(before: str | None = None) -> None:
         values["s2s_preset"] = before
     EDITORS.keep_undo((dict(page["edits"]), values) if page["edits"] else None)
     name = st.session_state.get("s2s_preset", "vaswani")
-    for key, value in PRESET_SETTINGS.get(name, PRESET_SETTINGS["vaswani"]).items():
+    if name not in PRESET_SETTINGS:  # reloaded while the settings are no preset's: the nearest one
+        name = sv.preset_shown(_values())[1]
+    settings.put("s2s_preset", name)
+    for key, value in PRESET_SETTINGS[name].items():
         settings.put(key, value)
     for key in ("s2s_layer", "s2s_focus", "s2s_step"):
         settings.put(key, 0)
@@ -177,8 +187,24 @@ def divisors(d: int) -> list[int]:
     return [h for h in range(1, min(d, sv.MAX_HEADS) + 1) if d % h == 0]
 
 
+def follow_preset() -> tuple[str, ...]:
+    """Before the preset box is drawn: the box says the preset the settings are, else custom (from the settings
+    alone: :func:`selfattn.seq2seq.view.preset_shown`). Returns the presets the box offers (custom only while it
+    is custom: it cannot be loaded)."""
+    shown = sv.preset_shown(_values())[0]
+    settings.put("s2s_preset", shown)
+    return (*sv.PRESETS, sv.CUSTOM) if shown == sv.CUSTOM else sv.PRESETS
+
+
 def preset_note(edited: bool) -> str:
-    note = tr(f"s2s.preset_{st.session_state.get('s2s_preset', 'vaswani')}_note")
+    """The preset's note as the settings stand: what the preset is, or, once a setting differs from every preset's,
+    which preset is nearest and what differs from it; and whether tables are edited."""
+    shown, nearest, changed = sv.preset_shown(_values())
+    if shown == sv.CUSTOM:
+        note = tr("s2s.preset_custom_note", preset=tr(f"s2s.preset_{nearest}"),
+                  names=listed(tr(key.replace("s2s_", "s2s.")) for key in changed))
+    else:
+        note = tr(f"s2s.preset_{shown}_note")
     return note + (" " + tr("s2s.preset_edited") if edited else "")
 
 

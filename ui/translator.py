@@ -30,7 +30,7 @@ from selfattn.translate import Translation, Translator, explain, load, torch_che
 from ui import links
 from ui import seq2seq as s2
 from ui import state as settings
-from ui.common import current_lang, show_error, tr, tr_plain, vega
+from ui.common import current_lang, show_error, tr, tr_count, tr_plain, vega
 from ui.editing import Maps
 from ui.play import Player
 
@@ -127,7 +127,7 @@ def translator_section() -> None:
 
     st.subheader(tr("tr.output_title"))
     st.markdown("#### " + escape_markdown(good.output or "—"))  # the model's words, shown as text
-    st.caption(tr("tr.source_line", n=len(good.source), chars=" · ".join(good.source)))
+    st.caption(tr_count("tr.source_line", len(good.source), n=len(good.source), chars=" · ".join(good.source)))
     if not good.finished:
         st.info(tr("tr.unfinished", n=len(good.tokens)), icon=":material/more_horiz:")
     torch_line(good)

@@ -21,7 +21,8 @@ import numpy as np
 from selfattn import memo
 from selfattn.core.block import ACTIVATIONS, LayerParams
 from selfattn.core.positions import KINDS
-from selfattn.display.edits import Edited, Rows, check_fields, fit_edits as _fit, settings_of, view_of
+from selfattn.display.edits import (CUSTOM, Edited, Rows, check_fields, fit_edits as _fit, preset_of, settings_of,
+                                    view_of)
 from selfattn.display.numbers import editor_text
 from selfattn.display.share import Bool, Choice, Field, Int, Text
 
@@ -56,7 +57,7 @@ CELL_CHARS = 40  # the most characters a cell takes (the editors' limit)
 SECTIONS = ("settings", "x", "steps", "norm", "stack", "batch", "export")
 
 FIELDS = (Field("tb_source", "source", Choice(("toy", "real")), "toy"),
-          Field("tb_preset", "preset", Choice(PRESETS), "tiny"),
+          Field("tb_preset", "preset", Choice((*PRESETS, CUSTOM)), "tiny"),  # custom: the settings are no preset's
           Field("tb_seed", "seed", Int(0, MAX_SEED), 0),
           Field("tb_n", "n", Int(1, MAX_TOKENS), 4),
           Field("tb_d", "d", Int(1, MAX_D), 4),
@@ -90,15 +91,20 @@ PRESET_SETTINGS = {
              "tb_eps": "1e-12", "tb_causal": False, "tb_final": False, "tb_pos": "learned"},
 }
 
-def changed_since_preset(settings: dict) -> tuple[str, ...]:
-    """The keys of :data:`PRESET_SETTINGS` whose value in ``settings`` (by session key) is not the chosen preset's:
-    what the preset's note must say changed since it loaded. The final LayerNorm counts only where it applies
-    (pre-LN)."""
-    preset = PRESET_SETTINGS.get(settings.get("tb_preset"), PRESET_SETTINGS["tiny"])
+def changed_from(name: str, settings: dict) -> tuple[str, ...]:
+    """The keys of :data:`PRESET_SETTINGS` whose value in ``settings`` (by session key) is not preset ``name``'s.
+    The final LayerNorm counts only where it applies (pre-LN)."""
+    preset = PRESET_SETTINGS[name]
     changed = [key for key, value in preset.items() if settings.get(key) != value]
     if settings.get("tb_norm") != "pre" and preset["tb_norm"] != "pre":
         changed = [key for key in changed if key != "tb_final"]
     return tuple(changed)
+
+
+def preset_shown(settings: dict) -> tuple[str, str, tuple[str, ...]]:
+    """(the preset box's value, the nearest preset, the settings that differ from it) for ``settings`` by session
+    key: :func:`selfattn.display.edits.preset_of`."""
+    return preset_of(lambda name: changed_from(name, settings), PRESETS)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ is which ids it has, each table's shape, and the seeded table (``base``). From t
 - :class:`Edited`: the mixin of such a View (``edited``, ``rows``);
 - :func:`fit_edits`: the edits that still fit after a size changed;
 - :func:`encode_edits` / :func:`decode_edits`: the edits to and from a link, each table in full (``t<id>``) or as
-  the cells that differ (``d<id>``), whichever is shorter (:func:`selfattn.display.share.encode_cells`).
+  the cells that differ (``d<id>``), whichever is shorter (:func:`selfattn.display.share.encode_cells`);
+- :func:`preset_of`: what the page's preset box says for its settings as they stand (a preset, or :data:`CUSTOM`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from selfattn.display import share
 
 Rows = tuple[tuple[str, ...], ...]  # a table's cells as text, row by row
+CUSTOM = "custom"  # the preset box's value while the settings are no preset's
 
 
 def settings_of(shown, fields, prefix: str) -> dict:
@@ -48,6 +50,23 @@ class Edited:
     def rows(self, table: str) -> Rows:
         """A table as typed (the seeded one where not edited)."""
         return self.edited.get(table) or self.base(table)
+
+
+def preset_of(changed: Callable[[str], tuple[str, ...]],
+              presets: Iterable[str]) -> tuple[str, str, tuple[str, ...]]:
+    """What a page's preset box says, from the settings alone (so a link opens the same box and note).
+
+    Args:
+        changed: the settings (by session key) that differ from a preset's, given the preset's name.
+        presets: the page's presets in the box's order; a tie goes to the first.
+
+    Returns:
+        (the box's value: the first preset nothing differs from, else :data:`CUSTOM`; the nearest preset, the one
+        the fewest settings differ from; those settings, empty unless the box says :data:`CUSTOM`)
+    """
+    differ = {name: tuple(changed(name)) for name in presets}
+    nearest = min(differ, key=lambda name: len(differ[name]))  # min keeps the first of a tie
+    return (CUSTOM if differ[nearest] else nearest), nearest, differ[nearest]
 
 
 def params_of(ids: Iterable[str]) -> tuple[str, ...]:

@@ -6,19 +6,19 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "From attention to a whole Transformer layer: $W_o$, residual connections, LayerNorm and the "
               "feed-forward network, every weight editable, stacked up to 6 layers, a padded batch, checked live "
               "against `torch.nn.TransformerEncoderLayer`, and a real model's layer recomputed from its weights.",
-        "zh": "从注意力到完整的 Transformer 层：$W_o$、残差连接、层规范化和前馈网络，每个权重都可编辑，"
+        "zh": "从注意力到完整的 Transformer 层：$W_o$、残差连接、层归一化和前馈网络，每个权重都可编辑，"
               "最多堆叠 6 层，可看填充后的批量，实时与 `torch.nn.TransformerEncoderLayer` 核对，"
               "还能用真实模型的权重重算它的一层。",
     },
     "tb.title": {"en": "Transformer block: attention, Add & Norm, feed-forward",
-                 "zh": "Transformer 块：注意力、残差与规范化、前馈网络"},
+                 "zh": "Transformer 块：注意力、残差连接与层归一化（Add & Norm）、前馈网络"},
     "tb.intro": {
         "en": "Self-attention is one part of a Transformer layer. Here is the whole layer: the heads' outputs are "
               "joined and mixed by $W_o$, added back to the input (a residual connection), normalised (LayerNorm), "
               "sent through a feed-forward network, added and normalised again. Edit any number, stack layers, pad "
               "a batch, and see every number checked against PyTorch.",
         "zh": "自注意力只是 Transformer 层的一部分。这里是完整的一层：各个头的输出拼接后由 $W_o$ 混合，"
-              "再加回输入（残差连接），做层规范化，经过前馈网络，再相加并规范化一次。"
+              "再加回输入（残差连接），做层归一化，经过前馈网络，再相加并做一次层归一化。"
               "你可以修改任何数字、堆叠多层、填充一个批量，并看到每个数字都与 PyTorch 核对过。",
     },
     "tb.source": {"en": "Numbers from", "zh": "数字来源"},
@@ -26,22 +26,27 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.source_real": {"en": "A real model's layer (MiniLM)", "zh": "真实模型的一层（MiniLM）"},
     "tb.preset": {"en": "Preset", "zh": "预设"},
     "tb.preset_tiny": {"en": "Tiny (d_model 4, 2 heads, d_ff 8)", "zh": "最小（d_model 4，2 个头，d_ff 8）"},
-    "tb.preset_vaswani": {"en": "Vaswani et al. (post-LN, ReLU)", "zh": "Vaswani 等（后置规范化，ReLU）"},
-    "tb.preset_gpt2": {"en": "GPT-2 (pre-LN, GELU-tanh, final norm)", "zh": "GPT-2（前置规范化，GELU-tanh，末尾规范化）"},
-    "tb.preset_bert": {"en": "BERT (post-LN, GELU)", "zh": "BERT（后置规范化，GELU）"},
+    "tb.preset_vaswani": {"en": "Vaswani et al. (post-LN, ReLU)", "zh": "Vaswani 等（后置层归一化，ReLU）"},
+    "tb.preset_gpt2": {"en": "GPT-2 (pre-LN, GELU-tanh, final norm)", "zh": "GPT-2（前置层归一化，GELU-tanh，末尾层归一化）"},
+    "tb.preset_bert": {"en": "BERT (post-LN, GELU)", "zh": "BERT（后置层归一化，GELU）"},
     "tb.preset_tiny_note": {"en": "One post-LN layer, small enough to follow every number by hand.",
-                            "zh": "一个后置规范化的层，小到可以手算每个数字。"},
+                            "zh": "一个后置层归一化的层，小到可以手算每个数字。"},
     "tb.preset_vaswani_note": {
         "en": "The original Transformer's order (2017): Add & Norm after each sub-layer, ReLU, sinusoidal positions.",
-        "zh": "最初的 Transformer（2017）的顺序：每个子层之后做残差与规范化，ReLU，正弦位置编码。"},
+        "zh": "最初的 Transformer（2017）的顺序：每个子层之后做残差连接与层归一化，ReLU，正弦位置编码。"},
     "tb.preset_gpt2_note": {
         "en": "GPT-2's order: LayerNorm before each sub-layer, the tanh form of GELU, a causal mask, learned "
               "positions, and one more LayerNorm after the last layer.",
-        "zh": "GPT-2 的顺序：每个子层之前做层规范化，GELU 的 tanh 近似，因果掩码，可学习位置编码，"
-              "最后一层之后再做一次层规范化。"},
+        "zh": "GPT-2 的顺序：每个子层之前做层归一化，GELU 的 tanh 近似，因果掩码，可学习位置编码，"
+              "最后一层之后再做一次层归一化。"},
     "tb.preset_bert_note": {"en": "BERT's order: post-LN with the exact (erf) GELU and ε = 1e-12.",
-                            "zh": "BERT 的顺序：后置规范化，精确（erf）GELU，ε = 1e-12。"},
-    "tb.options_changed": {"en": "Changed since it loaded: {names}.", "zh": "载入后改过：{names}。"},
+                            "zh": "BERT 的顺序：后置层归一化，精确（erf）GELU，ε = 1e-12。"},
+    "tb.preset_custom": {"en": "Custom", "zh": "自定义"},
+    "tb.preset_custom_note": {
+        "en": "Custom: these settings are no preset's. The nearest is “{preset}”; differing from it: {names}. "
+              "Reload preset brings its settings back.",
+        "zh": "自定义：这些设置不属于任何预设。最接近的是“{preset}”，与它不同的有：{names}。"
+              "点“重新载入预设”可恢复它的设置。"},
     "tb.edited": {"en": "Edited: some tables differ from the preset's.", "zh": "已编辑：有些表格与预设不同。"},
     "tb.preset_loaded": {"en": "Loaded the preset “{name}”.", "zh": "已载入预设“{name}”。"},
     "tb.load_preset": {"en": "Reload preset", "zh": "重新载入预设"},
@@ -62,9 +67,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.layers": {"en": "Layers", "zh": "层数"},
     "tb.layers_help": {"en": "Layers stacked, each reading the last one's output, 1 to {top}.",
                        "zh": "堆叠的层数，每层读取上一层的输出，1 到 {top}。"},
-    "tb.norm": {"en": "Where LayerNorm goes", "zh": "层规范化的位置"},
-    "tb.norm_post": {"en": "Post-LN (after the sum)", "zh": "后置规范化（相加之后）"},
-    "tb.norm_pre": {"en": "Pre-LN (before the sub-layer)", "zh": "前置规范化（子层之前）"},
+    "tb.norm": {"en": "Where LayerNorm goes", "zh": "层归一化的位置"},
+    "tb.norm_post": {"en": "Post-LN (after the sum)", "zh": "后置层归一化（相加之后）"},
+    "tb.norm_pre": {"en": "Pre-LN (before the sub-layer)", "zh": "前置层归一化（子层之前）"},
     "tb.chosen": {"en": "shown below", "zh": "下面所示"},
     "tb.formula_note": {
         "en": r"$\mathrm{MHA}$ is multi-head attention followed by $W_o$; "
@@ -72,23 +77,23 @@ STRINGS: dict[str, dict[str, str]] = {
               r"$\mathrm{LayerNorm}(z) = (z - \mu)/\sqrt{\sigma^2 + \varepsilon} \cdot \gamma + \beta$ for each row. Post-LN is the 2017 paper's and BERT's "
               "order; pre-LN (GPT-2) keeps a clean path from input to output and trains more easily when deep.",
         "zh": r"$\mathrm{MHA}$ 是多头注意力再乘 $W_o$；$\mathrm{FFN}(z) = \mathrm{act}(zW_1 + b_1)W_2 + b_2$；"
-              r"对每一行，$\mathrm{LayerNorm}(z) = (z - \mu)/\sqrt{\sigma^2 + \varepsilon} \cdot \gamma + \beta$。后置规范化是 2017 年论文和 BERT 的顺序；"
-              "前置规范化（GPT-2）让输入到输出有一条直通的路径，层数多时更容易训练。",
+              r"对每一行，$\mathrm{LayerNorm}(z) = (z - \mu)/\sqrt{\sigma^2 + \varepsilon} \cdot \gamma + \beta$。后置层归一化是 2017 年论文和 BERT 的顺序；"
+              "前置层归一化（GPT-2）让输入到输出有一条直通的路径，层数多时更容易训练。",
     },
     "tb.act": {"en": "Activation", "zh": "激活函数"},
     "tb.act_relu": {"en": "ReLU", "zh": "ReLU"},
     "tb.act_gelu": {"en": "GELU (erf)", "zh": "GELU（erf）"},
     "tb.act_gelu_tanh": {"en": "GELU (tanh form)", "zh": "GELU（tanh 近似）"},
-    "tb.eps": {"en": "ε of LayerNorm", "zh": "层规范化的 ε"},
+    "tb.eps": {"en": "ε of LayerNorm", "zh": "层归一化的 ε"},
     "tb.eps_help": {"en": "Added to the variance before the square root, so a constant row does not divide by 0. "
                           "A number above 0, e.g. 1e-5.",
                     "zh": "在开平方之前加到方差上，使常数行不会除以 0。必须是大于 0 的数，例如 1e-5。"},
     "tb.causal": {"en": "Causal mask", "zh": "因果掩码"},
     "tb.causal_help": {"en": "Each token attends to itself and the tokens before it, as in GPT-2.",
                        "zh": "每个词元只关注自己和它之前的词元，如 GPT-2。"},
-    "tb.final": {"en": "Final LayerNorm", "zh": "末尾层规范化"},
+    "tb.final": {"en": "Final LayerNorm", "zh": "末尾层归一化"},
     "tb.final_help": {"en": "Pre-LN stacks end with one more LayerNorm (GPT-2's ln_f). Only with pre-LN.",
-                      "zh": "前置规范化的堆叠在最后再做一次层规范化（GPT-2 的 `ln_f`）。只用于前置规范化。"},
+                      "zh": "前置层归一化的堆叠在最后再做一次层归一化（GPT-2 的 `ln_f`）。只用于前置层归一化。"},
     "tb.pos": {"en": "Positions added to X", "zh": "加到 X 上的位置编码"},
     "tb.pos_none": {"en": "None", "zh": "无"},
     "tb.pos_sinusoidal": {"en": "Sinusoidal", "zh": "正弦位置编码"},
@@ -106,7 +111,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.toc_settings": {"en": "Settings", "zh": "设置"},
     "tb.toc_x": {"en": "X, the tokens going in", "zh": "X：输入的词元"},
     "tb.toc_steps": {"en": "The layer, step by step", "zh": "这一层，逐步展示"},
-    "tb.toc_norm": {"en": "LayerNorm, written out", "zh": "写出的层规范化"},
+    "tb.toc_norm": {"en": "LayerNorm, written out", "zh": "写出的层归一化"},
     "tb.toc_stack": {"en": "The stack", "zh": "堆叠"},
     "tb.toc_batch": {"en": "A padded batch", "zh": "填充后的批量"},
     "tb.toc_export": {"en": "Download", "zh": "下载"},
@@ -120,7 +125,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.weights_help": {
         "en": "Every weight of the layer, as x @ W. b holds the biases of Q, K, V and W_o; the γ, β table the two "
               "LayerNorms' scale and shift. Tables not typed into come from the seed.",
-        "zh": "该层的每个权重，按 x @ W 的约定。b 表是 Q、K、V 和 W_o 的偏置；γ, β 表是两个层规范化的缩放和平移。"
+        "zh": "该层的每个权重，按 x @ W 的约定。b 表是 Q、K、V 和 W_o 的偏置；γ, β 表是两个层归一化的缩放和平移。"
               "未编辑的表格由随机种子生成。"},
     "tb.table_wq": {"en": "W_q (layer {layer})", "zh": "W_q（第 {layer} 层）"},
     "tb.table_wk": {"en": "W_k (layer {layer})", "zh": "W_k（第 {layer} 层）"},
@@ -146,7 +151,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.flow_help": {
         "en": "Every box is a map of its numbers. Point at a token's row: it lights up in every step. Click it to "
               "write out its LayerNorm below.",
-        "zh": "每个方框都是它的数字热力图。指向某个词元的行：它在每一步都会高亮。点击它，下面会写出它的层规范化。"},
+        "zh": "每个方框都是它的数字热力图。指向某个词元的行：它在每一步都会高亮。点击它，下面会写出它的层归一化。"},
     "tb.first_columns": {"en": "map: first {k} columns; the CSV holds all", "zh": "热力图：前 {k} 列；CSV 包含全部"},
     "tb.head": {"en": "Head {h}", "zh": "头 {h}"},  # as on Heads & devices and Sentence embeddings
     "tb.step_input": {"en": "Input x", "zh": "输入 x"},
@@ -173,8 +178,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.step_residual2": {"en": "Add again: residual connection", "zh": "再次相加：残差连接"},
     "tb.step_residual_help": {"en": "The sub-layer's output added to what went into it.",
                               "zh": "子层的输出加回它的输入。"},
-    "tb.step_norm1": {"en": "LayerNorm₁", "zh": "层规范化₁"},
-    "tb.step_norm2": {"en": "LayerNorm₂", "zh": "层规范化₂"},
+    "tb.step_norm1": {"en": "LayerNorm₁", "zh": "层归一化₁"},
+    "tb.step_norm2": {"en": "LayerNorm₂", "zh": "层归一化₂"},
     "tb.step_norm_help": {"en": "Each row shifted to mean 0 and scaled to variance 1, then × γ + β.",
                           "zh": "每一行平移到均值 0、缩放到方差 1，再 × γ + β。"},
     "tb.step_ff_pre": {"en": "Feed-forward, widened", "zh": "前馈网络，加宽"},
@@ -182,15 +187,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.step_ff_act": {"en": "Activation", "zh": "激活"},
     "tb.step_ff_act_help": {"en": "{act}, cell by cell: what makes the feed-forward network more than one matrix "
                                   "(softmax and LayerNorm are not linear either).",
-                            "zh": "逐个单元格计算 {act}：它让前馈网络不只是一个矩阵（softmax 和层规范化也不是线性的）。"},
+                            "zh": "逐个单元格计算 {act}：它让前馈网络不只是一个矩阵（softmax 和层归一化也不是线性的）。"},
     "tb.step_ff_out": {"en": "Feed-forward output", "zh": "前馈网络的输出"},
     "tb.step_ff_out_help": {"en": "Back to d_model wide.", "zh": "变回 d_model 宽。"},
     "tb.step_output": {"en": "the layer's output y", "zh": "这一层的输出 y"},
     "tb.heads_formula": {"en": "per head", "zh": "每个头"},
-    "tb.norm_title": {"en": "LayerNorm, written out for “{token}”", "zh": "为“{token}”写出层规范化"},
+    "tb.norm_title": {"en": "LayerNorm, written out for “{token}”", "zh": "为“{token}”写出层归一化"},
     "tb.norm_help": {"en": "As torch computes it: σ² is the mean squared distance from μ (divided by d, not d − 1).",
                      "zh": "与 torch 的算法相同：σ² 是与 μ 之差的平方的平均值（除以 d，而不是 d − 1）。"},
-    "tb.norm_which": {"en": "**LayerNorm {k}**, {where}", "zh": "**层规范化 {k}**，{where}"},
+    "tb.norm_which": {"en": "**LayerNorm {k}**, {where}", "zh": "**层归一化 {k}**，{where}"},
     "tb.norm_where_post1": {"en": "of x + attention", "zh": "作用于 x + 注意力"},
     "tb.norm_where_post2": {"en": "of h + feed-forward", "zh": "作用于 h + 前馈网络"},
     "tb.norm_where_pre1": {"en": "of x, before attention", "zh": "作用于 x，在注意力之前"},
@@ -213,7 +218,7 @@ STRINGS: dict[str, dict[str, str]] = {
               "less alike. Attention's mixing pulls tokens together, but here the feed-forward network and "
               "LayerNorm (which moves each vector to mean 0, turning it) pulled them apart more.",
         "zh": "词元之间的平均余弦相似度从 {first}（输入）变为 {last}（最后一层）：向量变得更不相似了。注意力的混合"
-              "会把词元拉近，但这里前馈网络和层规范化（它把每个向量平移到均值 0，改变了方向）把它们推得更开。"},
+              "会把词元拉近，但这里前馈网络和层归一化（它把每个向量平移到均值 0，改变了方向）把它们推得更开。"},
     "tb.similarity_flat": {
         "en": "The tokens' mean cosine similarity goes from {first} (input) to {last} (last layer): it hardly changed "
               "(by less than 0.01).",
@@ -221,7 +226,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.similarity_causal": {
         "en": "With the causal mask the first token looks only at itself, so attention never mixes it with the others.",
         "zh": "有因果掩码时，第一个词元只看它自己，所以注意力从不把它与其他词元混合。"},
-    "tb.final_out": {"en": "After the final LayerNorm", "zh": "末尾层规范化之后"},
+    "tb.final_out": {"en": "After the final LayerNorm", "zh": "末尾层归一化之后"},
     "tb.batch_title": {"en": "A padded batch", "zh": "填充后的批量"},
     "tb.batch_help": {
         "en": "Sequences of different lengths are padded to the longest so they run together. The key-padding "
@@ -252,14 +257,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.real_help": {
         "en": "MiniLM is post-LN like BERT: d_model {d}, {h} heads, d_ff {d_ff}, GELU (erf), ε = {eps}. The maps "
               "show the first {k} columns; every CSV holds them all.",
-        "zh": "MiniLM 与 BERT 一样是后置规范化：d_model {d}，{h} 个头，d_ff {d_ff}，GELU（erf），ε = {eps}。"
+        "zh": "MiniLM 与 BERT 一样是后置层归一化：d_model {d}，{h} 个头，d_ff {d_ff}，GELU（erf），ε = {eps}。"
               "热力图只显示前 {k} 列；每个 CSV 都包含全部列。"},
     "tb.real_unknown": {
         "en": "{model} read {n} token(s) as [UNK] ({chars}; each such row is labelled with its character): it was "
-              "trained mostly on English. The layer is still recomputed exactly, but those tokens carry no meaning of "
-              "their own.",
+              "trained mostly on English. The layer is still recomputed and checked against the model, but those tokens "
+              "carry no meaning of their own.",
         "zh": "{model} 把 {n} 个词元读成了 [UNK]（{chars}；每个这样的行都标出了它原来的字）：它主要用英文训练。"
-              "这一层仍被精确重算，但这些词元没有各自的含义。"},
+              "这一层仍照样重算并与模型核对，但这些词元没有各自的含义。"},
     "tb.real_unknown_installed": {
         "en": "For Chinese, the Sentence embeddings page offers {chinese}, installed on this server.",
         "zh": "要读中文，“句子嵌入”页面提供本服务器上已安装的 {chinese}。"},

@@ -15,14 +15,24 @@ STRINGS: dict[str, dict[str, str]] = {
     "nav.embeddings": {"en": "Sentence embeddings", "zh": "句子嵌入"},
     "nav.heads": {"en": "Heads & devices", "zh": "多头与设备"},
     "common.list_sep": {"en": ", ", "zh": "，"},  # between the items of a list written in a sentence
+    "common.names_sep": {"en": ", ", "zh": "、"},  # between short names listed in a sentence (ui.common.listed)
     "nav.tab_title": {"en": "{page} · selfattn", "zh": "{page} · selfattn"},  # the browser tab
     "home.title": {"en": "Self-Attention Explorer", "zh": "自注意力探索器"},
     "home.intro": {
         "en": "Self-attention, step by step, with numbers you can change. Every matrix is "
               "recomputed as you edit it, checked against PyTorch, and downloadable as CSV.",
         "zh": "一步一步看懂自注意力：每个数字都可以修改，每个矩阵随编辑即时重算，"
-              "结果与 PyTorch 逐位核对，并可下载为 CSV。",
+              "结果与 PyTorch 核对（差异只在舍入误差之内），并可下载为 CSV。",
     },
+    "home.start": {
+        "en": "**Where to start.** New to attention? Take these four in order: the **Playground** (one attention, "
+              "step by step, on numbers you can change), the **Transformer block** (the whole layer built around it), "
+              "the **Encoder–decoder** (cross-attention and writing one position at a time), then its **tiny "
+              "translator** (the same machinery, trained, on real Chinese sentences). The other pages go deeper.",
+        "zh": "**从哪里开始。** 第一次学注意力？请按顺序看这四步：先看**动手实验**（一次注意力，一步一步算，"
+              "数字都可以改），再看 **Transformer 块**（围绕注意力搭起的完整一层），然后是**编码器–解码器**"
+              "（交叉注意力，以及一次写一个位置的生成），最后是其中的**小翻译模型**（同样的结构，训练过，翻译真实的中文句子）。"
+              "其他页面可以之后再深入。"},
     "home.playground": {
         "en": "Edit the inputs X and the weights W_q, W_k, W_v and follow the eight steps: "
               "queries, keys and values, scores, softmax, weighted values, their sum, for every "

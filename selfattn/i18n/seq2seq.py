@@ -5,9 +5,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "home.seq2seq": {
         "en": "The Transformer that translates: the encoder reads a source into a memory, the decoder writes a target "
               "with masked self-attention and cross-attention over that memory, one position at a time with a "
-              "key/value cache. Every weight editable, checked live against `torch.nn.Transformer`.",
+              "key/value cache. Every weight editable, checked live against `torch.nn.Transformer`. Then a tiny "
+              "translator trained here (Chinese → English) shows the same steps on real sentences.",
         "zh": "用于翻译的 Transformer：编码器把源序列读成记忆，解码器用掩码自注意力和对记忆的交叉注意力写出目标序列，"
-              "借助键值缓存一次写一个位置。每个权重都可编辑，并实时与 `torch.nn.Transformer` 核对。"},
+              "借助键值缓存一次写一个位置。每个权重都可编辑，并实时与 `torch.nn.Transformer` 核对。"
+              "之后，一个在这里训练的小翻译模型（中文 → 英文）在真实句子上展示同样的步骤。"},
+    "home.translator": {"en": "The tiny translator (Chinese → English)", "zh": "小翻译模型（中文 → 英文）"},
     "s2s.title": {"en": "Encoder–decoder: cross-attention and generation", "zh": "编码器–解码器：交叉注意力与生成"},
     "s2s.intro": {
         "en": "The Transformer was born to translate. Its encoder reads the source (X) into a memory; its decoder "
@@ -16,31 +19,37 @@ STRINGS: dict[str, dict[str, str]] = {
               "network, each followed (post-LN) or preceded (pre-LN) by Add & Norm.",
         "zh": "Transformer 生来就是为了翻译。编码器把源序列（X）读成记忆；解码器一个位置接一个位置地写出目标序列（Y）。"
               "每个解码器层有三个子层：对已写出的目标做掩码自注意力，读取记忆的交叉注意力，以及前馈网络；"
-              "每个子层之后（后置规范化）或之前（前置规范化）都有残差与规范化。"},
+              "每个子层之后（后置层归一化）或之前（前置层归一化）都有残差连接与层归一化（Add & Norm）。"},
     "s2s.why_masks": {
         "en": "**Why one is masked and the other is not.** While it writes, the decoder has only the positions "
               "before the one it is writing, so its self-attention may not look ahead: row i reads rows 1 … i. The "
               "source is known in full before the first word is written, so cross-attention reads every source "
-              "position. Cross-attention is the same attention as the Playground's steps, softmax(QKᵀ/√d)V, with "
+              "position. Cross-attention is the same attention as the Playground's steps, softmax(QKᵀ/√d_k)V, with "
               "the queries from the decoder and the keys and values from the encoder's memory: its weights are "
               "m × n, one row per target position, one column per source position.",
         "zh": "**为什么一个要掩码，另一个不要。** 解码器在写的时候只有正在写的位置之前的内容，所以它的自注意力不能向后看："
               "第 i 行只读第 1 … i 行。源序列在写第一个词之前就已完整，所以交叉注意力读取每个源位置。"
-              "交叉注意力和“动手实验”里的步骤是同一种注意力 softmax(QKᵀ/√d)V，只是查询来自解码器，键和值来自编码器的记忆："
+              "交叉注意力和“动手实验”里的步骤是同一种注意力 softmax(QKᵀ/√d_k)V，只是查询来自解码器，键和值来自编码器的记忆："
               "它的权重是 m × n，每个目标位置一行，每个源位置一列。"},
     "s2s.source": {"en": "Numbers from", "zh": "数字来源"},
     "s2s.source_toy": {"en": "A small model you edit", "zh": "可编辑的小模型"},
     "s2s.source_translator": {"en": "A tiny translator trained here (Chinese → English)",
                               "zh": "在这里训练的小翻译模型（中文 → 英文）"},
     "s2s.preset": {"en": "Preset", "zh": "预设"},
-    "s2s.preset_vaswani": {"en": "Vaswani et al. (post-LN, ReLU)", "zh": "Vaswani 等（后置规范化，ReLU）"},
-    "s2s.preset_prenorm": {"en": "Pre-LN (GELU)", "zh": "前置规范化（GELU）"},
+    "s2s.preset_vaswani": {"en": "Vaswani et al. (post-LN, ReLU)", "zh": "Vaswani 等（后置层归一化，ReLU）"},
+    "s2s.preset_prenorm": {"en": "Pre-LN (GELU)", "zh": "前置层归一化（GELU）"},
     "s2s.preset_vaswani_note": {
         "en": "The original Transformer's order (2017): Add & Norm after each sub-layer, ReLU.",
-        "zh": "最初的 Transformer（2017）的顺序：每个子层之后做残差与规范化，ReLU。"},
+        "zh": "最初的 Transformer（2017）的顺序：每个子层之后做残差连接与层归一化，ReLU。"},
     "s2s.preset_prenorm_note": {
         "en": "The order most models use now: LayerNorm before each sub-layer, GELU.",
-        "zh": "如今多数模型采用的顺序：每个子层之前做层规范化，GELU。"},
+        "zh": "如今多数模型采用的顺序：每个子层之前做层归一化，GELU。"},
+    "s2s.preset_custom": {"en": "Custom", "zh": "自定义"},
+    "s2s.preset_custom_note": {
+        "en": "Custom: these settings are no preset's. The nearest is “{preset}”; differing from it: {names}. "
+              "Reload preset brings its settings back.",
+        "zh": "自定义：这些设置不属于任何预设。最接近的是“{preset}”，与它不同的有：{names}。"
+              "点“重新载入预设”可恢复它的设置。"},
     "s2s.preset_edited": {"en": "The tables are edited: they differ from the preset's seeded numbers.",
                           "zh": "表格已编辑：与预设按种子生成的数字不同。"},
     "s2s.load": {"en": "Reload preset", "zh": "重新载入预设"},
@@ -62,9 +71,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "s2s.enc": {"en": "Encoder layers", "zh": "编码器层数"},
     "s2s.dec": {"en": "Decoder layers", "zh": "解码器层数"},
     "s2s.size_help": {"en": "1 to {top}.", "zh": "1 到 {top}。"},
-    "s2s.norm": {"en": "Where LayerNorm goes", "zh": "层规范化的位置"},
-    "s2s.norm_post": {"en": "Post-LN (after the sum)", "zh": "后置规范化（相加之后）"},
-    "s2s.norm_pre": {"en": "Pre-LN (before the sub-layer)", "zh": "前置规范化（子层之前）"},
+    "s2s.norm": {"en": "Where LayerNorm goes", "zh": "层归一化的位置"},
+    "s2s.norm_post": {"en": "Post-LN (after the sum)", "zh": "后置层归一化（相加之后）"},
+    "s2s.norm_pre": {"en": "Pre-LN (before the sub-layer)", "zh": "前置层归一化（子层之前）"},
     "s2s.act": {"en": "Activation", "zh": "激活函数"},
     "s2s.inputs_title": {"en": "The source X and the target Y so far", "zh": "源序列 X 与已写出的目标序列 Y"},
     "s2s.inputs_help": {
@@ -78,7 +87,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "s2s.weights_help": {
         "en": "Every weight of every layer can be edited; the two final LayerNorms that `nn.Transformer` adds after "
               "the encoder and the decoder stay at γ = 1, β = 0.",
-        "zh": "每一层的每个权重都可编辑；`nn.Transformer` 在编码器和解码器之后各加的一个层规范化保持 γ = 1、β = 0。"},
+        "zh": "每一层的每个权重都可编辑；`nn.Transformer` 在编码器和解码器之后各加的一个层归一化保持 γ = 1、β = 0。"},
     "s2s.edit_group": {"en": "Layer to edit", "zh": "要编辑的层"},
     "s2s.group_e": {"en": "Encoder layer {layer}", "zh": "编码器第 {layer} 层"},
     "s2s.group_d": {"en": "Decoder layer {layer}", "zh": "解码器第 {layer} 层"},
@@ -89,9 +98,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "s2s.part_cross": {"en": "{name}, cross", "zh": "{name}，交叉"},
     "s2s.memory_title": {"en": "① The encoder's memory", "zh": "① 编码器的记忆"},
     "s2s.memory_help": {
-        "en": "The source through {layers} encoder layer(s) (the Transformer block page's layer) and a final "
+        "en": "The source through {layers} encoder layers (each the Transformer block page's layer) and a final "
               "LayerNorm: n × d_model. Every cross-attention of every decoder layer reads this same matrix.",
-        "zh": "源序列经过 {layers} 个编码器层（即“Transformer 块”页面的层）和最后一个层规范化：n × d_model。"
+        "zh": "源序列经过 {layers} 个编码器层（每层即“Transformer 块”页面的层）和最后一个层归一化：n × d_model。"
+              "每个解码器层的每个交叉注意力读的都是这同一个矩阵。"},
+    "s2s.memory_help_one": {
+        "en": "The source through {layers} encoder layer (the Transformer block page's layer) and a final "
+              "LayerNorm: n × d_model. Every cross-attention of every decoder layer reads this same matrix.",
+        "zh": "源序列经过 {layers} 个编码器层（即“Transformer 块”页面的层）和最后一个层归一化：n × d_model。"
               "每个解码器层的每个交叉注意力读的都是这同一个矩阵。"},
     "s2s.memory": {"en": "Memory", "zh": "记忆"},
     "s2s.layer": {"en": "Decoder layer shown", "zh": "显示的解码器层"},
@@ -110,13 +124,14 @@ STRINGS: dict[str, dict[str, str]] = {
               "指向某个权重，会在每个框里点亮对应的目标行和源行。"},
     "s2s.cross_keys": {"en": "K = memory · W_k (cross)", "zh": "K = 记忆 · W_k（交叉）"},
     "s2s.cross_values": {"en": "V = memory · W_v (cross)", "zh": "V = 记忆 · W_v（交叉）"},
-    "s2s.focus": {"en": "Target token written out", "zh": "写出计算过程的目标词元"},
+    "s2s.focus": {"en": "Work through the cross-attention of target position",
+                  "zh": "逐头展开交叉注意力计算的目标位置"},
     "s2s.focus_title": {"en": "Cross-attention for “{token}”, head by head", "zh": "“{token}”的交叉注意力，逐个头"},
-    "s2s.focus_line": {"en": "**Head {h}**: q = {q}; weights over the source = {w}",
-                       "zh": "**头 {h}**：q = {q}；对源序列的权重 = {w}"},
+    "s2s.focus_line": {"en": "Head {h}: q = {q}; weights over the source = {w}",
+                       "zh": "头 {h}：q = {q}；对源序列的权重 = {w}"},
     "s2s.focus_most": {"en": "“{token}” reads “{source}” most in head {h} (weight {w}).",
                        "zh": "在头 {h} 中，“{token}”最多读取“{source}”（权重 {w}）。"},
-    "s2s.rest_title": {"en": "④ Add & Norm and the feed-forward network", "zh": "④ 残差与规范化、前馈网络"},
+    "s2s.rest_title": {"en": "④ Add & Norm and the feed-forward network", "zh": "④ 残差连接与层归一化（Add & Norm）和前馈网络"},
     "s2s.after_self": {"en": "h₁ (after self-attention)", "zh": "h₁（自注意力之后）"},
     "s2s.after_cross": {"en": "h₂ (after cross-attention)", "zh": "h₂（交叉注意力之后）"},
     "s2s.layer_out": {"en": "Layer output", "zh": "本层输出"},
@@ -124,7 +139,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "s2s.output_help": {
         "en": "After the last decoder layer and the final LayerNorm: m × d_model. A translation model multiplies "
               "each row by an output matrix to get the next token's scores.",
-        "zh": "经过最后一个解码器层和最后的层规范化：m × d_model。翻译模型把每一行乘以一个输出矩阵，得到下一个词元的分数。"},
+        "zh": "经过最后一个解码器层和最后的层归一化：m × d_model。翻译模型把每一行乘以一个输出矩阵，得到下一个词元的分数。"},
     "s2s.output": {"en": "Decoder output", "zh": "解码器输出"},
     "s2s.checked_torch": {
         "en": "Checked against `torch.nn.Transformer` holding the same weights (float64; the memory and the "
@@ -152,16 +167,18 @@ STRINGS: dict[str, dict[str, str]] = {
     "s2s.step_self": {"en": "Self-attention of this row", "zh": "这一行的自注意力"},
     "s2s.step_cross": {"en": "Cross-attention of this row", "zh": "这一行的交叉注意力"},
     "s2s.cache_same": {
-        "en": "Row by row, the cached steps equal the full pass above: largest difference {diff}.",
-        "zh": "逐行比较，带缓存的逐步计算与上面一次算完的结果相同：最大差异 {diff}。"},
+        "en": "Row by row, the cached steps equal the full pass above to within rounding: largest difference {diff}.",
+        "zh": "逐行比较，带缓存的逐步计算与上面一次算完的结果在舍入误差之内相同：最大差异 {diff}。"},
     "s2s.cost_title": {"en": "What the cache saves", "zh": "缓存省下了什么"},
     "s2s.cost_help": {
         "en": "Multiply-adds of step t with the cache (one new row per layer) and without it (every row again), for "
               "this model's sizes, up to {steps} positions. At position {steps}: {cached} with the cache, {uncached} "
-              "without, {ratio}× fewer. Timed on this machine: `python -m selfattn.bench --kv-cache`.",
+              "without, {ratio}× fewer. These are counted from the sizes, not timed; "
+              "`python -m selfattn.bench --kv-cache` counts and times both ways on your own machine.",
         "zh": "按本模型的尺寸，第 t 步带缓存（每层只算一个新行）和不带缓存（每一行重算）的乘加次数，最多 {steps} 个位置。"
-              "在第 {steps} 个位置：带缓存 {cached} 次，不带缓存 {uncached} 次，少 {ratio} 倍。"
-              "本机计时：`python -m selfattn.bench --kv-cache`。"},
+              "在第 {steps} 个位置：带缓存 {cached} 次，不带缓存 {uncached} 次，只有不带缓存时的 1/{ratio}。"
+              "这些次数是按尺寸数出来的，不是计时；要在你自己的机器上数一数并计时两种做法，"
+              "运行 `python -m selfattn.bench --kv-cache`。"},
     "s2s.cost_axis_step": {"en": "Step (target position)", "zh": "步（目标位置）"},
     "s2s.cost_axis_madds": {"en": "Multiply-adds per step", "zh": "每步乘加次数"},
     "s2s.cost_cached": {"en": "with the cache", "zh": "带缓存"},

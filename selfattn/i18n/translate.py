@@ -48,6 +48,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "tr.output_title": {"en": "The translation", "zh": "译文"},
     "tr.source_line": {"en": "The encoder reads {n} characters: {chars}", "zh": "编码器读取 {n} 个字：{chars}"},
     "tr.source_line_one": {"en": "The encoder reads {n} character: {chars}", "zh": "编码器读取 {n} 个字：{chars}"},
+    "tr.source_line_one": {"en": "The encoder reads {n} character: {chars}", "zh": "编码器读取 {n} 个字：{chars}"},
     "tr.unfinished": {"en": "It stopped after {n} words without ending the sentence (the most it writes).",
                       "zh": "它写了 {n} 个词后停下，没有写出句子的结尾（这是它最多能写的词数）。"},
     "tr.gen_title": {"en": "Generation, one word at a time", "zh": "自回归生成：一次写一个词"},

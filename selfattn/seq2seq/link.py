@@ -23,6 +23,11 @@ def encode(shown: View) -> dict[str, str]:
     return {**share.encode_fields(FIELDS, shown.settings()), **encode_edits(fit_edits(shown)[0], shown.base)}
 
 
+def translator_params() -> dict[str, str]:
+    """The link's parameters that open the page on its translator (the home page's one click to it)."""
+    return encode(View(source="translator"))
+
+
 def decode(params: Mapping[str, str]) -> tuple[View, dict[str, share.BadValue]]:
     """The :class:`View` a link opens, and its parameters that could not be used, with why."""
     settings, bad = share.decode_fields(FIELDS, dict(params))

@@ -21,7 +21,8 @@ import numpy as np
 from selfattn import memo
 from selfattn.core.block import ACTIVATIONS, LayerParams
 from selfattn.core.decoder import DecoderLayerParams
-from selfattn.display.edits import Edited, Rows, check_fields, fit_edits as _fit, settings_of, view_of
+from selfattn.display.edits import (CUSTOM, Edited, Rows, check_fields, fit_edits as _fit, preset_of, settings_of,
+                                    view_of)
 from selfattn.display.numbers import editor_text
 from selfattn.display.share import Choice, Field, Int, Text
 
@@ -73,7 +74,7 @@ MAX_TEXT = 40  # characters of a sentence to translate (selfattn.translate.MAX_C
 MAX_TRANSLATED_WORDS = 16  # the translator's generation steps a link may name
 
 FIELDS = (Field("s2s_source", "source", Choice(SOURCES), "toy"),
-          Field("s2s_preset", "preset", Choice(PRESETS), "vaswani"),
+          Field("s2s_preset", "preset", Choice((*PRESETS, CUSTOM)), "vaswani"),  # custom: the settings are no preset's
           Field("s2s_seed", "seed", Int(0, MAX_SEED), 0),
           Field("s2s_n", "n", Int(1, MAX_TOKENS), 4),
           Field("s2s_m", "m", Int(1, MAX_TOKENS), 3),
@@ -104,6 +105,18 @@ PRESET_SETTINGS = {
                 "s2s_norm": "pre", "s2s_act": "gelu"},
 }
 EPS = 1e-5  # nn.Transformer's default
+
+
+def changed_from(preset: str, settings: dict) -> tuple[str, ...]:
+    """The keys of :data:`PRESET_SETTINGS` whose value in ``settings`` (by session key) is not ``preset``'s."""
+    return tuple(key for key, value in PRESET_SETTINGS[preset].items() if settings.get(key) != value)
+
+
+def preset_shown(settings: dict) -> tuple[str, str, tuple[str, ...]]:
+    """(the preset box's value, the nearest preset, the settings that differ from it) for ``settings`` by session
+    key: :func:`selfattn.display.edits.preset_of`."""
+    return preset_of(lambda name: changed_from(name, settings), PRESETS)
+
 
 @dataclass(frozen=True)
 class View(Edited):
