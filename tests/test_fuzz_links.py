@@ -117,8 +117,9 @@ class LinksWalk(fuzz.Walk):
     def check(self) -> None:
         at, lang = self.at, fuzz.lang_of(self.at)
         if self.current == "home":
-            labels = [link.value for link in at.main.page_link]
-            assert labels == [t(f"nav.{name}", lang) for name in PAGES[1:]], labels
+            labels = [link.value for link in at.main.page_link]  # where to start (a few pages), then a card a page
+            cards = [t(f"nav.{name}", lang) for name in PAGES[1:]]
+            assert [label for label in labels if label in cards][-len(cards):] == cards, labels
 
     def go(self) -> str:
         """Leave this page for another one; what it showed comes back when the visitor returns."""
