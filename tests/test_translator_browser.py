@@ -24,9 +24,10 @@ from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, CUT_C
 pytestmark = pytest.mark.browser
 
 HEIGHT = 1000
-# step 2 (one a decoder layer), the whole translation 8 (2 layers × 4 heads), memory and decoder rows 2, how it
+# the memory 1; the whole translation's masked self-attention 8 and cross-attention 8 (2 layers × 4 heads) and its
+# decoder rows 1; a step 8 (per decoder layer: the K and V caches, the new row's self- and cross-attention); how it
 # learned 8; and two charts (the next word's probabilities, the loss)
-MIN_MAPS = 20
+MIN_MAPS = 34
 DRAWN = MIN_MAPS + 2
 WHOLE = tuple(f"cross_l{layer}h{h}" for layer in (1, 2) for h in (1, 2, 3, 4))
 

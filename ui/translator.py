@@ -1,9 +1,12 @@
 """The Encoder–decoder page's translator source: the tiny translator trained here (:mod:`selfattn.translate`), run on
-our core, generated one word at a time with the real cross-attention of each step, the next word's probabilities at
-a temperature, what aligns with what, and how it learned (the training record's checkpoints).
+our core, in the order the model computes: the source becomes the encoder's memory; the decoder's masked
+self-attention and cross-attention over the whole translation; generation one word at a time with its key/value
+cache and the next word's probabilities at a temperature; what aligns with what; and how it learned (the training
+record's checkpoints). It says whether the sentence was in its training set, and offers the sentences it knows.
 
-Read (the settings ``s2s_text``, ``s2s_tstep``, ``s2s_temp``, ``s2s_ckpt``) → translate (kept with ``last_good``)
-→ draw what :mod:`selfattn.translate.explain` computes → the link. No arithmetic here: the numbers come from
+Read (the settings ``s2s_text``, ``s2s_tstep``, ``s2s_temp``, ``s2s_ckpt``) → translate and check (kept with
+``last_good``; both kept per model and sentence in :mod:`selfattn.memo`, so that a step, Play or the temperature only
+draws) → draw what :mod:`selfattn.translate.explain` computes → the link. No arithmetic here: the numbers come from
 ``selfattn/``.
 
 Locally (not hosted), "Train it again here" trains a model of the visitor's own (:func:`selfattn.translate.train.
@@ -15,10 +18,14 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from functools import partial
 
 import streamlit as st
 
+from selfattn import memo
+from selfattn.core.decoder import EncoderDecoderTrace
+from selfattn.core.heads import merge_heads
 from selfattn.display.export import column_names
 from selfattn.display.numbers import difference_text
 from selfattn.errors import InputError
@@ -26,7 +33,9 @@ from selfattn.hosting import is_hosted
 from selfattn.i18n import escape_markdown
 from selfattn.seq2seq import view as sv
 from selfattn.seq2seq.link import TABLE_PARAMS, encode
-from selfattn.translate import Translation, Translator, explain, load, torch_check, translate
+from selfattn.seq2seq.text import masked
+from selfattn.translate import TorchCheck, Translation, Translator, explain, full_pass, load, torch_check, translate
+from selfattn.translate import corpus
 from ui import links
 from ui import seq2seq as s2
 from ui import state as settings
@@ -34,7 +43,7 @@ from ui.common import current_lang, show_error, tr, tr_count, tr_plain, vega
 from ui.editing import Maps
 from ui.play import Player
 
-MAP_DIMS = 8  # columns of the memory and decoder-row maps (a map fits its column); the CSVs hold all d_model
+MAP_DIMS = 8  # columns of the memory, decoder-row and cache maps (a map fits its column); the CSVs hold all d_model
 TEMPERATURES = list(range(10, 301))  # the temperature × 100, as the setting s2s_temp holds it
 # The translator's maps light up together (their own group): a word's row, a source character's row, a weight.
 MAPS = Maps("s2t", "s2t_", "translator-", "s2s_tstep", s2.EDITORS)
@@ -42,7 +51,14 @@ LIVE = "s2s_train_model"  # the visitor's own run (selfattn.translate.train.Live
 ASKED = "s2s_train_asked"  # the run the Train button asked for, until the script reaches the place that draws it
 TRAINING = threading.Lock()  # one run at a time in this process: two would share its two cores
 DRAW_EVERY_S = 0.5  # how often the loss chart is redrawn while a run goes on
-PLAYER = Player("s2s_tplaying", "s2s_tstep", "s2s_tplay", "seq2seq")  # its generation's Play/Pause (ui/play.py)
+PLAYER = Player("s2s_tplaying", "s2s_tstep", "s2s_tplay", "seq2seq", words="tr")  # Play/Pause (ui/play.py)
+# The sentences offered to click: corpus sentences it was trained on, and held-out ones it never saw in training
+# (their right translation is known, so its answer can be judged). tests/test_translator_app.py holds them to the
+# corpus.
+TRAINED_EXAMPLES = ("早上好", "晚上好", "你好", "谢谢", "对不起", "再见", "明天见", "生日快乐", "狗咬人", "人咬狗", "猫追鸟",
+                    "鱼怕猫")
+HELD_OUT_EXAMPLES = ("马追狗", "鸟看马", "马追人")
+EXAMPLE_KEYS = {"s2s_tex_trained": TRAINED_EXAMPLES, "s2s_tex_held": HELD_OUT_EXAMPLES}  # the two rows of pills
 
 
 @st.cache_resource(show_spinner=False)
@@ -70,18 +86,40 @@ def _model() -> Translator:
     return live.translator if live is not None else _translator()
 
 
-def _reference():
-    """torch's modules holding the weights of the model in use (ImportError without torch)."""
-    live = _live()
-    if live is None:
+def _reference(model: Translator):
+    """torch's modules holding the weights of ``model`` (ImportError without torch)."""
+    if model is _translator():
         return _torch_model()
     from selfattn.translate import torch_model
 
-    return torch_model.reference(live.translator.weights)
+    return torch_model.reference(model.weights)
 
 
-def _translate(text: str) -> Translation:
-    return translate(_model(), text)
+@dataclass(frozen=True, eq=False)
+class Checked:
+    """What the page shows beside a translation, worked out once per model and sentence."""
+
+    torch: TorchCheck | None  # torch's own modules on the same sentence; None where torch is not installed
+    full: EncoderDecoderTrace  # the decoder input through the whole model at once (masked self-attention)
+    cache_difference: float  # the largest difference between the cached steps' rows and the full pass's
+
+
+# A translation and its checks are kept per model (the shipped one, or a visitor's own run: the object itself is the
+# key) and sentence, with the Encoder–decoder page's other results: a step, Play, the temperature or the checkpoint
+# reruns the page and only draws. The torch check alone took 0.1–3 s a run on the 2-core VM.
+@memo.cached("seq2seq.result", key=lambda model, text: ("translation", model, text))
+def _translation(model: Translator, text: str) -> Translation:
+    return translate(model, text)
+
+
+@memo.cached("seq2seq.result", key=lambda model, good: ("checked", model, good.source))
+def _checked(model: Translator, good: Translation) -> Checked:
+    full = full_pass(model, good)
+    try:
+        check = torch_check(model, good, _reference(model))
+    except ImportError:
+        check = None
+    return Checked(torch=check, full=full, cache_difference=explain.cache_difference(good, full))
 
 
 def _ask(live) -> None:
@@ -105,6 +143,15 @@ def _next_step(count: int) -> None:
     settings.put("s2s_tstep", (int(settings.value("s2s_tstep")) + 1) % count)
 
 
+def _take_example(key: str) -> None:
+    """Callback of the example pills: the sentence clicked becomes the text to translate (the pills show none
+    chosen again)."""
+    picked = st.session_state.get(key)
+    if picked in EXAMPLE_KEYS[key]:  # a widget state is read as anything a visitor may send
+        settings.put("s2s_text", picked)
+    st.session_state[key] = None
+
+
 def _step_label(word: str) -> str:
     return tr_plain("tr.step_end") if word == "<eos>" else word
 
@@ -113,27 +160,30 @@ def translator_section() -> None:
     """Read → translate → draw → link, for the translator trained here."""
     settings.keep("s2s_text")
     st.text_input(tr("tr.text"), key="s2s_text", max_chars=sv.MAX_TEXT, help=tr("tr.text_help"))
-    good, error = settings.last_good("s2s_tr_good", partial(_translate, settings.value("s2s_text")))
+    examples()
+    model = _model()
+    good, error = settings.last_good("s2s_tr_good", partial(_translation, model, settings.value("s2s_text")))
     if error is not None:
-        show_error(error, kept=good is not None)
+        show_error(error, kept=False)
+        if good is not None:  # the box holds the refused text: say whose translation is shown below
+            st.info(tr("tr.kept", sentence="".join(good.source)), icon=":material/history:")
     if good is None:
         links.stop(**_sharing())
-    config, record, live = _model().config, explain.load_record(), _live()
+    checked = _checked(model, good)
+    PLAYER.advance(explain.step_count(good) - 1)  # while playing: a step on, before the step is drawn or linked
+    config, record, live = model.config, explain.load_record(), _live()
     seconds = record.train_s if live is None else live.seconds
     st.caption(tr("tr.intro", enc=config.encoder_layers, dec=config.decoder_layers, d=config.d_model,
                   h=config.num_heads, seconds=f"{seconds:.0f}", pairs=record.trained_on))
     if live is not None:
         live_line(live)
 
-    st.subheader(tr("tr.output_title"))
-    st.markdown("#### " + escape_markdown(good.output or "—"))  # the model's words, shown as text
-    st.caption(tr_count("tr.source_line", len(good.source), n=len(good.source), chars=" · ".join(good.source)))
-    if not good.finished:
-        st.info(tr("tr.unfinished", n=len(good.tokens)), icon=":material/more_horiz:")
-    torch_line(good)
-
+    translation_box(good, checked)
     tables: dict = {}
-    step, temperature = generation(good, tables)
+    step = explain.clamp_step(good, settings.value("s2s_tstep"))
+    memory_section(good, tables)
+    decoder_section(good, checked, step, tables)
+    step, temperature = generation(good, checked, tables)
     chosen = learning(good, record, tables)
     retrain()
 
@@ -145,6 +195,36 @@ def translator_section() -> None:
     links.publish(**sharing)
 
 
+def examples() -> None:
+    """The sentences it knows, to click: trained on, and held out of training (to test it)."""
+    for key, options in EXAMPLE_KEYS.items():
+        st.pills(tr(f"tr.{key.removeprefix('s2s_tex_')}_examples"), options, key=key, on_change=_take_example,
+                 args=(key,))
+
+
+def translation_box(good: Translation, checked: Checked) -> None:
+    """The translation of its own sentence, what the encoder read of it, whether it was trained on it, and torch's
+    check."""
+    sentence = "".join(good.source)
+    st.subheader(tr("tr.output_title_of", sentence=sentence))
+    st.markdown("#### " + escape_markdown(good.output or "—"))  # the model's words, shown as text
+    st.caption(tr_count("tr.source_line", len(good.source), n=len(good.source),
+                        chars=" · ".join(explain.source_labels(good))))
+    if good.left_out:
+        st.caption(tr("tr.left_out", chars=" ".join(good.left_out)))
+    if not good.finished:
+        st.info(tr("tr.unfinished", n=len(good.tokens)), icon=":material/more_horiz:")
+    pair = corpus.find(sentence)
+    if good.in_training:
+        st.info(tr("tr.in_training", count=corpus.training_size()), icon=":material/school:")
+    elif pair is not None:  # held out of training: its right translation is known
+        key = "tr.held_out_right" if pair.en == good.output else "tr.held_out_wrong"
+        st.info(tr(key, reference=pair.en, count=corpus.training_size()), icon=":material/quiz:")
+    else:
+        st.warning(tr("tr.not_in_training", count=corpus.training_size()), icon=":material/warning:")
+    torch_line(checked.torch)
+
+
 def live_line(live) -> None:
     """Which run the page translates with, and the button back to the shipped model."""
     s = live.settings
@@ -154,14 +234,11 @@ def live_line(live) -> None:
     st.button(tr("tr.train_back"), key="s2s_train_back", on_click=_back_to_shipped, icon=":material/undo:")
 
 
-def torch_line(good: Translation) -> None:
+def torch_line(check: TorchCheck | None) -> None:
     """torch's check: the same words, and the largest difference in the scores of every step."""
-    try:
-        model = _reference()
-    except ImportError:
+    if check is None:
         st.info(tr("tr.torch_missing"), icon=":material/info:")
         return
-    check = torch_check(_model(), good, model)
     diff = difference_text(check.max_logit_difference)
     if check.same_tokens:
         st.success(tr("tr.checked_torch", diff=diff), icon=":material/verified:")
@@ -169,34 +246,97 @@ def torch_line(good: Translation) -> None:
         st.warning(tr("tr.torch_differs", words=" ".join(check.torch_tokens), diff=diff), icon=":material/warning:")
 
 
-def generation(good: Translation, tables: dict) -> tuple[int, float]:
-    """The step selector, the step's cross-attention and next-word probabilities, the alignment note and the whole
-    translation's cross-attention. Returns the step shown and the temperature."""
+def memory_section(good: Translation, tables: dict) -> None:
+    """① The source through the encoder: the memory, one row per source character."""
+    st.subheader(tr("tr.memory_title"))
+    st.caption(tr("tr.memory_help"))
+    memory = explain.memory(good)  # (n, d)
+    d_cols = column_names("d", memory.shape[1])
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        with st.container(width="content"):
+            tables["memory"] = MAPS.show(tr("tr.memory_map"), memory[:, :MAP_DIMS], explain.source_labels(good),
+                                         d_cols[:MAP_DIMS], key="memory", link="src:memory", focus=None, full=memory,
+                                         full_cols=d_cols)
+
+
+def decoder_section(good: Translation, checked: Checked, step: int, tables: dict) -> None:
+    """② The decoder over the whole translation at once: per layer, each head's masked self-attention over its input,
+    then its cross-attention over the memory; the output row of each word; what aligns with what."""
+    st.subheader(tr("tr.decoder_title"))
+    inputs, words, chars = explain.input_labels(good), explain.word_labels(good), explain.source_labels(good)
+    whole = good.cross_weights  # (layers, heads, T, n)
+    st.caption(tr("tr.decoder_help", m=len(inputs), t=whole.shape[2], n=whole.shape[3]))
+    st.caption(tr("tr.self_help"))
+    st.caption(tr("tr.full_help", m=whole.shape[2], n=whole.shape[3]))
+    focus = step if step < len(good.tokens) else None
+    for layer, lt in enumerate(checked.full.decoder_layers):
+        st.markdown(f"**{tr('tr.self_title', layer=layer + 1)}**")
+        maps = masked(lt.self_weights, lt.self_attention.allowed)  # (h, m, m)
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for h in range(maps.shape[0]):
+                with st.container(width="content"):
+                    tables[f"self_layer{layer + 1}_head{h + 1}"] = MAPS.show(
+                        tr("tr.layer_head", layer=layer + 1, h=h + 1), maps[h], inputs, inputs,
+                        key=f"self_l{layer + 1}h{h + 1}", link=f"self:l{layer + 1}h{h + 1}", focus=step,
+                        role="weights", domain=(0.0, 1.0))
+        st.markdown(f"**{tr('tr.cross_title', layer=layer + 1)}**")
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for h in range(whole.shape[1]):
+                with st.container(width="content"):
+                    tables[f"cross_layer{layer + 1}_head{h + 1}"] = MAPS.show(
+                        tr("tr.layer_head", layer=layer + 1, h=h + 1), whole[layer, h], words[: whole.shape[2]],
+                        chars, key=f"cross_l{layer + 1}h{h + 1}", link=f"cross:l{layer + 1}h{h + 1}", focus=focus,
+                        role="weights", domain=(0.0, 1.0))
+    rows = explain.decoder_rows(good)  # (T, d)
+    d_cols = column_names("d", rows.shape[1])
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        with st.container(width="content"):
+            tables["rows"] = MAPS.show(tr("tr.rows_map"), rows[:, :MAP_DIMS], words[: len(rows)], d_cols[:MAP_DIMS],
+                                       key="rows", link="row:out", focus=focus, full=rows, full_cols=d_cols)
+    if good.tokens:
+        st.markdown(f"#### {tr('tr.align_title')}")
+        st.caption(tr("tr.align_help", h=whole.shape[1]))
+        st.markdown("\n".join(f"- {line}" for line in explain.alignment_note(good, current_lang())))
+
+
+def generation(good: Translation, checked: Checked, tables: dict) -> tuple[int, float]:
+    """③ Generation, one word at a time: the step selector; at the step, each layer's key/value cache, the new row's
+    self-attention and cross-attention; the cached steps against the full pass; the next word's probabilities.
+    Returns the step shown and the temperature."""
     lang = current_lang()
-    words = explain.step_words(good)
+    words, inputs, chars = explain.word_labels(good), explain.input_labels(good), explain.source_labels(good)
     count = len(words)
     st.subheader(tr("tr.gen_title"))
     st.caption(tr("tr.gen_help"))
-    PLAYER.advance(count - 1)  # while playing: a step on, before the step is drawn or linked
     g1, g2, g3 = st.columns([2, 1, 1], vertical_alignment="bottom")
     with g1:
-        step = PLAYER.step_box(tr("tr.step"), range(count),
-                               {i: tr_plain("tr.step_option", t=i + 1, word=_step_label(w)) for i, w in enumerate(words)})
+        names = {i: tr_plain("tr.step_option", t=i + 1, word=_step_label(w)) for i, w in enumerate(words)}
+        step = PLAYER.step_box(tr("tr.step"), range(count), names)
     g2.button(tr("tr.next_step"), on_click=_next_step, args=(count,), icon=":material/skip_next:", key="s2s_tnext",
               width="stretch")
     PLAYER.draw_button(count - 1, g3)
     step = explain.clamp_step(good, step)
-    st.markdown("**" + tr("tr.step_title", t=step + 1, prefix=" ".join(explain.prefix(good, step)),
+    st.markdown("**" + tr("tr.step_title", t=step + 1, prefix=" ".join(inputs[: step + 1]),
                            word=_step_label(words[step])) + "**")
-    cross = explain.step_cross(good, step)  # (layers, heads, n)
-    heads = [tr_plain("s2s.head", h=h + 1) for h in range(cross.shape[1])]
-    with st.container(horizontal=True, wrap=True, gap="medium"):
-        for layer in range(cross.shape[0]):
-            with st.container(width="content"):
-                tables[f"step{step + 1}_cross_layer{layer + 1}"] = MAPS.show(
-                    tr("tr.step_cross_title", layer=layer + 1), cross[layer], heads, good.source,
-                    key=f"step_l{layer + 1}", link=None, focus=None, role="weights", domain=(0.0, 1.0))
-    st.caption(tr("tr.step_cross_help"))
+    st.caption(tr("tr.cache_rows", old=step, new=step + 1) if step else tr("tr.cache_first"))
+    at = good.decoder.steps[step]
+    heads = [tr_plain("s2s.head", h=h + 1) for h in range(at.self_weights[0].shape[0])]
+    rows = [*inputs[:step], tr_plain("tr.cache_new", token=inputs[step])]
+    for layer in range(len(at.self_weights)):
+        keys, values = merge_heads(at.cached_keys[layer]), merge_heads(at.cached_values[layer])  # (t + 1, d) each
+        step_maps = (("k_cache", tr("tr.cache_k", layer=layer + 1, h=len(heads)), keys, rows, "k", "values"),
+                     ("v_cache", tr("tr.cache_v", layer=layer + 1, h=len(heads)), values, rows, "v", "values"),
+                     ("self", tr("tr.step_self_title", layer=layer + 1), at.self_weights[layer], heads,
+                      inputs[: step + 1], "weights"),
+                     ("cross", tr("tr.step_cross_title", layer=layer + 1), at.cross_weights[layer], heads, chars,
+                      "weights"))
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            for name, title, matrix, labels, cols, role in step_maps:
+                with st.container(width="content"):
+                    tables[f"step{step + 1}_{name}_layer{layer + 1}"] = step_map(name, title, matrix, labels, cols,
+                                                                              role, layer)
+    st.caption(tr("tr.step_cross_help", h=len(heads)))
+    st.success(tr("tr.cache_same", diff=difference_text(checked.cache_difference)), icon=":material/verified:")
 
     st.markdown(f"#### {tr('tr.probs_title')}")
     settings.keep("s2s_temp", TEMPERATURES)
@@ -207,46 +347,38 @@ def generation(good: Translation, tables: dict) -> tuple[int, float]:
     vega(explain.next_words_spec(nxt, lang))
     st.caption(tr("tr.greedy_line", word=_step_label(nxt.vocabulary[nxt.greedy]),
                   p=f"{nxt.greedy_probability:.3f}", temperature=f"{temperature:.2f}", vocab=nxt.writable))
-
-    if not good.tokens:
-        return step, temperature
-    st.markdown(f"#### {tr('tr.align_title')}")
-    st.caption(tr("tr.align_help", h=len(heads)))
-    st.markdown("\n".join(f"- {line}" for line in explain.alignment_note(good, lang)))
-
-    st.subheader(tr("tr.full_title"))
-    whole = good.cross_weights  # (layers, heads, T, n)
-    st.caption(tr("tr.full_help", m=whole.shape[2], n=whole.shape[3]))
-    focus = step if step < len(good.tokens) else None
-    for layer in range(whole.shape[0]):
-        with st.container(horizontal=True, wrap=True, gap="medium"):
-            for h in range(whole.shape[1]):
-                with st.container(width="content"):
-                    tables[f"cross_layer{layer + 1}_head{h + 1}"] = MAPS.show(
-                        tr("tr.layer_head", layer=layer + 1, h=h + 1), whole[layer, h], good.tokens, good.source,
-                        key=f"cross_l{layer + 1}h{h + 1}", link=f"cross:l{layer + 1}h{h + 1}", focus=focus,
-                        role="weights", domain=(0.0, 1.0))
-    memory, rows = explain.memory(good), explain.decoder_rows(good)  # (n, d), (T, d)
-    d_cols = column_names("d", memory.shape[1])
-    with st.container(horizontal=True, wrap=True, gap="medium"):
-        for title, matrix, labels, key, link, row in ((tr("tr.memory_map"), memory, good.source, "memory",
-                                                       "src:memory", None),
-                                                      (tr("tr.rows_map"), rows, good.tokens, "rows", "row:out",
-                                                       focus)):
-            with st.container(width="content"):
-                tables[key] = MAPS.show(title, matrix[:, :MAP_DIMS], labels, d_cols[:MAP_DIMS], key=key, link=link,
-                                        focus=row, full=matrix, full_cols=d_cols)
     return step, temperature
 
 
+STEP_MAP_KEYS = {"k_cache": "cache_k_l", "v_cache": "cache_v_l", "self": "step_self_l", "cross": "step_l"}
+
+
+def step_map(name: str, title: str, matrix, rows, cols, role: str, layer: int):
+    """One map of a generation step: a cache (``cols`` its prefix: the heads side by side, the first MAP_DIMS columns
+    drawn, the CSV whole) or the new row's weights (``cols`` the labels of what it reads)."""
+    key = f"{STEP_MAP_KEYS[name]}{layer + 1}"
+    if role == "weights":
+        return MAPS.show(title, matrix, rows, cols, key=key, link=None, focus=None, role=role, domain=(0.0, 1.0))
+    names = column_names(cols, matrix.shape[1])
+    return MAPS.show(title, matrix[:, :MAP_DIMS], rows, names[:MAP_DIMS], key=key, link=None, focus=None,
+                     full=matrix, full_cols=names)
+
+
 def learning(good: Translation, record: explain.Record, tables: dict) -> explain.Checkpoint:
-    """How it learned: the checkpoint slider, the loss chart with the checkpoint marked, held-out accuracy, and the
-    recorded cross-attention of the watched sentence at that checkpoint (the checkpoint shown is returned)."""
+    """How it learned: the checkpoint slider (labelled in training steps, as the chart's axis), the loss chart with
+    every checkpoint a dot and the one shown a line, held-out accuracy, how much the watched sentence's
+    cross-attention sharpened (measured), and its recorded cross-attention at that checkpoint (returned)."""
     lang = current_lang()
     sentence = explain.watched_sentence(record, "".join(good.source))
     st.subheader(tr("tr.learn_title"))
-    st.caption(tr("tr.learn_help", count=len(record.checkpoints), sentence=sentence,
-                  watched=" · ".join(record.watched)))
+    steps = ", ".join(str(c.step) for c in record.checkpoints)
+    st.caption(tr("tr.learn_help", count=len(record.checkpoints), steps=steps, per=record.steps_per_epoch,
+                  pairs=record.trained_on, watched=" · ".join(record.watched)))
+    first, last = explain.sharpening(record, sentence)
+    n = len(record.checkpoints[0].sentences[sentence].source)
+    st.caption(tr("tr.learn_peaks" if last > first else "tr.learn_peaks_flat", sentence=sentence,
+                  first=f"{first:.2f}", last=f"{last:.2f}", first_step=record.checkpoints[0].step,
+                  last_step=record.checkpoints[-1].step, n=n, uniform=f"{1 / n:.2f}"))
     if _live() is not None:
         st.caption(tr("tr.learn_shipped"))
     options = explain.checkpoint_options(record, settings.default("s2s_ckpt"))
@@ -255,9 +387,9 @@ def learning(good: Translation, record: explain.Record, tables: dict) -> explain
                      format_func=lambda i: str(explain.checkpoint_at(record, i).step))
     chosen = explain.checkpoint_at(record, settings.value("s2s_ckpt"))
     vega(explain.loss_spec(record, chosen, lang))
-    st.markdown(tr("tr.ckpt_line", step=chosen.step, epoch=f"{chosen.epoch:g}", train=f"{chosen.train_loss:.3f}",
-                   held=f"{chosen.held_out_loss:.3f}", right=round(chosen.held_out_accuracy * record.held_out),
-                   total=record.held_out))
+    st.markdown(tr("tr.ckpt_line", k=chosen.index + 1, count=len(record.checkpoints), step=chosen.step,
+                   epoch=f"{chosen.epoch:g}", train=f"{chosen.train_loss:.3f}", held=f"{chosen.held_out_loss:.3f}",
+                   right=round(chosen.held_out_accuracy * record.held_out), total=record.held_out))
     watched = chosen.sentences[sentence]
     if watched.tokens:
         st.caption(tr("tr.watched_line", sentence=sentence, output=" ".join(watched.tokens)))
@@ -272,9 +404,9 @@ def learning(good: Translation, record: explain.Record, tables: dict) -> explain
             for h in range(weights.shape[1]):
                 with st.container(width="content"):
                     tables[f"training_step{chosen.step}_cross_layer{layer + 1}_head{h + 1}"] = MAPS.show(
-                        tr("tr.layer_head", layer=layer + 1, h=h + 1), weights[layer, h], watched.tokens,
-                        watched.source, key=f"ckpt_l{layer + 1}h{h + 1}", link=None, focus=None, role="weights",
-                        domain=(0.0, 1.0))
+                        tr("tr.layer_head", layer=layer + 1, h=h + 1), weights[layer, h],
+                        explain.labels(watched.tokens), explain.labels(watched.source),
+                        key=f"ckpt_l{layer + 1}h{h + 1}", link=None, focus=None, role="weights", domain=(0.0, 1.0))
     return chosen
 
 

@@ -44,6 +44,9 @@ WIDGETS = {
     "s2s_load": "the Encoder–decoder page's button that reloads the preset",
     "s2s_next": "the Encoder–decoder page's button that moves generation one step on",
     "s2s_tnext": "the Encoder–decoder page's translator: the button that moves generation one step on",
+    "s2s_tex_trained": "the Encoder–decoder page's translator: the pills of sentences it was trained on (a click "
+                       "puts one in the box, then none is picked)",
+    "s2s_tex_held": "the Encoder–decoder page's translator: the pills of held-out sentences, as s2s_tex_trained",
     "s2s_play": "the Encoder–decoder page's Play/Pause button of generation",
     "s2s_tplay": "the Encoder–decoder page's translator: the Play/Pause button of its generation",
     "s2s_train_epochs": "the Encoder–decoder page's translator: the epochs of a run of one's own",

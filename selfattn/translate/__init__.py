@@ -12,8 +12,8 @@
 Only :func:`torch_check` (and training) needs torch.
 """
 
-from selfattn.translate.infer import (MAX_CHARS, TorchCheck, Translation, Translator, as_json, check_text, load,
-                                      torch_check, translate)
+from selfattn.translate.infer import (MAX_CHARS, TorchCheck, Translation, Translator, as_json, check_text, full_pass,
+                                      load, torch_check, translate)
 
-__all__ = ["MAX_CHARS", "TorchCheck", "Translation", "Translator", "as_json", "check_text", "load", "torch_check",
-           "translate"]
+__all__ = ["MAX_CHARS", "TorchCheck", "Translation", "Translator", "as_json", "check_text", "full_pass", "load",
+           "torch_check", "translate"]

@@ -9,7 +9,7 @@ return::
     from selfattn.translate import explain
     t = translate(load(), "早上好")
     explain.next_words(t, step=1, temperature=0.5).probabilities   # (V,) softmax(logits / 0.5)
-    [a.layers for a in explain.alignment(t)]                       # per word, per layer: (character, weight)
+    [a.layers for a in explain.alignment(t)]                       # per word, per layer: (position, character, weight)
     explain.load_record().checkpoints[0].held_out_accuracy          # 0.0 before training
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +68,12 @@ def memory(translation: Translation) -> np.ndarray:
 def decoder_rows(translation: Translation) -> np.ndarray:
     """(T, d) the decoder's final output row that produced each word (rows 0 … T−1 of the cached pass)."""
     return translation.decoder.outputs[: len(translation.tokens)]
+
+
+def cache_difference(translation: Translation, full) -> float:
+    """The largest difference between the decoder's rows as generation computed them, one step at a time with the
+    key/value cache, and the same rows of :func:`selfattn.translate.infer.full_pass` (all at once, masked)."""
+    return float(np.max(np.abs(translation.decoder.outputs - full.outputs)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,13 +146,67 @@ def next_words_spec(words: NextWords, lang: str, k: int = TOP_WORDS) -> dict:
 
 # ── What aligns with what ─────────────────────────────────────────────────────────────
 
+ARTICLES = ("the", "a", "an")  # English words no Chinese character stands for: Chinese has no articles
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def labels(tokens) -> tuple[str, ...]:
+    """Labels that tell repeated tokens apart, as the translator's maps and notes write them: a token that occurs more
+    than once carries which occurrence it is as a subscript (谢谢 → 谢₁ 谢₂; the man bites the dog → the₁ man bites
+    the₂ dog); a token that occurs once is written as it is."""
+    tokens = tuple(tokens)
+    seen: dict[str, int] = {}
+    found = []
+    for token in tokens:
+        seen[token] = seen.get(token, 0) + 1
+        found.append(token + str(seen[token]).translate(SUBSCRIPTS) if tokens.count(token) > 1 else token)
+    return tuple(found)
+
+
+def source_labels(translation: Translation) -> tuple[str, ...]:
+    """(n,) the source's characters as the maps' columns write them (:func:`labels`)."""
+    return labels(translation.source)
+
+
+def word_labels(translation: Translation) -> tuple[str, ...]:
+    """(steps,) the word written at each step as the maps' rows write them: :func:`labels` of the words, then
+    ``<eos>`` where the model ended the sentence."""
+    return labels(translation.tokens) + step_words(translation)[len(translation.tokens):]
+
+
+def input_labels(translation: Translation) -> tuple[str, ...]:
+    """(steps,) the decoder's input row by row, ``<bos>`` and the words fed back, labelled as the words written are
+    (the same word has the same label wherever it is shown)."""
+    return (BOS, *labels(translation.tokens)[: len(translation.decoder_input) - 1])
+
+
+def is_function_word(word: str) -> bool:
+    """An article, punctuation or a special token: no character of the source stands for it, so what its query reads
+    says nothing about alignment (the order is judged without it)."""
+    return word in ARTICLES or word in (BOS, EOS, PAD) or not any(ch.isalnum() for ch in word)
+
+
 @dataclass(frozen=True)
 class Alignment:
     """One English word and the source character its query attends to most, in each decoder layer."""
 
     step: int  # 0-based: the word's position in the output
     word: str
-    layers: tuple[tuple[int, str, float], ...]  # per layer: (source position, its character, head-averaged weight)
+    label: str  # the word as the maps label its row (:func:`labels`)
+    function_word: bool  # no source character stands for it (:func:`is_function_word`)
+    layers: tuple[tuple[int, str, float], ...]  # per layer: (source position, its label, head-averaged weight)
+
+
+@dataclass(frozen=True)
+class Order:
+    """In one decoder layer, the order in which the content words read the source."""
+
+    layer: int  # 0-based
+    judged: tuple[Alignment, ...]  # the content words, in the order written
+    left_out: tuple[Alignment, ...]  # the function words, which the verdict does not judge
+    positions: tuple[int, ...]  # 0-based: the source position each judged word reads most
+    in_order: bool | None  # the positions never go back; None: nothing to judge (fewer than two content words,
+    # or a source of one character)
 
 
 def alignment(translation: Translation) -> tuple[Alignment, ...]:
@@ -153,34 +214,51 @@ def alignment(translation: Translation) -> tuple[Alignment, ...]:
     averaged over the heads (ties: the first)."""
     mean = translation.cross_weights.mean(axis=1)  # (L, T, n)
     best = mean.argmax(axis=2)  # (L, T)
-    return tuple(Alignment(step=s, word=word,
-                           layers=tuple((int(best[layer, s]), translation.source[best[layer, s]],
+    chars, words = source_labels(translation), labels(translation.tokens)
+    return tuple(Alignment(step=s, word=word, label=words[s], function_word=is_function_word(word),
+                           layers=tuple((int(best[layer, s]), chars[best[layer, s]],
                                          float(mean[layer, s, best[layer, s]])) for layer in range(len(mean))))
                  for s, word in enumerate(translation.tokens))
 
 
-def reads_in_order(found: tuple[Alignment, ...], layer: int) -> bool:
-    """Whether, in ``layer``, the characters attended most come in the source's order as the words are written
-    (never going back to an earlier position)."""
-    positions = [a.layers[layer][0] for a in found]
-    return all(a <= b for a, b in zip(positions, positions[1:]))
+def order(found: tuple[Alignment, ...], layer: int, n: int) -> Order:
+    """Whether, in ``layer``, the characters the content words read most come in the source's order as the words are
+    written (never going back to an earlier position); ``n``: the source's length."""
+    judged = tuple(a for a in found if not a.function_word)
+    positions = tuple(a.layers[layer][0] for a in judged)
+    verdict = None if len(judged) < 2 or n < 2 else all(a <= b for a, b in zip(positions, positions[1:]))
+    return Order(layer=layer, judged=judged, left_out=tuple(a for a in found if a.function_word), positions=positions,
+                 in_order=verdict)
 
 
 def alignment_note(translation: Translation, lang: str) -> list[Markdown]:
-    """The note on what aligns with what, one line per word, then one per layer on the order it reads the source:
-    computed from the weights, in ``lang`` (safe markdown)."""
+    """The note on what aligns with what, one line per word, then one per layer on the order in which the content
+    words read the source, saying which words it judged: computed from the weights, in ``lang`` (safe markdown)."""
     found = alignment(translation)
     lines = []
     for a in found:
         parts = Markdown(t_plain("tr.align_sep", lang).join(
             t("tr.align_layer", lang, layer=layer + 1, char=char, weight=f"{weight:.2f}")
             for layer, (_, char, weight) in enumerate(a.layers)))
-        lines.append(t("tr.align_word", lang, word=a.word, parts=parts))
+        lines.append(t("tr.align_function_word" if a.function_word else "tr.align_word", lang, word=a.label,
+                       parts=parts))
+    if not found:
+        return lines
+    n = len(translation.source)
     for layer in range(translation.cross_weights.shape[0]):
-        if len(found) > 1:
-            chars = Markdown(" → ".join(t("tr.align_char", lang, char=a.layers[layer][1]) for a in found))
-            key = "tr.align_in_order" if reads_in_order(found, layer) else "tr.align_reordered"
-            lines.append(t(key, lang, layer=layer + 1, chars=chars))
+        said = order(found, layer, n)
+        if said.in_order is None:
+            key = "tr.align_one_char" if n < 2 else "tr.align_too_few"
+            lines.append(t(key, lang, layer=layer + 1, count=len(said.judged)))
+            continue
+        chain = Markdown(t_plain("tr.align_sep", lang).join(
+            t("tr.align_pair", lang, word=a.label, char=a.layers[layer][1]) for a in said.judged))
+        positions = " → ".join(str(p + 1) for p in said.positions)
+        key = "tr.align_in_order" if said.in_order else "tr.align_reordered"
+        lines.append(t(key, lang, layer=layer + 1, chain=chain, positions=positions))
+    left_out = order(found, 0, n).left_out
+    if left_out:
+        lines.append(t("tr.align_left_out", lang, words=" ".join(f"“{a.label}”" for a in left_out)))
     return lines
 
 
@@ -218,6 +296,7 @@ class Record:
     held_out: int  # how many sentences are held out
     trained_on: int  # how many sentence pairs it was trained on
     train_s: float  # seconds training took, checkpoints aside
+    steps_per_epoch: int  # optimizer steps in one pass over the training sentences (batches of batch_size)
 
 
 def _watched(found: dict) -> Watched:
@@ -236,8 +315,9 @@ def load_record(path: Path = RECORD_PATH) -> Record:
                         for i, c in enumerate(found["checkpoints"]))
     return Record(loss_curve=tuple(float(x) for x in found["loss_curve"]), checkpoints=checkpoints,
                   watched=tuple(found["watched"]), held_out=int(found["sentences"]["held_out"]),
-                  trained_on=int(found["sentences"]["train"]),
-                  train_s=float(found["time_s"]["training"]))
+                  trained_on=int(found["sentences"]["train"]), train_s=float(found["time_s"]["training"]),
+                  steps_per_epoch=math.ceil(int(found["sentences"]["train"])
+                                            / int(found["settings"]["training"]["batch_size"])))
 
 
 def checkpoint_options(record: Record, last: int) -> list[int]:
@@ -265,26 +345,41 @@ def peak(cross_weights: np.ndarray) -> float:
 
 
 def loss_spec(record: Record, chosen: Checkpoint, lang: str) -> dict:
-    """A Vega-Lite line chart of training: the loss of each epoch, the checkpoints' training and held-out losses
-    (log scale), and a rule at the checkpoint ``chosen``."""
+    """A Vega-Lite line chart of training against optimizer steps, the unit of the checkpoint slider: the loss of each
+    epoch (drawn at the epoch's last step), the checkpoints' training and held-out losses (log scale, a dot at each
+    checkpoint, so their uneven spacing shows), and a rule at the checkpoint ``chosen``."""
     series = {k: t_plain(f"tr.loss_{k}", lang) for k in ("epoch", "train", "held_out")}
-    rows = [{"kind": "curve", "epoch": i + 1, "loss": loss, "series": series["epoch"]}
+    rows = [{"kind": "curve", "step": (i + 1) * record.steps_per_epoch, "loss": loss, "series": series["epoch"]}
             for i, loss in enumerate(record.loss_curve)]
-    rows += [{"kind": "curve", "epoch": c.epoch, "loss": max(loss, 1e-4), "series": series[name]}
+    rows += [{"kind": "checkpoint", "step": c.step, "loss": max(loss, 1e-4), "series": series[name]}
              for c in record.checkpoints for name, loss in (("train", c.train_loss), ("held_out", c.held_out_loss))]
-    rows.append({"kind": "mark", "epoch": chosen.epoch, "loss": max(chosen.held_out_loss, 1e-4),
+    rows.append({"kind": "mark", "step": chosen.step, "loss": max(chosen.held_out_loss, 1e-4),
                  "series": t_plain("tr.loss_marker", lang, step=chosen.step)})
-    x = {"field": "epoch", "type": "quantitative", "title": t_plain("tr.loss_axis_epoch", lang)}
+    x = {"field": "step", "type": "quantitative",
+         "title": t_plain("tr.loss_axis_step", lang, per=record.steps_per_epoch)}
     y = {"field": "loss", "type": "quantitative", "scale": {"type": "log"}, "title": t_plain("tr.loss_axis", lang)}
+    color = {"field": "series", "type": "nominal", "sort": list(series.values()),
+             "title": t_plain("tr.loss_series", lang)}
     return {"$schema": CHART_SCHEMA, "width": 520, "height": 220, "data": {"values": rows},
-            "layer": [{"transform": [{"filter": "datum.kind === 'curve'"}], "mark": {"type": "line", "point": False},
-                       "encoding": {"x": x, "y": y,
-                                    "color": {"field": "series", "type": "nominal", "sort": list(series.values()),
-                                              "title": t_plain("tr.loss_series", lang)}}},
+            "layer": [{"transform": [{"filter": "datum.kind !== 'mark'"}], "mark": {"type": "line", "point": False},
+                       "encoding": {"x": x, "y": y, "color": color}},
+                      {"transform": [{"filter": "datum.kind === 'checkpoint'"}],
+                       "mark": {"type": "point", "filled": True, "size": 24},
+                       "encoding": {"x": x, "y": y, "color": color,
+                                    "tooltip": [{"field": "step", "type": "quantitative"},
+                                                {"field": "series", "type": "nominal"},
+                                                {"field": "loss", "type": "quantitative", "format": ".4f"}]}},
                       {"transform": [{"filter": "datum.kind === 'mark'"}],
                        "mark": {"type": "rule", "color": colours.CHOSEN, "strokeWidth": 2},
                        "encoding": {"x": x, "tooltip": [{"field": "series", "type": "nominal"}]}}],
             "usermeta": {"width_px": 640, "chart": "loss"}}
+
+
+def sharpening(record: Record, sentence: str) -> tuple[float, float]:
+    """The mean of each row's largest cross-attention weight (:func:`peak`) of the watched ``sentence`` at the first
+    checkpoint and at the last."""
+    first, last = record.checkpoints[0], record.checkpoints[-1]
+    return peak(first.sentences[sentence].cross_weights), peak(last.sentences[sentence].cross_weights)
 
 
 # ── The ZIP's settings.txt ────────────────────────────────────────────────────────────

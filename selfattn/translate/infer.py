@@ -21,7 +21,8 @@ import numpy as np
 
 from selfattn.core.attention import stable_softmax
 from selfattn.core.block import LayerParams, StackTrace, transformer_stack
-from selfattn.core.decoder import CacheTrace, DecoderLayerParams, decode_with_cache
+from selfattn.core.decoder import (CacheTrace, DecoderLayerParams, EncoderDecoderTrace, decode_with_cache,
+                                   encoder_decoder)
 from selfattn.core.positions import positional_encoding
 from selfattn.errors import InputError
 from selfattn.i18n import t_plain
@@ -239,6 +240,15 @@ def translate(translator: Translator, text: str, *, temperature: float | None = 
                        probabilities=np.stack([probabilities(row, temperature, (ids[PAD], ids[BOS]))
                                                for row in stacked]),
                        temperature=temperature, seed=seed, max_words=max_words, vocabulary=vocab.target)
+
+
+def full_pass(translator: Translator, translation: Translation) -> EncoderDecoderTrace:
+    """The translation's decoder input through the whole model at once, the target causal (teacher forcing, as
+    training computes it): its masked self-attention over every row, and row t of its decoder equal to generation's
+    cached step t (:attr:`Translation.decoder`)."""
+    return encoder_decoder(translator.rows(translator.src_embed, list(translation.source_ids)),
+                           translator.rows(translator.tgt_embed, list(translation.decoder_input)), translator.encoder,
+                           translator.decoder, **translator.settings)
 
 
 # ── Held against torch ────────────────────────────────────────────────────────────────
