@@ -41,7 +41,7 @@ if source == "translator":
     from ui.translator import PLAYER as TRANSLATOR_PLAYER, translator_section
 
     library()  # the maps' drawing code, as on the toy
-    TRANSLATOR_PLAYER.run(translator_section, always=False)  # a fragment rerun every second only while playing
+    TRANSLATOR_PLAYER.run(translator_section, always=True)  # a fragment: a step reruns it alone (each second in play)
     st.stop()
 
 with st.container(border=True):
