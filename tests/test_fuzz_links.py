@@ -23,9 +23,9 @@ from selfattn.seq2seq.link import TABLE_PARAMS as S2S_TABLES
 from ui import playground as pg
 from ui import state as settings
 
-PAGES = ("home", "playground", "embeddings", "heads", "block", "seq2seq")
+PAGES = ("home", "playground", "embeddings", "heads", "block", "seq2seq", "efficient")
 TITLES = {"home": "home.title", "playground": "pg.title", "embeddings": "emb.title", "heads": "hd.title",
-          "block": "tb.title", "seq2seq": "s2s.title"}
+          "block": "tb.title", "seq2seq": "s2s.title", "efficient": "ef.title"}
 JUNK = ("", " ", "abc", "1e400", "nan", "-0", "٣", "１２", "9" * 30, "0x10", "1.5", "true", "../../etc/passwd", "~",
         "!", "!z", "_", "~~", "\x00", "🙂", "=1+1", "%00", "x" * 50_000, "早" * 600)
 

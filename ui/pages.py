@@ -37,5 +37,8 @@ PAGES = (
     # the encoder–decoder: its largest model (8 + 8 tokens, 4 + 4 layers, d_model 16) and its torch check
     Page("seq2seq", "pages/seq2seq.py", ":material/translate:", "seq2seq", heavy=True,
          declared_in="selfattn.seq2seq.view"),
+    # efficient attention: its torch and transformers checks, and the traffic counted over up to 400,000 tiles
+    Page("efficient", "pages/efficient.py", ":material/bolt:", "efficient", heavy=True,
+         declared_in="selfattn.efficient.view"),
 )
 PAGE_NAMED = {page.name: page for page in PAGES}

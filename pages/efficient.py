@@ -1,0 +1,18 @@
+"""Efficient attention: FlashAttention's tiles and online softmax, traffic, grouped-query heads, sliding windows and
+rotary positions, each checked against PyTorch on screen."""
+
+import streamlit as st
+
+from selfattn.efficient.view import PARTS
+from ui import efficient as ef
+from ui import links
+from ui.common import choice, tr, tr_plain
+
+links.start("efficient")
+st.title(tr("ef.title"))
+st.caption(tr("ef.intro"))
+links.show_problems("efficient")
+part = choice(st.segmented_control, tr("ef.part"), PARTS, "ef_part", {p: tr_plain(f"ef.part_{p}") for p in PARTS})
+st.header(tr(f"ef.part_{part}"))
+ef.PARTS[part]()
+links.publish("efficient")

@@ -1,0 +1,198 @@
+"""The Efficient attention page's charts, as Altair charts (no Streamlit): the page draws them.
+
+Each builder takes its numbers and ``words``, the chart's labels in the visitor's language, and returns an
+``alt.Chart`` as wide as its column ("container": the page draws it stretched) and of a fixed height, so that it
+fits a 1024 px window's columns as a 1400 px one's (tests/test_efficient_browser.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import numpy as np
+
+from selfattn.display.charts import LABEL_FONT_PX, VALUE_FONT_PX
+from selfattn.display.numbers import chart_text
+
+MAX_GRID_PX = 360  # the score matrix and the masks, at most this high
+CELL_PX = 34
+NUMBERS_UP_TO = 12  # cells carry their numbers up to 12 × 12
+TILE = "#111111"
+LIT = "#ff7f0e"  # the current tile
+WRONG = "#d62728"
+RIGHT = "#1f77b4"
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")  # the column's width, the height given
+
+
+def _cell_px(n: int) -> int:
+    return max(12, min(CELL_PX, MAX_GRID_PX // max(n, 1)))
+
+
+def _index_axis(n: int, prefix: str, title: str, orient: str) -> alt.Axis:
+    """An axis of a grid drawn on [0, n]: one label a cell, at its middle, counting from 1."""
+    step = max(1, math.ceil(n / 16))
+    return alt.Axis(values=[i + 0.5 for i in range(0, n, step)], labelExpr=f"'{prefix}' + (datum.value + 0.5)",
+                    title=title, orient=orient, grid=False, ticks=False, domain=False, labelFontSize=LABEL_FONT_PX,
+                    titleFontSize=LABEL_FONT_PX, labelAngle=0)
+
+
+def _grid(n_rows: int, n_cols: int, words: dict) -> tuple[dict, dict, int]:
+    cell = _cell_px(max(n_rows, n_cols))
+    x = dict(scale=alt.Scale(domain=[0, n_cols], nice=False, zero=False),
+             axis=_index_axis(n_cols, words.get("col_prefix", "k"), words["key"], "top"))
+    y = dict(scale=alt.Scale(domain=[0, n_rows], nice=False, zero=False, reverse=True),
+             axis=_index_axis(n_rows, words.get("row_prefix", "q"), words["query"], "left"))
+    return x, y, cell
+
+
+def tiles_chart(scores: np.ndarray, done: np.ndarray, tiles: list[tuple], current: tuple[int, int] | None,
+                skipped: set[tuple[int, int]], words: dict) -> alt.LayerChart:
+    """The score matrix as a grid of tiles: cells computed so far in full colour, the rest faded; every tile framed,
+    the current one lit, the skipped ones hatched grey.
+
+    Args:
+        scores: (n_q, n_k) scaled scores, -inf where masked. done: (n_q, n_k) bool, computed so far.
+        tiles: (query block, key block, r0, r1, c0, c1) of every tile. current: the lit tile's (qb, kb), or None.
+    """
+    n_q, n_k = scores.shape
+    x, y, cell = _grid(n_q, n_k, words)
+    cells = [{"r": i, "c": j, "r1": i + 1, "c1": j + 1, "v": float(scores[i, j]) if np.isfinite(scores[i, j]) else None,
+              "text": chart_text(float(scores[i, j])), "done": bool(done[i, j]),
+              "where": f"q{i + 1}, k{j + 1}"} for i in range(n_q) for j in range(n_k)]
+    frames = [{"qb": qb, "kb": kb, "r0": r0, "r1": r1, "c0": c0, "c1": c1, "lit": (qb, kb) == current,
+               "skipped": (qb, kb) in skipped, "name": f"({qb + 1}, {kb + 1})"} for qb, kb, r0, r1, c0, c1 in tiles]
+    finite = scores[np.isfinite(scores)]
+    top = float(np.abs(finite).max()) if finite.size else 1.0
+    base = alt.Chart(alt.Data(values=cells))
+    heat = base.mark_rect().encode(
+        x=alt.X("c:Q", **x), x2="c1:Q", y=alt.Y("r:Q", **y), y2="r1:Q",
+        color=alt.condition("isValid(datum.v)", alt.Color("v:Q", title=words["score"], scale=alt.Scale(
+            scheme="redblue", domain=[-top, top], reverse=True), legend=alt.Legend(
+                labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, orient="bottom")), alt.value("#bbbbbb")),
+        opacity=alt.condition("datum.done", alt.value(1.0), alt.value(0.25)),
+        tooltip=[alt.Tooltip("where:N", title=words["cell"]), alt.Tooltip("text:N", title=words["score"])])
+    layers = [heat]
+    if max(n_q, n_k) <= NUMBERS_UP_TO:
+        layers.append(base.mark_text(fontSize=VALUE_FONT_PX).encode(
+            x=alt.X("cx:Q", **x), y=alt.Y("cy:Q", **y), text="text:N",
+            opacity=alt.condition("datum.done", alt.value(1.0), alt.value(0.35))).transform_calculate(
+                cx="datum.c + 0.5", cy="datum.r + 0.5"))
+    boxes = alt.Chart(alt.Data(values=frames))
+    layers.append(boxes.transform_filter("datum.skipped").mark_rect(fill="#888888", opacity=0.35).encode(
+        x=alt.X("c0:Q", **x), x2="c1:Q", y=alt.Y("r0:Q", **y), y2="r1:Q"))
+    layers.append(boxes.mark_rect(filled=False).encode(
+        x=alt.X("c0:Q", **x), x2="c1:Q", y=alt.Y("r0:Q", **y), y2="r1:Q",
+        stroke=alt.condition("datum.lit", alt.value(LIT), alt.value(TILE)),
+        strokeWidth=alt.condition("datum.lit", alt.value(5), alt.value(1.5)),
+        tooltip=[alt.Tooltip("name:N", title=words["tile"])]))
+    chart = alt.layer(*layers).properties(width="container", height=cell * n_q, autosize=FIT_X)
+    return chart.configure_view(stroke=None)
+
+
+def mask_chart(keep: np.ndarray, words: dict) -> alt.LayerChart:
+    """The banded mask: cells a query may read, filled; the rest grey."""
+    n_q, n_k = keep.shape
+    x, y, cell = _grid(n_q, n_k, words)
+    cells = [{"r": i, "c": j, "r1": i + 1, "c1": j + 1, "seen": words["seen"] if keep[i, j] else words["masked"],
+              "where": f"q{i + 1}, k{j + 1}"} for i in range(n_q) for j in range(n_k)]
+    return alt.Chart(alt.Data(values=cells)).mark_rect(stroke="white", strokeWidth=1).encode(
+        x=alt.X("c:Q", **x), x2="c1:Q", y=alt.Y("r:Q", **y), y2="r1:Q",
+        color=alt.Color("seen:N", title="", scale=alt.Scale(domain=[words["seen"], words["masked"]],
+                                                            range=[RIGHT, "#dddddd"]),
+                        legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
+        tooltip=[alt.Tooltip("where:N", title=words["cell"]), alt.Tooltip("seen:N", title="")],
+    ).properties(width="container", height=cell * n_q, autosize=FIT_X).configure_view(stroke=None)
+
+
+def reach_chart(reach: np.ndarray, words: dict) -> alt.Chart:
+    """Which positions the last token's output depends on after 0, 1, … L layers (a row a layer count)."""
+    layers, n = reach.shape
+    cell = _cell_px(max(n, layers))
+    cells = [{"l": l, "l1": l + 1, "c": j, "c1": j + 1, "seen": words["reached"] if reach[l, j] else words["unreached"],
+              "where": f"L = {l}, k{j + 1}"} for l in range(layers) for j in range(n)]
+    x = alt.X("c:Q", scale=alt.Scale(domain=[0, n], nice=False, zero=False),
+              axis=_index_axis(n, "k", words["position"], "top"))
+    y = alt.Y("l:Q", scale=alt.Scale(domain=[0, layers], nice=False, zero=False, reverse=True),
+              axis=alt.Axis(values=[l + 0.5 for l in range(layers)], labelExpr="datum.value - 0.5", grid=False,
+                            ticks=False, domain=False, title=words["layers"], labelFontSize=LABEL_FONT_PX,
+                            titleFontSize=LABEL_FONT_PX))
+    return alt.Chart(alt.Data(values=cells)).mark_rect(stroke="white", strokeWidth=1).encode(
+        x=x, x2="c1:Q", y=y, y2="l1:Q",
+        color=alt.Color("seen:N", title="", scale=alt.Scale(domain=[words["reached"], words["unreached"]],
+                                                            range=[LIT, "#dddddd"]),
+                        legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
+        tooltip=[alt.Tooltip("where:N", title=words["cell"])],
+    ).properties(width="container", height=cell * layers, autosize=FIT_X).configure_view(stroke=None)
+
+
+def traffic_chart(rows: list[dict], names: dict, words: dict) -> alt.Chart:
+    """Numbers moved (reads + writes) against n, one line an algorithm, both axes logarithmic."""
+    values = [{"n": r["n"], "algorithm": names[kind], "moved": r[kind]} for r in rows for kind in ("standard", "tiled")]
+    return alt.Chart(alt.Data(values=values)).mark_line(point=True).encode(
+        x=alt.X("n:Q", scale=alt.Scale(type="log", base=2), title=words["n"],
+                axis=alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
+        y=alt.Y("moved:Q", scale=alt.Scale(type="log"), title=words["moved"],
+                axis=alt.Axis(format="~s", labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
+        color=alt.Color("algorithm:N", title="", legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
+        tooltip=[alt.Tooltip("algorithm:N", title=""), alt.Tooltip("n:Q", title=words["n"]),
+                 alt.Tooltip("moved:Q", title=words["moved"], format=",")],
+    ).properties(width="container", height=280, autosize=FIT_X)
+
+
+def heads_chart(kv_head: tuple[int, ...], g: int, wrong: tuple[int, ...], words: dict) -> alt.LayerChart:
+    """Which key/value head each query head reads: query heads on top, key/value heads below, a line each; the lines
+    of the heads that read the wrong keys in red."""
+    h = len(kv_head)
+    top = [{"x": (i + 0.5) / h, "y": 1, "name": f"{words['q_head']} {i + 1}"} for i in range(h)]
+    bottom = [{"x": (j + 0.5) / g, "y": 0, "name": f"{words['kv_head']} {j + 1}"} for j in range(g)]
+    links = [{"x": (i + 0.5) / h, "y": 1, "x2": (kv_head[i] + 0.5) / g, "y2": 0, "wrong": i in wrong,
+              "name": f"{words['q_head']} {i + 1} → {words['kv_head']} {kv_head[i] + 1}"} for i in range(h)]
+    x = alt.X("x:Q", scale=alt.Scale(domain=[0, 1]), axis=None)
+    y = alt.Y("y:Q", scale=alt.Scale(domain=[-0.35, 1.35]), axis=None)
+    lines = alt.Chart(alt.Data(values=links)).mark_rule(strokeWidth=2).encode(
+        x=x, y=y, x2="x2:Q", y2="y2:Q", color=alt.condition("datum.wrong", alt.value(WRONG), alt.value(RIGHT)),
+        tooltip=[alt.Tooltip("name:N", title="")])
+    heads = alt.Chart(alt.Data(values=top + bottom))
+    dots = heads.mark_point(filled=True, size=160, color=TILE).encode(x=x, y=y, tooltip=[alt.Tooltip("name:N", title="")])
+    labels = heads.mark_text(fontSize=LABEL_FONT_PX).encode(
+        x=x, y=alt.Y("ly:Q", scale=alt.Scale(domain=[-0.35, 1.35]), axis=None), text="label:N").transform_calculate(
+            ly="datum.y == 1 ? 1.2 : -0.2", label="split(datum.name, ' ')[length(split(datum.name, ' ')) - 1]")
+    chart = alt.layer(lines, dots, labels).properties(width="container", height=150, autosize=FIT_X)
+    return chart.configure_view(stroke=None)
+
+
+def kv_cache_chart(curve: list[dict], words: dict) -> alt.LayerChart:
+    """KV-cache KiB per token against g for each model; its real g marked."""
+    values = [{**row, "kib": row["bytes"] / 1024} for row in curve]
+    base = alt.Chart(alt.Data(values=values)).encode(
+        x=alt.X("g:Q", scale=alt.Scale(type="log", base=2), title=words["g"],
+                axis=alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
+        y=alt.Y("kib:Q", scale=alt.Scale(type="log", base=2), title=words["kib"],
+                axis=alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
+        color=alt.Color("model:N", title="", legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
+        tooltip=[alt.Tooltip("model:N", title=""), alt.Tooltip("g:Q", title=words["g"]),
+                 alt.Tooltip("kib:Q", title=words["kib"], format=",")])
+    return alt.layer(base.mark_line(), base.transform_filter("datum.real").mark_point(
+        filled=True, size=120)).properties(width="container", height=240, autosize=FIT_X)
+
+
+def rotation_chart(before: tuple[float, float], after: tuple[float, float], words: dict) -> alt.LayerChart:
+    """A pair of dimensions as a point of the plane, before and after its rotation, arrows from the origin."""
+    radius = max(math.hypot(*before), 1e-9) * 1.25
+    values = [{"x": before[0], "y": before[1], "which": words["before"]},
+              {"x": after[0], "y": after[1], "which": words["after"]}]
+    scale = alt.Scale(domain=[-radius, radius], nice=False)
+    axis = alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, format="~g")
+    colour = alt.Color("which:N", title="", scale=alt.Scale(domain=[words["before"], words["after"]],
+                                                            range=[RIGHT, LIT]),
+                       legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX))
+    base = alt.Chart(alt.Data(values=values))
+    arrows = base.mark_rule(strokeWidth=3).encode(
+        x=alt.X("x0:Q", scale=scale, axis=axis, title=words["first"]),
+        y=alt.Y("y0:Q", scale=scale, axis=axis, title=words["second"]), x2="x:Q", y2="y:Q",
+        color=colour).transform_calculate(x0="0", y0="0")
+    ends = base.mark_point(filled=True, size=120).encode(
+        x=alt.X("x:Q", scale=scale), y=alt.Y("y:Q", scale=scale), color=colour,
+        tooltip=[alt.Tooltip("which:N", title=""), alt.Tooltip("x:Q", format=".4g"), alt.Tooltip("y:Q", format=".4g")])
+    return alt.layer(arrows, ends).properties(width="container", height=260, autosize=FIT_X)
