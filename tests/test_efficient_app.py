@@ -138,3 +138,14 @@ def test_the_link_brings_the_view_back():
     assert back.session_state["ef_windowed"] is True
     back = open_link("efficient", {"part": "rotary", "m": "7", "lang": "zh"})
     assert back.header[0].value == t("ef.part_rotary", "zh") and back.session_state["ef_m"] == 7
+
+
+def test_hosted_mode_bounds_the_sizes(monkeypatch):
+    from selfattn.hosting import HOSTED_ENV
+
+    monkeypatch.setenv(HOSTED_ENV, "1")
+    at = open_page("efficient")
+    at.number_input(key="ef_n").set_value(16).run()  # within the local limit (24), over the hosted one (12)
+    assert "n = 16 is over this page's limit of 12" in errors(at)
+    at.number_input(key="ef_n").set_value(12).run()
+    assert not at.error and at.session_state["ef_tiles_good"].q.shape[0] == 12
