@@ -153,7 +153,7 @@ STRINGS: dict[str, dict[str, str]] = {
               "由上面的权重算出。出现不止一次的字或词带下标（谢₁ 谢₂、the₁ the₂），与图中一致；"
               "源句位置从左到右、从 1 开始数。"},
     "tr.align_word": {"en": "“{word}”: {parts}", "zh": "“{word}”：{parts}"},
-    "tr.align_function_word": {"en": "“{word}” (an article: no Chinese character stands for it): {parts}",
+    "tr.align_function_word": {"en": "“{word}” (an article: no Chinese character stands for this word): {parts}",
                                "zh": "“{word}”（冠词：中文里没有与它对应的字）：{parts}"},
     "tr.align_layer": {"en": "layer {layer} → {char} ({weight})", "zh": "第 {layer} 层 → {char}（{weight}）"},
     "tr.align_sep": {"en": "; ", "zh": "；"},
@@ -174,8 +174,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "order to judge.",
                           "zh": "第 {layer} 层：源句只有一个字，每个词都只能读它，谈不上顺序。"},
     "tr.align_left_out": {
-        "en": "Left out of the order: {words}. No Chinese character stands for an English article, so what an "
-              "article's query reads says nothing about alignment.",
+        "en": "Left out of the order: {words}. No Chinese character stands for an English article, so what the "
+              "query of such a word reads says nothing about alignment.",
         "zh": "顺序判断不计入：{words}。中文里没有与英文冠词对应的字，所以冠词的查询读什么与对齐无关。"},
     "tr.memory_title": {"en": "① The source becomes the memory", "zh": "① 源句变成记忆"},
     "tr.memory_help": {
