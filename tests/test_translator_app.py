@@ -427,7 +427,7 @@ def test_the_training_slider_and_the_loss_chart_count_in_the_same_training_steps
     assert {layer["encoding"]["x"]["field"] for layer in spec["layer"]} == {"step"}
     assert spec["layer"][0]["encoding"]["x"]["title"] == t_plain("tr.loss_axis_step", "en", per=per)
     captions = " ".join(str(c.value) for c in at.caption)
-    assert "near-uniform" not in captions and ", ".join(str(c.step) for c in record.checkpoints) in captions
+    assert "near-uniform" not in captions and ", ".join(str(c.step) for c in record.checkpoints) in captions  # in English
     first = record.checkpoints[0].sentences["早上好"].cross_weights.max(axis=-1).mean()
     last = record.checkpoints[-1].sentences["早上好"].cross_weights.max(axis=-1).mean()
     assert t_plain("tr.learn_peaks", "en", sentence="早上好", first=f"{first:.2f}", last=f"{last:.2f}", first_step=0,

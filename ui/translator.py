@@ -39,7 +39,7 @@ from selfattn.translate import corpus
 from ui import links
 from ui import seq2seq as s2
 from ui import state as settings
-from ui.common import current_lang, show_error, tr, tr_count, tr_plain, vega
+from ui.common import current_lang, listed, show_error, tr, tr_count, tr_plain, vega
 from ui.editing import Maps
 from ui.play import Player
 
@@ -371,7 +371,7 @@ def learning(good: Translation, record: explain.Record, tables: dict) -> explain
     lang = current_lang()
     sentence = explain.watched_sentence(record, "".join(good.source))
     st.subheader(tr("tr.learn_title"))
-    steps = ", ".join(str(c.step) for c in record.checkpoints)
+    steps = listed(str(c.step) for c in record.checkpoints)
     st.caption(tr("tr.learn_help", count=len(record.checkpoints), steps=steps, per=record.steps_per_epoch,
                   pairs=record.trained_on, watched=" · ".join(record.watched)))
     first, last = explain.sharpening(record, sentence)
