@@ -29,9 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from selfattn.core.attention import attend, score_scale
+from selfattn.core.attention import score_scale
 from selfattn.core.checks import as_bias, as_matrix, check_heads, check_overflow, check_square_weights, resolve_mask
-from selfattn.core.heads import _merge, _split
+# the sub-layers' maths (and LayerNorm, the activations) live in sublayers.py, shared with the decoder; they stay
+# importable from here
+from selfattn.core.sublayers import NormTrace, activate, add_and_norm, attention, feed_forward, layer_norm
 from selfattn.errors import InputError
 
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh")  # gelu: x·Φ(x) with the error function; gelu_tanh: GPT-2's tanh form
@@ -223,20 +225,6 @@ def torch_settings(layer: Any) -> dict[str, Any]:
 # ── Traces ──────────────────────────────────────────────────────────────────────────
 
 @dataclass(frozen=True, eq=False)
-class NormTrace:
-    """One LayerNorm over the rows of its input, step by step."""
-
-    inputs: np.ndarray  # (n, d) z
-    mean: np.ndarray  # (n,) μ of each row
-    variance: np.ndarray  # (n,) σ², the mean squared distance from μ (biased, as torch)
-    normalised: np.ndarray  # (n, d) (z − μ) / √(σ² + ε): each row has mean 0 and variance σ²/(σ² + ε)
-    gamma: np.ndarray  # (d,)
-    beta: np.ndarray  # (d,)
-    eps: float
-    outputs: np.ndarray  # (n, d) normalised · γ + β
-
-
-@dataclass(frozen=True, eq=False)
 class LayerTrace:
     """Every step of one encoder layer, as float64 numpy arrays."""
 
@@ -323,28 +311,6 @@ def check_activation(activation: Any) -> str:
     return activation
 
 
-def activate(z: np.ndarray, activation: str) -> np.ndarray:
-    """relu, gelu (x·Φ(x), Φ by the error function) or gelu_tanh (GPT-2's approximation), elementwise."""
-    if activation == "relu":
-        return np.maximum(z, 0.0)
-    if activation == "gelu":
-        from scipy.special import erf
-
-        return 0.5 * z * (1.0 + erf(z / math.sqrt(2.0)))
-    inner = math.sqrt(2.0 / math.pi) * (z + 0.044715 * z ** 3)
-    return 0.5 * z * (1.0 + np.tanh(inner))
-
-
-def layer_norm(z: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> NormTrace:
-    """LayerNorm of each row of ``z`` (n, d), keeping μ, σ² and the normalised rows."""
-    mean = z.mean(axis=1)  # (n,)
-    centred = z - mean[:, None]
-    variance = (centred * centred).mean(axis=1)  # (n,) biased, as torch
-    normalised = centred / np.sqrt(variance + eps)[:, None]
-    return NormTrace(inputs=z, mean=mean, variance=variance, normalised=normalised, gamma=gamma, beta=beta, eps=eps,
-                     outputs=normalised * gamma + beta)
-
-
 def check_key_padding(key_padding: Any, n: int) -> np.ndarray:
     """A boolean (n,) padding mask (True = padded), or all False for None."""
     if key_padding is None:
@@ -364,26 +330,6 @@ def layer_mask(n: int, causal: bool, key_padding: np.ndarray) -> np.ndarray:
     if causal:
         allowed = allowed & np.tril(np.ones((n, n), dtype=bool))
     return resolve_mask(np.ascontiguousarray(allowed), n)  # every row needs a key it may see
-
-
-def feed_forward(h: np.ndarray, params: LayerSizes, gamma: np.ndarray, beta: np.ndarray, *, norm_first: bool,
-                 activation: str, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                       NormTrace, np.ndarray]:
-    """A layer's last sub-layer, the feed-forward network with its Add & Norm, on h (the sub-layer before's output):
-    pre-LN ``h + FF(LayerNorm(h))``, post-LN ``LayerNorm(h + FF(h))``.
-
-    Returns:
-        (ff_input, ff_pre, ff_act, ff_out, residual, norm, outputs).
-    """
-    norm = layer_norm(h, gamma, beta, eps) if norm_first else None
-    ff_input = norm.outputs if norm_first else h
-    ff_pre = ff_input @ params.w_1 + params.b_1
-    ff_act = activate(ff_pre, activation)
-    ff_out = ff_act @ params.w_2 + params.b_2
-    residual = h + ff_out
-    if not norm_first:
-        norm = layer_norm(residual, gamma, beta, eps)
-    return ff_input, ff_pre, ff_act, ff_out, residual, norm, residual if norm_first else norm.outputs
 
 
 def transformer_layer(x: Any, params: LayerParams, *, norm_first: bool = False, activation: str = "relu",
@@ -419,32 +365,20 @@ def transformer_layer(x: Any, params: LayerParams, *, norm_first: bool = False, 
     h = params.num_heads
     scale = score_scale(params.head_dim)
 
+    w = (params.w_q, params.w_k, params.w_v, params.w_o, params.b_q, params.b_k, params.b_v, params.b_o)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below, in one sentence
-        norm1 = layer_norm(x, params.ln1_gamma, params.ln1_beta, eps) if norm_first else None
-        attention_input = norm1.outputs if norm_first else x
-        q = _split(attention_input @ params.w_q + params.b_q, h)  # (h, n, head_dim)
-        k = _split(attention_input @ params.w_k + params.b_k, h)
-        v = _split(attention_input @ params.w_v + params.b_v, h)
-        att = attend(q, k, v, scale=scale, mask=allowed)
-        concat = _merge(att.outputs)  # (n, d)
-        projected = concat @ params.w_o + params.b_o
-        residual1 = x + projected
-        if norm_first:
-            after_attention = residual1
-        else:
-            norm1 = layer_norm(residual1, params.ln1_gamma, params.ln1_beta, eps)
-            after_attention = norm1.outputs
-        ff = feed_forward(after_attention, params, params.ln2_gamma, params.ln2_beta, norm_first=norm_first,
-                          activation=activation, eps=eps)
-        ff_input, ff_pre, ff_act, ff_out, residual2, norm2, outputs = ff
-    check_overflow(att.scores, projected, ff_act, outputs, norm1.variance, norm2.variance)  # σ² = inf: a silent 0
+        att, add1 = add_and_norm(x, lambda a: attention(a, a, w, h, allowed), params.ln1_gamma, params.ln1_beta,
+                                 norm_first=norm_first, eps=eps)
+        ff, add2 = feed_forward(add1.outputs, params, params.ln2_gamma, params.ln2_beta, norm_first=norm_first,
+                                activation=activation, eps=eps)
+    check_overflow(att.scores, att.outputs, ff.act, add2.outputs, add1.norm.variance, add2.norm.variance)  # σ² = inf: a silent 0
     return LayerTrace(
-        x=x, attention_input=attention_input, queries=q, keys=k, values=v, scores=att.scores,
-        scaled_scores=att.scaled_scores, weights=att.weights, head_outputs=att.outputs, concat=concat,
-        projected=projected, residual1=residual1, norm1=norm1, after_attention=after_attention, ff_input=ff_input,
-        ff_pre=ff_pre, ff_act=ff_act, ff_out=ff_out, residual2=residual2, norm2=norm2, outputs=outputs,
-        allowed=allowed, key_padding=pad, norm_first=bool(norm_first), activation=activation, eps=eps,
-        scale_factor=scale,
+        x=x, attention_input=add1.sub_input, queries=att.queries, keys=att.keys, values=att.values, scores=att.scores,
+        scaled_scores=att.scaled_scores, weights=att.weights, head_outputs=att.head_outputs, concat=att.concat,
+        projected=att.outputs, residual1=add1.residual, norm1=add1.norm, after_attention=add1.outputs,
+        ff_input=add2.sub_input, ff_pre=ff.pre, ff_act=ff.act, ff_out=ff.outputs, residual2=add2.residual,
+        norm2=add2.norm, outputs=add2.outputs, allowed=allowed, key_padding=pad, norm_first=bool(norm_first),
+        activation=activation, eps=eps, scale_factor=scale,
     )
 
 

@@ -33,11 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from selfattn.core.attention import attend, score_scale
-from selfattn.core.block import (LayerParams, LayerSizes, NormTrace, StackTrace, activate, check_activation, check_eps,
-                                 check_key_padding, feed_forward, layer_mask, layer_norm, transformer_stack)
+from selfattn.core.block import (LayerParams, LayerSizes, StackTrace, check_activation, check_eps, check_key_padding,
+                                 layer_mask, transformer_stack)
 from selfattn.core.checks import as_bias, as_matrix, check_overflow, check_square_weights
-from selfattn.core.heads import _merge, _split
+# AttentionTrace was this module's before sublayers.py, and stays importable here
+from selfattn.core.sublayers import (AttentionTrace, NormTrace, add_and_norm, attention, feed_forward, head_rows,
+                                     layer_norm)
 from selfattn.errors import InputError
 
 SELF = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o")  # the masked self-attention's weights
@@ -141,24 +142,6 @@ class DecoderLayerParams(LayerSizes):
 # ── Traces ──────────────────────────────────────────────────────────────────────────
 
 @dataclass(frozen=True, eq=False)
-class AttentionTrace:
-    """One multi-head attention sub-layer: queries from one place, keys and values from another (or the same)."""
-
-    query_input: np.ndarray  # (m, d) what the queries are made from
-    key_input: np.ndarray  # (n, d) what the keys and values are made from (the memory, for cross-attention)
-    queries: np.ndarray  # (h, m, head_dim)
-    keys: np.ndarray  # (h, n, head_dim)
-    values: np.ndarray  # (h, n, head_dim)
-    scores: np.ndarray  # (h, m, n)
-    scaled_scores: np.ndarray  # (h, m, n) ÷ √head_dim, −∞ where masked
-    weights: np.ndarray  # (h, m, n) rows sum to 1
-    head_outputs: np.ndarray  # (h, m, head_dim)
-    concat: np.ndarray  # (m, d)
-    outputs: np.ndarray  # (m, d) concat @ W_o + b_o
-    allowed: np.ndarray  # (m, n) bool
-
-
-@dataclass(frozen=True, eq=False)
 class DecoderLayerTrace:
     """Every step of one decoder layer, as float64 numpy arrays."""
 
@@ -248,21 +231,6 @@ def cross_mask(m: int, memory_pad: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.broadcast_to(~memory_pad[None, :], (m, len(memory_pad))))
 
 
-def attention(query_input: np.ndarray, key_input: np.ndarray, w: tuple[np.ndarray, ...], num_heads: int,
-              allowed: np.ndarray) -> AttentionTrace:
-    """Multi-head attention with queries from ``query_input`` and keys, values from ``key_input``;
-    ``w`` = (W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o)."""
-    w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o = w
-    q = _split(query_input @ w_q + b_q, num_heads)
-    k = _split(key_input @ w_k + b_k, num_heads)
-    v = _split(key_input @ w_v + b_v, num_heads)
-    att = attend(q, k, v, scale=score_scale(q.shape[-1]), mask=allowed)
-    concat = _merge(att.outputs)
-    return AttentionTrace(query_input=query_input, key_input=key_input, queries=q, keys=k, values=v,
-                          scores=att.scores, scaled_scores=att.scaled_scores, weights=att.weights,
-                          head_outputs=att.outputs, concat=concat, outputs=concat @ w_o + b_o, allowed=allowed)
-
-
 def _self_w(p: DecoderLayerParams) -> tuple[np.ndarray, ...]:
     return tuple(getattr(p, name) for name in SELF)
 
@@ -299,35 +267,20 @@ def decoder_layer(y: Any, memory: Any, params: DecoderLayerParams, *, norm_first
     allowed_cross = cross_mask(m, check_key_padding(memory_key_padding, len(memory)))
     h = params.num_heads
 
+    same = {"norm_first": norm_first, "eps": eps}
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below, in one sentence
-        if norm_first:
-            norm1 = layer_norm(y, params.ln1_gamma, params.ln1_beta, eps)
-            sa = attention(norm1.outputs, norm1.outputs, _self_w(params), h, self_allowed)
-            residual1 = y + sa.outputs
-            after_self = residual1
-            norm2 = layer_norm(after_self, params.ln2_gamma, params.ln2_beta, eps)
-            ca = attention(norm2.outputs, memory, _cross_w(params), h, allowed_cross)
-            residual2 = after_self + ca.outputs
-            after_cross = residual2
-        else:
-            sa = attention(y, y, _self_w(params), h, self_allowed)
-            residual1 = y + sa.outputs
-            norm1 = layer_norm(residual1, params.ln1_gamma, params.ln1_beta, eps)
-            after_self = norm1.outputs
-            ca = attention(after_self, memory, _cross_w(params), h, allowed_cross)
-            residual2 = after_self + ca.outputs
-            norm2 = layer_norm(residual2, params.ln2_gamma, params.ln2_beta, eps)
-            after_cross = norm2.outputs
-        ff = feed_forward(after_cross, params, params.ln3_gamma, params.ln3_beta, norm_first=norm_first,
-                          activation=activation, eps=eps)
-        ff_input, ff_pre, ff_act, ff_out, residual3, norm3, outputs = ff
-    check_overflow(sa.scores, ca.scores, sa.outputs, ca.outputs, ff_act, outputs, norm1.variance, norm2.variance,
-                   norm3.variance)
-    return DecoderLayerTrace(y=y, memory=memory, self_attention=sa, residual1=residual1, norm1=norm1,
-                             after_self=after_self, cross_attention=ca, residual2=residual2, norm2=norm2,
-                             after_cross=after_cross, ff_input=ff_input, ff_pre=ff_pre, ff_act=ff_act, ff_out=ff_out,
-                             residual3=residual3, norm3=norm3, outputs=outputs, norm_first=bool(norm_first),
-                             activation=activation, eps=eps)
+        sa, add1 = add_and_norm(y, lambda a: attention(a, a, _self_w(params), h, self_allowed), params.ln1_gamma,
+                                params.ln1_beta, **same)
+        ca, add2 = add_and_norm(add1.outputs, lambda a: attention(a, memory, _cross_w(params), h, allowed_cross),
+                                params.ln2_gamma, params.ln2_beta, **same)
+        ff, add3 = feed_forward(add2.outputs, params, params.ln3_gamma, params.ln3_beta, activation=activation, **same)
+    check_overflow(sa.scores, ca.scores, sa.outputs, ca.outputs, ff.act, add3.outputs, add1.norm.variance,
+                   add2.norm.variance, add3.norm.variance)
+    return DecoderLayerTrace(y=y, memory=memory, self_attention=sa, residual1=add1.residual, norm1=add1.norm,
+                             after_self=add1.outputs, cross_attention=ca, residual2=add2.residual, norm2=add2.norm,
+                             after_cross=add2.outputs, ff_input=add3.sub_input, ff_pre=ff.pre, ff_act=ff.act,
+                             ff_out=ff.outputs, residual3=add3.residual, norm3=add3.norm, outputs=add3.outputs,
+                             norm_first=bool(norm_first), activation=activation, eps=eps)
 
 
 def _final(state: np.ndarray, norm: Any, eps: float, label: str) -> tuple[np.ndarray, NormTrace | None]:
@@ -398,38 +351,34 @@ def decode_with_cache(tgt: Any, memory: Any, decoder_layers: Any, *, norm_first:
         if p.d_model != d:
             raise InputError("weight_shape", f"Every layer must have d_model {d}, got {p.d_model}.",
                              name="W_q", expected=f"({d}, {d})", got=str(p.w_q.shape))
-        memory_kv.append((_split(memory @ p.c_w_k + p.c_b_k, p.num_heads), _split(memory @ p.c_w_v + p.c_b_v, p.num_heads)))
+        memory_kv.append((head_rows(memory, p.c_w_k, p.c_b_k, p.num_heads),
+                          head_rows(memory, p.c_w_v, p.c_b_v, p.num_heads)))  # (h, n, head_dim) each, made once
     caches: list[tuple[list[np.ndarray], list[np.ndarray]]] = [([], []) for _ in layers]
     steps: list[CacheStep] = []
+    same = {"norm_first": norm_first, "eps": eps}
 
-    def norm(z: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
-        return layer_norm(z, gamma, beta, eps).outputs
+    def cached(a: np.ndarray, p: DecoderLayerParams, k_cache: list, v_cache: list):
+        """Row t's self-attention: its key and value appended to the cache, its query over the whole cache (the
+        causal mask, kept by construction)."""
+        k_cache.append(head_rows(a, p.w_k, p.b_k, p.num_heads))  # (h, 1, head_dim)
+        v_cache.append(head_rows(a, p.w_v, p.b_v, p.num_heads))
+        return attention(a, a, _self_w(p), p.num_heads, None, keys=np.concatenate(k_cache, axis=1),
+                         values=np.concatenate(v_cache, axis=1))  # over (h, t + 1, head_dim)
 
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(len(tgt)):
             row = tgt[t:t + 1]  # (1, d)
             queries, keys, values, self_w, cross_w = [], [], [], [], []
             for p, (mk, mv), (k_cache, v_cache) in zip(layers, memory_kv, caches):
-                h = p.num_heads
-                a = norm(row, p.ln1_gamma, p.ln1_beta) if norm_first else row
-                q = _split(a @ p.w_q + p.b_q, h)  # (h, 1, hd)
-                k_cache.append(_split(a @ p.w_k + p.b_k, h))
-                v_cache.append(_split(a @ p.w_v + p.b_v, h))
-                k_all, v_all = np.concatenate(k_cache, axis=1), np.concatenate(v_cache, axis=1)  # (h, t + 1, hd)
-                sa = attend(q, k_all, v_all, scale=score_scale(p.head_dim), mask=None)
-                r1 = row + _merge(sa.outputs) @ p.w_o + p.b_o
-                h1 = r1 if norm_first else norm(r1, p.ln1_gamma, p.ln1_beta)
-                c_in = norm(h1, p.ln2_gamma, p.ln2_beta) if norm_first else h1
-                cq = _split(c_in @ p.c_w_q + p.c_b_q, h)
-                ca = attend(cq, mk, mv, scale=score_scale(p.head_dim), mask=allowed_cross)
-                r2 = h1 + _merge(ca.outputs) @ p.c_w_o + p.c_b_o
-                h2 = r2 if norm_first else norm(r2, p.ln2_gamma, p.ln2_beta)
-                f_in = norm(h2, p.ln3_gamma, p.ln3_beta) if norm_first else h2
-                r3 = h2 + activate(f_in @ p.w_1 + p.b_1, activation) @ p.w_2 + p.b_2
-                row = r3 if norm_first else norm(r3, p.ln3_gamma, p.ln3_beta)
-                queries.append(q)
-                keys.append(k_all)
-                values.append(v_all)
+                sa, add1 = add_and_norm(row, lambda a: cached(a, p, k_cache, v_cache), p.ln1_gamma, p.ln1_beta, **same)
+                ca, add2 = add_and_norm(add1.outputs, lambda a: attention(a, memory, _cross_w(p), p.num_heads,
+                                                                          allowed_cross, keys=mk, values=mv),
+                                        p.ln2_gamma, p.ln2_beta, **same)
+                _, add3 = feed_forward(add2.outputs, p, p.ln3_gamma, p.ln3_beta, activation=activation, **same)
+                row = add3.outputs
+                queries.append(sa.queries)
+                keys.append(sa.keys)
+                values.append(sa.values)
                 self_w.append(sa.weights[:, 0, :])
                 cross_w.append(ca.weights[:, 0, :])
             out, _ = _final(row, decoder_final_norm, eps, "dec")
