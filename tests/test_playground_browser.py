@@ -125,13 +125,19 @@ def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path, url, browser)
             sizes.nth(index).press("Enter")
             page.wait_for_timeout(500)
             wait_until_idle(page)
-        page.wait_for_function("() => document.body.innerText.includes('32 × 32')", timeout=60000)
-        page.wait_for_timeout(1000)  # the maps draw after the script has finished
+        # Measured once the maps of the last size are drawn: a box's Enter may not have started its run within
+        # wait_until_idle's first look on a loaded machine (it saw no run yet and returned), and a run that moves the
+        # page's elements replaces the maps as it goes (the whole suite saw no map at all: 0 = len([])).
+        shapes = """(sel) => [...document.querySelectorAll(sel)].map(host => !host.shadowRoot ? [0, 0] :
+            [host.shadowRoot.querySelectorAll("tbody tr").length, host.shadowRoot.querySelectorAll("tbody tr:first-child td").length])"""
+        page.wait_for_function(f"(sel) => {{ const s = ({shapes})(sel).map(String).sort().join(' ');"
+                               " return s === '32,16 32,16 32,16 32,16 32,16 32,32 32,32'; }", arg=MAP_HOSTS,
+                               timeout=120000)
+        wait_until_idle(page)
+        page.wait_for_timeout(1000)  # Vega-free, but the maps' frames settle a frame after their cells
         fits = maps_fit(page)
         assert len(fits) == 7 and maps_within(fits), fits  # 7 maps: Q, K, V, scores, weights, weighted values, outputs
-        shape = page.evaluate("""(sel) => [...document.querySelectorAll(sel)].map(host =>
-            [host.shadowRoot.querySelectorAll("tbody tr").length, host.shadowRoot.querySelectorAll("tbody tr:first-child td").length])""",
-                              MAP_HOSTS)
+        shape = page.evaluate(shapes, MAP_HOSTS)
         assert sorted(shape) == sorted([[32, 16]] * 5 + [[32, 32]] * 2), shape
         shot = tmp_path / "playground-32.png"
         page.screenshot(path=str(shot))
