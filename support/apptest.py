@@ -17,13 +17,26 @@ from ui import fit
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
-def open_page(page: str, lang: str = "en", timeout: float = 60) -> AppTest:
-    """Run app.py, switch to ``pages/<page>.py`` and return the AppTest after the run."""
+def open_page(page: str, lang: str = "en", timeout: float = 60, part: str | None = None) -> AppTest:
+    """Run app.py, switch to ``pages/<page>.py`` (its ``part``, else its first) and return the AppTest after the run."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     at.session_state["lang"] = lang
     at.run()
     at.switch_page(f"pages/{page}.py")
+    if part is not None:
+        at.session_state[PART_KEYS[page]] = part
     at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+PART_KEYS = {"heads": "hd_part", "embeddings": "emb_part", "block": "tb_part", "playground": "pg_part"}
+
+
+def open_part(at: AppTest, page: str, part: str, timeout: float | None = None) -> AppTest:
+    """Open ``part`` of ``page`` (ui/parts.py) in the session ``at``, as a click on its tab does (after the run)."""
+    at.session_state[PART_KEYS[page]] = part
+    at.run(**({} if timeout is None else {"timeout": timeout}))
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -365,6 +365,46 @@ class Walk:
         print(f"{self.name} fuzz: seed {self.seed}, {self.actions} actions in {time.perf_counter() - started:.1f} s")
 
     # ── moves every page shares ──
+    parts: tuple[str, ...] = ()  # the page's parts (ui/parts.py), in order; its setting is part_key
+    part_key = ""
+
+    def part(self) -> str:
+        """The part open now."""
+        return self.at.session_state[self.part_key] if self.part_key in self.at.session_state else self.parts[0]
+
+    def open_part(self, part: str) -> None:
+        """Open ``part`` as a click on its tab does (its label becomes the tab bar's state; the callback sets
+        the part), unless it is open already."""
+        if self.part() != part:
+            self.at.session_state[self.part_key] = part
+            self.at.run()
+            self.log.append(f"      part -> {part}")
+
+    def switch_part(self) -> str:
+        """Open another part: by its tab, or by the "next part" button at the open part's end. Only the open
+        part's body runs (the page's checks see its widgets alone) and the link names the part."""
+        from ui import parts
+
+        at, before = self.at, self.part()
+        if self.rng.random() < 0.3 and any(b.key == parts.next_key(self.part_key) for b in at.button):
+            at.button(key=parts.next_key(self.part_key)).click().run()
+            part = self.parts[(self.parts.index(before) + 1) % len(self.parts)]
+            how = "next button"
+        else:
+            part = self.rng.choice(self.parts)
+            at.session_state[self.part_key] = part
+            at.run()
+            how = "tab"
+
+        def opened() -> None:
+            assert self.part() == part, ("the part opened", part, self.part())
+            assert link_params(self.at).get("part", self.parts[0]) == part, ("the link's part", link_params(self.at))
+            tabs = self.at.session_state[parts.tabs_key(self.part_key)]
+            assert tabs.startswith(f"{self.parts.index(part) + 1} · "), ("the tab bar's open tab", tabs)
+
+        self.expect.append(opened)
+        return f"part {part} ({how})"
+
     def rerun(self) -> str:
         self.at.run()
         return "rerun"

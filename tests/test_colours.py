@@ -12,7 +12,7 @@ from altair.vegalite.v6.schema.core import load_schema
 
 from selfattn.core.heads import MISTAKES
 from selfattn.display import charts, colours
-from support.apptest import assert_coloured_by_role, heatmap_specs, is_attention, is_signed, open_link, open_page, scale
+from support.apptest import assert_coloured_by_role, heatmap_specs, is_attention, is_signed, open_link, open_page, open_part, scale
 
 ROOT = Path(__file__).resolve().parents[1]
 VEGA = load_schema()["definitions"]  # Vega-Lite's own lists of colour scheme names, by kind
@@ -99,13 +99,13 @@ def test_playground_colours_by_role():
 
 def test_heads_page_colours_by_role():
     at = open_page("heads")
-    for mistake in MISTAKES:  # a closed panel computes nothing: open them all
-        at.session_state[f"hd_open_{mistake}"] = True
-    at.run()
+    specs = heatmap_specs(at)  # the comparison part; then the check part (ui/parts.py), every panel open
+    at.session_state["hd_open"] = list(MISTAKES)  # a closed panel computes nothing: open them all
+    open_part(at, "heads", "check")
     assert not at.exception
     # Attention maps: one head, the grid, mistake 2's right weights (its wrong weights and row sums share
     # their green 0..1 scale without being distributions); signed: mistake 1's difference.
-    assert assert_coloured_by_role(heatmap_specs(at)) == (3, 1)
+    assert assert_coloured_by_role(specs + heatmap_specs(at)) == (3, 1)
 
 
 def test_embeddings_page_colours_by_role():

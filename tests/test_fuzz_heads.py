@@ -16,6 +16,7 @@ from selfattn import bench
 from selfattn.core.heads import MISTAKES
 from selfattn.i18n import t
 from tests import fuzz
+from selfattn.bench.view import PARTS
 from ui import heads as hd
 
 
@@ -32,16 +33,24 @@ class HeadsWalk(fuzz.Walk):
     page = name = "heads"
     title_key = "hd.title"
     restart_every = 50  # a fresh session goes back to 6 tokens: 64 tokens × 16 heads cost 0.7 s a run
+    parts, part_key = PARTS, "hd_part"
 
     def moves(self):
         return [(2, self.toggle), (3, self.number), (4, self.choose), (2, self.multichoose), (3, self.sentence),
-                (2, self.panel), (1, self.benchmark), (3, self.upload), (1, self.switch_language), (0.5, self.rerun)]
+                (2, self.panel), (1, self.benchmark), (3, self.upload), (1, self.switch_language), (0.5, self.rerun),
+                (3, self.switch_part)]
 
     def extra_options(self):
         return [*hd.D_CHOICES, *hd.SEQ_CHOICES, *hd.BENCH_D_CHOICES, *hd.BENCH_HEADS, *bench.DTYPES, *bench.IMPLS,
                 "cpu", "cuda", *hd.bundled_results()]
 
     def has_result(self, at) -> bool:
+        """The open part's result: the maps, the checks' figures, or the benchmark's (checked in :meth:`check`)."""
+        part = at.session_state["hd_part"] if "hd_part" in at.session_state else PARTS[0]
+        if part == "bench":
+            return True
+        if part == "check":
+            return "hd_good" in at.session_state and len(at.metric) >= 2
         return "hd_good" in at.session_state and bool(at.get("vega_lite_chart"))
 
     def forget(self) -> None:
@@ -52,11 +61,17 @@ class HeadsWalk(fuzz.Walk):
 
     def check(self) -> None:
         at, lang = self.at, fuzz.lang_of(self.at)
-        if self.good is not None:  # once shown, a comparison is never lost
+        part = self.part()
+        found = {str(w.key) for w in fuzz.everything(at) if getattr(w, "key", None)}
+        ran = {"compare": "hd_seed" in found, "check": bool(at.metric), "bench": "hd_run" in found}
+        assert [p for p, yes in ran.items() if yes] == [part], ("only the open part runs", part, ran)
+        if self.good is not None and part != "bench":  # once shown, a comparison is never lost
             assert "hd_good" in at.session_state
             if at.session_state["hd_good"] is self.good:  # not computed in this run: the page says why
                 notes = [text for _, text in fuzz.alerts(at.main) if fuzz.kept_note(lang) in text]
                 assert notes, "the comparison was not recomputed, and no message says why"
+        if part != "bench":
+            return
         results = ("hd_bench" in at.session_state or "hd_uploaded" in at.session_state
                    or bool(at.session_state["hd_bundled"]))
         if results:
@@ -69,6 +84,7 @@ class HeadsWalk(fuzz.Walk):
 
     def sentence(self) -> str:
         """Type a sentence (its box shows once "A sentence's vectors" is the input)."""
+        self.open_part("compare")
         if self.at.session_state["hd_input"] != "sentence":
             widget = next(w for w in self.at.selectbox if w.key.startswith("hd_input__"))
             widget.set_value("sentence").run()
@@ -77,6 +93,7 @@ class HeadsWalk(fuzz.Walk):
 
     def panel(self) -> str:
         """Open or close one of the mistake panels (AppTest cannot click an expander: its state is set)."""
+        self.open_part("check")
         mistake = self.rng.choice(MISTAKES)
         key = f"hd_open_{mistake}"
         opened = list(self.at.session_state["hd_open"])
@@ -89,6 +106,7 @@ class HeadsWalk(fuzz.Walk):
 
     def benchmark(self) -> str:
         """Click Run with tiny settings, sometimes with an empty chooser (refused in words)."""
+        self.open_part("bench")
         at, rng = self.at, self.rng
         at.selectbox(key="hd_bench_d").set_value(64)
         at.number_input(key="hd_batch").set_value(1)
@@ -142,6 +160,7 @@ class HeadsWalk(fuzz.Walk):
         return kind, name, data
 
     def upload(self) -> str:
+        self.open_part("bench")
         uploader = self.at.get("file_uploader")[0]
         if self.rng.random() < 0.1:
             uploader.clear().run()

@@ -13,14 +13,25 @@ from selfattn.core.heads import MISTAKES
 from selfattn.display.charts import WORDS
 from selfattn.i18n import CATALOG
 from support.apptest import (assert_fits, assert_placeholders_speak, axis_labels, choice_widget, heatmap_specs,
-                           open_page)
+                           open_page, open_part)
 from ui import fit
 from ui import heads as hd
 
 
+def bench_part(lang: str = "en"):
+    """The page open on its benchmark part (ui/parts.py): the results, the upload box."""
+    return open_page("heads", lang, part="bench")
+
+
+def both_parts_specs(at) -> list[dict]:
+    """The maps of the comparison part, then of the check part's mistake panels (each part drawn alone)."""
+    specs = heatmap_specs(open_part(at, "heads", "compare"))
+    return specs + heatmap_specs(open_part(at, "heads", "check"))
+
+
 @pytest.mark.parametrize("lang, title", [("en", "Heads & devices"), ("zh", "多头与设备")])
 def test_opens_in_both_languages_and_agrees_with_pytorch(lang, title):
-    at = open_page("heads", lang)
+    at = open_page("heads", lang, part="check")
     assert title in at.title[0].value
     assert not at.error
     no_mask, causal = (float(m.value) for m in at.metric[:2])
@@ -34,11 +45,13 @@ def test_head_count_and_sentence_input():
     assert not at.exception and not at.error
     choice_widget(at.selectbox, "hd_input").set_value("sentence").run()
     assert not at.exception and not at.error
+    open_part(at, "heads", "check")
+    assert "8 heads" in at.caption[0].value or any("8 heads" in c.value for c in at.caption)
     assert float(at.metric[0].value) <= 1e-10
 
 
 def test_tiny_benchmark_runs_and_exports(downloads):
-    at = open_page("heads")
+    at = open_part(open_page("heads"), "heads", "bench")  # the comparison's heads.csv, then the benchmark part
     at.multiselect(key="hd_bench_heads").set_value([1, 2])
     at.multiselect(key="hd_bench_lens").set_value([32, 64])
     at.selectbox(key="hd_bench_d").set_value(64)
@@ -67,7 +80,7 @@ def test_tiny_benchmark_runs_and_exports(downloads):
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (torch.cuda.is_available() is False)")
 def test_benchmark_runs_on_the_gpu_from_the_page(downloads):
-    at = open_page("heads")
+    at = open_page("heads", part="bench")
     assert at.selectbox(key="hd_device").options[-1].startswith("CUDA · "), "a GPU is offered when torch sees one"
     at.selectbox(key="hd_device").set_value("cuda")
     at.selectbox(key="hd_dtype").set_value("bfloat16")
@@ -93,11 +106,11 @@ def test_benchmark_runs_on_the_gpu_from_the_page(downloads):
 def test_upload_results_and_bad_files():
     path = sorted(Path("benchmarks/results").glob("*.json"))[0]
     records = bench.load_results(path.read_bytes(), path.name)
-    at = open_page("heads")
+    at = bench_part()
     at.get("file_uploader")[0].upload("gpu.json", bench.records_to_json(records).encode(), "application/json").run()
     assert not at.exception and not at.error
     assert at.success and "gpu.json" in at.success[0].value
-    at = open_page("heads")
+    at = bench_part()
     at.get("file_uploader")[0].upload("bad.json", b"{not json", "application/json").run()
     assert not at.exception
     assert at.error and "JSON" in at.error[0].value
@@ -110,7 +123,7 @@ def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier
     page anyway (a crafted upload) is refused in the visitor's language, alone."""
     from selfattn.i18n import t
 
-    at = open_page("heads", lang)
+    at = bench_part(lang)
     (uploader,) = at.get("file_uploader")
     assert uploader.proto.max_upload_size_mb * 2**20 == bench.RESULTS_MAX_BYTES
     uploader.set_value(("bad.json", b"{not json", "application/json")).run()  # an earlier, unrelated error
@@ -123,7 +136,7 @@ def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier
 
 def test_bundled_results_can_be_shown():
     files = sorted(Path(__file__).parent.parent.joinpath("benchmarks", "results").glob("*.json"))
-    at = open_page("heads")
+    at = bench_part()
     box = at.multiselect(key="hd_bundled")
     assert sorted(box.value) == sorted(f.stem for f in files), "every committed results file loads and is shown"
     assert sorted(box.options) == sorted(hd.bundled_label(f.stem) for f in files)  # named by machine, precision
@@ -154,11 +167,9 @@ def test_every_heatmap_fits_its_column_with_readable_labels(name):
             at.select_slider(key=key).set_value(value).run()
         else:
             (at.selectbox if key == "hd_d" else at.number_input)(key=key).set_value(value).run()
-    for mistake in MISTAKES:  # a closed panel computes nothing: open them all
-        at.session_state[f"hd_open_{mistake}"] = True
-    at.run()
+    at.session_state["hd_open"] = list(MISTAKES)  # a closed panel computes nothing: open them all
+    specs = both_parts_specs(at)
     assert not at.exception and not at.error
-    specs = heatmap_specs(at)
     assert len(specs) == 11  # one head, the head grid, concat, W_o, output, 2 mistakes x 3
     for spec in specs:
         assert_fits(spec, name)
@@ -229,7 +240,7 @@ def test_chart_words_are_translated():
 
 
 def test_results_headers_are_translated_but_exports_keep_field_names(downloads):
-    at = open_page("heads", "zh")
+    at = bench_part("zh")
     at.multiselect(key="hd_bundled").set_value([at.multiselect(key="hd_bundled").options[0]]).run()
     assert not at.exception
     headers = [str(c) for frame in at.dataframe for c in frame.value.columns]
@@ -245,7 +256,7 @@ def test_results_headers_are_translated_but_exports_keep_field_names(downloads):
 
 
 def test_benchmark_settings_survive_leaving_the_page():
-    at = open_page("heads")
+    at = open_page("heads", part="bench")
     chosen = {"hd_dtype": "bfloat16", "hd_bench_d": 256, "hd_batch": 3, "hd_bench_heads": [2, 4],
               "hd_bench_lens": [32, 64], "hd_bench_impls": ["fused"]}
     at.selectbox(key="hd_dtype").set_value(chosen["hd_dtype"])
@@ -257,6 +268,7 @@ def test_benchmark_settings_survive_leaving_the_page():
     at.switch_page("pages/home.py").run()
     at.switch_page("pages/heads.py").run()
     assert not at.exception
+    assert at.session_state["hd_part"] == "bench"  # the page opens again on the part left open
     assert at.selectbox(key="hd_device").value == "cpu"
     for key in ("hd_dtype", "hd_bench_d"):
         assert at.selectbox(key=key).value == chosen[key]
@@ -270,23 +282,25 @@ def test_benchmark_settings_survive_leaving_the_page():
 
 
 def test_chinese_page_has_no_english_placeholder_of_ours():
-    at = open_page("heads", "zh")
+    at = bench_part("zh")
     assert_placeholders_speak(at, "zh")
     (uploader,) = at.get("file_uploader")
     assert uploader.proto.label == "结果文件" and "不超过 2 MB" in uploader.proto.help
+    open_part(at, "heads", "compare")
+    assert_placeholders_speak(at, "zh")
     choice_widget(at.selectbox, "hd_input").set_value("sentence").run()
     assert_placeholders_speak(at, "zh")
     assert at.text_input(key="hd_text").proto.placeholder == "输入一句话"
 
 
 def test_the_limits_caption_states_what_the_choosers_offer(monkeypatch):
-    at = open_page("heads")
+    at = open_page("heads", part="bench")
     lens, dims = at.multiselect(key="hd_bench_lens").options, at.selectbox(key="hd_bench_d").options
     caption = next(c.value for c in at.caption if c.value.startswith("Offered here"))
     assert f"n up to {max(map(int, lens))}," in caption and f"d_model up to {max(map(int, dims))}," in caption
     assert f"batch up to {int(at.number_input(key='hd_batch').max)}," in caption and "131072" not in caption
     monkeypatch.setenv("SELFATTN_HOSTED", "1")
-    at = open_page("heads")
+    at = open_page("heads", part="bench")
     caption = next(c.value for c in at.caption if c.value.startswith("Offered here"))
     assert "n up to 1024," in caption and "batch up to 4," in caption and "at most 24 runs" in caption
     shared = [c.value for c in at.caption if c.value.startswith("This is a shared server")]
@@ -315,7 +329,7 @@ def noisy_results() -> bytes:
 @pytest.mark.parametrize("lang, warning", [("en", "Noisy timings (1 of the 17 shown, marked ⚠ in the table): the IQR is above 25%"),
                                            ("zh", "所显示的 17 个计时中有 1 个的四分位距超过中位数的 25%")])
 def test_a_noisy_timing_is_flagged_in_the_table_and_a_warning(lang, warning):
-    at = open_page("heads", lang)
+    at = bench_part(lang)
     at.multiselect(key="hd_bundled").set_value([]).run()  # the uploaded file alone
     at.get("file_uploader")[0].upload("noisy.json", noisy_results(), "application/json").run()
     assert not at.exception and not at.error
@@ -337,7 +351,7 @@ def test_upload_errors_say_the_reason_in_words(lang, expected):
     path = sorted(Path("benchmarks/results").glob("*.json"))[0]
     records = bench.load_results(path.read_bytes(), path.name)
     bad = bench.records_to_json([records[0], {**records[1], "status": "great"}]).encode()
-    at = open_page("heads", lang)
+    at = bench_part(lang)
     at.get("file_uploader")[0].upload("bad.json", bad, "application/json").run()
     assert not at.exception
     (message,) = [e.value for e in at.error]
@@ -346,7 +360,7 @@ def test_upload_errors_say_the_reason_in_words(lang, expected):
 
 @pytest.mark.parametrize("lang, expected", [("en", "Choose at least one number of heads."), ("zh", "请至少选择一个头数。")])
 def test_an_empty_chooser_is_named_in_words(lang, expected):
-    at = open_page("heads", lang)
+    at = open_page("heads", lang, part="bench")
     at.multiselect(key="hd_bench_heads").set_value([])
     at.button(key="hd_run").click().run()
     assert not at.exception
@@ -394,7 +408,7 @@ def tiny_sweep(at):
 
 @pytest.mark.parametrize("lang, cooldown", [("en", "You can run again in"), ("zh", "秒后可以再次运行")])
 def test_hosted_a_second_click_within_the_cooldown_is_refused_in_words_and_the_results_stay(hosted, lang, cooldown):
-    at = open_page("heads", lang)
+    at = open_page("heads", lang, part="bench")
     tiny_sweep(at)
     at.button(key="hd_run").click().run(timeout=120)
     assert not at.exception and not at.error
@@ -415,7 +429,7 @@ def test_hosted_a_held_lock_means_busy_in_words_not_a_queue(hosted, lang, busy):
 
     from selfattn.bench import guard
 
-    at = open_page("heads", lang)
+    at = open_page("heads", lang, part="bench")
     tiny_sweep(at)
     with open(guard.lock_path(), "w") as held:  # another replica's sweep
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -431,7 +445,7 @@ def test_hosted_a_held_lock_means_busy_in_words_not_a_queue(hosted, lang, busy):
 
 @pytest.mark.parametrize("lang, words", [("en", "would take about"), ("zh", "大约需要")])
 def test_hosted_an_over_budget_sweep_is_refused_before_it_runs(hosted, lang, words):
-    at = open_page("heads", lang)
+    at = open_page("heads", lang, part="bench")
     at.selectbox(key="hd_dtype").set_value("float16")
     at.selectbox(key="hd_bench_d").set_value(256)
     at.number_input(key="hd_batch").set_value(2)
@@ -449,11 +463,14 @@ def test_big_maps_are_drawn_in_part_with_words_and_the_csvs_hold_everything(host
     at = open_link("heads", {"n": "64", "d": "128", "heads": "16", "causal": "1",
                              "open": "bare_reshape~scale_after_softmax"})
     assert not at.exception and not at.error
-    specs = heatmap_specs(at)
+    specs = heatmap_specs(at)  # the comparison part (the link names none: the first)
+    notes = "\n".join(m.value for m in at.markdown)
+    specs += heatmap_specs(open_part(at, "heads", "check"))  # the mistake panels the link opens
+    notes += "\n".join(m.value for m in at.markdown)
+    assert not at.exception and not at.error
     assert len(specs) == 11
     grid = next(s for s in specs if "grid" in s["usermeta"])
     assert {v["p"] for v in grid["data"]["values"]} == set(range(hd.heads_shown(16, [f"t{i}" for i in range(64)])))
-    notes = "\n".join(m.value for m in at.markdown)
     assert "heads shown, to keep the page light; the CSV has every head" in notes
     assert "columns shown, to keep the page light" in notes
     heads_csv = downloads["heads.csv"].decode().splitlines()
@@ -486,7 +503,7 @@ def test_one_machine_a_chart_six_distinct_lines_at_most_and_memory_in_mib_and_gi
     from selfattn.display import colours
     from selfattn.display.charts import MEMORY_AXIS
 
-    at = open_page("heads")  # the bundled CPU and H100 runs are shown by default
+    at = open_page("heads", part="bench")  # the bundled CPU and H100 runs are shown by default
     charts = benchmark_charts(at)
     bundled = [r for records in hd.bundled_results().values() for r in records]
     assert len(charts) == 2 * len({(r["device_name"], r["batch"], r["d_model"]) for r in bundled}) == 4
@@ -525,7 +542,7 @@ def test_the_conclusions_are_the_records_numbers_in_words_and_the_best_round_col
     from selfattn.bench import summary
     from selfattn.i18n import t
 
-    at = open_page("heads", lang)
+    at = open_page("heads", lang, part="bench")
     page = "\n".join(m.value for m in at.markdown)
     bundled = [{**r, "source": "x"} for records in hd.bundled_results().values() for r in records]
     expected = []
@@ -557,7 +574,7 @@ def ratio_header(lang: str) -> str:
 def test_an_upload_of_many_machines_draws_a_bounded_number_of_charts_and_says_so():
     cpu = hd.bundled_results()["cpu-amd-epyc-2core"]
     many = [{**r, "device_name": f"machine {k}"} for k in range(10) for r in cpu]  # 10 machines, 2 head counts each
-    at = open_page("heads")
+    at = bench_part()
     at.multiselect(key="hd_bundled").set_value([]).run()
     at.get("file_uploader")[0].upload("many.json", bench.records_to_json(many).encode(), "application/json").run()
     assert not at.exception and not at.error

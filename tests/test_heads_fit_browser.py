@@ -67,11 +67,16 @@ CHART_WORDS = """() => {
 }"""
 
 
-def open_heads(browser, url: str, width: int, lang: str, extra: str = ""):
+def open_heads(browser, url: str, width: int, lang: str, extra: str = "", part: str = "bench"):
+    """The page at ``width`` on one of its parts (ui/parts.py; the benchmark's by default), every mistake panel open
+    (a link)."""
     page = tab(browser, width, 1000)
-    page.goto(f"{url}/heads?lang={lang}&open={'~'.join(MISTAKES)}{extra}")  # every mistake panel open (a link)
-    page.wait_for_function("() => document.querySelectorAll(\"[data-testid='stVegaLiteChart'] .role-legend-symbol\")"
-                           ".length >= 2", timeout=120000)  # the bundled results' charts, drawn
+    page.goto(f"{url}/heads?lang={lang}&part={part}&open={'~'.join(MISTAKES)}{extra}")
+    if part == "bench":
+        page.wait_for_function("() => document.querySelectorAll(\"[data-testid='stVegaLiteChart'] "
+                               ".role-legend-symbol\").length >= 2", timeout=120000)  # the bundled results' charts
+    else:
+        page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=120000)
     wait_until_idle(page, timeout_ms=120000)
     page.wait_for_timeout(1000)
     return page
@@ -88,6 +93,15 @@ def test_every_control_shows_its_whole_text(browser, url, width, lang, extra):
         assert page.locator("[data-testid='stException']").count() == 0
         clipped = page.evaluate(CLIPPED, CONTROLS)
         assert not clipped, (width, lang, clipped)
+        for part in ("compare", "check"):  # the other parts' controls (each part is drawn alone)
+            other = open_heads(browser, url, width, lang, extra, part)
+            try:
+                assert other.locator("[data-testid='stException']").count() == 0
+                clipped = other.evaluate(CLIPPED, CONTROLS)
+                assert not clipped, (width, lang, part, clipped)
+            finally:
+                if other is not page:
+                    release(other)
         chips = page.locator(".st-key-hd_bench_heads .react-aria-ComboBox [data-tag] > span[title]")
         assert [c.strip() for c in chips.all_inner_texts()] == ["1", "8"]  # the values, not only their "×"
         assert all(box["width"] >= 6 for box in (chips.nth(i).bounding_box() for i in range(chips.count())))

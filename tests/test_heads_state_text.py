@@ -9,7 +9,7 @@ import torch
 
 from selfattn.core.heads import MISTAKES
 from selfattn.i18n import CATALOG
-from support.apptest import heatmap_specs, open_link
+from support.apptest import heatmap_specs, open_link, open_part
 from ui import heads as hd
 
 STATES = {  # link parameters -> (n, d_model, heads, causal)
@@ -27,9 +27,21 @@ def page(params: dict, lang: str = "en"):
     return at
 
 
-def everything_said(at) -> str:
+def said_here(at) -> str:
     return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [i.value for i in at.info]
                      + [e.label for e in at.expander])
+
+
+def everything_said(at) -> str:
+    """What the comparison part and the check part say (each drawn alone, ui/parts.py); ``at`` is left on the
+    comparison."""
+    said = said_here(open_part(at, "heads", "check"))
+    return said_here(open_part(at, "heads", "compare")) + "\n" + said
+
+
+def check_part(params: dict, lang: str = "en"):
+    """The link opened on the check part, where the mistake panels are."""
+    return page({**params, "part": "check"}, lang)
 
 
 def sqrt(k: int) -> str:
@@ -94,7 +106,7 @@ def domain(spec) -> list[float]:
 @pytest.mark.parametrize("name", ["default", "causal, 8 heads of 4"])
 def test_mistake_2_shows_the_weights_and_their_row_sums_as_torch_computes_them(name):
     params, (n, d, h, causal) = STATES[name]
-    at = page(params)
+    at = check_part(params)
     x, tokens, weights, _, _ = at.session_state["hd_good"]
     right, wrong = torch_heads(x, weights, h, causal)
     *_, right_map, wrong_map, sums_map = heatmap_specs(at)  # the last panel's three maps
@@ -111,7 +123,7 @@ def test_mistake_2_shows_the_weights_and_their_row_sums_as_torch_computes_them(n
 
 
 def test_mistake_1_right_and_wrong_outputs_share_one_colour_scale():
-    at = page(STATES["causal, 8 heads of 4"][0])
+    at = check_part(STATES["causal, 8 heads of 4"][0])
     specs = heatmap_specs(at)
     right_map, wrong_map, diff_map = specs[-6:-3]
     values = np.concatenate([cells(right_map).ravel(), cells(wrong_map).ravel()])
@@ -134,7 +146,7 @@ def test_a_formula_follows_a_change_of_heads_and_mask_in_the_same_session():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_bundled_results_are_shown_by_default_with_machine_date_and_settings(lang):
-    at = open_link("heads", {"lang": lang})
+    at = open_link("heads", {"lang": lang, "part": "bench"})
     assert not at.exception
     assert not [i for i in at.info if i.value == CATALOG["hd.bench_empty"][lang]]
     captions = [c.value for c in at.caption]
@@ -156,7 +168,7 @@ def test_bundled_results_are_shown_by_default_with_machine_date_and_settings(lan
 def test_the_device_box_names_the_device_briefly_and_the_caption_names_the_machine():
     from selfattn import bench
 
-    at = open_link("heads", {})
+    at = open_link("heads", {"part": "bench"})
     box = at.selectbox(key="hd_device")
     assert box.options == [CATALOG["hd.device_cpu"]["en"]] + ([CATALOG["hd.device_cuda"]["en"]]
                                                              if torch.cuda.is_available() else [])
@@ -170,7 +182,7 @@ def test_chart_legends_name_the_implementations_in_chinese_while_exports_keep_th
 
     from selfattn import bench
 
-    at = open_link("heads", {"lang": "zh"})
+    at = open_link("heads", {"lang": "zh", "part": "bench"})
     assert not at.exception
     series, sorts = set(), []
     for chart in at.get("vega_lite_chart"):

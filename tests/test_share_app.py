@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from selfattn.core.heads import MISTAKES
 from selfattn.display import share
 from support import apptest
-from support.apptest import choice_widget, edit, heatmap_specs, open_page
+from support.apptest import choice_widget, edit, heatmap_specs, open_page, open_part
 from ui import state as settings
 
 
@@ -163,14 +163,18 @@ def test_heads_link_brings_back_input_heads_mask_panels_and_benchmark_settings()
     at.selectbox(key="hd_d").set_value(32).run()
     at.select_slider(key="hd_heads").set_value(8).run()
     at.toggle(key="hd_causal").set_value(True).run()
+    open_part(at, "heads", "check")  # the mistake panels' part (ui/parts.py)
     at.session_state[f"hd_open_{MISTAKES[0]}"] = False
     at.session_state[f"hd_open_{MISTAKES[1]}"] = True
     at.session_state["hd_open"] = [MISTAKES[1]]
     at.run()
+    assert_same_page(at, reopened(at, "heads"))  # the check part, its panels, for the input of the first
+    open_part(at, "heads", "bench")
     at.multiselect(key="hd_bench_lens").set_value([64]).run()
     at.selectbox(key="hd_dtype").set_value("bfloat16").run()
     params = dict(at.query_params)
     assert params["open"] == MISTAKES[1] and params["bn"] == "64" and params["heads"] == "8"
+    assert params["part"] == "bench"
     assert_same_page(at, reopened(at, "heads"))
 
 

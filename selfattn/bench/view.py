@@ -13,13 +13,15 @@ from selfattn.core.heads import MISTAKES
 from selfattn.display.share import Bool, Choice, Choices, Field, Int, Text
 
 MAX_SEED = 2**31 - 1
+PARTS = ("compare", "check", "bench")  # the page's parts (ui/parts.py), in a learner's order: the first opens first
 
 
 def settings(hosted: bool) -> tuple[Field, ...]:
     """The page's settings; ``hosted`` offers the hosted benchmark's sizes."""
     offer = hd.bench_choices(limits_for(hosted))
     devices = tuple(hd.devices())
-    return (Field("hd_input", "input", Choice(("random", "sentence")), "random"),
+    return (Field("hd_part", "part", Choice(PARTS), PARTS[0]),
+            Field("hd_input", "input", Choice(("random", "sentence")), "random"),
             Field("hd_seed", "seed", Int(0, MAX_SEED), 0),
             Field("hd_n", "n", Int(1, hd.MAX_N), 6),
             Field("hd_d", "d", Choice(hd.D_CHOICES), 16),
@@ -47,4 +49,6 @@ KEPT = {
 WIDGETS = {
     "hd_run": "the Run button",
     "hd_upload": "the results uploader",
+    "hd_part_tabs": "the parts' tab bar (its label; the part is hd_part)",
+    "hd_part_next": "the button to the next part",
 }

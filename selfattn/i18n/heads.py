@@ -9,6 +9,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": r"多头注意力把 $Q$、$K$、$V$ 按列切成 $h$ 份（每份 $d_k = d_{model}/h$ 列），每一份各自计算注意力，"
               r"再把结果并排拼接，用 $W_o$ 混合。下面展示这带来的变化、与 PyTorch 一致的证明、两个常见错误，以及测速。",
     },
+    "hd.part_compare": {"en": "One head or many", "zh": "单头还是多头"},
+    "hd.part_check": {"en": "Checked against PyTorch, and two bugs", "zh": "与 PyTorch 核对，及两个常见错误"},
+    "hd.part_bench": {"en": "Timing", "zh": "测速"},
+    "hd.check_input": {"en": "The input of part 1: {what}, {n} tokens, `d_model` = {d}, {h} heads{mask}. Change it in "
+                             "part 1.",
+                       "zh": "输入与第 1 部分相同：{what}，{n} 个词元，`d_model` = {d}，{h} 个头{mask}。请在第 1 部分修改。"},
+    "hd.check_mask": {"en": ", causal mask", "zh": "，因果掩码"},
     "hd.compare_header": {"en": "1 · One head vs several, same weights", "zh": "1 · 同一组权重：单头与多头"},
     "hd.input": {"en": "Input", "zh": "输入"},
     "hd.input_random": {"en": "Random", "zh": "随机"},
