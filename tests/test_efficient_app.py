@@ -9,7 +9,7 @@ import pytest
 
 from selfattn.efficient.view import PARTS
 from selfattn.i18n import t
-from support.apptest import open_link, open_page, shown, texts
+from support.apptest import open_link, open_page, shown, step_maps, texts
 
 
 def go_to(at, part: str):
@@ -149,3 +149,139 @@ def test_hosted_mode_bounds_the_sizes(monkeypatch):
     assert "n = 16 is over this page's limit of 12" in errors(at)
     at.number_input(key="ef_n").set_value(12).run()
     assert not at.error and at.session_state["ef_tiles_good"].q.shape[0] == 12
+
+
+def test_traffic_shows_the_committed_timing_with_its_machine_then_this_servers():
+    from selfattn.efficient import timing
+
+    committed = timing.read_results()
+    at = go_to(open_page("efficient"), "traffic")
+    text = texts(at)
+    assert f"measured on {committed['machine']['cpu']}" in text and committed["command"] in text
+    last = committed["rows"][-1]
+    assert f"At n = {last['n']:,}, SDPA took" in text
+    assert len(at.get("vega_lite_chart")) == 3
+
+
+def test_time_it_on_this_server_draws_the_run_in_words_true_of_it(monkeypatch):
+    from selfattn.efficient import timing
+
+    monkeypatch.setitem(timing.PAGE_SIZES, "local", (64, 128))
+    at = go_to(open_page("efficient"), "traffic")
+    at.button(key="ef_time").click().run(timeout=120)
+    assert not at.exception and not at.error, errors(at)
+    run = at.session_state["ef_sdpa_run"]
+    assert [r["n"] for r in run["rows"]] == [64, 128]
+    s = timing.summary(run["rows"])
+    text = texts(at)
+    assert "Measured just now on this server" in text
+    assert ("times as fast" if s["sdpa_faster"] else "times as slow") in text
+    assert ("times less" if s["sdpa_lighter"] else "times more") in text
+    assert f"{s['time_ratio']:.1f} times" in text
+
+
+def _link(at) -> dict:
+    params = at.query_params.to_dict() if hasattr(at.query_params, "to_dict") else dict(at.query_params)
+    return {k: v[0] if isinstance(v, list) else v for k, v in params.items()}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_play_walks_the_tiles_one_a_second_with_the_step_in_the_link_and_pause_holds(monkeypatch, lang):
+    from selfattn.i18n import t_plain
+    from ui import play
+
+    now = [1000.0]
+    monkeypatch.setattr(play, "clock", lambda: now[0])
+
+    def later():
+        now[0] += play.SOONEST_S + 0.05
+        at.run()
+
+    at = open_page("efficient", lang)  # 6 tiles
+    assert at.button(key="ef_play").label == t_plain("ef.play", lang)
+    at.button(key="ef_play").click().run()
+    assert not at.exception and at.button(key="ef_play").label == t_plain("ef.pause", lang)
+    at.run()  # sooner than a second: nothing moves
+    assert at.session_state["ef_step"] == 0
+    for step in range(1, 7):
+        later()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.session_state["ef_step"] == step and _link(at)["step"] == str(step)
+    assert "ef_playing" not in at.session_state  # the last tile: it stopped, and says the torch check
+    assert successes(at) and difference(successes(at)[0]) < 1e-12
+    at.button(key="ef_play").click().run()  # Play at the last step plays from the first
+    assert at.session_state["ef_step"] == 0
+    later()
+    assert at.session_state["ef_step"] == 1
+    at.button(key="ef_play").click().run()  # Pause
+    later()
+    later()
+    assert at.session_state["ef_step"] == 1 and _link(at)["step"] == "1"
+    assert at.button(key="ef_play").label == t_plain("ef.play", lang)
+
+
+def test_each_heads_weights_are_drawn_as_maps_and_the_wrong_heads_marked():
+    at = go_to(open_page("efficient"), "heads")
+    view = at.session_state["ef_heads_good"]
+    text = texts(at)
+    maps = step_maps(at)
+    assert sorted(maps) == sorted(f"ef_head_{i}" for i in range(view.h))
+    for i in range(view.h):
+        assert f"Query head {i + 1} · K/V head {view.right.kv_head[i] + 1}" in text
+        assert len(maps[f"ef_head_{i}"]["cells"]) == view.right.weights.shape[1]
+    assert ":red[" not in text
+    at.toggle(key="ef_tile_mistake").set_value(True).run()
+    text = texts(at)
+    assert ":red[**Query head 2 · K/V head 2, wrong** (torch's: 1)]" in text  # tile: head 2 reads K/V 2, torch's 1
+    assert text.count(", wrong**") == len(at.session_state["ef_heads_good"].wrong_heads) == 4
+
+
+GLOSSARY_TERMS = {"分块": "tile", "在线 softmax": "online softmax", "分组查询注意力": "grouped-query",
+                  "滑动窗口": "sliding window", "旋转位置编码": "rotary"}
+
+
+@pytest.mark.parametrize("zh, en", GLOSSARY_TERMS.items())
+def test_the_glossarys_terms_are_in_the_glossary_and_the_pages_words(zh, en):
+    from pathlib import Path
+
+    from selfattn.i18n import CATALOG
+
+    glossary = (Path(__file__).resolve().parents[1] / "docs" / "glossary.md").read_text(encoding="utf-8")
+    assert f"| {zh} |" in glossary
+    page = {k: v for k, v in CATALOG.items() if k.startswith("ef.")}
+    assert any(zh in v["zh"] for v in page.values()), zh
+    assert any(en in v["en"].lower() for v in page.values()), en
+
+
+def test_typed_qkv_start_from_the_seed_and_bad_tables_are_named_with_the_last_good_kept():
+    at = open_page("efficient")
+    seeded = at.session_state["ef_tiles_good"]
+    at.toggle(key="ef_typed").set_value(True).run()
+    assert not at.exception and not at.error, errors(at)
+    box = at.text_area(key="ef_qkv")
+    assert box.value.startswith("# Q\n") and "# K" in box.value and "# V" in box.value
+    typed = at.session_state["ef_tiles_good"]
+    assert (typed.q == seeded.q).all() and (typed.v == seeded.v).all()
+    assert "No preview in the browser here" in texts(at)
+    good = "# Q\n1,0\n0,1\n1,1\n# K\n1,0\n0,1\n0,0\n# V\n1,2\n3,4\n5,6"
+    at.text_area(key="ef_qkv").set_value(good).run()
+    view = at.session_state["ef_tiles_good"]
+    assert view.q.shape == (3, 2) and not at.error
+    at.button(key="ef_last").click().run()
+    assert successes(at) and difference(successes(at)[0]) < 1e-12
+    for bad, words in [(good.replace("3,4", "3,x"), "V, row 2, column 2: “x” is not a finite number"),
+                       (good.replace("3,4", "3,4,5"), "V, row 2 has 3 numbers; its first row has 2"),
+                       (good.replace("\n5,6", ""), "Q is 3 × 2, K is 3 × 2, V is 2 × 2"),
+                       (good.split("# V")[0], "Paste three tables, Q, K and V, each after a line # Q, # K, # V: found 2"),
+                       (good.replace("1,2", "nan,2"), "V, row 1, column 1: “nan” is not a finite number")]:
+        at.text_area(key="ef_qkv").set_value(bad).run()
+        assert not at.exception
+        assert words in errors(at) and t("common.kept_last_good", "en") in errors(at), (bad, errors(at))
+        kept = at.session_state["ef_tiles_good"]  # the last good result kept
+        assert kept.q.shape == view.q.shape and (kept.v == view.v).all()
+    at.text_area(key="ef_qkv").set_value(good).run()
+    link = _link(at)
+    assert link["typed"] == "1" and link["qkv"] == good.replace("\n", "~n")
+    back = open_link("efficient", link)
+    assert not back.exception and not back.error and back.session_state["ef_qkv"] == good
+    assert back.session_state["ef_tiles_good"].q.shape == (3, 2)

@@ -1,5 +1,5 @@
 """The Efficient attention page in a real Chromium: every part renders, in both languages, and its charts stay in
-their columns at 1400 and 1024 px (the projector's width)."""
+their columns at 1400, 1024 (the projector's width) and 768 px."""
 
 import pytest
 
@@ -9,10 +9,10 @@ from tests.browser import assert_charts_fit, browser_page, settle, wait_for_text
 
 pytestmark = pytest.mark.browser
 
-CHARTS = {"tiles": 1, "traffic": 1, "heads": 2, "window": 2, "rotary": 1}
+CHARTS = {"tiles": 1, "traffic": 3, "heads": 2, "window": 2, "rotary": 1}
 
 
-@pytest.mark.parametrize("width, lang", [(1400, "en"), (1024, "zh")])
+@pytest.mark.parametrize("width, lang", [(1400, "en"), (1024, "zh"), (768, "en"), (768, "zh")])
 def test_every_part_renders_and_its_charts_fit(url, browser, width, lang, tmp_path):
     with browser_page(browser, width=width, height=1400) as page:
         for part in PARTS:
@@ -51,3 +51,17 @@ def test_the_step_buttons_show_their_whole_labels_at_1024_px_in_chinese(url, bro
         wait_until_idle(page)
         clipped = [c for c in page.evaluate(CLIPPED_CONTROLS) if c[0] == "stButton"]
         assert not clipped, clipped
+
+
+def test_play_walks_the_tiles_with_the_step_in_the_link_at_768_px_in_chinese(url, browser):
+    with browser_page(browser, width=768, height=1400) as page:
+        page.goto(f"{url}/efficient?lang=zh")
+        wait_for_text(page, t("ef.part_tiles", "zh"))
+        wait_until_idle(page)
+        page.get_by_role("button", name=t("ef.play", "zh")).click()
+        wait_for_text(page, "第 2 步，共 6 步")
+        page.wait_for_function("() => location.search.includes('step=2') || location.search.includes('step=3')",
+                               timeout=30000)
+        page.get_by_role("button", name=t("ef.pause", "zh")).click()
+        wait_until_idle(page)
+        assert page.locator("[data-testid='stException']").count() == 0

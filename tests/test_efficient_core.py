@@ -182,3 +182,50 @@ def test_bad_input_is_refused_by_name(call, code):
     with pytest.raises(InputError) as caught:
         call(np.ones((4, 4)))
     assert caught.value.code == code
+
+
+# ── item 3's measurement: SDPA against the materialised softmax ────────────────────────────────
+
+def test_the_timing_measures_both_ways_and_the_materialised_one_stores_n_by_n():
+    from selfattn.efficient import timing
+
+    row = timing.measure(256, d=16, repeats=2)
+    assert row["difference"] < 1e-5 and row["sdpa_ms"] > 0 and row["materialised_ms"] > 0
+    assert row["scores_bytes"] == 256 * 256 * 4
+    # measured by the profiler: the materialised softmax holds the scores and the weights at once
+    assert row["materialised_peak_bytes"] >= 2 * row["scores_bytes"]
+    assert 0 < row["sdpa_peak_bytes"] < row["materialised_peak_bytes"]
+
+
+def test_the_timing_summary_says_what_the_run_shows():
+    from selfattn.efficient import timing
+
+    rows = [{"n": 256, "sdpa_ms": 2.0, "materialised_ms": 1.0, "sdpa_peak_bytes": 10, "materialised_peak_bytes": 40},
+            {"n": 512, "sdpa_ms": 3.0, "materialised_ms": 6.0, "sdpa_peak_bytes": 20, "materialised_peak_bytes": 10}]
+    s = timing.summary(rows)
+    assert s["n"] == 512 and s["sdpa_faster"] and s["time_ratio"] == 2.0 and s["faster_at"] == 1
+    assert not s["sdpa_lighter"] and s["memory_ratio"] == 2.0 and s["lighter_at"] == 1
+
+
+def test_the_committed_figures_name_their_machine_and_read_back(tmp_path):
+    from selfattn.efficient import timing
+
+    committed = timing.read_results()
+    assert committed is not None and committed["machine"]["cpu"] and committed["command"].startswith("python ")
+    assert [r["n"] for r in committed["rows"]] == list(timing.SIZES)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rows": []}')
+    assert timing.read_results(bad) is None
+
+
+def test_the_benchmark_script_prints_its_figures(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_efficient.py"
+    spec = importlib.util.spec_from_file_location("bench_efficient", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--sizes", "64", "128", "--repeats", "1", "--d", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "SDPA ms" in out and "At n = 128: SDPA" in out

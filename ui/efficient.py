@@ -8,6 +8,7 @@ kept) and draws it. Every sentence that states a number takes it from the view.
 from __future__ import annotations
 
 import math
+import time
 from functools import partial
 
 import numpy as np
@@ -18,12 +19,18 @@ from selfattn.display.export import column_names
 from selfattn.display.numbers import MINUS_INFINITY, chart_text, difference_text, step_text, step_vector_text
 from selfattn.efficient import charts
 from selfattn.efficient import compute as ef
-from selfattn.efficient.view import MAX_SEED, TRAFFIC_BLOCKS, limits
+from selfattn.efficient import timing
+from selfattn.efficient.view import MAX_QKV_CHARS, MAX_SEED, PART_KEYS, TRAFFIC_BLOCKS, limits
+from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.i18n import Markdown
+from ui import links
 from ui import state as settings
 from ui.common import arrow_datasets, choice, csv_button, listed, show_error, tr, tr_plain
+from ui.components.heatmap import heatmap, library, map_data
+from ui.play import Player
 
+PLAYER = Player("ef_playing", "ef_step", "ef_play", "efficient", words="ef")  # the tiles' Play/Pause (ui/play.py)
 CHECK_TOLERANCE = 1e-10  # a difference to torch above this is a failure, said in red
 
 
@@ -86,21 +93,51 @@ def tiles() -> None:
         d = size_input(c[2], "ef_d", "ef.d")
         block_q = size_input(c[3], "ef_bq", "ef.block_q")
         block_k = size_input(c[4], "ef_bk", "ef.block_k")
-        t = st.columns(3, vertical_alignment="bottom")
+        t = st.columns(4, vertical_alignment="bottom")
         settings.keep("ef_causal")
         settings.keep("ef_windowed")
+        settings.keep("ef_typed")
         causal = t[0].toggle(tr("ef.causal"), key="ef_causal")
         windowed = t[1].toggle(tr("ef.windowed"), key="ef_windowed", help=tr("ef.windowed_help"))
         w = size_input(t[2], "ef_window", "ef.window") if windowed else None
-    view, error = settings.last_good("ef_tiles_good", partial(ef.tiles_view, seed, n, d, block_q, block_k, causal, w,
-                                                              limits_now()))
+        typed = t[3].toggle(tr("ef.typed"), key="ef_typed", help=tr("ef.typed_help"))
+        if typed:
+            text = typed_box(seed, n, d)
+    if typed:
+        compute = partial(ef.typed_tiles_view, text, block_q, block_k, causal, w, limits_now())
+    else:
+        compute = partial(ef.tiles_view, seed, n, d, block_q, block_k, causal, w, limits_now())
+    view, error = settings.last_good("ef_tiles_good", compute)
     if error is not None:
         show_error(error, kept=view is not None)
     if view is None:
+        links.publish("efficient")
         return
+    PLAYER.run(partial(_steps, view), always=False)  # while playing, a fragment rerun every second (ui/play.py)
+
+
+def typed_box(seed: int, n: int, d: int) -> str:
+    """The pasted Q, K, V: a text area that starts from the seed's tables (when the box is empty and the seed's
+    sizes are within the limits). The server recomputes in a few ms, so no browser preview is offered."""
+    if not str(settings.value("ef_qkv")).strip():
+        top = limits_now()
+        if n <= top["n"] and d <= top["d"]:
+            settings.put("ef_qkv", ef.qkv_text(*(ef.random_matrix(seed, (n, d), salt) for salt in (1, 2, 3))))
+    settings.keep("ef_qkv")
+    text = st.text_area(tr("ef.qkv_box"), key="ef_qkv", height=220, max_chars=MAX_QKV_CHARS,
+                        help=tr("ef.qkv_box_help"))
+    st.caption(tr("ef.qkv_no_preview"))
+    return str(text)
+
+
+def _steps(view: ef.TilesView) -> None:
+    """The tiles' step control, Play, the grid at that step, its words and tables, and the link (a fragment rerun
+    alone once a second while playing, so the link is written here: the step in it follows the play)."""
     n, d = view.q.shape
     total = view.steps
+    PLAYER.advance(total)  # while playing: a step on, before anything reads the step
     step = settings.keep("ef_step", range(0, total + 1))
+    playing = PLAYER.playing()
     with st.container(horizontal=True, wrap=True, gap="small"):  # whole labels at 1024 px in Chinese too
         st.button(tr("ef.first"), key="ef_first", on_click=_go, args=(0,), disabled=step == 0,
                   icon=":material/first_page:")
@@ -110,7 +147,12 @@ def tiles() -> None:
                   type="primary", icon=":material/chevron_right:")
         st.button(tr("ef.last"), key="ef_last", on_click=_go, args=(total,), disabled=step == total,
                   icon=":material/last_page:")
-    st.slider(tr("ef.step"), 0, total, key="ef_step", help=tr("ef.step_help"))
+        with st.container(width=140):
+            PLAYER.draw_button(total)
+    if playing:  # read-only and new at each step: a box sent back as it was before a move names a box not drawn now
+        st.slider(tr("ef.step"), 0, total, value=step, disabled=True, help=tr("ef.step_help"))
+    else:
+        st.slider(tr("ef.step"), 0, total, key="ef_step", help=tr("ef.step_help"))
 
     trace = view.trace
     current = trace.tiles[step - 1] if step else None
@@ -151,6 +193,7 @@ def tiles() -> None:
                            key=f"dl_ef_{name}")
         csv_button(pd.DataFrame(trace.outputs, index=labels("q", n), columns=column_names("o", d)),
                    "efficient-outputs", key="dl_ef_outputs", label=tr("ef.download_outputs"))
+    links.publish("efficient")
 
 
 def _tile_text(view: ef.TilesView, step: int, tile) -> None:
@@ -237,6 +280,111 @@ def traffic() -> None:
                                tr_plain("ef.col_tiled_writes"): r["tiled_writes"]} for r in view.rows])
         st.dataframe(table, hide_index=True, width="content")
         csv_button(table, "efficient-traffic", key="dl_ef_traffic")
+    measured()
+
+
+# ── 2b. Traffic, measured: SDPA against the materialised softmax on this machine ───────────────
+
+def page_sizes() -> tuple[int, ...]:
+    """The sizes the button times: small ones only on a shared demo."""
+    return timing.PAGE_SIZES["hosted" if is_hosted() else "local"]
+
+
+@st.cache_resource(show_spinner=False)
+def _timed_at() -> dict[str, float]:
+    """When each visitor's last timing ended (``time.monotonic``), by session: the cooldown's table."""
+    return {}
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def committed_results() -> dict | None:
+    """The figures committed in benchmarks/bench_efficient.json (machine named), or None."""
+    return timing.read_results()
+
+
+def time_here(progress) -> dict:
+    """Time both ways at :func:`page_sizes` on this server, one size after another, if it may: one benchmark at a
+    time for every replica (the Heads page's lock), a visitor's cooldown on a hosted demo.
+
+    Raises:
+        InputError: ``bench_busy`` (another benchmark holds the lock), ``bench_cooldown``.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from selfattn.bench import guard
+    from selfattn.bench.limits import limits_for
+    from ui import server_limits
+
+    cooldown = limits_for()["cooldown_s"]
+    ctx = get_script_run_ctx()
+    session = ctx.session_id if ctx is not None else ""
+    guard.check_cooldown(_timed_at(), session, cooldown, time.monotonic())
+    sizes = page_sizes()
+    expected = 2.0 if is_hosted() else 6.0
+    with guard.one_sweep_at_a_time(expected), server_limits.outside_heavy_turn():
+        try:
+            rows = timing.run(sizes, timing.D, timing.PAGE_REPEATS,
+                              progress=lambda i, row: progress.progress((i + 1) / len(sizes), tr_plain(
+                                  "ef.time_progress", n=row["n"], i=i + 1, k=len(sizes))))
+        finally:
+            guard.give_back_memory()
+            guard.note_finished(_timed_at(), session, cooldown, time.monotonic())
+    return {"machine": timing.machine(), "rows": rows, "repeats": timing.PAGE_REPEATS}
+
+
+def measured() -> None:
+    """SDPA against the materialised softmax: the committed figures, or this server's once the button ran."""
+    st.subheader(tr("ef.sdpa_header"))
+    st.markdown(tr("ef.sdpa_intro"))
+    sizes = page_sizes()
+    # A callback, not the button's return value: it survives require_frame's rerun on a first visit (as Heads').
+    st.button(tr("ef.time_button"), key="ef_time", icon=":material/timer:", on_click=st.session_state.update,
+              kwargs={"ef_time_requested": True},
+              help=tr("ef.time_help", sizes=listed(f"{n:,}" for n in sizes), d=timing.D))
+    if st.session_state.pop("ef_time_requested", False):
+        bar = st.progress(0.0, tr_plain("ef.time_progress", n=sizes[0], i=1, k=len(sizes)))
+        try:
+            st.session_state["ef_sdpa_run"] = time_here(bar)
+        except InputError as exc:
+            show_error(exc, kept=True)
+        bar.empty()
+    if is_hosted():
+        st.caption(tr("ef.time_hosted", sizes=listed(f"{n:,}" for n in sizes)))
+    run = st.session_state.get("ef_sdpa_run")
+    if run is not None:
+        about, rows = run["machine"], run["rows"]
+        st.markdown(tr("ef.sdpa_ran", cpu=about["cpu"], threads=about["threads"], torch=about["torch"],
+                       repeats=run["repeats"]))
+    else:
+        committed = committed_results()
+        if committed is None:
+            st.info(tr("ef.sdpa_none"))
+            return
+        about, rows = committed["machine"], committed["rows"]
+        st.markdown(tr("ef.sdpa_committed", cpu=about["cpu"], cores=about["cores"], threads=about["threads"],
+                       torch=about["torch"], date=about["date"], command=committed["command"]))
+    s = timing.summary(rows)
+    st.markdown(tr("ef.sdpa_time_faster" if s["sdpa_faster"] else "ef.sdpa_time_slower", n=s["n"],
+                   s=f"{s['sdpa_ms']:.3g}", m=f"{s['materialised_ms']:.3g}", ratio=f"{s['time_ratio']:.1f}",
+                   at=s["faster_at"] if s["sdpa_faster"] else s["sizes"] - s["faster_at"], sizes=s["sizes"]))
+    st.markdown(tr("ef.sdpa_memory_less" if s["sdpa_lighter"] else "ef.sdpa_memory_more", n=s["n"],
+                   s=timing.mib(s["sdpa_peak"]), m=timing.mib(s["materialised_peak"]),
+                   ratio=f"{s['memory_ratio']:.1f}", nn=timing.mib(s["n"] ** 2 * 4),
+                   at=s["lighter_at"] if s["sdpa_lighter"] else s["sizes"] - s["lighter_at"], sizes=s["sizes"]))
+    names = {"sdpa": tr_plain("ef.way_sdpa"), "materialised": tr_plain("ef.way_materialised")}
+    left, right = st.columns(2)
+    with left:
+        draw(charts.timing_chart(rows, "ms", names, tr_plain("ef.chart_ms"), words()))
+    with right:
+        draw(charts.timing_chart(rows, "mib", names, tr_plain("ef.chart_mib"), words()))
+    table = pd.DataFrame([{tr_plain("ef.col_n"): r["n"], tr_plain("ef.col_sdpa_ms"): round(r["sdpa_ms"], 3),
+                           tr_plain("ef.col_mat_ms"): round(r["materialised_ms"], 3),
+                           tr_plain("ef.col_sdpa_mib"): timing.mib(r["sdpa_peak_bytes"]),
+                           tr_plain("ef.col_mat_mib"): timing.mib(r["materialised_peak_bytes"]),
+                           tr_plain("ef.col_nn_mib"): timing.mib(r["scores_bytes"])} for r in rows])
+    st.dataframe(table, hide_index=True, width="content")
+    csv_button(table, "efficient-sdpa-timing", key="dl_ef_timing")
+    st.caption(tr("ef.sdpa_how"))
 
 
 # ── 3. Grouped-query heads ───────────────────────────────────────────────────────────────────
@@ -282,6 +430,7 @@ def heads() -> None:
         st.info(tr("ef.heads_tile_same", h=h, g=g))
     if not view.wrong_heads:
         check_line("ef.heads_equal", view.difference, h=h, g=g)
+    head_maps(view)
     nq = view.shown.weights.shape[1]
     csv_button(pd.DataFrame([[i + 1, r + 1, *row] for i in range(h) for r, row in
                              enumerate(view.shown.weights[i].tolist())],
@@ -305,6 +454,28 @@ def heads() -> None:
         st.dataframe(table, hide_index=True, width="content")
     st.caption(tr("ef.kv_source", sources=Markdown(listed(f"[{r['model']}](https://huggingface.co/{r['repo']})"
                                                           for r in rows))))
+
+
+def head_maps(view: ef.HeadsView) -> None:
+    """Each query head's weights as a map (ui/components/heatmap.py) with its CSV, titled with the key/value head it
+    reads; with the mistake on, the heads that read the wrong one are marked in red, naming torch's."""
+    weights = view.shown.weights  # (h, n, n)
+    n = weights.shape[1]
+    st.markdown(f"**{tr('ef.head_maps', h=view.h)}**")
+    library()  # the maps' drawing code, once on the page (this part is not a fragment)
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for i in range(view.h):
+            j, right = view.shown.kv_head[i], view.right.kv_head[i]
+            with st.container(width="content"):
+                if i in view.wrong_heads:
+                    st.markdown(f":red[{tr('ef.head_map_wrong', i=i + 1, j=j + 1, right=right + 1)}]")
+                else:
+                    st.markdown(tr("ef.head_map", i=i + 1, j=j + 1))
+                rows, cols = labels("q", n), labels("k", n)
+                heatmap(f"map_ef_head_{i}", map_data(weights[i], rows, cols, name=tr_plain("ef.q_head_n", i=i + 1),
+                                                     role="weights", domain=(0.0, 1.0), group="ef"))
+                csv_button(pd.DataFrame(weights[i], index=rows, columns=cols), f"efficient-head-{i + 1}",
+                           key=f"dl_ef_head_{i}")
 
 
 # ── 4. Sliding window ────────────────────────────────────────────────────────────────────────
@@ -396,3 +567,30 @@ def rotary() -> None:
 
 
 PARTS = {"tiles": tiles, "traffic": traffic, "heads": heads, "window": window, "rotary": rotary}
+PUBLISHES = {"tiles"}  # parts that write the link themselves (inside their fragment)
+
+
+def drawn_keys(part: str) -> frozenset:
+    """The settings whose widgets ``part`` draws in this run (some only when a switch shows them)."""
+    keys = set(PART_KEYS[part])
+    if part == "tiles":
+        keys -= {k for k, on in (("ef_window", "ef_windowed"), ("ef_qkv", "ef_typed")) if not settings.value(on)}
+    if part == "traffic":
+        keys -= {"ef_tbq", "ef_tbk"} if settings.value("ef_tblocks") == "sram" else {"ef_sram"}
+    return frozenset(keys)
+
+
+def draw_part(part: str) -> None:
+    """One part of the page, then the link (the tiles write it in their steps' fragment, or stop without a view).
+
+    First the settings of the parts not shown are put back from their shadows: Streamlit drops an undrawn widget's state, and the link is
+    written from session state, so a link made on one part would lose the others' (found by the fuzz walk)."""
+    drawn = drawn_keys(part)
+    before = st.session_state.get("ef_drawn", drawn)
+    for f in settings.fields("efficient"):
+        if f.key not in drawn or f.key not in before:  # its shadow: Streamlit may hand back a widget's first value
+            settings.put(f.key, st.session_state.get(settings.shadow(f.key), f.default))  # when it was not drawn
+    st.session_state["ef_drawn"] = drawn
+    PARTS[part]()
+    if part not in PUBLISHES:
+        links.publish("efficient")

@@ -196,3 +196,27 @@ def rotation_chart(before: tuple[float, float], after: tuple[float, float], word
         x=alt.X("x:Q", scale=scale), y=alt.Y("y:Q", scale=scale), color=colour,
         tooltip=[alt.Tooltip("which:N", title=""), alt.Tooltip("x:Q", format=".4g"), alt.Tooltip("y:Q", format=".4g")])
     return alt.layer(arrows, ends).properties(width="container", height=260, autosize=FIT_X)
+
+
+def timing_chart(rows: list[dict], field: str, names: dict, title: str, words: dict) -> alt.Chart:
+    """One measured figure of both ways against n (time in ms, or peak memory in MiB), both axes logarithmic.
+
+    Args:
+        rows: :func:`selfattn.efficient.timing.measure`'s rows. field: "ms" or "mib".
+        names: {"sdpa": …, "materialised": …} in the visitor's language. title: the y axis's.
+    """
+    def value(r: dict, way: str) -> float:
+        return r[f"{way}_ms"] if field == "ms" else r[f"{way}_peak_bytes"] / 2**20
+
+    values = [{"n": r["n"], "way": names[way], "value": value(r, way)} for r in rows for way in ("sdpa", "materialised")]
+    return alt.Chart(alt.Data(values=values)).mark_line(point=True).encode(
+        x=alt.X("n:Q", scale=alt.Scale(type="log", base=2), title=words["n"],
+                axis=alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
+        y=alt.Y("value:Q", scale=alt.Scale(type="log"), title=title,
+                axis=alt.Axis(format="~g", labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
+        color=alt.Color("way:N", title="", scale=alt.Scale(domain=[names["sdpa"], names["materialised"]],
+                                                             range=[RIGHT, LIT]),
+                        legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX, labelLimit=400)),
+        tooltip=[alt.Tooltip("way:N", title=""), alt.Tooltip("n:Q", title=words["n"]),
+                 alt.Tooltip("value:Q", title=title, format=".3g")],
+    ).properties(width="container", height=240, autosize=FIT_X)

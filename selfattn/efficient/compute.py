@@ -112,12 +112,94 @@ def tiles_view(seed: int, n: int, d: int, block_q: int, block_k: int, causal: bo
     if window is not None:
         too_big("w", window, limits["n"])
     q, k, v = (random_matrix(seed, (n, d), salt) for salt in (1, 2, 3))
+    return tiles_view_of(q, k, v, block_q, block_k, causal, window, limits)
+
+
+def tiles_view_of(q: np.ndarray, k: np.ndarray, v: np.ndarray, block_q: int, block_k: int, causal: bool,
+                  window: int | None, limits: dict) -> TilesView:
+    """Given Q, K, V (n, d) through the tiled loop, checked against torch and the Playground's attention."""
+    n, d = q.shape
+    too_big("n", n, limits["n"])
+    too_big("d", d, limits["d"])
+    too_big("B_r", block_q, limits["block"])
+    too_big("B_c", block_k, limits["block"])
+    if window is not None:
+        too_big("w", window, limits["n"])
     trace = tiled_attention(q, k, v, block_q, block_k, causal=causal, window=window)
     keep = visible(n, n, causal, window)
     plain = attend(q, k, v, scale=score_scale(d), mask=keep)
     return TilesView(q, k, v, trace, plain.scaled_scores, keep,
                      largest_difference(trace.outputs, torch_sdpa(q, k, v, keep)),
                      largest_difference(trace.outputs, plain.outputs), causal, window)
+
+
+QKV_NAMES = ("Q", "K", "V")
+
+
+def qkv_text(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> str:
+    """Q, K, V as the text box holds them: each table after a line ``# Q`` (``# K``, ``# V``), a row a line, its
+    numbers separated by commas."""
+    return "\n\n".join(f"# {name}\n" + "\n".join(",".join(f"{x:g}" for x in row) for row in np.asarray(m).tolist())
+                        for name, m in zip(QKV_NAMES, (q, k, v)))
+
+
+def parse_qkv(text: str, limits: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q, K, V from pasted text (:func:`qkv_text`'s form; rows may also be separated by ``;``, numbers by tabs).
+
+    Raises:
+        InputError: ``ef_csv_tables`` (not three tables), ``ef_csv_number`` (a cell that is not a finite number),
+            ``ef_csv_ragged`` (rows of different lengths), ``ef_csv_shapes`` (Q, K, V not all n × d), ``ef_too_big``.
+    """
+    tables: list[list[str]] = []
+    current: list[str] | None = None
+    for raw in str(text).replace(";", "\n").splitlines():
+        line = raw.strip()
+        if line.startswith("#"):
+            current = []
+            tables.append(current)
+        elif line:
+            if current is None:
+                current = []
+                tables.append(current)
+            current.append(line)
+    tables = [t for t in tables if t]
+    if len(tables) != 3:
+        raise InputError("ef_csv_tables", f"Paste three tables, Q, K and V, each after a line # Q, # K, # V; found "
+                         f"{len(tables)}.", found=len(tables))
+    parsed = []
+    for name, rows in zip(QKV_NAMES, tables):
+        too_big(f"{name} rows", len(rows), limits["n"])
+        matrix = []
+        for r, line in enumerate(rows):
+            cells = [c.strip() for c in line.replace("\t", ",").split(",")]
+            too_big(f"{name} columns", len(cells), limits["d"])
+            row = []
+            for c, cell in enumerate(cells):
+                try:
+                    x = float(cell)
+                except ValueError:
+                    x = math.nan
+                if not math.isfinite(x):
+                    raise InputError("ef_csv_number", f"{name}, row {r + 1}, column {c + 1}: {cell!r} is not a "
+                                     f"finite number.", name=name, row=r + 1, col=c + 1, value=cell[:20])
+                row.append(x)
+            if matrix and len(row) != len(matrix[0]):
+                raise InputError("ef_csv_ragged", f"{name}, row {r + 1} has {len(row)} numbers; its first row has "
+                                 f"{len(matrix[0])}.", name=name, row=r + 1, got=len(row), want=len(matrix[0]))
+            matrix.append(row)
+        parsed.append(np.array(matrix, dtype=float))
+    q, k, v = parsed
+    if not q.shape == k.shape == v.shape:
+        shape = lambda m: f"{m.shape[0]} × {m.shape[1]}"  # noqa: E731
+        raise InputError("ef_csv_shapes", f"Q, K and V must all be n × d: Q is {shape(q)}, K is {shape(k)}, V is "
+                         f"{shape(v)}.", q=shape(q), k=shape(k), v=shape(v))
+    return q, k, v
+
+
+def typed_tiles_view(text: str, block_q: int, block_k: int, causal: bool, window: int | None,
+                     limits: dict) -> TilesView:
+    """:func:`tiles_view_of` on the pasted Q, K, V (:func:`parse_qkv`)."""
+    return tiles_view_of(*parse_qkv(text, limits), block_q, block_k, causal, window, limits)
 
 
 def _before(trace: TiledTrace, index: int) -> Tile | None:

@@ -7,12 +7,45 @@ last good result. :data:`KEPT` and :data:`WIDGETS` name the page's other session
 
 from __future__ import annotations
 
-from selfattn.display.share import Bool, Choice, Field, Int
+from dataclasses import dataclass
+
+from selfattn.display.share import BadValue, Bool, Choice, Field, Int
 
 MAX_SEED = 2**31 - 1
 BIG = 10**6  # what a link's size may say; the page names sizes over its limits
 PARTS = ("tiles", "traffic", "heads", "window", "rotary")
 TRAFFIC_BLOCKS = ("sram", "blocks")  # the paper's choice from a fast-memory size, or block sizes typed
+MAX_QKV_CHARS = 12_000  # the pasted Q, K, V: 3 tables of at most 24 × 16 numbers of a few characters each
+ESC = "~"  # in the link, the pasted tables' line break is ~n, a tab ~t, a ~ itself ~~ (a link refuses control characters)
+_ESCAPES = {"n": "\n", "t": "\t", ESC: ESC}
+
+
+@dataclass(frozen=True)
+class TablesText:
+    """The pasted Q, K, V: text of at most ``max_chars`` characters; in the link, line breaks and tabs escaped."""
+
+    max_chars: int
+
+    def encode(self, value: str) -> str:
+        return str(value).replace("\r", "").replace(ESC, ESC + ESC).replace("\n", ESC + "n").replace("\t", ESC + "t")
+
+    def decode(self, text: str) -> str:
+        if len(text) > self.max_chars:
+            raise BadValue("too_long", n=self.max_chars)
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+            raise BadValue("control_chars")
+        out, i = [], 0
+        while i < len(text):
+            if text[i] == ESC and i + 1 < len(text) and text[i + 1] in _ESCAPES:
+                out.append(_ESCAPES[text[i + 1]])
+                i += 2
+            else:
+                out.append(text[i])
+                i += 1
+        return "".join(out)
+
+    def fits(self, value) -> bool:
+        return isinstance(value, str) and len(value) <= self.max_chars
 
 
 def limits(hosted: bool) -> dict[str, int]:
@@ -39,6 +72,8 @@ FIELDS = (
     Field("ef_windowed", "windowed", Bool(), False),
     Field("ef_window", "w", Int(1, BIG), 3),
     Field("ef_step", "step", Int(0, BIG), 0),
+    Field("ef_typed", "typed", Bool(), False),  # Q, K, V pasted as CSV instead of seeded
+    Field("ef_qkv", "qkv", TablesText(MAX_QKV_CHARS), ""),
     # 2. traffic
     Field("ef_tn", "tn", Int(1, BIG), 4096),
     Field("ef_td", "td", Int(1, BIG), 64),
@@ -63,16 +98,31 @@ FIELDS = (
     Field("ef_pair", "pair", Int(0, BIG), 0),
 )
 
+_SHARED = {"ef_part", "ef_seed", "ef_d", "ef_causal"}
+PART_KEYS = {  # the settings whose widgets each part draws (the page puts the others back from their shadows)
+    "tiles": _SHARED | {"ef_n", "ef_bq", "ef_bk", "ef_windowed", "ef_window", "ef_step", "ef_typed", "ef_qkv"},
+    "traffic": {"ef_part", "ef_tn", "ef_td", "ef_tblocks", "ef_sram", "ef_tbq", "ef_tbk", "ef_tcausal"},
+    "heads": _SHARED | {"ef_h", "ef_g", "ef_hn", "ef_tile_mistake"},
+    "window": {"ef_part", "ef_seed", "ef_d", "ef_wn", "ef_ww", "ef_layers"},
+    "rotary": {"ef_part", "ef_seed", "ef_rd", "ef_m", "ef_kn", "ef_pair"},
+}
+
 KEPT = {
     "ef_tiles_good": "last_good: the tiles' view (selfattn.efficient.compute.TilesView)",
     "ef_traffic_good": "last_good: the traffic table's view (TrafficView)",
     "ef_heads_good": "last_good: the grouped heads' view (HeadsView)",
     "ef_window_good": "last_good: the sliding window's view (WindowView)",
     "ef_rotary_good": "last_good: the rotary positions' view (RotaryView)",
+    "ef_drawn": "the settings whose widgets the last run drew (the others are put back from their shadows)",
+    "ef_playing": "the tiles' play (ui/play.py): moves left and when the last was; written by its button and advance",
+    "ef_time_requested": "set by the timing button's callback, popped by the run that times",
+    "ef_sdpa_run": "the figures of this server's last timing of SDPA against the materialised softmax",
 }
 WIDGETS = {
     "ef_next": "the tiles' Next button",
     "ef_back": "the tiles' Back button",
     "ef_first": "the tiles' first-step button",
     "ef_last": "the tiles' last-step button",
+    "ef_play": "the tiles' Play/Pause button",
+    "ef_time": "the traffic part's button that times SDPA against the materialised softmax on this server",
 }

@@ -35,12 +35,33 @@ STRINGS = {
     "ef.windowed_help": {"en": "Query i sees keys j with i − w < j ≤ i (causal, and at most w keys).",
                          "zh": "查询 i 只看键 j，满足 i − w < j ≤ i（因果，且最多 w 个键）。"},
     "ef.window": {"en": "Window w", "zh": "窗口 w"},
+    "ef.typed": {"en": "Type Q, K, V", "zh": "输入 Q、K、V"},
+    "ef.typed_help": {"en": "Paste or type Q, K and V as CSV instead of the seed's random numbers.",
+                      "zh": "以 CSV 粘贴或输入 Q、K、V，代替随机种子生成的数。"},
+    "ef.qkv_box": {"en": "Q, K, V as CSV (each after a line # Q, # K, # V; a row a line, numbers separated by commas)",
+                   "zh": "以 CSV 表示的 Q、K、V（分别写在 # Q、# K、# V 一行之后；每行一行数字，用逗号分隔）"},
+    "ef.qkv_box_help": {
+        "en": "Q, K and V must all be n × d. It starts from the seed's numbers; Ctrl+Enter or a click outside "
+              "applies it. Seed, n and d are not used while this is on.",
+        "zh": "Q、K、V 必须都是 n × d。初始内容是随机种子生成的数；按 Ctrl+Enter 或点击框外即可应用。"
+              "打开时不使用随机种子、n 和 d。",
+    },
+    "ef.qkv_no_preview": {
+        "en": "No preview in the browser here, unlike the Playground's editors: the server recomputes the tiles in "
+              "a few milliseconds, so the answer comes back as fast as a preview would.",
+        "zh": "这里不像动手实验页面的编辑器那样在浏览器中预览：服务器重新计算分块只需几毫秒，"
+              "结果返回得和预览一样快。",
+    },
     "ef.step": {"en": "Step", "zh": "步骤"},
     "ef.step_help": {"en": "How many tiles the loop has computed.", "zh": "循环已经算完的块数。"},
     "ef.first": {"en": "Start", "zh": "开头"},
     "ef.back": {"en": "Back", "zh": "上一步"},
     "ef.next": {"en": "Next", "zh": "下一步"},
     "ef.last": {"en": "End", "zh": "结尾"},
+    "ef.play": {"en": "Play", "zh": "播放"},
+    "ef.pause": {"en": "Pause", "zh": "暂停"},
+    "ef.play_help": {"en": "Walk the tiles one a second, from the step shown to the last.",
+                     "zh": "从当前步骤开始，每秒走一块，直到最后一块。"},
     # 1. tiles
     "ef.tiles_intro": {
         "en": "FlashAttention never writes the n × n score matrix to slow memory. It walks it a tile at a time: a block "
@@ -186,6 +207,82 @@ STRINGS = {
     "ef.col_standard_writes": {"en": "standard writes", "zh": "标准：写"},
     "ef.col_tiled_reads": {"en": "tiled reads", "zh": "分块：读"},
     "ef.col_tiled_writes": {"en": "tiled writes", "zh": "分块：写"},
+    # 2b. SDPA against the materialised softmax, measured
+    "ef.sdpa_header": {"en": "Measured: torch's SDPA against the materialised softmax",
+                       "zh": "实测：torch 的 SDPA 与存下整个矩阵的 softmax"},
+    "ef.sdpa_intro": {
+        "en": "The same attention two ways, one query head, d = 64, float32, on the CPU: torch's "
+              "`scaled_dot_product_attention` (SDPA; on the CPU a fused kernel that works in tiles, as above), and "
+              "`q @ k.T / √d → softmax → @ v`, which stores the n × n scores and weights. Time is the median of "
+              "several calls; peak memory is measured with `torch.profiler` (`profile_memory=True`): the largest "
+              "running total of torch's CPU allocations during one call, the output included, the inputs not.",
+        "zh": "同一个注意力的两种算法，单个查询头，d = 64，`float32`，在 CPU 上：torch 的 "
+              "`scaled_dot_product_attention`（SDPA；在 CPU 上是一个融合内核，像上面那样分块计算），以及 "
+              "`q @ k.T / √d → softmax → @ v`，它会存下 n × n 的打分和权重。时间取多次调用的中位数；峰值内存用 "
+              "`torch.profiler`（`profile_memory=True`）实测：一次调用中 torch 的 CPU 内存分配累计的最大值，"
+              "含输出，不含输入。",
+    },
+    "ef.time_button": {"en": "Time it on this server", "zh": "在这台服务器上测速"},
+    "ef.time_help": {
+        "en": "Times both ways at n = {sizes} (d = {d}, float32), one size after another. One benchmark runs at a "
+              "time on this server.",
+        "zh": "依次在 n = {sizes}（d = {d}，`float32`）上为两种算法测速。这台服务器上同一时间只运行一个测速。",
+    },
+    "ef.time_hosted": {"en": "On this shared demo the button times small sizes only: n = {sizes}.",
+                       "zh": "在这个共享演示上，按钮只测小规模：n = {sizes}。"},
+    "ef.time_progress": {"en": "Timing n = {n:,} ({i} of {k}) …", "zh": "正在测 n = {n:,}（第 {i} 个，共 {k} 个）…"},
+    "ef.sdpa_none": {"en": "No committed figures were found; press the button to measure them here.",
+                     "zh": "没有找到已提交的测量结果；按上面的按钮在这里测量。"},
+    "ef.sdpa_committed": {
+        "en": "Committed figures, measured on {cpu} ({cores} cores, {threads} torch threads, torch {torch}) on "
+              "{date} with `{command}`. Press the button to measure on this server.",
+        "zh": "已提交的测量结果：在 {cpu}（{cores} 核，torch 线程数 {threads}，torch {torch}）上于 {date} 用 "
+              "`{command}` 测得。按按钮可在这台服务器上重新测量。",
+    },
+    "ef.sdpa_ran": {
+        "en": "Measured just now on this server: {cpu}, {threads} torch threads, torch {torch}, median of {repeats} "
+              "calls.",
+        "zh": "刚刚在这台服务器上测得：{cpu}，torch 线程数 {threads}，torch {torch}，取 {repeats} 次调用的中位数。",
+    },
+    "ef.sdpa_time_faster": {
+        "en": "At n = {n:,}, SDPA took {s} ms and the materialised softmax {m} ms: **SDPA was {ratio} times as fast**. "
+              "SDPA was the faster at {at} of the {sizes} sizes.",
+        "zh": "在 n = {n:,} 时，SDPA 用了 {s} 毫秒，存下整个矩阵的 softmax 用了 {m} 毫秒：**SDPA 快 {ratio} 倍**。"
+              "在 {sizes} 个规模中，SDPA 有 {at} 个更快。",
+    },
+    "ef.sdpa_time_slower": {
+        "en": "At n = {n:,}, SDPA took {s} ms and the materialised softmax {m} ms: **SDPA was {ratio} times as "
+              "slow**. The materialised softmax was the faster at {at} of the {sizes} sizes.",
+        "zh": "在 n = {n:,} 时，SDPA 用了 {s} 毫秒，存下整个矩阵的 softmax 用了 {m} 毫秒：**SDPA 反而慢 {ratio} 倍**。"
+              "在 {sizes} 个规模中，存下整个矩阵的 softmax 有 {at} 个更快。",
+    },
+    "ef.sdpa_memory_less": {
+        "en": "Its peak memory there was {s} MiB against {m} MiB: **{ratio} times less** (one n × n float32 matrix "
+              "is {nn} MiB). SDPA peaked lower at {at} of the {sizes} sizes.",
+        "zh": "此时它的峰值内存是 {s} MiB，对比 {m} MiB：**少 {ratio} 倍**（一个 n × n 的 `float32` 矩阵是 {nn} MiB）。"
+              "在 {sizes} 个规模中，SDPA 有 {at} 个峰值更低。",
+    },
+    "ef.sdpa_memory_more": {
+        "en": "Its peak memory there was {s} MiB against {m} MiB: **{ratio} times more** (one n × n float32 matrix "
+              "is {nn} MiB). The materialised softmax peaked lower at {at} of the {sizes} sizes.",
+        "zh": "此时它的峰值内存是 {s} MiB，对比 {m} MiB：**反而多 {ratio} 倍**（一个 n × n 的 `float32` 矩阵是 {nn} MiB）。"
+              "在 {sizes} 个规模中，存下整个矩阵的 softmax 有 {at} 个峰值更低。",
+    },
+    "ef.sdpa_how": {
+        "en": "Time: wall time on whatever else the machine is doing, so read it as a rough figure. Peak memory: "
+              "measured (torch.profiler); the n × n column is computed, n · n · 4 bytes.",
+        "zh": "时间是墙钟时间，受机器上其他任务影响，只能当作粗略数字。峰值内存是实测的（`torch.profiler`）；"
+              "n × n 一列是算出来的，n · n · 4 字节。",
+    },
+    "ef.way_sdpa": {"en": "SDPA", "zh": "SDPA"},
+    "ef.way_materialised": {"en": "softmax, n × n stored", "zh": "softmax，存下 n × n"},
+    "ef.chart_ms": {"en": "milliseconds", "zh": "毫秒"},
+    "ef.chart_mib": {"en": "peak memory (MiB)", "zh": "峰值内存（MiB）"},
+    "ef.col_sdpa_ms": {"en": "SDPA ms", "zh": "SDPA 毫秒"},
+    "ef.col_mat_ms": {"en": "softmax ms", "zh": "softmax 毫秒"},
+    "ef.col_sdpa_mib": {"en": "SDPA peak MiB", "zh": "SDPA 峰值 MiB"},
+    "ef.col_mat_mib": {"en": "softmax peak MiB", "zh": "softmax 峰值 MiB"},
+    "ef.col_nn_mib": {"en": "n × n MiB (computed)", "zh": "n × n 的 MiB（计算值）"},
     # 3. grouped-query heads
     "ef.heads_intro": {
         "en": "With grouped-query attention, h query heads share g key/value heads (g divides h): g = h is multi-head "
@@ -239,6 +336,11 @@ STRINGS = {
         "zh": "{g} 个键/值头上的全部 {h} 个头与 torch 的 `scaled_dot_product_attention(..., enable_gqa=True)` 相同："
               "最大差值 {diff}。",
     },
+    "ef.head_maps": {"en": "Each head's weights ({h} heads; rows: queries, columns: keys)",
+                     "zh": "每个头的注意力权重（{h} 个头；行是查询，列是键）"},
+    "ef.head_map": {"en": "Query head {i} · K/V head {j}", "zh": "查询头 {i} · 键/值头 {j}"},
+    "ef.head_map_wrong": {"en": "**Query head {i} · K/V head {j}, wrong** (torch's: {right})",
+                          "zh": "**查询头 {i} · 键/值头 {j}，读错了**（torch 的是 {right}）"},
     "ef.download_weights": {"en": "Each head's weights (CSV)", "zh": "每个头的权重（CSV）"},
     "ef.col_q_head": {"en": "query head", "zh": "查询头"},
     "ef.col_query": {"en": "query", "zh": "查询"},
@@ -384,6 +486,16 @@ STRINGS = {
     # errors (selfattn/core/efficient.py, selfattn/efficient/compute.py)
     "err.ef_too_big": {"en": "{name} = {value} is over this page's limit of {most}.",
                        "zh": "{name} = {value} 超过了本页的上限 {most}。"},
+    "err.ef_csv_tables": {
+        "en": "Paste three tables, Q, K and V, each after a line # Q, # K, # V: found {found}.",
+        "zh": "请粘贴三个表 Q、K、V，分别写在 # Q、# K、# V 一行之后：现在找到 {found} 个。",
+    },
+    "err.ef_csv_number": {"en": "{name}, row {row}, column {col}: “{value}” is not a finite number.",
+                          "zh": "{name} 第 {row} 行第 {col} 列：“{value}”不是有限的数。"},
+    "err.ef_csv_ragged": {"en": "{name}, row {row} has {got} numbers; its first row has {want}.",
+                          "zh": "{name} 第 {row} 行有 {got} 个数，而它的第一行有 {want} 个。"},
+    "err.ef_csv_shapes": {"en": "Q, K and V must all be n × d: Q is {q}, K is {k}, V is {v}.",
+                          "zh": "Q、K、V 必须都是 n × d：Q 是 {q}，K 是 {k}，V 是 {v}。"},
     "err.ef_too_many_tiles": {
         "en": "These blocks make {tiles:,} tiles to count; the most is {most:,}. Pick larger blocks or a smaller n.",
         "zh": "这样的块要计数 {tiles:,} 个块，上限是 {most:,}。请选更大的块或更小的 n。",
