@@ -56,7 +56,9 @@ with st.container(border=True):
     c3.button(tr("s2s.load"), on_click=s2.load_preset, icon=":material/restart_alt:", width="stretch", key="s2s_load",
               help=tr("s2s.load_help"))
     note = st.empty()  # filled below: the preset's note says whether the tables are edited
-    boxes = st.columns(7, vertical_alignment="bottom")
+    # two rows of four (the lengths and the width, then the depth): in one row of seven a box is 70 px at 1024 in the
+    # projector view, and "d_model" broke inside
+    boxes = [*st.columns(4, vertical_alignment="bottom"), *st.columns(4, vertical_alignment="bottom")[:3]]
     for col, key, top in zip(boxes, ("s2s_n", "s2s_m", "s2s_d", None, "s2s_dff", "s2s_enc", "s2s_dec"),
                              (sv.MAX_TOKENS, sv.MAX_TOKENS, sv.MAX_D, None, sv.MAX_DFF, sv.MAX_LAYERS, sv.MAX_LAYERS)):
         if key is None:

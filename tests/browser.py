@@ -347,8 +347,11 @@ TEXT_LAYOUT = r"""() => {
 # A chart's text drawn past the chart's own box (cut off there), or cut short by Vega with "…".
 CUT_CHART_TITLES = """() => [...document.querySelectorAll("[data-testid=stVegaLiteChart] svg text")].filter(t => {
     const box = t.getBoundingClientRect(), chart = t.closest("svg").getBoundingClientRect();
-    return t.textContent.includes("…") || box.top < chart.top - 3 || box.bottom > chart.bottom + 3
-           || box.left < chart.left - 3 || box.right > chart.right + 3;  // a glyph box's line height
+    // a glyph box's line gap, which Vega does not count in a text's bounds: a third of the font as drawn (zoomed)
+    const zoom = Number(getComputedStyle(t.closest("[data-testid=stMain]") || document.body).zoom) || 1;
+    const slack = Math.max(3, parseFloat(getComputedStyle(t).fontSize) * zoom / 3);
+    return t.textContent.includes("…") || box.top < chart.top - slack || box.bottom > chart.bottom + slack
+           || box.left < chart.left - slack || box.right > chart.right + slack;
   }).map(t => t.textContent)"""
 
 

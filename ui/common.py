@@ -10,7 +10,7 @@ import pyarrow as pa
 import streamlit as st
 from streamlit.dataframe_util import convert_arrow_table_to_arrow_bytes
 
-from selfattn.display.charts import WORDS
+from selfattn.display.charts import WORDS, level_titles
 from selfattn.display.export import csv_bytes, to_csv
 from selfattn.display.guard import short_name
 from selfattn.errors import InputError
@@ -152,16 +152,24 @@ def vega(spec: dict, *, key: str | None = None, on_select: Callable[[], None] | 
         key, on_select, selection: for a chart whose selection parameter ``selection`` comes back
             to the server (a click that picks something): its widget key and callback.
     """
-    spec = dict(spec)
+    spec = level_titles(spec)  # a Chinese title of a vertical axis level, not on its side
     values = spec.pop("data")["values"]
     width = spec.get("usermeta", {}).get("width_px", "content")
-    if len(values) > CANVAS_MIN_CELLS:  # one canvas draws faster than thousands of SVG nodes
+    if len(values) > CANVAS_MIN_CELLS and not drawn_as_lines(spec):  # one canvas draws faster than thousands of
+        # SVG nodes; a line of any length is one (and an SVG chart's legend and titles can be checked in a browser)
         spec["usermeta"] = {**spec.get("usermeta", {}), "embedOptions": {"renderer": "canvas"}}
     if on_select is None:
         st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None)
     else:  # a chart that sends its selection ``selection`` back (under ``key``), which ``on_select`` reads
         st.vega_lite_chart(pa.Table.from_pylist(values), spec, width=width, theme=None, key=key,
                            on_select=on_select, selection_mode=selection)
+
+
+def drawn_as_lines(spec: dict) -> bool:
+    """Whether every mark of ``spec`` is a line (its top-level mark, or each layer's): a few SVG nodes however many
+    points."""
+    marks = [view.get("mark") for view in spec.get("layer", [spec])]
+    return bool(marks) and all((m.get("type") if isinstance(m, dict) else m) in ("line", "rule") for m in marks)
 
 
 def arrow_datasets(spec: dict) -> dict:

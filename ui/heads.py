@@ -25,7 +25,7 @@ from selfattn.core.compare import head_choices as _head_choices
 from selfattn.core.heads import MultiHeadTrace, stack_heads, weight_row_sums
 from selfattn.display import budget as draw_limits
 from selfattn.display.budget import CELL_BYTES, DRAW_BYTES, fit_block  # noqa: F401 - the page's names for them
-from selfattn.display.charts import benchmark_chart
+from selfattn.display.charts import benchmark_chart, level_titles
 from selfattn.display.export import column_names, labelled
 from selfattn.i18n import Markdown
 from selfattn.hosting import is_hosted
@@ -304,7 +304,7 @@ def results_chart(records: list[dict], field: str, title: str) -> dict:
                             series_title=column_title("series"), field_titles=tables.chart_field_titles(current_lang()),
                             impls=tuple(impl_name(i) for i in bench.IMPLS))
     # fit-x: the height is the plot's own, so the legend underneath adds to it instead of squeezing it.
-    return {**chart, "autosize": {"type": "fit-x", "contains": "padding"}}
+    return level_titles({**chart, "autosize": {"type": "fit-x", "contains": "padding"}})
 
 
 @st.cache_resource(show_spinner=False)

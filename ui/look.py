@@ -8,13 +8,21 @@ One style element a run (``st.html`` with only a style sheet is added to the pag
 - **Titles, size badges and the link's copy button.** A map's size badge ("3 × 3", the code span
   after its bold name) never breaks inside; titles wrap in balanced lines (a Chinese title left one
   character alone on its last line at 1024 px), and the copy button of the sidebar's link is always
-  shown (Streamlit shows it on hover only, which a tablet never has).
+  shown (Streamlit shows it on hover only, which a tablet never has), beside the link, not over it: the link
+  scrolls inside its box short of the button (a transparent border the button sits on).
+- **The navigation** names every page whole: a name wider than the sidebar wraps onto a second line instead of
+  ending in "…" (the projector view's 210 px sidebar showed "Sentence embe…").
 - **Projector view** (the sidebar switch, kept in the link as ``big=1``): the main area is drawn
   larger (CSS ``zoom``, so text, step maps, charts, axis labels and legends all grow together),
   for a class reading a projector at 1024 × 768 from the back of the room; the head view's lines
   are drawn strong (ui/readout.py). To make room for the larger text, the sidebar narrows to
   :data:`PROJECTOR_SIDEBAR_PX` and the main area's side margins shrink from 5 rem to 1.25 rem: at
   1024 px the main area holds 586 px of (zoomed) page instead of 397.
+
+  A chart under the zoom: Streamlit sizes a Vega-Lite chart to its box as ``getBoundingClientRect`` measures it,
+  which in Chromium counts the zoom (a box of 586 px reads 762), and Vega then draws that many px inside the zoom:
+  every chart ran 30 % past its column (176 px at 1024). The chart's own box is held to 1/zoom of its column, so
+  the width Streamlit measures is the column's, and the drawing, zoomed, fills the column exactly.
 """
 
 from __future__ import annotations
@@ -35,12 +43,17 @@ _READABLE = f"""
   opacity: 1 !important; visibility: visible !important; }}
 [data-testid="stSidebar"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * {{ visibility: visible !important; }}
 [data-testid="stSidebar"] button[data-testid="stBaseButton-elementToolbar"] {{ background-color: rgba(240, 240, 240, 0.92); }}
+[data-testid="stSidebar"] [data-testid="stCode"] pre {{ border-right: 2.5rem solid transparent; }}
+[data-testid="stSidebarNavLink"] {{ height: auto; min-height: 2rem; }}
+[data-testid="stSidebarNavLink"] > span:last-child, [data-testid="stSidebarNavLink"] > span:last-child * {{
+  white-space: normal; height: auto; line-height: 1.3; }}
 """
 _PROJECTOR = f"""
 [data-testid="stMain"] {{ zoom: {PROJECTOR_ZOOM}; }}
 [data-testid="stSidebar"] {{ width: {PROJECTOR_SIDEBAR_PX}px !important; min-width: {PROJECTOR_SIDEBAR_PX}px !important;
   max-width: {PROJECTOR_SIDEBAR_PX}px !important; }}
 [data-testid="stMainBlockContainer"] {{ padding-left: 1.25rem; padding-right: 1.25rem; max-width: none; }}
+[data-testid="stMain"] [data-testid="stVegaLiteChart"] {{ max-width: calc(100% / {PROJECTOR_ZOOM}); overflow: visible; }}
 """
 
 

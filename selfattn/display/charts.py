@@ -9,6 +9,7 @@ notebooks, and the tests validate every spec against Altair's schema that way.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -525,3 +526,37 @@ def head_view(weights, labels, picked: int | None = None, *, from_title: str = "
     left = text.mark_text(align="right", dx=-8, **label).transform_filter("datum.x == 0")
     right = text.mark_text(align="left", dx=8, **label).transform_filter("datum.x == 1")
     return alt.layer(lines, left, right).properties(width=width, height=max(120, HEAD_VIEW_ROW_PX * n))
+
+
+# Chinese characters and the full-width forms written with them (，（）：).
+CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+# A vertical axis's title written level, above the axis, from its line rightwards (as Chinese charts put it).
+LEVEL_TITLE = {"titleAngle": 0, "titleAlign": "left", "titleBaseline": "bottom", "titleX": 0, "titleY": -8}
+
+
+def level_titles(spec: dict) -> dict:
+    """``spec`` with every vertical axis's title that holds Chinese written level above the axis instead of turned a
+    quarter: a Latin title turned reads bottom to top, Chinese characters turned lie on their side ("下一个词"
+    sideways). Layers and concatenated views are walked; the spec given is not changed.
+
+    Args:
+        spec: a Vega-Lite spec (a dict, as :mod:`selfattn.display.charts` and the pages build them).
+
+    Returns:
+        The spec, with ``LEVEL_TITLE`` merged into the ``axis`` of each such ``y`` channel (one whose axis sets
+        its own ``titleAngle`` is left as it is).
+    """
+    out = dict(spec)
+    encoding = out.get("encoding")
+    if isinstance(encoding, dict) and isinstance(encoding.get("y"), dict):
+        y = encoding["y"]
+        axis = y.get("axis")
+        title = (axis or {}).get("title", y.get("title")) if axis is not False else None
+        if isinstance(title, str) and CJK.search(title) and "titleAngle" not in (axis or {}):  # else set on purpose
+            out["encoding"] = {**encoding, "y": {**y, "axis": {**(axis or {}), **LEVEL_TITLE}}}
+    for part in ("layer", "vconcat", "hconcat", "concat"):
+        if isinstance(out.get(part), list):
+            out[part] = [level_titles(view) if isinstance(view, dict) else view for view in out[part]]
+    if isinstance(out.get("spec"), dict):  # a facet's or a repeat's view
+        out["spec"] = level_titles(out["spec"])
+    return out
