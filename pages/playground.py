@@ -5,6 +5,7 @@ from functools import partial
 import streamlit as st
 
 from selfattn.core.presets import PRESETS
+from selfattn.display.charts import masked_weights
 from selfattn.display.export import column_names, labelled
 from selfattn.display.numbers import step_text, step_vector_text
 from selfattn.errors import InputError
@@ -161,8 +162,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
 
     st.subheader(tr("pg.step5"))
     st.caption(tr("pg.step5_help", formula=maths["step5"]))
-    tables["weights"] = pg.show_map(tr("pg.weights"), trace.weights, tokens, tokens, key="weights",
-                                    domain=(0.0, 1.0), role="weights", link="weights", focus=i)
+    tables["weights"] = pg.show_map(tr("pg.weights"), masked_weights(trace.weights, trace.allowed), tokens, tokens,
+                                    key="weights", domain=(0.0, 1.0), role="weights", link="weights", focus=i)
 
     st.subheader(tr("pg.focus_title"))
     choice(st.selectbox, tr("pg.focus"), range(n), "pg_focus", {k: f"{k + 1}: {tok}" for k, tok in enumerate(tokens)})

@@ -20,6 +20,7 @@ from selfattn.block.compute import ToyResult, check_sizes, compute_toy, result_v
 from selfattn.block.link import decode
 from selfattn.block.view import CELL_CHARS, PRESET_SETTINGS, ROWS_OF, View
 from selfattn.display import share
+from selfattn.display.charts import masked_weights
 from selfattn.display.export import labelled
 from selfattn.i18n import t_plain
 from ui import state as settings
@@ -263,8 +264,8 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
                                       [tr("tb.head", h=h + 1) for h in range(len(trace.weights))], fit.PAGE_PX))
                 for h, weights in enumerate(trace.weights):  # each head's CSV in the ZIP
                     tables[f"{prefix}weights_head{h + 1}"] = partial(labelled, weights, list(tokens), list(tokens))
-            elif step.kind == "heads":
-                for h, weights in enumerate(trace.weights):
+            elif step.kind == "heads":  # under a causal or padding mask, the cells it forbids drawn as masked
+                for h, weights in enumerate(masked_weights(trace.weights, trace.allowed)):
                     with st.container(width=fit.box_width(weights, tokens, tokens)):
                         tables[f"{prefix}weights_head{h + 1}"] = show_map(
                             f"{step.number} " + tr("tb.head", h=h + 1), weights, tokens, tokens,

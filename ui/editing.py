@@ -187,6 +187,8 @@ class Maps:
         """One step's matrix: its name and shape, its map and a CSV.
 
         Args:
+            matrix: numbers, or weights with their mask (:func:`selfattn.display.charts.masked_weights`): the map
+                draws the masked cells as masked, the CSV holds the weights.
             link: its place among the linked maps (``ui.components.heatmap.LINKS``, ``row:<step>``, ``att:<head>``),
                 or None; a click on a row of a map whose rows are tokens makes that token the focus.
             full: the whole matrix when the map shows only its first columns (a real model's 384); the CSV holds it.
@@ -194,8 +196,8 @@ class Maps:
         Returns:
             A function that builds the labelled DataFrame offered for download (built when asked for).
         """
-        values = np.asarray(matrix, dtype=float)
-        whole = values if full is None else np.asarray(full, dtype=float)
+        values = matrix if np.ma.isMaskedArray(matrix) else np.asarray(matrix, dtype=float)
+        whole = np.asarray(np.ma.getdata(values), dtype=float) if full is None else np.asarray(full, dtype=float)
         frame = partial(labelled, whole, list(row_labels), list(full_cols if full_cols is not None else col_labels))
         fit.map_header(title, whole.shape, tr("tb.first_columns", k=values.shape[1])
                        if whole.shape[1] > values.shape[1] else "")

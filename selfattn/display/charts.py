@@ -560,3 +560,19 @@ def level_titles(spec: dict) -> dict:
     if isinstance(out.get("spec"), dict):  # a facet's or a repeat's view
         out["spec"] = level_titles(out["spec"])
     return out
+
+
+def masked_weights(weights, allowed) -> np.ma.MaskedArray:
+    """Attention weights with their mask, for a map: the numbers are the weights (0 where a key is masked: its score
+    was −∞ before softmax), the mask says which cells the mask forbade, so a map draws them as masked (grey), not as
+    a weight of 0 the model chose, nor as the −∞ of the score.
+
+    Args:
+        weights: (..., n_q, n_k) weights.
+        allowed: (n_q, n_k) or (..., n_q, n_k) bool, True where query i may attend to key j.
+
+    Returns:
+        A masked array of the weights' shape, masked where not ``allowed``.
+    """
+    w = np.asarray(weights, dtype=float)
+    return np.ma.MaskedArray(w, mask=np.broadcast_to(~np.asarray(allowed, dtype=bool), w.shape).copy())

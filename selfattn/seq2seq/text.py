@@ -6,13 +6,15 @@ import numpy as np
 
 from selfattn.bench.cache import StepCost
 from selfattn.core.heads import merge_heads
+from selfattn.display.charts import masked_weights
 from selfattn.display.numbers import step_text, step_vector_text
 from selfattn.i18n import t_plain
 
 
-def masked(weights: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """(h, m, m) weights with −∞ where the mask forbids (drawn grey); the weights themselves are 0 there."""
-    return np.where(np.asarray(allowed, dtype=bool), weights, -np.inf)
+def masked(weights: np.ndarray, allowed: np.ndarray) -> np.ma.MaskedArray:
+    """(h, m, m) weights with the mask (:func:`selfattn.display.charts.masked_weights`): 0 where the mask forbids, drawn
+    as masked; −∞ is the score there before softmax, not the weight."""
+    return masked_weights(weights, allowed)
 
 
 def merged(per_head: np.ndarray) -> np.ndarray:

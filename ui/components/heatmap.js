@@ -2,7 +2,9 @@
 // value written in it (a heatmap and its table in one), drawn in the browser from a little JSON.
 //
 // Data in (ui/components/heatmap.py): the map's name, row and column headers, the cells as text
-// (as the server formats them; "−∞" for a masked score), the colour scale (low, high, stops,
+// (as the server formats them; "−∞" for a masked score), on a weights map under a mask the cells the mask
+// forbids (mask: rows of 0/1; their weight, 0, is written in them and they are drawn masked) and the note that
+// says so (mask_note), the colour scale (low, high, stops,
 // masked grey; fixed for a 0..1 scale), its place in the linked steps ("q", "k", "v", "scores",
 // "scaled", "weights", "wv", "out") and group, the focus token, the editors' revisions the server
 // read, and on the outputs map the options the preview works with (engine).
@@ -129,7 +131,7 @@ function build(parent) {
     // A map already showing exactly this (the preview drew it before the server's numbers came) is
     // left as it is; its data is taken all the same.
     const shown = JSON.stringify([data.name, data.rows, data.cols, data.cells, data.low_text, data.high_text,
-                                  data.stops, data.masked, data.focus]);
+                                  data.stops, data.masked, data.mask, data.mask_note, data.focus]);
     const same = shown === view.shown && data.link === view.link && data.group === view.group;
     view.data = data;
     if (same) return;
@@ -146,22 +148,25 @@ function build(parent) {
     }
     const stops = data.stops.map(hexRgb);
     const span = data.hi - data.lo;
+    // A cell is drawn masked when the mask forbids it (a weight: 0, written) or it holds no number (a score: −∞).
+    const masked = (i, j, v) => !Number.isFinite(v) || !!data.mask?.[i]?.[j];
     // The same table with new numbers (an edit): its cells change in place, text and colour, instead of the
     // whole table being built again (about 6,000 cells at the block page's largest), and what is lit stays lit.
-    const frame = JSON.stringify([data.name, data.rows, data.cols, data.focus, data.masked]);
+    const frame = JSON.stringify([data.name, data.rows, data.cols, data.focus, data.masked, data.mask, data.mask_note]);
     if (frame === view.frame && view.cells.length === data.cells.length
         && view.cells.every((row, i) => row.length === data.cells[i].length)) {
       data.cells.forEach((row, i) => row.forEach((text, j) => {
         const td = view.cells[i][j];
         if (td.textContent !== text) td.textContent = text;
         const v = parseFloat(text);
-        if (Number.isFinite(v)) {
+        if (!masked(i, j, v)) {
           const [bg, dark] = colourAt(stops, span > 0 ? (v - data.lo) / span : 0.5);
           td.style.background = bg;
           td.classList.toggle("dark", dark);
           td.classList.remove("masked");
         } else {
-          td.style.background = data.masked;
+          td.style.background = "";
+          td.style.backgroundColor = data.masked; // the hatching over it is the style sheet's
           td.classList.remove("dark");
           td.classList.add("masked");
         }
@@ -180,13 +185,13 @@ function build(parent) {
     data.cells.forEach((row, i) => {
       html += `<tr><th scope="row" tabindex="${i === 0 ? 0 : -1}"${i === data.focus ? ' class="focus"' : ""}>` +
               `${escape(data.rows[i])}</th>`;
-      row.forEach((text) => {
+      row.forEach((text, j) => {
         const v = parseFloat(text);
-        if (Number.isFinite(v)) {
+        if (!masked(i, j, v)) {
           const [bg, dark] = colourAt(stops, span > 0 ? (v - data.lo) / span : 0.5);
           html += `<td style="background:${bg}"${dark ? ' class="dark"' : ""}>${escape(text)}</td>`;
         } else {
-          html += `<td class="masked" style="background:${data.masked}">${escape(text)}</td>`;
+          html += `<td class="masked" style="background-color:${data.masked}">${escape(text)}</td>`;
         }
       });
       html += "</tr>";
@@ -196,6 +201,10 @@ function build(parent) {
     html += `<div class="legend" aria-hidden="true"><span>${escape(data.low_text)}</span>` +
             `<span class="ramp" style="background:linear-gradient(to right,${ramp})"></span>` +
             `<span>${escape(data.high_text)}</span></div>`;
+    if (data.mask_note) {
+      html += `<div class="mask-note"><span class="key" style="background-color:${data.masked}"></span>` +
+              `<span>${escape(data.mask_note)}</span></div>`;
+    }
     html += `<div class="more" aria-live="polite" hidden></div>`;
     box.innerHTML = html;
     const wrap = box.querySelector(".wrap");

@@ -63,7 +63,9 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
     """The JSON a map is drawn from (pure: tests read the same data the browser gets).
 
     Args:
-        matrix: (n, d) numbers; −∞ marks a masked cell (drawn grey).
+        matrix: (n, d) numbers; −∞ marks a masked score (drawn grey, written −∞). Weights under a mask come as a
+            masked array (:func:`selfattn.display.charts.masked_weights`): each cell is written as its weight (0 under
+            the mask) and the masked ones are drawn as masked (grey, hatched), with a note under the map saying so.
         name: the map's accessible name.
         role: its colour role (:data:`selfattn.display.colours.SCHEMES`).
         domain: a fixed (low, high) for the colours, e.g. (0, 1) for weights; else the finite extent.
@@ -77,7 +79,8 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
             or None; see ``attention.js``); on the block page's input map, its layer's (``block.js``); on the
             Encoder–decoder's source map, its model's (``s2s.js``, from ``ui.seq2seq.preview_engine``).
     """
-    values = np.asarray(matrix, dtype=float)
+    mask = np.ma.getmaskarray(matrix) if np.ma.isMaskedArray(matrix) else None
+    values = np.asarray(np.ma.getdata(matrix), dtype=float)
     if link is not None and link not in LINKS and not link.startswith(LINK_KINDS):
         raise ValueError(f"link {link!r} is not one of {', '.join(LINKS)}, or {', '.join(k + '<name>' for k in LINK_KINDS)}")
     lo, hi = domain if domain else colours.finite_extent(values)
@@ -86,6 +89,7 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
             "lo": lo, "hi": hi, "low_text": map_text(lo), "high_text": map_text(hi),
             "stops": list(colours.stops(role)), "masked": colours.MASKED_GREY,
             "fixed": domain is not None, "link": link, "group": group, "focus": focus,
+            **({"mask": [[int(m) for m in row] for row in mask]} if mask is not None and mask.any() else {}),
             **({"engine": engine} if engine else {})}
 
 
@@ -99,8 +103,11 @@ def scroll_notes(lang: str) -> dict:
 
 
 def heatmap(key: str, data: dict, on_pick: Callable[[], None] | None = None) -> None:
-    """Mount one map drawn from ``data`` (:func:`map_data`) under ``key``; ``on_pick`` runs after a click."""
+    """Mount one map drawn from ``data`` (:func:`map_data`) under ``key``; ``on_pick`` runs after a click. A map with
+    masked cells says under it what they are (``common.map_masked``)."""
     data = {**data, "scroll": dict(scroll_notes(current_lang()))}
+    if "mask" in data:
+        data["mask_note"] = t_plain("common.map_masked", current_lang())
     _mount(key=key, data=payload(data), width="content", on_pick_change=on_pick or _nothing)
 
 

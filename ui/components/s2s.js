@@ -78,12 +78,13 @@ function s2sCells(tables, engine) {
   const boxes = { "src:x": src, "src:memory": memory, "src:k": shown.cross.k, "src:v": shown.cross.v,
                   "row:input": shown.input, "row:h1": shown.self.out, "row:h2": shown.cross.out,
                   "row:out": shown.output, "row:final": layerNorm(state, ones, zeros, engine.eps) };
-  shown.self.heads.forEach((w, h) => { boxes[`self:${h}`] = w.map((row, i) => row.map((v, j) => (j > i ? -Infinity : v))); });
+  // A head's self-attention is its weights, 0 above the diagonal: the map draws those cells masked (their mask comes
+  // with the server's map data), as the server writes them.
+  shown.self.heads.forEach((w, h) => { boxes[`self:${h}`] = w; });
   shown.cross.heads.forEach((w, h) => { boxes[`cross:${h}`] = w; });
   const cells = {};
   for (const [link, matrix] of Object.entries(boxes)) {
-    const masked = link.startsWith("self:");
-    if (!matrix.every((row, i) => row.every((v, j) => Number.isFinite(v) || (masked && j > i)))) return null;
+    if (!matrix.every((row) => row.every(Number.isFinite))) return null;
     cells[link] = boxOf(matrix);
   }
   return cells;
