@@ -18,6 +18,7 @@ from ui import seq2seq as s2
 from ui import state as settings
 from ui.common import choice, current_lang, show_error, tr, tr_count, vega
 from ui.components.heatmap import library
+from ui.components.outdated import served
 from ui import links
 
 # ── Read ─────────────────────────────────────────────────────────────────────────────────────────
@@ -140,7 +141,7 @@ def draw(result, shown: sv.View, tables: dict, engine: dict | None) -> None:
                   (tr("s2s.cross_values"), merged(cross.values), src, d_cols, f"d{layer + 1}_cross_v", "src:v")],
                  focus=None, tables=tables)
     choice(st.selectbox, tr("s2s.focus"), range(shown.m), "s2s_focus", {i: f"y{i + 1}" for i in range(shown.m)})
-    with st.container(border=True):
+    with served("s2s_focus_box", s2.EDITORS.revs(), border=True):  # dimmed while the maps show a newer edit
         st.markdown(tr("s2s.focus_title", token=tgt[focus]))
         st.code("\n".join(focus_lines(cross, focus, src, tgt[focus], current_lang())), language=None, wrap_lines=True)
 
@@ -153,7 +154,8 @@ def draw(result, shown: sv.View, tables: dict, engine: dict | None) -> None:
     st.subheader(tr("s2s.output_title"))
     st.caption(tr("s2s.output_help"))
     side_by_side([(tr("s2s.output"), trace.outputs, tgt, d_cols, "outputs", "row:final")], focus=focus, tables=tables)
-    st.success(tr("s2s.checked_torch", diff=difference_text(result.torch_difference)), icon=":material/verified:")
+    with served("s2s_checked_box", s2.EDITORS.revs()):
+        st.success(tr("s2s.checked_torch", diff=difference_text(result.torch_difference)), icon=":material/verified:")
 
     generation(result, shown, layer, tables)
 
@@ -165,8 +167,7 @@ def next_step(m: int) -> None:
 
 def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
     """Step t of cached decoding in the layer shown: the cache as it grows, this row's attention, what it saves."""
-    tgt, src = result.tgt_tokens, result.src_tokens
-    m = len(tgt)
+    m = len(result.tgt_tokens)
     st.subheader(tr("s2s.gen_title"))
     st.caption(tr("s2s.gen_help"))
     g1, g2, g3 = st.columns([2, 1, 1], vertical_alignment="bottom")
@@ -176,6 +177,17 @@ def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
               width="stretch")
     s2.PLAYER.draw_button(shown.m - 1, g3)
     t = min(shown.step, m - 1)
+    with served("s2s_step_box", s2.EDITORS.revs()):  # no preview draws the generation: dimmed while it is behind
+        cached_step(result, t, layer, tables)
+    st.markdown(f"#### {tr('s2s.cost_title')}")
+    st.caption(tr("s2s.cost_help", **cost_numbers(result.costs)))
+    vega(cost_spec(result.costs, current_lang()))
+
+
+def cached_step(result, t: int, layer: int, tables: dict) -> None:
+    """Step t of cached decoding in the layer shown: the cache as it grows, this row's attention, that it equals the
+    full pass."""
+    tgt, src = result.tgt_tokens, result.src_tokens
     step = result.cache.steps[t]
     st.markdown(f"**{tr('s2s.step_title', t=t + 1, token=tgt[t], layer=layer + 1)}**")
     st.caption(tr("s2s.cache_rows", old=t, new=t + 1) if t else tr("s2s.cache_first"))
@@ -196,9 +208,6 @@ def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
                 tables[f"step{t + 1}_{key[5:]}"] = s2.show_map(title, matrix, heads, cols, key=key, link=None,
                                                               focus=None, role="weights", domain=(0.0, 1.0))
     st.success(tr("s2s.cache_same", diff=difference_text(result.cache_difference)), icon=":material/verified:")
-    st.markdown(f"#### {tr('s2s.cost_title')}")
-    st.caption(tr("s2s.cost_help", **cost_numbers(result.costs)))
-    vega(cost_spec(result.costs, current_lang()))
 
 
 library()  # the maps' drawing code, once a page run, outside the fragment

@@ -172,6 +172,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                "zh": "可左右滚动：{total} 列中有 {hidden} 列不在视野内。"},
     "common.map_hidden_rows": {"en": "Scroll down: {hidden} of {total} rows are out of view.",
                                "zh": "可上下滚动：{total} 行中有 {hidden} 行不在视野内。"},
+    # ── A box the server wrote, while the maps above already show a newer edit (ui/components/outdated.js) ──
+    "common.updating": {"en": "Updating…", "zh": "正在更新…"},
     # ── A weights map under a mask (ui/components/heatmap.js writes it under the map, beside a masked cell's colour) ──
     "common.map_masked": {"en": "Masked: the score was −∞ before softmax, so the weight is 0.",
                           "zh": "被掩码遮住：softmax 之前分数为 −∞，所以权重为 0。"},
