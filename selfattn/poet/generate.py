@@ -20,7 +20,7 @@ import numpy as np
 from selfattn.core.attention import stable_softmax
 from selfattn.errors import InputError
 from selfattn.i18n import CATALOG, t_plain
-from selfattn.poet import corpus
+import selfattn.poet.corpus as corpus
 from selfattn.poet.model import CachedStep, Poet, empty_cache, forward, step
 from selfattn.poet.sampling import Sampling, choose, distributions
 from selfattn.poet.weights import BOS, COMMA, EOS, STOP

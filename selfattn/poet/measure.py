@@ -23,7 +23,7 @@ from collections import Counter
 
 import numpy as np
 
-from selfattn.poet import corpus
+import selfattn.poet.corpus as corpus
 from selfattn.poet.model import Poet, forward
 from selfattn.poet.weights import UNK, Vocab
 

@@ -32,7 +32,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from selfattn.poet import corpus, measure
+import selfattn.poet.corpus as corpus
+import selfattn.poet.measure as measure
 from selfattn.poet.torch_model import TinyPoet, arrays_of
 from selfattn.poet.weights import (CHECKPOINTS_PATH, MODEL_JSON, RECORD_PATH, WEIGHTS_PATH, Config, Vocab, Weights,
                                    load_checkpoints, load_weights, save, save_checkpoints)
