@@ -249,3 +249,147 @@ def open_cost(target, page: str, query: str) -> Cost:
             return cost
 
     return asyncio.run(run())
+
+
+# ── Issue 55: a flood of reruns from many sockets, and an honest visitor meanwhile ─────────
+ATTACKER, HONEST = "10.0.0.66", "10.0.0.7"  # their X-Real-IP, read where SELFATTN_CLIENT_HEADER names it
+FLOOD_MAX_S = 90.0  # no flood runs longer than this, whatever happens
+
+
+@dataclass
+class Flood:
+    """What an honest visitor saw during a flood, and what the flood sent."""
+
+    opens: list[float] = field(default_factory=list)  # seconds of each of the honest visitor's opens
+    gets: list[float] = field(default_factory=list)  # seconds of each plain GET of the page (the event loop's answer)
+    sent: int = 0  # reruns the flood sent
+    cpu_s: float = 0.0  # the server's CPU seconds during the flood
+    seconds: float = 0.0  # how long the flood lasted
+    tally: wire.Tally = field(default_factory=wire.Tally)  # the honest visitor's errors and exceptions
+
+
+async def _drain(ws, stop: asyncio.Event) -> None:
+    """Read and drop what the server sends a flooding socket (as a browser reads it), until ``stop``."""
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(ws.recv(), 0.5)
+        except (TimeoutError, asyncio.TimeoutError):
+            continue
+        except Exception:
+            return
+
+
+async def _flood_from(v: wire.Visitor, page: str, per_s: float, stop: asyncio.Event, edits: bool, first: int) -> int:
+    """Send ``per_s`` reruns a second until ``stop``: the page's edit, a new value each time, as the browser sends
+    it (its fragment's rerun where it is drawn in one), or a whole rerun with every widget as it is and no message
+    cached (so that the server sends the whole page again each time)."""
+    sent = 0
+    while not stop.is_set():
+        if edits:
+            await v.send_edit(wire.typed(page, first + sent), wire.EDITS[page])
+        else:
+            await v.ws.send(wire.rerun_request(url=v.url, page_hash=v.page_hash, query_string=v.query_string,
+                                               widgets=v.widgets.values()))  # no cached message: all sent again
+        sent += 1
+        with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), 1.0 / per_s)
+    return sent
+
+
+async def flood(url: str, page: str, query: str = "", *, sockets: int = 10, per_s: float = 2.0, edits: bool = False,
+                warm_s: float = 3.0, probes: int = 3, honest_page: str = "playground", attacker: str | None = ATTACKER,
+                honest: str | None = HONEST, pid: int | None = None, timeout: float = 60.0) -> Flood:
+    """``sockets`` websockets (one session each, from the address ``attacker``) open ``page`` at ``query``, then
+    each asks for ``per_s`` reruns a second (``edits``: the page's edit with a new value each time, else a whole
+    rerun); after ``warm_s`` s of that, ``probes`` times: a plain GET of ``honest_page``, then an honest visitor
+    (from ``honest``) opens it. The flood stops once the probes are done (:data:`FLOOD_MAX_S` at most).
+    An address of None sends no X-Real-IP (every socket the connection's address, 127.0.0.1)."""
+    result = Flood()
+    flooders = []
+    try:
+        for _ in range(sockets):
+            v = wire.Visitor(url, wire.Tally(), timeout)
+            v.headers = [("X-Real-IP", attacker)] if attacker else []
+            flooders.append(v)
+            await v.open(page, query)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        cpu0, start = (servers.cpu_seconds(pid) if pid else 0.0), loop.time()
+        drains = [asyncio.create_task(_drain(v.ws, stop)) for v in flooders]
+        floods = [asyncio.create_task(_flood_from(v, page, per_s, stop, edits, 1000 * k))
+                  for k, v in enumerate(flooders)]
+        loop.call_later(FLOOD_MAX_S, stop.set)
+        try:
+            await asyncio.wait_for(stop.wait(), warm_s)
+        except (TimeoutError, asyncio.TimeoutError):
+            pass
+        try:
+            for _ in range(probes):
+                if stop.is_set():
+                    break
+                began = time.perf_counter()
+                await wire.attempt(result.tally, wire.http_get(f"{url}/{wire.PAGES[honest_page]}", timeout))
+                result.gets.append(time.perf_counter() - began)
+                other = wire.Visitor(url, result.tally, timeout)
+                other.headers = [("X-Real-IP", honest)] if honest else []
+                try:
+                    if await wire.attempt(result.tally, other.open(honest_page)):
+                        result.opens.append(result.tally.opens[-1])
+                finally:
+                    await other.close()
+                await asyncio.sleep(0.5)
+        finally:
+            stop.set()
+            result.sent = sum(n for n in await asyncio.gather(*floods, return_exceptions=True) if isinstance(n, int))
+            await asyncio.gather(*drains, return_exceptions=True)
+            result.seconds = loop.time() - start
+            result.cpu_s = (servers.cpu_seconds(pid) - cpu0) if pid else 0.0
+    finally:
+        for v in flooders:
+            await v.close()
+    return result
+
+
+@contextlib.contextmanager
+def hosted_server(work: Path, app_dir: Path = ROOT, *, client_header: bool = True):
+    """The app in hosted mode, one process (``app_dir``'s code), reading each visitor's address from X-Real-IP
+    (``client_header``: as behind deploy/serve.sh's proxy), warmed up by one visit to the Playground; stopped after."""
+    import os
+
+    saved = os.environ.get("SELFATTN_CLIENT_HEADER")
+    os.environ["SELFATTN_CLIENT_HEADER"] = "X-Real-IP" if client_header else ""
+    target = servers.LocalServer(app_dir, "hostile", work)
+    try:
+        asyncio.run(target.start())
+    finally:
+        if saved is None:
+            os.environ.pop("SELFATTN_CLIENT_HEADER", None)
+        else:
+            os.environ["SELFATTN_CLIENT_HEADER"] = saved
+    try:
+        async def warm():
+            async with visitor(target.url) as v:
+                await v.open_link("playground")
+        asyncio.run(warm())
+        yield target
+    finally:
+        target.stop()
+
+
+async def read_until_quiet(v: wire.Visitor, quiet_s: float = 3.0, limit_s: float = 60.0) -> None:
+    """Read and apply what the server sends ``v`` until it sends nothing for ``quiet_s`` s (``limit_s`` at most)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    while loop.time() < deadline:
+        try:
+            data = await asyncio.wait_for(v.ws.recv(), min(quiet_s, max(0.0, deadline - loop.time())))
+        except (TimeoutError, asyncio.TimeoutError):
+            return
+        if isinstance(data, str):
+            continue
+        msg = ForwardMsg()
+        msg.ParseFromString(data)
+        v.handle(msg)
+

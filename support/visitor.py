@@ -183,6 +183,7 @@ class Visitor:
         self.drawn: set[str] = set()  # widget ids drawn in the current run
         self.revs: dict[str, int] = {}  # matrix editor id -> the last revision sent
         self.fragments: dict[str, str] = {}  # widget id -> the id of the fragment it is drawn in ("" for none)
+        self.headers: list[tuple[str, str]] = []  # sent with the websocket's request (a proxy's X-Real-IP)
 
     async def open(self, page: str, query: str = "") -> float:
         """Load ``page`` (a name of PAGES), at the link's ``query`` string when given; return the
@@ -194,6 +195,7 @@ class Visitor:
         self.cookies = {**self.cookies, **await http_get(self.url, self.timeout, self.cookies)}  # as a browser keeps them
         host = urlsplit(self.base).netloc
         headers = [("Cookie", "; ".join(f"{k}={v}" for k, v in self.cookies.items()))] if self.cookies else []
+        headers += self.headers
         try:
             self.ws = await connect(f"ws://{host}/_stcore/stream", subprotocols=[Subprotocol("streamlit")],
                                     origin=Origin(f"http://{host}"), additional_headers=headers, proxy=None,

@@ -11,6 +11,8 @@ import inspect
 import json
 import time
 
+import pytest
+
 from streamlit.components.v2.bidi_component import main as bidi
 from streamlit.runtime import Runtime
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
@@ -306,7 +308,7 @@ def test_a_run_can_step_out_of_its_turn_for_work_bounded_on_its_own():
             other.start()
             other.join(5)
             assert ran == ["another view"]  # it did not wait for the sweep
-        assert limits._holder.holds is True  # the place is taken again
+        assert limits._holder.place.held is True  # the place is taken again
     with limits.outside_heavy_turn():  # outside any turn: nothing to give back
         pass
     assert limits._turns._running == 0  # and every place is free again
@@ -428,3 +430,144 @@ def test_a_session_builds_one_download_at_a_time_and_the_same_file_once_a_run():
     limits.check_message(_msg("rerun_script"), limits.guard_of("session-1"), set(), hosted=True)  # a new run
     asyncio.run(clicks())
     assert len(built) == 4  # built again after the run: its buttons may offer other numbers
+
+
+# ── Issue 55: every run waits its turn, in a fair order; the last edit stands ──────────────
+def test_streamlit_runs_every_run_through_the_two_calls_the_module_wraps():
+    """Every run, whole or a fragment's, calls exec_func_with_error_handling once (its end gives the place back)
+    and, inside it, ctx.on_script_start() after the widgets' callbacks and before the page or a fragment runs
+    (the run waits there); ctx.yield_check raises when the visitor moved on; a page's hash is its url path's."""
+    from streamlit.navigation.page import StreamlitPage
+    from streamlit.runtime.scriptrunner import script_runner
+    from streamlit.runtime.scriptrunner_utils import script_requests
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+    from streamlit.util import calc_hash
+
+    source = inspect.getsource(script_runner.ScriptRunner._run_script)
+    assert "= exec_func_with_error_handling(code_to_exec, ctx)" in source
+    assert source.index("on_script_will_rerun(") < source.index("ctx.on_script_start()") < source.index(
+        "wrapped_fragment()") and source.index("ctx.on_script_start()") < source.index("exec(code, module.__dict__)")
+    assert "yield_check=self._maybe_handle_execution_control_request" in source
+    assert "yield_check" in ScriptRunContext.__dataclass_fields__
+    assert "calc_hash(self._url_path)" in inspect.getsource(StreamlitPage)
+    assert calc_hash("seq2seq") == calc_hash("seq2seq") != calc_hash("playground")
+    assert "old_states" in inspect.signature(script_requests._coalesce_widget_states).parameters
+    limits.install()
+    assert script_runner.exec_func_with_error_handling.selfattn_bounded
+    assert ScriptRunContext.on_script_start.selfattn_bounded
+
+
+def test_a_run_is_heavy_by_the_page_it_asks_for():
+    from types import SimpleNamespace
+
+    from streamlit.util import calc_hash
+
+    def ctx(page_hash: str, name: str = "", fragment=None):
+        manager = SimpleNamespace(main_script_hash="main", intended_page_name=name)
+        return SimpleNamespace(page_script_hash=page_hash, pages_manager=manager, fragment_ids_this_run=fragment)
+
+    assert limits._run_is_heavy(ctx(calc_hash("seq2seq"), fragment=["f1"]))  # an edit of the Encoder–decoder
+    assert limits._run_is_heavy(ctx(calc_hash("block")))
+    assert not limits._run_is_heavy(ctx(calc_hash("playground"), fragment=["f1"]))
+    assert limits._run_is_heavy(ctx("main", "seq2seq"))  # a first open: the page by its name
+    assert not limits._run_is_heavy(ctx("main", "playground")) and not limits._run_is_heavy(ctx("main", ""))
+
+
+def test_a_new_visitor_goes_before_a_flooding_client_and_a_flooding_session():
+    turns = limits.Turns(1)
+    assert turns.try_enter(turns.join("ip:x", "running"), 0) is True
+    for k in range(10):
+        turns.charge("ip:flood", f"f{k}", 0.3)  # a client that used CPU lately (each session under budget)
+    turns.charge("ip:flood", "f0", limits.SESSION_BUDGET_S)  # and one of its sessions over budget
+    flood = [turns.join("ip:flood", f"f{k}") for k in range(10)]
+    honest = turns.join("ip:new", "n1")
+    assert turns.place(honest) == 1 and [turns.place(t) for t in flood[1:]] == list(range(2, 11))
+    assert turns.place(flood[0]) == 11  # over budget: behind every other run
+    # one address, a class: its sessions take turns in order, a session over budget behind every other run;
+    # another address that used less goes first, once
+    klass = limits.Turns(1)
+    assert klass.try_enter(klass.join("ip:school", "running"), 0) is True
+    klass.charge("ip:school", "flooder", limits.SESSION_BUDGET_S + 1)
+    klass.charge("ip:other", "o1", 0.5)
+    flooder = klass.join("ip:school", "flooder")
+    students = [klass.join("ip:school", f"s{k}") for k in range(3)]
+    other = klass.join("ip:other", "o1")
+    assert klass.place(other) == 1 and [klass.place(t) for t in students] == [2, 3, 4]
+    assert klass.place(flooder) == 5
+
+
+def test_usage_halves_and_stays_bounded():
+    usage = limits.Usage(half_life=10.0, most=8)
+    usage.add(("session", "a"), 4.0, now=100.0)
+    assert usage.of(("session", "a"), now=110.0) == pytest.approx(2.0)
+    usage.add(("session", "a"), 1.0, now=110.0)
+    assert usage.of(("session", "a"), now=110.0) == pytest.approx(3.0)
+    for k in range(100):
+        usage.add(("session", f"s{k}"), 0.01 * k, now=120.0)
+    assert len(usage) <= 8 and usage.of(("session", "s99"), now=120.0) > 0  # the least used went first
+
+
+def test_light_runs_pass_a_heavy_one_waiting_and_over_budget_runs_take_one_place():
+    turns = limits.Turns(2, 1)
+    assert turns.try_enter(turns.join("ip:a", "h1", heavy=True), 0) is True
+    heavy = turns.join("ip:b", "h2", heavy=True)
+    light = turns.join("ip:c", "l1")
+    assert turns.try_enter(heavy, 0) is False and turns.try_enter(light, 0) is True  # the heavy place is taken
+    turns.leave(heavy=True)
+    turns.leave()
+    turns.charge("ip:f", "f1", limits.SESSION_BUDGET_S + 1)
+    turns.charge("ip:f", "f2", limits.SESSION_BUDGET_S + 1)
+    first, second = turns.join("ip:f", "f1"), turns.join("ip:f", "f2")
+    assert turns.try_enter(heavy, 0) is True  # under budget: first, though it came before them anyway
+    turns.leave(heavy=True, over=turns.over_budget(heavy))
+    assert turns.try_enter(first, 0) is True and turns.over_budget(first) is True
+    assert turns.try_enter(second, 0) is False  # a place is free, but over-budget runs take one at most
+    turns.leave(over=True)
+    assert turns.try_enter(second, 0) is True
+
+
+def _rerun(*widgets, fragment: str = ""):
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    msg = BackMsg()
+    msg.rerun_script.fragment_id = fragment
+    for wid, kind, value in widgets:
+        setattr(msg.rerun_script.widget_states.widgets.add(id=wid), kind, value)
+    return msg
+
+
+def test_the_newest_rerun_keeps_the_older_ones_clicks():
+    older = _rerun(("cell", "string_value", "40"), ("button", "trigger_value", True), fragment="f")
+    newer = _rerun(("cell", "string_value", "45"), ("button", "trigger_value", False), fragment="f")
+    merged = limits.newest_rerun(older, newer)
+    states = {w.id: w for w in merged.rerun_script.widget_states.widgets}
+    assert states["cell"].string_value == "45" and states["button"].trigger_value is True
+    assert merged.rerun_script.fragment_id == "f"
+    assert limits.newest_rerun(_rerun(fragment="f"), _rerun(fragment="g")).rerun_script.fragment_id == ""
+
+
+def test_a_burst_over_the_rate_ends_with_its_last_rerun():
+    """45 edits at once: 40 go on as they come (the burst), the other five are kept as one rerun, the newest,
+    sent on once the session's budget holds a message again (before, they were dropped: the page kept edit 40)."""
+    import threading
+    from types import SimpleNamespace
+
+    sent, done = [], threading.Event()
+
+    def original(session, msg):
+        sent.append(int(msg.rerun_script.widget_states.widgets[0].string_value))
+        if sent[-1] == 45:
+            done.set()
+
+    handle = limits._guarded_backmsg(original)
+    session = SimpleNamespace(id="burst-session", _session_state=SimpleNamespace(
+        _new_widget_state=SimpleNamespace(widget_metadata={"cell": None})))
+    try:
+        for k in range(1, 46):
+            handle(session, _rerun(("cell", "string_value", str(k))))
+        assert done.wait(5)
+        assert sent[:40] == list(range(1, 41)) and sent[-1] == 45 and sent == sorted(set(sent))  # in order, once
+        assert len(sent) < 45  # (41 here; one more for each 50 ms the loop took on a busy machine)
+        assert limits.guard_of("burst-session").pending is None
+    finally:
+        limits._guards.pop("burst-session", None)

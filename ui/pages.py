@@ -32,7 +32,7 @@ PAGES = (
          declared_in="selfattn.text.view"),
     Page("heads", "pages/heads.py", ":material/speed:", "heads", heavy=True, declared_in="selfattn.bench.view"),
     # the block page: its largest toy (32 tokens, 6 layers, a batch) and the real layer take a second of CPU;
-    # an edit reruns only its fragment, which does not wait
+    # an edit reruns only its fragment, which waits its turn as heavy too (ui/server_limits.py)
     Page("block", "pages/block.py", ":material/view_agenda:", "block", heavy=True, declared_in="selfattn.block.view"),
     # the encoder–decoder: its largest model (8 + 8 tokens, 4 + 4 layers, d_model 16) and its torch check
     Page("seq2seq", "pages/seq2seq.py", ":material/translate:", "seq2seq", heavy=True,

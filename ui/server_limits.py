@@ -22,17 +22,27 @@ named here and pinned by tests/test_server_limits.py, which fails when Streamlit
 3. **Disconnects.** ``Runtime.disconnect_session`` is wrapped on the instance: a session's files
    are dropped as soon as its websocket closes (a reconnecting tab uploads again).
 
-4. **Heavy views.** Thirty visitors opening the heaviest Heads or Embeddings link at once kept a
-   Playground visitor waiting 15-22 s (every run a thread, all sharing one interpreter). A page
-   marked ``heavy`` (ui/pages.py) runs inside :func:`heavy_turn`: at most :data:`HEAVY_AT_ONCE`
-   such runs at a time per process; the others wait their turn, told so, and the light pages are
-   never queued.
+4. **Turns.** Thirty visitors opening the heaviest Heads or Embeddings link at once kept a
+   Playground visitor waiting 15-22 s (every run a thread, all sharing one interpreter); ten sockets
+   asking for reruns twice a second froze everyone (issue 55). Every run now waits its turn as it
+   starts, before any of the app's code and after the widgets' callbacks, whole runs and fragments'
+   alike: ``ScriptRunContext.on_script_start`` is wrapped on the class (:func:`_waiting_run_start`),
+   and ``exec_func_with_error_handling`` in Streamlit's script runner (one call a run,
+   :func:`_run_boundary`) gives the place back whatever ends the run and counts its CPU. At most
+   :data:`RUNS_AT_ONCE` runs at a time per process, of which :data:`HEAVY_AT_ONCE` of a page marked
+   ``heavy`` (ui/pages.py) and :data:`OVER_BUDGET_AT_ONCE` of sessions over their budget; the others
+   wait, told so after :data:`NOTE_AFTER_S` (a fragment's run waits without a word).
 
-   Turns are first come, first served, and one client holds at most one place in the line: of a
-   client's waiting runs only the first can be served, so a client with ten sockets waits as one
-   visitor does. A client is its address as the proxy's header names it where
-   ``SELFATTN_CLIENT_HEADER`` names one (``deploy/serve.sh`` sets ``X-Real-IP``, which nginx
-   writes itself), else the connection's address, else its session.
+   The line is fair (:class:`Turns`): by client, then session. A client's second waiting run is
+   served after every other client's first, so a client with ten sockets waits as one visitor does;
+   of two clients the one that used less CPU lately goes first (a new visitor before a flooding one);
+   within a client (a class behind one school address) its sessions take turns in order; and a
+   session that used more than :data:`SESSION_BUDGET_S` CPU seconds lately (halving every
+   :data:`USAGE_HALF_LIFE_S`) waits behind every other run. That budget is what tells a class (many
+   sessions, each modest) from one attacker (many sockets, each flooding). A client is its address
+   as the proxy's header names it where ``SELFATTN_CLIENT_HEADER`` names one (``deploy/serve.sh``
+   sets ``X-Real-IP``, which nginx writes itself), else the connection's address, else its session.
+   :func:`heavy_turn` remains for a run that did not wait as it started (the first of the process).
 5. **Websocket messages.** Streamlit answers some messages itself, without a run of the app:
    ``AppSession.handle_backmsg`` is wrapped on the class (:func:`check_message` decides), and
    ``DeferredFileHandler.handle`` (a download button's file, built when clicked) on its class:
@@ -41,7 +51,9 @@ named here and pinned by tests/test_server_limits.py, which fails when Streamlit
      (:data:`DEVELOPER_MESSAGES`: git information, clearing every cache of the process, run on
      save) only when not hosted; any other kind is refused;
    - a session sends at most :data:`MESSAGES_PER_S` messages a second (bursts of
-     :data:`MESSAGE_BURST`); the rest are dropped;
+     :data:`MESSAGE_BURST`); the rest are dropped, but for reruns: the newest rerun over the rate is
+     kept, merged with the older kept one (:func:`newest_rerun`: their clicks kept), and sent on as
+     soon as the budget allows, so a burst of edits ends at its last edit;
    - a rerun carries at most :data:`MAX_WIDGET_STATES` widget states, and those of widgets the
      session never drew are dropped before Streamlit looks them up;
    - a request for upload URLs names at most :data:`MAX_FILE_NAMES` files;
@@ -59,6 +71,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -74,8 +87,14 @@ LOG = logging.getLogger("selfattn.limits")
 MAX_TRIGGER_BYTES = 16_384  # one trigger list as JSON; a browser's click sends ~40 bytes
 MAX_FILES = 4  # files one session holds at once (the pages have one uploader each)
 MAX_BYTES = 4 * 1024 * 1024  # bytes of files one session holds at once (two of the largest a page takes)
+RUNS_AT_ONCE = 2  # runs of any page at once per process (each a thread sharing one interpreter with the event loop)
 HEAVY_AT_ONCE = 1  # heavy page runs at once per process (2: a Playground open during a crowd 0.85-1.54 s; 1: 0.64-1.18 s)
 NOTE_EVERY_S = 2.0  # how often a waiting run may update its note
+NOTE_AFTER_S = 1.0  # a run waiting as it starts says so only after this long (most waits are shorter)
+POLL_S = 0.25  # how often a waiting run asks Streamlit whether its visitor moved on
+USAGE_HALF_LIFE_S = 10.0  # a client's or session's CPU seconds count half after this long (Usage)
+SESSION_BUDGET_S = 3.0  # a session whose CPU seconds so counted are over this waits behind all others (Turns)
+OVER_BUDGET_AT_ONCE = 1  # and such sessions' runs take at most this many of the RUNS_AT_ONCE places
 UPLOAD_GRACE_S = 10.0  # a file no uploader names yet is kept this long (its rerun is on the way)
 
 CLIENT_HEADER_ENV = "SELFATTN_CLIENT_HEADER"  # the proxy's header naming the visitor's address (serve.sh: X-Real-IP)
@@ -96,7 +115,7 @@ MAX_FILE_NAMES = 1  # file names in one request for upload URLs: each uploader o
 _lock = threading.Lock()
 _uploaded_at: dict[tuple[str, str], float] = {}  # (session, file id) -> when it arrived
 _installed = False
-_holder = threading.local()  # .holds: this thread's run holds a place (heavy_turn), and has not stepped out
+_holder = threading.local()  # .place: the _Place this thread's run holds (or None); .run: inside a run (_run_boundary)
 
 
 # ── 1. Component triggers ────────────────────────────────────────────────────────────────
@@ -194,11 +213,17 @@ def install() -> None:
     from streamlit.runtime import Runtime
     from streamlit.runtime.app_session import AppSession
     from streamlit.runtime.backend_operation_handler import DeferredFileHandler
+    from streamlit.runtime.scriptrunner import script_runner
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 
     with _lock:
         if _installed:
             return
         bidi.deserialize_trigger_list = read_trigger_list
+        if not getattr(script_runner.exec_func_with_error_handling, "selfattn_bounded", False):
+            script_runner.exec_func_with_error_handling = _run_boundary(script_runner.exec_func_with_error_handling)
+        if not getattr(ScriptRunContext.on_script_start, "selfattn_bounded", False):
+            ScriptRunContext.on_script_start = _waiting_run_start(ScriptRunContext.on_script_start)
         if not getattr(AppSession.handle_backmsg, "selfattn_bounded", False):
             AppSession.handle_backmsg = _guarded_backmsg(AppSession.handle_backmsg)
         if not getattr(DeferredFileHandler.handle, "selfattn_bounded", False):
@@ -255,45 +280,112 @@ def drop_unused_uploads(session_id: str, in_use: Iterable[str], manager=None) ->
     return len(stale)
 
 
-# ── 4. Heavy views ───────────────────────────────────────────────────────────────────────
+# ── 4. Turns: every run waits its turn, heavy views one at a time ────────────────────────
+
+class Usage:
+    """CPU seconds used, by key (a client, a session), each halving every ``half_life`` seconds: what a key used
+    long ago counts less than what it used just now. At most ``most`` keys are kept (the least used go first)."""
+
+    def __init__(self, half_life: float = USAGE_HALF_LIFE_S, most: int = 4096):
+        self.half_life, self.most = half_life, most
+        self._used: dict[tuple[str, str], tuple[float, float]] = {}  # key -> (seconds, when they were counted)
+
+    def __len__(self) -> int:
+        return len(self._used)
+
+    def of(self, key: tuple[str, str], now: float | None = None) -> float:
+        found = self._used.get(key)
+        if found is None:
+            return 0.0
+        seconds, at = found
+        now = time.monotonic() if now is None else now
+        return seconds * 0.5 ** (max(0.0, now - at) / self.half_life)
+
+    def add(self, key: tuple[str, str], seconds: float, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        self._used[key] = (self.of(key, now) + max(0.0, seconds), now)
+        if len(self._used) > self.most:
+            for old in sorted(self._used, key=lambda k: self.of(k, now))[:len(self._used) - self.most // 2]:
+                del self._used[old]
+
 
 class Turns:
-    """Places for at most ``at_once`` runs, first come, first served, one place in the line per client.
+    """Places for at most ``at_once`` runs, ``heavy_at_once`` of them heavy, given in a fair order.
 
-    The line is served in the order (how many runs of its client are ahead of it, arrival): a client's
-    first run is served in its order of arrival, its second only after every other client's first, so a
-    client with ten sockets waits as one visitor does. A session holds one entry: its new run takes the
-    place of its old one (:meth:`join`), whose :meth:`try_enter` then answers None.
+    The line is served in the order (over budget, rank, client's usage, arrival):
+
+    - *over budget*: a session that used more than ``budget_s`` CPU seconds lately (:class:`Usage`) waits behind
+      every session that did not: a socket flooding reruns soon is, a visitor reading and editing rarely is;
+    - *rank*: a client's runs in line are ranked in order of arrival (its sessions over budget last), and its
+      rank-1 run is served only after every other client's rank-0 run, so a client with ten sockets waits as one
+      visitor does; a session holds one entry, so the sessions of one client (a class behind one school address)
+      take turns;
+    - *usage*: of two clients' runs of the same rank, the client that used less CPU lately goes first (a new
+      visitor before a flooding one), then the first to come.
+
+    A run is served when it is the first in that order whose place fits (a heavy run waiting for the heavy place
+    does not hold up the light runs behind it). A session holds one entry: its new run takes the place of its
+    old one (:meth:`join`), whose :meth:`try_enter` then answers None.
     """
 
-    def __init__(self, at_once: int):
+    def __init__(self, at_once: int, heavy_at_once: int | None = None, *, budget_s: float | None = None,
+                 usage: Usage | None = None):
         self.at_once = at_once
+        self.heavy_at_once = at_once if heavy_at_once is None else heavy_at_once
+        self.budget_s = SESSION_BUDGET_S if budget_s is None else budget_s
+        self.usage = Usage() if usage is None else usage
         self._cond = threading.Condition()
-        self._line: list[tuple[int, str, str]] = []  # (ticket, client, session), in order of arrival
+        self._line: list[tuple[int, str, str, bool]] = []  # (ticket, client, session, heavy), in order of arrival
         self._running = 0
+        self._heavy = 0
+        self._over = 0  # runs of sessions over budget, which take at most OVER_BUDGET_AT_ONCE places
+        self._entered: dict[int, bool] = {}  # ticket -> whether its session was over budget as it entered
         self._next = 0
 
-    def join(self, client: str, session: str = "") -> int:
+    def join(self, client: str, session: str = "", heavy: bool = False) -> int:
         with self._cond:
             self._next += 1
             self._line = [e for e in self._line if not session or e[2] != session]
-            self._line.append((self._next, client, session))
+            self._line.append((self._next, client, session, heavy))
             self._cond.notify_all()
             return self._next
 
-    def _order(self) -> list[int]:
-        ahead: dict[str, int] = {}
+    def _order(self) -> list[tuple[int, str, str, bool]]:
+        return [entry for _, entry in self._keyed()]
+
+    def _keyed(self) -> list[tuple[tuple, tuple[int, str, str, bool]]]:
+        """The line in the order it is served, each entry with its key (whose first item: over budget)."""
+        now = time.monotonic()
+
+        def within(entry):
+            used = self.usage.of(("session", entry[2]), now) if entry[2] else 0.0
+            return used > self.budget_s, entry[0], used
+
+        by_client: dict[str, list] = {}
+        for entry in self._line:
+            by_client.setdefault(entry[1], []).append(entry)
         keyed = []
-        for ticket, client, _ in self._line:
-            keyed.append((ahead.get(client, 0), ticket))
-            ahead[client] = ahead.get(client, 0) + 1
-        return [ticket for _, ticket in sorted(keyed)]
+        for client, entries in by_client.items():
+            client_used = self.usage.of(("client", client), now)
+            for rank, entry in enumerate(sorted(entries, key=within)):
+                over, ticket, _ = within(entry)
+                keyed.append(((over, rank, client_used, ticket), entry))
+        return sorted(keyed)
 
     def place(self, ticket: int) -> int:
         """``ticket``'s place in the line, 1 first (0: not in it)."""
         with self._cond:
-            order = self._order()
-            return order.index(ticket) + 1 if ticket in order else 0
+            tickets = [e[0] for e in self._order()]
+            return tickets.index(ticket) + 1 if ticket in tickets else 0
+
+    def _fits(self, heavy: bool, over: bool = False) -> bool:
+        return (self._running < self.at_once and (not heavy or self._heavy < self.heavy_at_once)
+                and (not over or self._over < OVER_BUDGET_AT_ONCE))
+
+    def _take(self, heavy: bool, over: bool = False) -> None:
+        self._running += 1
+        self._heavy += bool(heavy)
+        self._over += bool(over)
 
     def try_enter(self, ticket: int, timeout: float) -> bool | None:
         """Take a place if ``ticket`` is next and one is free, waiting at most ``timeout`` s; None when the
@@ -301,12 +393,15 @@ class Turns:
         with self._cond:
             deadline = time.monotonic() + timeout
             while True:
-                order = self._order()
-                if ticket not in order:
+                keyed = self._keyed()
+                mine = next((e for _, e in keyed if e[0] == ticket), None)
+                if mine is None:
                     return None
-                if self._running < self.at_once and order[0] == ticket:
-                    self._line = [e for e in self._line if e[0] != ticket]
-                    self._running += 1
+                first = next(((key[0], e) for key, e in keyed if self._fits(e[3], key[0])), None)
+                if first is not None and first[1] is mine:
+                    self._line.remove(mine)
+                    self._take(mine[3], first[0])
+                    self._entered[ticket] = first[0]
                     self._cond.notify_all()
                     return True
                 left = deadline - time.monotonic()
@@ -319,20 +414,87 @@ class Turns:
             self._line = [e for e in self._line if e[0] != ticket]
             self._cond.notify_all()
 
-    def leave(self) -> None:
+    def over_budget(self, ticket: int) -> bool:
+        """Whether the run that entered with ``ticket`` was over budget as it did (asked once, as it enters)."""
+        with self._cond:
+            return self._entered.pop(ticket, False)
+
+    def leave(self, heavy: bool = False, over: bool = False) -> None:
         with self._cond:
             self._running -= 1
+            self._heavy -= bool(heavy)
+            self._over -= bool(over)
             self._cond.notify_all()
 
-    def enter_again(self) -> None:
+    def enter_again(self, heavy: bool = False, over: bool = False) -> None:
         """Take a place again after :meth:`leave`, before the line (the run was already served once)."""
         with self._cond:
-            while self._running >= self.at_once:
+            while not self._fits(heavy, over):
                 self._cond.wait()
-            self._running += 1
+            self._take(heavy, over)
+
+    def charge(self, client: str, session: str, seconds: float) -> None:
+        """Count ``seconds`` of CPU to the client and the session (the order of the line reads them)."""
+        with self._cond:
+            self.usage.add(("client", client), seconds)
+            if session:
+                self.usage.add(("session", session), seconds)
 
 
-_turns = Turns(HEAVY_AT_ONCE)
+_turns = Turns(RUNS_AT_ONCE, HEAVY_AT_ONCE)
+
+
+@dataclasses.dataclass
+class _Place:
+    """A place a thread holds: what it counts against (:meth:`Turns.charge`) and since when."""
+
+    heavy: bool
+    client: str
+    session: str
+    by_run: bool = False  # taken as the run started (every run waits its turn: _run_turn), not by heavy_turn
+    over: bool = False  # its session was over budget as it took it (Turns: such places are few)
+    held: bool = True
+    cpu_at: float = dataclasses.field(default_factory=time.thread_time)
+
+
+def _release(place: _Place) -> None:
+    """Give ``place`` back (once) and charge the CPU its thread used since it took it."""
+    if place.held:
+        place.held = False
+        _turns.leave(place.heavy, place.over)
+        _turns.charge(place.client, place.session, time.thread_time() - place.cpu_at)
+
+
+def _wait(waiting: Callable[[int], None], *, heavy: bool, client: str, session: str,
+          check: Callable[[], None] = lambda: None, note_after: float = 0.0, by_run: bool = False) -> _Place:
+    """Join the line and wait for a place (see :func:`heavy_turn` for ``waiting``); ``check`` is called every
+    :data:`POLL_S` while waiting (Streamlit's yield check: it ends the wait of a visitor who moved on); the note is
+    said first after ``note_after`` s. Whatever ends the wait, the ticket leaves the line."""
+    ticket = _turns.join(client, session, heavy)
+    entered = _turns.try_enter(ticket, 0.0)
+    said, started, said_at = False, time.monotonic(), -NOTE_EVERY_S
+    try:
+        while not entered:
+            check()
+            if entered is None:  # this session's newer run took the place of this one, which did not end:
+                ticket = _turns.join(client, session, heavy)  # wait again, as the session's newest run
+            now = time.monotonic()
+            if now - started >= note_after and now - said_at >= NOTE_EVERY_S:
+                said_at, said = now, True
+                waiting(_turns.place(ticket))  # a run whose session has moved on stops here (Streamlit's rerun)
+            entered = _turns.try_enter(ticket, POLL_S)
+    finally:
+        if not entered:
+            _turns.give_up(ticket)
+    place = _Place(heavy, client, session, by_run, _turns.over_budget(ticket))  # held before the call below,
+    # which may end the run
+    if said:
+        try:
+            waiting(0)
+        except BaseException:
+            _release(place)
+            raise
+    return place
 
 
 def client_of(headers, ip: str | None, session: str) -> str:
@@ -362,8 +524,9 @@ def _current_client(session: str) -> str:
 
 @contextlib.contextmanager
 def heavy_turn(waiting: Callable[[int], None], client: str | None = None) -> Iterator[None]:
-    """Run the body when its turn comes: at most :data:`HEAVY_AT_ONCE` such runs at a time per process,
-    first come, first served, one place per client and per session (:class:`Turns`).
+    """Run the body when its turn comes: at most :data:`HEAVY_AT_ONCE` such runs at a time per process, in the
+    order of :class:`Turns`. Within a run that waited for a heavy place as it started (:func:`_run_turn`: every
+    run of a heavy page, its fragments' included), the body runs at once.
 
     While it waits, ``waiting(n)`` is called with its place in the line, at most every :data:`NOTE_EVERY_S`
     (the page says so, again each time, even when the place has not changed: a Streamlit call there is what
@@ -372,32 +535,21 @@ def heavy_turn(waiting: Callable[[int], None], client: str | None = None) -> Ite
     place is counted as held before it, so that it is given back (before, it stayed taken for good, and every
     heavy view of the process waited forever; tests/test_server_limits.py).
     """
+    held = getattr(_holder, "place", None)
+    if held is not None and held.by_run and held.held and held.heavy:
+        yield
+        return
+    if held is not None and held.by_run:
+        _release(held)  # the run's light place: given back, to wait for a heavy one
     session = _current_session()
     who = client if client is not None else _current_client(session)
-    ticket = _turns.join(who, session)
-    entered = _turns.try_enter(ticket, 0.0)
+    place = _wait(waiting, heavy=True, client=who, session=session)
+    _holder.place = place
     try:
-        if entered:
-            _holder.holds = True
-        else:
-            said_at = 0.0
-            while not entered:
-                if entered is None or time.monotonic() - said_at >= NOTE_EVERY_S:
-                    said_at = time.monotonic()
-                    waiting(_turns.place(ticket))  # a run whose session has moved on stops here (Streamlit's rerun)
-                    if entered is None:  # it did not: wait again, as the session's newest run
-                        ticket = _turns.join(who, session)
-                entered = _turns.try_enter(ticket, 0.5)
-            _holder.holds = True  # before the call below, which may end the run
-            waiting(0)
         yield
     finally:
-        if entered:
-            if getattr(_holder, "holds", False):
-                _holder.holds = False
-                _turns.leave()
-        else:
-            _turns.give_up(ticket)
+        _release(place)
+        _holder.place = held
 
 
 @contextlib.contextmanager
@@ -407,16 +559,93 @@ def outside_heavy_turn() -> Iterator[None]:
     For work with a bound of its own that would otherwise hold every heavy view of the process
     up: a benchmark sweep (seconds; one at a time for all replicas, by its lock file).
     """
-    if not getattr(_holder, "holds", False):
+    place = getattr(_holder, "place", None)
+    if place is None or not place.held:
         yield
         return
-    _holder.holds = False
-    _turns.leave()
+    _release(place)
     try:
         yield
     finally:
-        _turns.enter_again()
-        _holder.holds = True
+        _turns.enter_again(place.heavy, place.over)
+        place.held, place.cpu_at = True, time.thread_time()
+
+
+_heavy_hashes: set[str] = set()
+
+
+def _run_is_heavy(ctx) -> bool:
+    """Whether the run ``ctx`` starts is of a heavy page (ui/pages.py): the page it asks for by hash (Streamlit's
+    hash of a page's url path), or on a session's first run by name."""
+    from streamlit.util import calc_hash
+
+    from ui.pages import PAGES
+
+    heavy = {p.url_path for p in PAGES if p.heavy}
+    if not _heavy_hashes:
+        _heavy_hashes.update(calc_hash(path) for path in heavy)
+    if ctx.page_script_hash in _heavy_hashes:
+        return True
+    manager = ctx.pages_manager
+    return (ctx.page_script_hash == manager.main_script_hash
+            and (manager.intended_page_name or "").strip("/") in heavy)
+
+
+def _run_turn(ctx) -> _Place:
+    """The place a run waits for as it starts, before any of the app's code: a heavy one on a heavy page, else a
+    light one. A whole run that waits longer than :data:`NOTE_AFTER_S` says so at the top of the page; a fragment's
+    run waits without a word (it may draw only inside its fragment, which has not started)."""
+    session = ctx.session_id
+    heavy = _run_is_heavy(ctx)
+    whole = not ctx.fragment_ids_this_run
+    box: list = []
+
+    def note(n: int) -> None:
+        if not whole:
+            return
+        import streamlit as st
+
+        from ui.common import tr
+
+        if not box:
+            if not n:
+                return
+            box.append(st.empty())
+        if n:
+            box[0].info(tr("common.queue" if heavy else "common.busy", n=n), icon=":material/hourglass:")
+        else:
+            box[0].empty()
+
+    return _wait(note, heavy=heavy, client=_current_client(session), session=session, check=ctx.yield_check,
+                 note_after=NOTE_AFTER_S, by_run=True)
+
+
+def _waiting_run_start(original):
+    """``ScriptRunContext.on_script_start`` (called as a run's code starts, after the widgets' callbacks, before the
+    page or a fragment runs), wrapped: the run then waits its turn (:func:`_run_turn`)."""
+    def on_script_start(self) -> None:
+        original(self)
+        if getattr(_holder, "run", False) and getattr(_holder, "place", None) is None:
+            _holder.place = _run_turn(self)
+
+    on_script_start.selfattn_bounded = True
+    return on_script_start
+
+
+def _run_boundary(original):
+    """``exec_func_with_error_handling`` of Streamlit's script runner (one call a run, whole or fragment), wrapped:
+    whatever ends the run, its place is given back and its CPU counted."""
+    def exec_func_with_error_handling(func, ctx):
+        _holder.run, _holder.place = True, None
+        try:
+            return original(func, ctx)
+        finally:
+            place, _holder.run, _holder.place = getattr(_holder, "place", None), False, None
+            if place is not None:
+                _release(place)
+
+    exec_func_with_error_handling.selfattn_bounded = True
+    return exec_func_with_error_handling
 
 
 # ── 5. Websocket messages ──────────────────────────────────────────────────────────────
@@ -429,19 +658,28 @@ class SessionGuard:
         self.at: float | None = None
         self.download_lock: tuple[object, asyncio.Lock] | None = None  # (its event loop, the lock)
         self.built: dict[str, object] = {}  # deferred file id -> the response built since the last rerun
+        self.pending = None  # a rerun over the rate, kept to be run as soon as the budget allows: the newest one
+
+    def _refilled(self, now: float) -> float:
+        elapsed = 0.0 if self.at is None else max(0.0, now - self.at)
+        return min(float(MESSAGE_BURST), self.tokens + elapsed * MESSAGES_PER_S)
 
     def take(self, now: float) -> bool:
         """One message from the budget (:data:`MESSAGES_PER_S`, bursts of :data:`MESSAGE_BURST`)."""
-        elapsed = 0.0 if self.at is None else max(0.0, now - self.at)
-        self.tokens = min(float(MESSAGE_BURST), self.tokens + elapsed * MESSAGES_PER_S)
+        self.tokens = self._refilled(now)
         self.at = now
         if self.tokens < 1.0:
             return False
         self.tokens -= 1.0
         return True
 
+    def until_next(self, now: float) -> float:
+        """Seconds until the budget holds a message again (0: now)."""
+        return max(0.0, (1.0 - self._refilled(now)) / MESSAGES_PER_S)
+
 
 _guards: dict[str, SessionGuard] = {}
+OVER_RATE = f"over {MESSAGES_PER_S:g} messages a second"
 
 
 def guard_of(session_id: str) -> SessionGuard:
@@ -459,7 +697,7 @@ def check_message(msg, guard: SessionGuard, known_widgets, *, hosted: bool, now:
     elif kind not in VISITOR_MESSAGES:
         return f"no visitor sends {kind!r}"
     if not guard.take(time.monotonic() if now is None else now):
-        return f"over {MESSAGES_PER_S:g} messages a second"
+        return OVER_RATE
     if kind == "rerun_script":
         widgets = msg.rerun_script.widget_states.widgets
         if len(widgets) > MAX_WIDGET_STATES:
@@ -493,9 +731,78 @@ class _Everything:
         return True
 
 
+def newest_rerun(older, newer):
+    """The one rerun that stands for two of a session's, ``older`` then ``newer`` (BackMsgs): the newer, which
+    carries every widget as the browser holds it, keeping the one-shot values (a click, a component's event) that
+    the older carried and the newer does not (Streamlit's own coalescing of two requests); a whole run where the
+    two asked for different fragments."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.runtime.scriptrunner_utils.script_requests import _coalesce_widget_states
+
+    merged = BackMsg()
+    merged.CopyFrom(newer)
+    old, new = older.rerun_script, newer.rerun_script
+    states = _coalesce_widget_states(old.widget_states, new.widget_states)
+    del merged.rerun_script.widget_states.widgets[:]
+    if states is not None:
+        merged.rerun_script.widget_states.widgets.extend(states.widgets)
+    if old.fragment_id != new.fragment_id:
+        merged.rerun_script.fragment_id = ""
+    merged.rerun_script.is_auto_rerun = old.is_auto_rerun and new.is_auto_rerun
+    return merged
+
+
+def hold_rerun(guard: SessionGuard, msg) -> bool:
+    """Keep the rerun ``msg`` to run when the session's budget allows (:func:`_run_held`), in place of, and merged
+    with, the one kept already (:func:`newest_rerun`): a burst over the rate ends with its last edit, never an older
+    one. True when nothing was kept before (a delivery is to be planned)."""
+    first = guard.pending is None
+    guard.pending = msg if first else newest_rerun(guard.pending, msg)
+    return first
+
+
+def _run_held(session, guard: SessionGuard, original) -> None:
+    """Send the session's kept rerun on to Streamlit once its budget holds a message; later again if not yet."""
+    msg = guard.pending
+    if msg is None or _guards.get(session.id) is not guard:  # delivered already, or the session has closed
+        return
+    why = check_message(msg, guard, _known_widgets(session), hosted=is_hosted())
+    if why == OVER_RATE:
+        _plan_delivery(session, guard, original)
+        return
+    guard.pending = None
+    if why is not None:
+        LOG.warning("session %s: message refused: %s", session.id[:8], why)
+        return
+    try:
+        original(session, msg)
+    except Exception:  # Streamlit handles its own; a failure here must not stop the event loop's callback
+        LOG.exception("session %s: a kept rerun failed", session.id[:8])
+
+
+def _plan_delivery(session, guard: SessionGuard, original) -> None:
+    delay = guard.until_next(time.monotonic()) + 0.005
+    try:
+        asyncio.get_running_loop().call_later(delay, _run_held, session, guard, original)
+    except RuntimeError:  # no event loop in this thread (Streamlit calls this on its loop): a timer instead
+        timer = threading.Timer(delay, _run_held, (session, guard, original))
+        timer.daemon = True
+        timer.start()
+
+
 def _guarded_backmsg(original):
     def handle_backmsg(self, msg) -> None:
-        why = check_message(msg, guard_of(self.id), _known_widgets(self), hosted=is_hosted())
+        guard = guard_of(self.id)
+        rerun = msg.WhichOneof("type") == "rerun_script"
+        if rerun and guard.pending is not None:  # one is kept already: this newer one takes its place
+            hold_rerun(guard, msg)
+            return None
+        why = check_message(msg, guard, _known_widgets(self), hosted=is_hosted())
+        if why == OVER_RATE and rerun:
+            hold_rerun(guard, msg)
+            _plan_delivery(self, guard, original)
+            LOG.info("session %s: a rerun over the rate is kept to run when the budget allows", self.id[:8])
+            return None
         if why is not None:
             LOG.warning("session %s: message refused: %s", self.id[:8], why)
             return None

@@ -65,6 +65,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "common.queue": {"en": "Many visitors are opening large views on this server right now; yours starts in a "
                            "moment ({n} waiting).",
                      "zh": "此刻有许多访客正在这台服务器上打开大型视图，您的页面马上开始（{n} 位在等待）。"},
+    "common.busy": {"en": "This server is busy right now; your page starts in a moment ({n} waiting).",
+                    "zh": "这台服务器此刻很忙，您的页面马上开始（{n} 位在等待）。"},
     "common.choose_one": {"en": "Choose an option", "zh": "请选择"},
     # Legends and tooltips of every heatmap (selfattn.display.charts.WORDS).
     "chart.row": {"en": "row", "zh": "行"},
