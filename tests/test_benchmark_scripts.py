@@ -119,6 +119,15 @@ def test_bench_hostile_attacks_and_reports(tmp_path):
     assert "2,000 rows sent for X" in done.stdout
 
 
+def test_bench_flood_floods_and_times_another_visitor(tmp_path):
+    out = tmp_path / "flood.json"
+    done = run_script("benchmarks/bench_flood.py", "--repeat", "1", "--only", "whole, one address", "--json", str(out))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    rows = json.loads(out.read_text())
+    assert [row["scenario"] for row in rows] == ["whole, one address"]
+    assert len(rows[0]["opens_s"]) == 3 and len(rows[0]["gets_s"]) == 3 and rows[0]["sent"] > 0
+    assert rows[0]["exceptions"] == 0 and not rows[0]["errors"]
+
 def test_floor_prototypes_hand_one_component_the_playgrounds_own_numbers(tmp_path):
     """benchmarks/floor_prototypes.py (docs/benchmarks.md, "How near the floor"): its copies run, and the one
     component of each Playground copy gets the maps the real page draws, cell for cell."""
