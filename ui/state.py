@@ -124,6 +124,7 @@ FRAME_WIDGETS: dict[str, str] = {
     "dl_*": "each CSV, JSON or ZIP download button",
     "map_*": "the Playground's and the Transformer block's maps (a click on a token's row sends its trigger)",
     "heatmap_library": "the maps' drawing code, sent once a page run",
+    "outdated_*": "the boxes the server writes that dim while the browser's preview is newer (ui/components/outdated.py)",
 }
 
 

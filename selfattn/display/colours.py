@@ -30,8 +30,17 @@ CELL_EDGE = "white"  # the thin outline between heatmap cells
 CHOSEN, OTHER = "#c2410c", "#94a3b8"  # the translator's greedy next word and the other words; its checkpoint's rule
 HIGHLIGHT = "#ff7f0e"  # the outline of the cells that light up together in the Playground's maps (heatmap.css)
 INK_ON_DARK, INK = "white", "black"  # values printed in a dark cell, and in any other
+# The Efficient attention page's grids: a tile's outline, the current tile, a skipped tile, cells the mask leaves out,
+# a head that read the wrong keys and one that read the right ones, and a cell off the grid's line
+TILE_EDGE, TILE_LIT, TILE_SKIPPED, MASK_OFF = "#111111", HIGHLIGHT, "#888888", "#bbbbbb"
+WRONG_HEAD, RIGHT_HEAD, FADED = PICKED, LINE, "#dddddd"
 SERIES = "tableau10"  # the lines of a benchmark chart: a categorical scheme, one distinct hue a line (six at most)
 DASHES = ([1, 0], [7, 4], [2, 3])  # the same lines' strokes, by head count: solid, dashed, dotted
+
+
+def role_scale(role: str, **more) -> dict:
+    """A Vega-Lite colour scale of ``role``'s scheme, with ``more`` (domain, reverse, …)."""
+    return {"scheme": scheme(role), **more}
 
 
 def series_scale(domain) -> dict:

@@ -12,16 +12,14 @@ import math
 import altair as alt
 import numpy as np
 
+from selfattn.display import colours
 from selfattn.display.charts import LABEL_FONT_PX, VALUE_FONT_PX
 from selfattn.display.numbers import chart_text
 
 MAX_GRID_PX = 360  # the score matrix and the masks, at most this high
 CELL_PX = 34
 NUMBERS_UP_TO = 12  # cells carry their numbers up to 12 × 12
-TILE = "#111111"
-LIT = "#ff7f0e"  # the current tile
-WRONG = "#d62728"
-RIGHT = "#1f77b4"
+TILE, LIT, WRONG, RIGHT = colours.TILE_EDGE, colours.TILE_LIT, colours.WRONG_HEAD, colours.RIGHT_HEAD
 FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")  # the column's width, the height given
 
 
@@ -68,8 +66,8 @@ def tiles_chart(scores: np.ndarray, done: np.ndarray, tiles: list[tuple], curren
     heat = base.mark_rect().encode(
         x=alt.X("c:Q", **x), x2="c1:Q", y=alt.Y("r:Q", **y), y2="r1:Q",
         color=alt.condition("isValid(datum.v)", alt.Color("v:Q", title=words["score"], scale=alt.Scale(
-            scheme="redblue", domain=[-top, top], reverse=True), legend=alt.Legend(
-                labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, orient="bottom")), alt.value("#bbbbbb")),
+            **colours.role_scale("signed", domain=[-top, top], reverse=True)), legend=alt.Legend(
+                labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, orient="bottom")), alt.value(colours.MASK_OFF)),
         opacity=alt.condition("datum.done", alt.value(1.0), alt.value(0.25)),
         tooltip=[alt.Tooltip("where:N", title=words["cell"]), alt.Tooltip("text:N", title=words["score"])])
     layers = [heat]
@@ -79,7 +77,7 @@ def tiles_chart(scores: np.ndarray, done: np.ndarray, tiles: list[tuple], curren
             opacity=alt.condition("datum.done", alt.value(1.0), alt.value(0.35))).transform_calculate(
                 cx="datum.c + 0.5", cy="datum.r + 0.5"))
     boxes = alt.Chart(alt.Data(values=frames))
-    layers.append(boxes.transform_filter("datum.skipped").mark_rect(fill="#888888", opacity=0.35).encode(
+    layers.append(boxes.transform_filter("datum.skipped").mark_rect(fill=colours.TILE_SKIPPED, opacity=0.35).encode(
         x=alt.X("c0:Q", **x), x2="c1:Q", y=alt.Y("r0:Q", **y), y2="r1:Q"))
     layers.append(boxes.mark_rect(filled=False).encode(
         x=alt.X("c0:Q", **x), x2="c1:Q", y=alt.Y("r0:Q", **y), y2="r1:Q",
@@ -96,10 +94,10 @@ def mask_chart(keep: np.ndarray, words: dict) -> alt.LayerChart:
     x, y, cell = _grid(n_q, n_k, words)
     cells = [{"r": i, "c": j, "r1": i + 1, "c1": j + 1, "seen": words["seen"] if keep[i, j] else words["masked"],
               "where": f"q{i + 1}, k{j + 1}"} for i in range(n_q) for j in range(n_k)]
-    return alt.Chart(alt.Data(values=cells)).mark_rect(stroke="white", strokeWidth=1).encode(
+    return alt.Chart(alt.Data(values=cells)).mark_rect(stroke=colours.CELL_EDGE, strokeWidth=1).encode(
         x=alt.X("c:Q", **x), x2="c1:Q", y=alt.Y("r:Q", **y), y2="r1:Q",
         color=alt.Color("seen:N", title="", scale=alt.Scale(domain=[words["seen"], words["masked"]],
-                                                            range=[RIGHT, "#dddddd"]),
+                                                            range=[RIGHT, colours.FADED]),
                         legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
         tooltip=[alt.Tooltip("where:N", title=words["cell"]), alt.Tooltip("seen:N", title="")],
     ).properties(width="container", height=cell * n_q, autosize=FIT_X).configure_view(stroke=None)
@@ -117,10 +115,10 @@ def reach_chart(reach: np.ndarray, words: dict) -> alt.Chart:
               axis=alt.Axis(values=[l + 0.5 for l in range(layers)], labelExpr="datum.value - 0.5", grid=False,
                             ticks=False, domain=False, title=words["layers"], labelFontSize=LABEL_FONT_PX,
                             titleFontSize=LABEL_FONT_PX))
-    return alt.Chart(alt.Data(values=cells)).mark_rect(stroke="white", strokeWidth=1).encode(
+    return alt.Chart(alt.Data(values=cells)).mark_rect(stroke=colours.CELL_EDGE, strokeWidth=1).encode(
         x=x, x2="c1:Q", y=y, y2="l1:Q",
         color=alt.Color("seen:N", title="", scale=alt.Scale(domain=[words["reached"], words["unreached"]],
-                                                            range=[LIT, "#dddddd"]),
+                                                            range=[LIT, colours.FADED]),
                         legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
         tooltip=[alt.Tooltip("where:N", title=words["cell"])],
     ).properties(width="container", height=cell * layers, autosize=FIT_X).configure_view(stroke=None)

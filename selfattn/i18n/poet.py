@@ -14,9 +14,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "poet.cli_lines": {"en": "4 or 8 lines (by default the acrostic's length, else the model chooses)",
                        "zh": "四句或八句（默认：藏头的字数，否则由模型决定）"},
     "poet.cli_samples": {"en": "how many poems (seeds seed, seed + 1, …), at most {limit}",
-                         "zh": "写几首诗（种子依次为 seed、seed + 1 …），最多 {limit} 首"},
+                         "zh": "写几首诗（随机种子依次为 `seed`、`seed + 1` …），最多 {limit} 首"},
     "poet.cli_temperature": {"en": "divide the logits by this before the softmax (above 0, at most {limit})",
-                             "zh": "在 softmax 之前把 logits 除以这个温度（大于 0，最大 {limit}）"},
+                             "zh": "在 softmax 之前把对数几率除以这个温度（大于 0，最大 {limit}）"},
     "poet.cli_top_k": {"en": "draw only among the k most likely characters", "zh": "只在最可能的 k 个字中抽取"},
     "poet.cli_top_p": {"en": "draw only among the fewest most likely characters whose probabilities reach p",
                        "zh": "只在概率之和达到 p 的最少的几个最可能的字中抽取"},
@@ -26,7 +26,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "poet.cli_json": {"en": "print JSON: `poems` (`text`, `lines`), `model` (its size, `val_loss`, `corpus`) and "
                             "`torch_check` (the largest difference of the logits from PyTorch's)",
                       "zh": "输出 JSON：`poems`（`text` 全文、`lines` 各句）、`model`（模型大小、`val_loss` 留出集损失、"
-                            "`corpus` 语料）和 `torch_check`（与 PyTorch 的 logits 的最大差）"},
+                            "`corpus` 语料）和 `torch_check`（与 PyTorch 模块算出的对数几率的最大差）"},
     "poet.cli_lang": {"en": "the language of messages: `en` or `zh`", "zh": "提示信息的语言：`en` 或 `zh`"},
     "err.poet_no_model": {"en": "The poet's files are missing ({files}): train it first with "
                                 "`python -m selfattn.poet.train`.",
@@ -61,9 +61,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.poet_temperature": {"en": "The temperature must be a number above 0 and at most {limit}, got {value}.",
                              "zh": "温度必须是大于 0、不超过 {limit} 的数，这里是 {value}。"},
     "err.poet_top_k": {"en": "top-k must be a whole number from 1 to {limit}, got {value}.",
-                       "zh": "top-k 必须是 1 到 {limit} 之间的整数，这里是 {value}。"},
+                       "zh": "`top-k` 必须是 1 到 {limit} 之间的整数，这里是 {value}。"},
     "err.poet_top_p": {"en": "top-p must be a number above 0 and at most 1, got {value}.",
-                       "zh": "top-p 必须是大于 0、不超过 1 的数，这里是 {value}。"},
+                       "zh": "`top-p` 必须是大于 0、不超过 1 的数，这里是 {value}。"},
     "err.poet_seed": {"en": "The seed must be a whole number from 0 to {limit}, got {value}.",
                       "zh": "随机种子必须是 0 到 {limit} 之间的整数，这里是 {value}。"},
     "err.poet_samples": {"en": "The poet writes 1 to {limit} poems a request, not {value}.",

@@ -150,7 +150,7 @@ STRINGS: dict[str, dict[str, str]] = {
               "character or word that occurs more than once carries a subscript (谢₁ 谢₂, the₁ the₂), as in the "
               "maps; source positions count the characters from 1, left to right.",
         "zh": "对每个英文词，列出它的查询在每个解码器层中最关注的源字（交叉注意力权重在 {h} 个头上取平均），"
-              "由上面的权重算出。出现不止一次的字或词带下标（谢₁ 谢₂、the₁ the₂），与图中一致；"
+              "由上面的权重算出。出现不止一次的字或词带下标（谢₁ 谢₂、`the₁` `the₂`），与图中一致；"
               "源句位置从左到右、从 1 开始数。"},
     "tr.align_word": {"en": "“{word}”: {parts}", "zh": "“{word}”：{parts}"},
     "tr.align_function_word": {"en": "“{word}” (an article: no Chinese character stands for this word): {parts}",
