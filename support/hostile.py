@@ -262,6 +262,8 @@ class Flood:
 
     opens: list[float] = field(default_factory=list)  # seconds of each of the honest visitor's opens
     gets: list[float] = field(default_factory=list)  # seconds of each plain GET of the page (the event loop's answer)
+    calm_opens: list[float] = field(default_factory=list)  # the same opens and GETs just before the flood began:
+    calm_gets: list[float] = field(default_factory=list)  # what this machine gives them now, flood or not
     sent: int = 0  # reruns the flood sent
     cpu_s: float = 0.0  # the server's CPU seconds during the flood
     seconds: float = 0.0  # how long the flood lasted
@@ -296,13 +298,29 @@ async def _flood_from(v: wire.Visitor, page: str, per_s: float, stop: asyncio.Ev
     return sent
 
 
+async def _probe(url: str, page: str, honest: str | None, timeout: float, tally: wire.Tally, gets: list[float],
+                 opens: list[float]) -> None:
+    """A plain GET of ``page``, then an honest visitor (from the address ``honest``) opens it: their seconds."""
+    began = time.perf_counter()
+    await wire.attempt(tally, wire.http_get(f"{url}/{wire.PAGES[page]}", timeout))
+    gets.append(time.perf_counter() - began)
+    other = wire.Visitor(url, tally, timeout)
+    other.headers = [("X-Real-IP", honest)] if honest else []
+    try:
+        if await wire.attempt(tally, other.open(page)):
+            opens.append(tally.opens[-1])
+    finally:
+        await other.close()
+
+
 async def flood(url: str, page: str, query: str = "", *, sockets: int = 10, per_s: float = 2.0, edits: bool = False,
                 warm_s: float = 3.0, probes: int = 3, honest_page: str = "playground", attacker: str | None = ATTACKER,
                 honest: str | None = HONEST, pid: int | None = None, timeout: float = 60.0) -> Flood:
     """``sockets`` websockets (one session each, from the address ``attacker``) open ``page`` at ``query``, then
     each asks for ``per_s`` reruns a second (``edits``: the page's edit with a new value each time, else a whole
     rerun); after ``warm_s`` s of that, ``probes`` times: a plain GET of ``honest_page``, then an honest visitor
-    (from ``honest``) opens it. The flood stops once the probes are done (:data:`FLOOD_MAX_S` at most).
+    (from ``honest``) opens it; the same probes first, before the flood begins (``calm_gets``, ``calm_opens``). The
+    flood stops once the probes are done (:data:`FLOOD_MAX_S` at most).
     An address of None sends no X-Real-IP (every socket the connection's address, 127.0.0.1)."""
     result = Flood()
     flooders = []
@@ -312,6 +330,8 @@ async def flood(url: str, page: str, query: str = "", *, sockets: int = 10, per_
             v.headers = [("X-Real-IP", attacker)] if attacker else []
             flooders.append(v)
             await v.open(page, query)
+        for _ in range(probes):  # the same probes before the flood: the machine's own pace, as loaded as it is now
+            await _probe(url, honest_page, honest, timeout, result.tally, result.calm_gets, result.calm_opens)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         cpu0, start = (servers.cpu_seconds(pid) if pid else 0.0), loop.time()
@@ -327,16 +347,7 @@ async def flood(url: str, page: str, query: str = "", *, sockets: int = 10, per_
             for _ in range(probes):
                 if stop.is_set():
                     break
-                began = time.perf_counter()
-                await wire.attempt(result.tally, wire.http_get(f"{url}/{wire.PAGES[honest_page]}", timeout))
-                result.gets.append(time.perf_counter() - began)
-                other = wire.Visitor(url, result.tally, timeout)
-                other.headers = [("X-Real-IP", honest)] if honest else []
-                try:
-                    if await wire.attempt(result.tally, other.open(honest_page)):
-                        result.opens.append(result.tally.opens[-1])
-                finally:
-                    await other.close()
+                await _probe(url, honest_page, honest, timeout, result.tally, result.gets, result.opens)
                 await asyncio.sleep(0.5)
         finally:
             stop.set()

@@ -54,6 +54,7 @@ EDITS = {  # page name -> its edit
     "heads": Edit(re.compile(r"-hd_seed$"), "int"),  # a setting: another seed, new random input and weights
     "block": Edit(re.compile(r"-tbed_x_\d+$"), "editor"),  # X's first cell (ui/block.py: tbed_<table>_<version>)
     "seq2seq": Edit(re.compile(r"-s2sed_src_\d+$"), "editor"),  # the source X's first cell (ui/seq2seq.py)
+    "efficient": Edit(re.compile(r"-ef_seed$"), "int"),  # the tiles' seed: new Q, K and V, every tile again
 }
 # Kinds of element that take input rather than show a result: left out of Visitor.content()
 INPUTS = frozenset({"button", "button_group", "checkbox", "color_picker", "date_input", "download_button",
