@@ -17,9 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from selfattn.core.attention import attend, score_scale
-from selfattn.core.block import LayerParams, StackTrace, activate, layer_norm, transformer_stack
-from selfattn.core.heads import _merge, _split
+from selfattn.core.block import LayerParams, StackTrace, layer_norm, transformer_stack
+from selfattn.core.sublayers import add_and_norm, attention, feed_forward, head_rows
 from selfattn.poet.weights import Config, Vocab, Weights
 
 
@@ -120,18 +119,22 @@ def step(poet: Poet, cache: Cache, token_id: int) -> CachedStep:
     x = poet.embed[[token_id]] + poet.positions[[t]]  # (1, d)
     queries, weights, keys, values = [], [], [], []
     for p, k_cache, v_cache in zip(poet.layers, cache.keys, cache.values):
-        a = layer_norm(x, p.ln1_gamma, p.ln1_beta, eps).outputs
-        q = _split(a @ p.w_q + p.b_q, p.num_heads)  # (h, 1, head_dim)
-        k = np.concatenate([k_cache, _split(a @ p.w_k + p.b_k, p.num_heads)], axis=1)  # (h, t + 1, head_dim)
-        v = np.concatenate([v_cache, _split(a @ p.w_v + p.b_v, p.num_heads)], axis=1)
-        att = attend(q, k, v, scale=score_scale(p.head_dim), mask=None)  # the cache holds only 0..t: causal
-        x = x + _merge(att.outputs) @ p.w_o + p.b_o
-        f = layer_norm(x, p.ln2_gamma, p.ln2_beta, eps).outputs
-        x = x + activate(f @ p.w_1 + p.b_1, poet.config.activation) @ p.w_2 + p.b_2
-        queries.append(q[:, 0])
+        w = (p.w_q, p.w_k, p.w_v, p.w_o, p.b_q, p.b_k, p.b_v, p.b_o)
+
+        def over_cache(a: np.ndarray, p=p, k_cache=k_cache, v_cache=v_cache, w=w):
+            """Row t's key and value appended to the layer's cache, its query over the whole cache (0..t: causal)."""
+            k = np.concatenate([k_cache, head_rows(a, p.w_k, p.b_k, p.num_heads)], axis=1)  # (h, t + 1, head_dim)
+            v = np.concatenate([v_cache, head_rows(a, p.w_v, p.b_v, p.num_heads)], axis=1)
+            return attention(a, a, w, p.num_heads, None, keys=k, values=v)
+
+        att, add1 = add_and_norm(x, over_cache, p.ln1_gamma, p.ln1_beta, norm_first=True, eps=eps)
+        _, add2 = feed_forward(add1.outputs, p, p.ln2_gamma, p.ln2_beta, norm_first=True,
+                               activation=poet.config.activation, eps=eps)
+        x = add2.outputs
+        queries.append(att.queries[:, 0])
         weights.append(att.weights[:, 0])
-        keys.append(k)
-        values.append(v)
+        keys.append(att.keys)
+        values.append(att.values)
     out = layer_norm(x, *poet.final_norm, eps).outputs  # (1, d)
     return CachedStep(position=t, token_id=int(token_id), queries=tuple(queries), weights=tuple(weights),
                       cache=Cache(keys=tuple(keys), values=tuple(values)), logits=(out @ poet.embed.T)[0])
