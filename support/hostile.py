@@ -171,6 +171,11 @@ def hosted_playground(work: Path):
     """The app in hosted mode, one process, warmed up by one visit to the Playground; stopped after."""
     target = servers.LocalServer(ROOT, "hostile", work)
     asyncio.run(target.start())
+    yield from _warmed(target)
+
+
+def _warmed(target: servers.LocalServer):
+    """Yield ``target`` once one visit to the Playground has warmed it; stop it after."""
     try:
         async def warm():
             async with visitor(target.url) as v:
@@ -377,14 +382,7 @@ def hosted_server(work: Path, app_dir: Path = ROOT, *, client_header: bool = Tru
             os.environ.pop("SELFATTN_CLIENT_HEADER", None)
         else:
             os.environ["SELFATTN_CLIENT_HEADER"] = saved
-    try:
-        async def warm():
-            async with visitor(target.url) as v:
-                await v.open_link("playground")
-        asyncio.run(warm())
-        yield target
-    finally:
-        target.stop()
+    yield from _warmed(target)
 
 
 async def read_until_quiet(v: wire.Visitor, quiet_s: float = 3.0, limit_s: float = 60.0) -> None:

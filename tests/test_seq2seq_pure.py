@@ -119,7 +119,9 @@ def test_masks_costs_and_heads_as_the_page_draws_them():
     r = compute_view(sv.View(m=4))
     self_attention = r.trace.decoder_layers[0].self_attention
     drawn = masked(self_attention.weights, self_attention.allowed)
-    assert np.isneginf(drawn[0, 0, 1]) and drawn[0, 3, 0] == self_attention.weights[0, 3, 0]
+    # a masked cell is the mask, its weight 0 (−∞ is the score before softmax, issue 50 item 3)
+    assert drawn.mask[0, 0, 1] and drawn.data[0, 0, 1] == 0.0 and not drawn.mask[0, 3, 0]
+    assert drawn[0, 3, 0] == self_attention.weights[0, 3, 0]
     assert np.all(self_attention.weights[:, np.triu_indices(4, 1)[0], np.triu_indices(4, 1)[1]] == 0.0)
     words = cost_numbers(r.costs)
     last = step_costs(256, 4, 4, 8, 1)[-1]
