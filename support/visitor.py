@@ -55,6 +55,7 @@ EDITS = {  # page name -> its edit
     "block": Edit(re.compile(r"-tbed_x_\d+$"), "editor"),  # X's first cell (ui/block.py: tbed_<table>_<version>)
     "seq2seq": Edit(re.compile(r"-s2sed_src_\d+$"), "editor"),  # the source X's first cell (ui/seq2seq.py)
     "efficient": Edit(re.compile(r"-ef_seed$"), "int"),  # the tiles' seed: new Q, K and V, every tile again
+    "poet": Edit(re.compile(r"-po_seed$"), "int"),  # the draws' seed: another poem, every step again
 }
 # Kinds of element that take input rather than show a result: left out of Visitor.content()
 INPUTS = frozenset({"button", "button_group", "checkbox", "color_picker", "date_input", "download_button",

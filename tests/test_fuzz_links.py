@@ -23,9 +23,10 @@ from selfattn.seq2seq.link import TABLE_PARAMS as S2S_TABLES
 from ui import playground as pg
 from ui import state as settings
 
-PAGES = ("home", "playground", "embeddings", "heads", "block", "seq2seq", "efficient")
+PAGES = ("home", "playground", "embeddings", "heads", "block", "seq2seq", "efficient", "poet")
 TITLES = {"home": "home.title", "playground": "pg.title", "embeddings": "emb.title", "heads": "hd.title",
-          "block": "tb.title", "seq2seq": "s2s.title", "efficient": "ef.title"}
+          "block": "tb.title", "seq2seq": "s2s.title", "efficient": "ef.title",
+          "poet": "po.title"}
 JUNK = ("", " ", "abc", "1e400", "nan", "-0", "٣", "１２", "9" * 30, "0x10", "1.5", "true", "../../etc/passwd", "~",
         "!", "!z", "_", "~~", "\x00", "🙂", "=1+1", "%00", "x" * 50_000, "早" * 600)
 
@@ -46,7 +47,7 @@ def hostile_value(codec, rng: random.Random) -> str:
         options = [str(o) for o in codec.options]
         picked = rng.sample(options, rng.randint(0, len(options))) + rng.choice([[], [], [options[0]], ["nope"]])
         return "~".join(picked)
-    if isinstance(codec, share.Text):
+    if isinstance(codec, share.Text) or hasattr(codec, "max_chars"):  # Text, or a page's own text codec
         return rng.choice([*fuzz.HOSTILE_TEXT, "x" * codec.max_chars, "x" * (codec.max_chars + 1)])
     raise TypeError(codec)
 

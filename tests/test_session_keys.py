@@ -45,7 +45,7 @@ def test_the_playground_writes_only_declared_keys():
     assert sorted(set(at.session_state["pg"]) - set(pg.SLOTS)) == []  # the page's own dict: its slots only
 
 
-@pytest.mark.parametrize("page", ["home", "embeddings", "heads", "block", "seq2seq", "efficient"])
+@pytest.mark.parametrize("page", ["home", "embeddings", "heads", "block", "seq2seq", "efficient", "poet"])
 def test_every_other_page_writes_only_declared_keys(page):
     at = open_page(page)
     at.session_state["lang"] = "zh"

@@ -40,5 +40,7 @@ PAGES = (
     # efficient attention: its torch and transformers checks, and the traffic counted over up to 400,000 tiles
     Page("efficient", "pages/efficient.py", ":material/bolt:", "efficient", heavy=True,
          declared_in="selfattn.efficient.view"),
+    # the tiny poet: a poem of up to 40 cached steps on a 300,000-parameter model, and its torch check
+    Page("poet", "pages/poet.py", ":material/edit_note:", "poet", heavy=True, declared_in="selfattn.poet.view"),
 )
 PAGE_NAMED = {page.name: page for page in PAGES}

@@ -1,0 +1,13 @@
+"""写诗 / A tiny poet: a decoder-only Transformer trained here on Tang poems writes a five-character poem, one
+character at a time, its candidates, attention and cache on screen, checked against a full pass and PyTorch."""
+
+import streamlit as st
+
+from ui import links
+from ui import poet as po
+from ui.common import tr
+
+links.start("poet")
+st.title(tr("po.title"))
+links.show_problems("poet")
+po.draw_page()
