@@ -169,7 +169,8 @@ def show_step(poem: Poem) -> None:
     for layer, weights in enumerate(s.attention):
         st.markdown(f"**{tr('po.attn_title', layer=layer + 1)}**")
         vega(fit_heatmap(weights, heads, [f"{i}{t}" for i, t in enumerate(read)], 900, max_cell=40,
-                         role="weights", domain=(0.0, 1.0), annotate=len(read) <= 12))
+                         role="weights", domain=(0.0, 1.0), annotate=len(read) <= 12,
+                         value_title=tr_plain("chart.weight")))
         frame = pd.DataFrame(weights, index=heads, columns=[f"{i}:{t}" for i, t in enumerate(read)])
         csv_button(frame, f"poet-step{k + 1}-attention-layer{layer + 1}", key=f"po_csv_attn{layer + 1}")
     st.caption(tr("po.attn_caption"))
