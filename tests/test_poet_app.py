@@ -136,3 +136,10 @@ def test_the_checkpoints_write_the_same_seed_from_noise_to_form():
     at.select_slider(key="po_ckpt").set_value(options[0]).run()
     assert not at.exception and not at.error, errors(at)
     assert "At step 0 of" in texts(at)
+
+
+def test_a_link_to_a_checkpoint_and_a_step_past_the_end_opens_within_the_poem():
+    at = open_link("poet", {"ckpt": "31", "step": "999"})
+    assert not at.exception and not at.error, errors(at)
+    assert at.session_state["po_ckpt"] == 31 and at.session_state["po_step"] == 19  # 20 characters: the last
+    assert "At step 31 of" in texts(at) and "Character 20 of 20" in texts(at)
