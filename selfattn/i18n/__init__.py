@@ -97,3 +97,13 @@ def t_plain(key: str, lang: str = DEFAULT_LANG, **fmt) -> str:
     entry = CATALOG[key]
     text = entry.get(lang) or entry[DEFAULT_LANG]
     return text.format(**fmt) if fmt else text
+
+
+def cli_arguments(parser_of, argv: list[str]):
+    """A command line's arguments, parsed by ``parser_of(lang)``: ``--lang`` is read first, so that ``--help`` and
+    the parser's own messages speak it."""
+    import argparse
+
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--lang", choices=list(LANGS), default="en")
+    return parser_of(first.parse_known_args(argv)[0].lang).parse_args(argv)

@@ -13,7 +13,7 @@ import json
 import sys
 
 from selfattn.errors import InputError
-from selfattn.i18n import LANGS, t_plain
+from selfattn.i18n import LANGS, cli_arguments, t_plain
 
 
 def parser(lang: str) -> argparse.ArgumentParser:
@@ -31,10 +31,7 @@ def parser(lang: str) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    first = argparse.ArgumentParser(add_help=False)  # the language first, so that --help speaks it
-    first.add_argument("--lang", choices=list(LANGS), default="en")
-    lang = first.parse_known_args(argv)[0].lang
-    args = parser(lang).parse_args(argv)
+    args = cli_arguments(parser, argv)
 
     from selfattn.translate import as_json, load, torch_check, translate
 
