@@ -5,10 +5,11 @@ import contextlib
 import streamlit as st
 
 from selfattn.i18n import LANGS
-from ui import links, look, server_limits, warmup
-from ui.common import tr, tr_plain
+from ui import links, server_limits, warmup
+from ui import projector as look
+from ui.widgets import tr, tr_plain
 from ui.state import LANG_KEY
-from ui.pages import HOME, PAGES
+from ui.navigation import HOME, PAGES
 
 server_limits.install()  # one message, one upload: bounded however the app is served (ui/server_limits.py)
 links.begin_run()  # before any other call: whether this run may write the link, and the history script (ui/state.py)
@@ -22,7 +23,7 @@ if LANG_KEY not in st.session_state:
     st.session_state[LANG_KEY] = requested if requested in LANGS else "en"
 st.session_state[LANG_KEY] = st.session_state[LANG_KEY]  # keep the choice across pages
 st.sidebar.radio("Language / 语言", list(LANGS), format_func=LANGS.get, key=LANG_KEY, horizontal=True)
-# The projector view (ui/look.py): ?big=1 in a shared link turns it on; the sidebar switch after that.
+# The projector view (ui/projector.py): ?big=1 in a shared link turns it on; the sidebar switch after that.
 if look.PROJECTOR_KEY not in st.session_state:
     st.session_state[look.PROJECTOR_KEY] = st.query_params.get("big") == "1"
 st.session_state[look.PROJECTOR_KEY] = st.session_state[look.PROJECTOR_KEY] is True  # kept across pages

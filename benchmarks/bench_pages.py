@@ -86,7 +86,7 @@ def main() -> None:
     at = open_playground()
     for field, value in (("pg_n", 32), ("pg_d_in", 16), ("pg_d_k", 16), ("pg_d_v", 16)):
         at.number_input(key=field).set_value(value).run()
-    preset = [box for box in at.selectbox if str(box.key).startswith("pg_preset__")]  # see ui.common.choice
+    preset = [box for box in at.selectbox if str(box.key).startswith("pg_preset__")]  # see ui.widgets.choice
     preset[0].set_value("random").run()
     at.button[0].click().run()
     assert apptest.map_frame(at, "outputs").shape == (32, 16)

@@ -39,7 +39,7 @@ import json as _json
 from selfattn.display.export import labelled as _labelled
 from ui.components.heatmap import map_data as _map_data
 from ui.components.matrix_editor import payload as _payload
-from ui.playground import EDITORS as _EDITORS
+from ui.playground.page import EDITORS as _EDITORS
 
 _flow = st.components.v2.component("selfattn.flow_prototype",
                                    js="export default function (c) { c.parentElement.textContent = ''; }")

@@ -12,9 +12,9 @@ from selfattn.core.block import ACTIVATIONS
 from selfattn.core.heads import combine_heads
 from selfattn.core.positions import KINDS
 from selfattn.display.export import column_names, labelled
-from ui import block as tb
+from ui.block import page as tb
 from ui import state as settings
-from ui.common import choice, current_lang, show_error, tr, vega
+from ui.widgets import choice, current_lang, show_error, tr, vega
 from ui.components.heatmap import library
 from ui import links
 
@@ -34,7 +34,7 @@ source = choice(st.segmented_control, tr("tb.source"), ("toy", "real"), "tb_sour
 
 if source == "real":
     # ── A real model's layer ────────────────────────────────────────────────────────────────────
-    from ui.block_real import real_section
+    from ui.block.real_layer import real_section
 
     library()  # the maps' drawing code, as on the toy (else the real model's maps stay empty)
     real_section()

@@ -4,9 +4,9 @@ rotary positions, each checked against PyTorch on screen."""
 import streamlit as st
 
 from selfattn.efficient.view import PARTS
-from ui import efficient as ef
+from ui.efficient import page as ef
 from ui import links
-from ui.common import choice, tr, tr_plain
+from ui.widgets import choice, tr, tr_plain
 
 links.start("efficient")
 st.title(tr("ef.title"))

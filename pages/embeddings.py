@@ -17,13 +17,13 @@ from selfattn.text.embeddings import KINDS, SOURCES, TokenEmbeddings, get_source
 from selfattn.text.raw_view import RawView
 from selfattn.text.prefetch import visitors_may_download
 from selfattn.text.raw_view import shared_ranges
-from ui import embeddings as cached
-from ui import fit
-from ui import order as order_ui
-from ui import readout as readout_ui
+from ui import models as cached
+from ui import map_sizes as fit
+from ui.embeddings import order as order_ui
+from ui.embeddings import readout as readout_ui
 from ui import state as settings
-from ui.common import choice, csv_button, show_error, tr, tr_plain, vega
-from ui.embeddings import number_slider
+from ui.widgets import choice, csv_button, show_error, tr, tr_plain, vega
+from ui.models import number_slider
 from ui import links
 
 links.start("embeddings")
@@ -130,7 +130,7 @@ def raw_form(emb: TokenEmbeddings, view: RawView, key: str, dims: int, width: fl
     """X, XXᵀ (the cosine similarity when rows have unit length), Softmax(XXᵀ/√d) and the output, with CSVs.
 
     Args:
-        view: what is drawn of ``emb`` (:func:`ui.embeddings.raw_view`).
+        view: what is drawn of ``emb`` (:func:`ui.models.raw_view`).
         ranges: colour scales shared with the other sentence of a pair, by map ("X", "xxt", "output").
     """
     labels = unit_labels(emb)

@@ -10,11 +10,11 @@ from selfattn.core.compare import CompareSettings
 from selfattn.core.heads import MISTAKES
 from selfattn.display.export import column_names, csv_bytes
 from selfattn.i18n import Markdown
-from ui import fit
-from ui import heads as hd
+from ui import map_sizes as fit
+from ui.heads import page as hd
 from ui import state as settings
-from ui.common import choice, csv_button, show_error, tr, tr_plain, vega
-from ui.common import uploaded as uploaded_file
+from ui.widgets import choice, csv_button, show_error, tr, tr_plain, vega
+from ui.widgets import uploaded as uploaded_file
 from ui import links
 from ui import parts
 
@@ -95,7 +95,7 @@ def part_compare() -> None:
     if causal:
         st.caption(tr("hd.mask_note"))
     # Side by side while the window holds both (and the one-head map keeps readable cells), else one above the other.
-    # Each map sends at most its share of the page's bytes (ui.heads.DRAW_BYTES); the CSVs hold everything.
+    # Each map sends at most its share of the page's bytes (ui.heads.page.DRAW_BYTES); the CSVs hold everything.
     map_px, grid_px = fit.compare_layout(tokens)
     one_rows, one_cols = hd.fit_block(tokens, tokens, hd.draw_budget("one"))
     one_map = fit.fit_heatmap(single.head_weights[0][:one_rows, :one_cols], tokens[:one_rows], tokens[:one_cols], map_px,

@@ -3,8 +3,8 @@
 import streamlit as st
 
 from selfattn.seq2seq.link import translator_params
-from ui.common import tr
-from ui.pages import HOME, PAGE_NAMED, PAGES
+from ui.widgets import tr
+from ui.navigation import HOME, PAGE_NAMED, PAGES
 from ui import links
 
 # The first path through the app, in order: (page, the link's parameters, its name's catalog key, icon).

@@ -12,10 +12,10 @@ from selfattn.errors import InputError
 from selfattn.playground.inputs import compute_view
 from selfattn.playground import text as words
 from selfattn.playground.link import CELL_LINK_PARAMS, LINK_PARAMS
-from ui import playground as pg
-from ui import positions as order_ui
+from ui.playground import page as pg
+from ui.playground import positions as order_ui
 from ui import state as settings
-from ui.common import choice, current_lang, show_error, tr
+from ui.widgets import choice, current_lang, show_error, tr
 from ui.components.heatmap import library
 from ui import links
 

@@ -4,8 +4,8 @@ character at a time, its candidates, attention and cache on screen, checked agai
 import streamlit as st
 
 from ui import links
-from ui import poet as po
-from ui.common import tr
+from ui.poet import page as po
+from ui.widgets import tr
 
 links.start("poet")
 st.title(tr("po.title"))

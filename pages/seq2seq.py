@@ -14,9 +14,9 @@ from selfattn.seq2seq import view as sv
 from selfattn.seq2seq.compute import compute
 from selfattn.seq2seq.link import LINK_PARAMS, TABLE_PARAMS, encode
 from selfattn.seq2seq.text import cost_numbers, cost_spec, focus_lines, masked, merged, settings_text
-from ui import seq2seq as s2
+from ui.seq2seq import page as s2
 from ui import state as settings
-from ui.common import choice, current_lang, show_error, tr, tr_count, vega
+from ui.widgets import choice, current_lang, show_error, tr, tr_count, vega
 from ui.components.heatmap import library
 from ui.components.outdated import served
 from ui import links
@@ -39,7 +39,7 @@ source = choice(st.segmented_control, tr("s2s.source"), sv.SOURCES, "s2s_source"
                 {s: tr(f"s2s.source_{s}") for s in sv.SOURCES})
 if source == "translator":
     # ── The tiny translator trained here (selfattn.translate) ───────────────────────────────────
-    from ui.translator import PLAYER as TRANSLATOR_PLAYER, translator_section
+    from ui.seq2seq.translator import PLAYER as TRANSLATOR_PLAYER, translator_section
 
     library()  # the maps' drawing code, as on the toy
     TRANSLATOR_PLAYER.run(translator_section, always=True)  # a fragment: a step reruns it alone (each second in play)
@@ -103,7 +103,7 @@ def side_by_side(maps, *, focus, tables: dict, engine: dict | None = None) -> No
 
 def draw(result, shown: sv.View, tables: dict, engine: dict | None) -> None:
     """Every box of the page, from the result of :func:`selfattn.seq2seq.compute.compute`; the source's map carries
-    the browser's preview's options (``engine``: :func:`ui.seq2seq.preview_engine`, or None)."""
+    the browser's preview's options (``engine``: :func:`ui.seq2seq.page.preview_engine`, or None)."""
     trace, src, tgt = result.trace, result.src_tokens, result.tgt_tokens
     m, d = trace.outputs.shape
     focus = min(shown.focus, m - 1)  # a result kept from before a bad edit may be smaller than the view

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from selfattn.display import colours
 from selfattn.display.charts import to_altair
 from support.visitor import component_data
-from ui import fit
+from ui import map_sizes as fit
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -84,7 +84,7 @@ def assert_placeholders_speak(at: AppTest, lang: str) -> None:
 
 
 def choice_widget(widgets, key: str):
-    """The widget drawn by ``ui.common.choice`` for ``key`` (its own key carries a suffix)."""
+    """The widget drawn by ``ui.widgets.choice`` for ``key`` (its own key carries a suffix)."""
     found = [w for w in widgets if str(w.key).startswith(f"{key}__")]
     assert len(found) == 1, (key, [w.key for w in widgets])
     return found[0]
@@ -97,7 +97,7 @@ def heatmap_specs(at) -> list[dict]:
     specs = []
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
-        if "usermeta" not in spec:  # not one map of ui.fit: an Altair chart (pattern grid, head view)
+        if "usermeta" not in spec:  # not one map of ui.map_sizes: an Altair chart (pattern grid, head view)
             continue
         cells = pa.ipc.open_stream(chart.proto.data.data).read_pandas().to_dict("records")
         if "window" in spec.get("transform", [{}])[0]:  # a heatmap's cells, sent row after row: put r, c back
@@ -136,7 +136,7 @@ def label_spacing(spec: dict, channel: str) -> float:
 
 
 def assert_fits(spec: dict, name: str = "") -> None:
-    """A heatmap (or head grid) from :mod:`ui.fit`: valid, within its column, labels apart."""
+    """A heatmap (or head grid) from :mod:`ui.map_sizes`: valid, within its column, labels apart."""
     to_altair({**spec, "data": {"values": spec["data"]["values"][:4]}}).to_dict()  # still valid Vega-Lite
     assert drawn_width(spec) <= spec["usermeta"]["fit_px"] <= fit.PAGE_PX, name
     assert spec["usermeta"]["width_px"] == math.ceil(drawn_width(spec)), name  # what Streamlit is asked for
@@ -194,7 +194,7 @@ def send_cell(at: AppTest, name: str, row: int, col: str, value) -> None:
     table ("x1", "token"), ``value`` text (None: an emptied cell; a number: its shortest text).
     """
     from selfattn.display.numbers import editor_text
-    from ui.playground import TOKEN_COL
+    from ui.playground.page import TOKEN_COL
 
     data = editors(at)[MATRIX_NAMES[name]]
     frame = at.session_state["pg"]["frames"][name]

@@ -24,7 +24,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.typing import Origin, Subprotocol
 
-from ui.pages import PAGES as APP_PAGES
+from ui.navigation import PAGES as APP_PAGES
 
 
 def component_data(text: str):
@@ -34,7 +34,7 @@ def component_data(text: str):
     return json.loads(value) if isinstance(value, str) else value
 
 PAGES = {page.name: page.url_path for page in APP_PAGES}  # name -> url path
-X_EDITOR = re.compile(r"-ed_x_\d+$")  # the Playground's X editor: its key is ed_x_<version> (ui/playground.py)
+X_EDITOR = re.compile(r"-ed_x_\d+$")  # the Playground's X editor: its key is ed_x_<version> (ui/playground/page.py)
 EDIT_ROW, EDIT_COLUMN = 0, 1  # first token, first number x1 (the label column comes first)
 
 
@@ -52,8 +52,8 @@ EDITS = {  # page name -> its edit
     "playground": Edit(X_EDITOR, "editor", (EDIT_ROW, EDIT_COLUMN), "steps"),  # X's first token, x1
     "embeddings": Edit(re.compile(r"-emb_text$"), "text"),  # a new sentence in the text box
     "heads": Edit(re.compile(r"-hd_seed$"), "int"),  # a setting: another seed, new random input and weights
-    "block": Edit(re.compile(r"-tbed_x_\d+$"), "editor"),  # X's first cell (ui/block.py: tbed_<table>_<version>)
-    "seq2seq": Edit(re.compile(r"-s2sed_src_\d+$"), "editor"),  # the source X's first cell (ui/seq2seq.py)
+    "block": Edit(re.compile(r"-tbed_x_\d+$"), "editor"),  # X's first cell (ui/block/page.py: tbed_<table>_<version>)
+    "seq2seq": Edit(re.compile(r"-s2sed_src_\d+$"), "editor"),  # the source X's first cell (ui/seq2seq/page.py)
     "efficient": Edit(re.compile(r"-ef_seed$"), "int"),  # the tiles' seed: new Q, K and V, every tile again
     "poet": Edit(re.compile(r"-po_seed$"), "int"),  # the draws' seed: another poem, every step again
 }

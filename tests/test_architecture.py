@@ -3,7 +3,7 @@
 - ``selfattn/`` never imports Streamlit (read from the source, and by importing every module of it in a fresh
   process);
 - ``ui/state.py`` is the mechanism only: it imports no page's package and stays about 300 lines; each page's
-  settings and session keys are declared with the page (``ui/pages.py``'s ``declared_in``), and no two pages
+  settings and session keys are declared with the page (``ui/navigation.py``'s ``declared_in``), and no two pages
   declare the same key;
 - docs/architecture.md is true: every path it cites exists, every name it cites beside a path is in that file,
   every dotted name it cites resolves, and it names every module of ``ui/``, every component file and every part
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from ui.pages import PAGES
+from ui.navigation import PAGES
 from ui import state
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,8 +88,8 @@ def test_each_page_declares_its_own_keys_and_no_two_pages_share_one():
 # ── docs/architecture.md ────────────────────────────────────────────────────────────────────
 
 TOP = ("app.py", "pages/", "ui/", "selfattn/", "tests/", "benchmarks/", "docs/", "deploy/", "support/")
-ALIASES = {"settings": "ui.state", "state": "ui.state", "links": "ui.links", "fit": "ui.fit", "heatmap":
-           "ui.components.heatmap", "pg": "ui.playground", "tb": "ui.block", "common": "ui.common"}
+ALIASES = {"settings": "ui.state", "state": "ui.state", "links": "ui.links", "fit": "ui.map_sizes", "heatmap":
+           "ui.components.heatmap", "pg": "ui.playground.page", "tb": "ui.block.page", "common": "ui.widgets"}
 
 
 def cited() -> list[str]:
@@ -138,7 +138,7 @@ def test_every_dotted_name_the_architecture_cites_resolves():
 
 def test_the_architecture_names_every_module_component_and_part():
     text = DOC.read_text(encoding="utf-8")
-    wanted = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "ui").glob("*.py")) if p.name != "__init__.py"]
+    wanted = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "ui").rglob("*.py")) if p.name != "__init__.py" and "components" not in p.parts]
     wanted += [str(p.relative_to(ROOT)) for p in sorted((ROOT / "ui" / "components").iterdir())
                if p.suffix in (".py", ".js", ".css") and p.name != "__init__.py"]
     wanted += [f"selfattn/{p.name}/" for p in sorted((ROOT / "selfattn").iterdir()) if (p / "__init__.py").exists()]

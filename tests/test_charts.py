@@ -71,7 +71,7 @@ def test_head_grid_is_one_view_with_panels_apart_and_exact_tooltips():
 
 
 def test_a_heatmap_draws_its_layout_as_given():
-    """Pixels and labels are decided by the caller (ui.fit) and drawn exactly, nothing patched afterwards."""
+    """Pixels and labels are decided by the caller (ui.map_sizes) and drawn exactly, nothing patched afterwards."""
     from selfattn.display.charts import MASKED_GREY, Axis, Layout
 
     layout = Layout(cell=5, x=Axis(limit=60, angle=-90, values=(0, 3), overlap="greedy"),
@@ -187,7 +187,7 @@ def test_a_benchmark_chart_draws_memory_in_mib_with_mib_and_gib_ticks_and_one_hu
 def test_a_charts_records_go_to_streamlit_as_arrow_bytes_holding_the_same_rows():
     import pyarrow as pa
 
-    from ui.common import arrow_datasets
+    from ui.widgets import arrow_datasets
 
     rows = [{"query": "早", "key": "上", "weight": 0.25, "head": 1}, {"query": "a", "key": "b", "weight": 1.0, "head": 2}]
     spec = {"mark": "rect", "data": {"values": rows}, "datasets": {"other": rows[:1]}}

@@ -44,7 +44,7 @@ def test_printed_values_are_white_on_the_dark_ends_of_the_scheme():
 
 def test_changing_a_roles_scheme_in_the_table_recolours_every_chart_of_that_role(monkeypatch):
     """The change test: the colour of attention weights is one entry of colours.SCHEMES."""
-    from ui import fit
+    from ui import map_sizes as fit
 
     monkeypatch.setitem(colours.SCHEMES, "weights", "oranges")
     monkeypatch.setattr(fit, "chart_words", lambda: dict(charts.WORDS))  # no Streamlit session here

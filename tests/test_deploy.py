@@ -424,7 +424,7 @@ def test_dockerignore_keeps_what_the_app_reads():
                 if p.strip() and not p.startswith("#")]
     needed = ["app.py", "requirements.txt", "deploy/install.sh", "deploy/serve.sh", "deploy/nginx.conf.template",
               "deploy/healthcheck.py",
-              "selfattn/text/charvec.py", "ui/common.py", "pages/home.py", ".streamlit/config.toml",
+              "selfattn/text/charvec.py", "ui/widgets.py", "pages/home.py", ".streamlit/config.toml",
               "benchmarks/results/cpu-amd-epyc-2core.csv"]
     for path in needed:
         assert (ROOT / path).exists(), path

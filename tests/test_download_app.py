@@ -22,7 +22,7 @@ CHINESE = "google-bert/bert-base-chinese"
 @pytest.fixture(autouse=True)
 def nothing_loaded():
     """Each test starts as a fresh server would: no model kept in memory from another test's cache."""
-    from ui import embeddings as cached
+    from ui import models as cached
 
     for cache_of in (cached.model, cached.embeddings, cached.model_run, cached._loaded):
         cache_of.clear()

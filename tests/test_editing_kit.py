@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KIT = ("show_map", "on_pick", "on_map_pick", "mounted_cells", "_mounted_cells", "editor_texts")
 
 
-@pytest.mark.parametrize("module", ["ui/playground.py", "ui/block.py"])
+@pytest.mark.parametrize("module", ["ui/playground/page.py", "ui/block/page.py"])
 def test_neither_page_keeps_its_own_copy_of_the_kit(module):
     defined = {node.name for node in ast.walk(ast.parse((ROOT / module).read_text(encoding="utf-8")))
                if isinstance(node, ast.FunctionDef)}

@@ -15,13 +15,13 @@ from selfattn.text import models
 from selfattn.text.embeddings import REGISTRY, SOURCES
 from support.apptest import (assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_link, open_page,
                            texts)
-from ui import fit
+from ui import map_sizes as fit
 
 
 def chart_specs(at) -> list[dict]:
     """The Vega-Lite spec of every heatmap on the page, in page order."""
     specs = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
-    return [spec for spec in specs if "usermeta" in spec]  # the maps of ui.fit, not the Altair charts
+    return [spec for spec in specs if "usermeta" in spec]  # the maps of ui.map_sizes, not the Altair charts
 
 
 def column_labels(spec: dict) -> list[str]:

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from selfattn.core.compare import CompareSettings
 from selfattn.display import charts
-from ui import embeddings as cached
+from ui import models as cached
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

@@ -17,7 +17,7 @@ from selfattn.core.heads import MISTAKES
 from selfattn.i18n import t
 from tests import fuzz
 from selfattn.bench.view import PARTS
-from ui import heads as hd
+from ui.heads import page as hd
 
 
 def _record(**changes) -> dict:

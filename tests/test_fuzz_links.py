@@ -20,7 +20,7 @@ from selfattn.i18n import LANGS, t
 from support import apptest
 from tests import fuzz
 from selfattn.seq2seq.link import TABLE_PARAMS as S2S_TABLES
-from ui import playground as pg
+from ui.playground import page as pg
 from ui import state as settings
 
 PAGES = ("home", "playground", "embeddings", "heads", "block", "seq2seq", "efficient", "poet")

@@ -14,7 +14,7 @@ from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, MAX_UPLO
 from selfattn.i18n import t
 from support import apptest
 from tests import fuzz
-from ui import playground as pg
+from ui.playground import page as pg
 
 
 def _csv(rows) -> bytes:

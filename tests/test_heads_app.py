@@ -14,8 +14,8 @@ from selfattn.display.charts import WORDS
 from selfattn.i18n import CATALOG
 from support.apptest import (assert_fits, assert_placeholders_speak, axis_labels, choice_widget, heatmap_specs,
                            open_page, open_part)
-from ui import fit
-from ui import heads as hd
+from ui import map_sizes as fit
+from ui.heads import page as hd
 
 
 def bench_part(lang: str = "en"):

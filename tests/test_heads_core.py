@@ -144,7 +144,7 @@ def test_shared_ranges_of_a_pair():
 
 
 def test_every_key_the_page_words_use_exists():
-    """The catalog keys written in selfattn/ (the words moved out of ui/heads.py), as tests/test_i18n.py checks ui/."""
+    """The catalog keys written in selfattn/ (the words moved out of ui/heads/page.py), as tests/test_i18n.py checks ui/."""
     import re
     from pathlib import Path
 

@@ -10,7 +10,7 @@ import torch
 from selfattn.core.heads import MISTAKES
 from selfattn.i18n import CATALOG
 from support.apptest import heatmap_specs, open_link, open_part
-from ui import heads as hd
+from ui.heads import page as hd
 
 STATES = {  # link parameters -> (n, d_model, heads, causal)
     "default": ({}, (6, 16, 4, False)),
@@ -187,7 +187,7 @@ def test_chart_legends_name_the_implementations_in_chinese_while_exports_keep_th
     series, sorts = set(), []
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
-        if "usermeta" in spec:  # a heatmap of ui.fit
+        if "usermeta" in spec:  # a heatmap of ui.map_sizes
             continue
         sorts.append(spec["layer"][0]["encoding"]["color"]["sort"])
         for dataset in chart.proto.datasets:

@@ -19,7 +19,7 @@ from support import hostile, visitor as wire
 
 pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
-X = r"-tbed_x_\d+$"  # the X editor's widget id ends with its key, tbed_x_<version> (ui/block.py)
+X = r"-tbed_x_\d+$"  # the X editor's widget id ends with its key, tbed_x_<version> (ui/block/page.py)
 # Server CPU of one crafted message: the block page's rerun is ~0.1-0.3 s (its torch check cached per view);
 # the faults guarded against (a 10,000-row table parsed, a 10**9-token X seeded) cost seconds to minutes.
 # Wide: a CPU bound is shared-machine noise.

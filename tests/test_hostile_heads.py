@@ -182,7 +182,7 @@ async def costed(pid: int, act) -> dict:
 def heaviest_sweep(dtype: str = "float32") -> dict[str, str]:
     """The link parameters of the allowed sweep with the largest cost estimate (hosted limits, one dtype)."""
     from selfattn import bench
-    from ui.heads import BENCH_D_CHOICES, BENCH_HEADS, MIN_RUN_TIME, SEQ_CHOICES, WARMUP
+    from ui.heads.page import BENCH_D_CHOICES, BENCH_HEADS, MIN_RUN_TIME, SEQ_CHOICES, WARMUP
 
     lim = bench.limits_for(hosted=True)
     lens = [n for n in SEQ_CHOICES if n <= lim["max_seq_len"]]

@@ -16,7 +16,7 @@ from support import hostile
 
 pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
-SOURCE = r"-s2sed_src_\d+$"  # the source X editor's widget id ends with its key, s2sed_src_<version> (ui/seq2seq.py)
+SOURCE = r"-s2sed_src_\d+$"  # the source X editor's widget id ends with its key, s2sed_src_<version> (ui/seq2seq/page.py)
 MAX_CPU_S = 2.0  # one crafted message; a page run is ~0.1 s, the faults guarded against cost seconds to minutes
 CHECKED = "Checked against `torch.nn.Transformer`"
 FIRST_ROW = ["-1.84", "-1.49", "1.89", "0.86"]  # the default source X's first row (4 × 4, seed 0)

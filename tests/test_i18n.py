@@ -23,7 +23,7 @@ def test_every_entry_has_both_languages_with_the_same_placeholders():
 
 def used_keys():
     """Literal keys in tr("...")/t("...") calls; f-string keys become regexes."""
-    for path in [*ROOT.glob("pages/*.py"), *ROOT.glob("ui/*.py"), ROOT / "app.py"]:
+    for path in [*ROOT.glob("pages/*.py"), *ROOT.glob("ui/**/*.py"), ROOT / "app.py"]:
         for match in KEY_CALL.finditer(path.read_text(encoding="utf-8")):
             yield path.name, match.group(1)
 
@@ -110,7 +110,7 @@ def raised_params() -> dict[str, set[str]]:
 
 
 def test_message_variants_belong_to_a_raised_code_and_use_its_parameters():
-    """err.<code>.<reason or name> entries (see ui.common.error_key) hang off a real code."""
+    """err.<code>.<reason or name> entries (see ui.widgets.error_key) hang off a real code."""
     codes = raised_params()
     variants = [key for key in CATALOG if key.startswith("err.") and key.count(".") == 2]
     assert len(variants) > 10
@@ -126,7 +126,7 @@ def test_no_internal_name_reaches_a_visitor():
     """Reasons and field names that are codes get their own words; rows and bytes count from 1."""
     from selfattn import bench
     from selfattn.bench import results as bench_results
-    from ui.common import error_key
+    from ui.widgets import error_key
 
     for reason in bench_results._REASONS:
         assert f"err.results_bad_value.{reason}" in CATALOG, reason

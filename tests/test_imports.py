@@ -2,7 +2,7 @@
 
 Every ``import`` and ``from ... import`` counts, at the top of a module or inside a function (a
 function-level import is a circle all the same, only a later one). ``from ui import state`` is an
-import of ``ui.state``; ``from ui.common import tr`` of ``ui.common``.
+import of ``ui.state``; ``from ui.widgets import tr`` of ``ui.widgets``.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_sees_every_kind_of_import():
     graph = import_graph()
     assert "ui.state" in graph["pages.playground"]  # from ui import state as settings
-    assert "ui.common" in graph["app"]  # from ui.common import tr, ...
+    assert "ui.widgets" in graph["app"]  # from ui.widgets import tr, ...
     assert "selfattn.text.models" in graph["ui.warmup"]  # inside a function
     assert len(graph) > 50
 

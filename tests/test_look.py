@@ -1,4 +1,4 @@
-"""Issue 30: the projector view and readable captions (ui/look.py), without a browser; the browser
+"""Issue 30: the projector view and readable captions (ui/projector.py), without a browser; the browser
 measures contrast and size in tests/test_look_browser.py."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 
 from selfattn.display import charts
 from support import apptest
-from ui import look
+from ui import projector as look
 
 
 def test_the_style_sheet_lifts_captions_and_zooms_only_in_the_projector_view():

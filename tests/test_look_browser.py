@@ -1,4 +1,4 @@
-"""Issue 30: every word can be read from the back row (ui/look.py), in a real Chromium.
+"""Issue 30: every word can be read from the back row (ui/projector.py), in a real Chromium.
 
 * Every piece of text in the main area of every page, in both languages, has at least WCAG AA's
   4.5:1 contrast against what is behind it (its colour and every ancestor's opacity composed over
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui.look import PROJECTOR_ZOOM
+from ui.projector import PROJECTOR_ZOOM
 from tests.browser import release, tab, wait_until_idle
 
 pytestmark = pytest.mark.browser
@@ -73,7 +73,7 @@ def open_page(browser, url: str, width: int = 1400, height: int = 1000):
     for _ in range(2):  # a page may rerun once more (the model loaded): its elements are faded while it runs
         wait_until_idle(page, 120_000)
         page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=120_000)
-    # the app's style element (ui/look.py), drawn first in every run; under a loaded machine it was seen to
+    # the app's style element (ui/projector.py), drawn first in every run; under a loaded machine it was seen to
     # arrive after the page's own elements had settled
     page.wait_for_function("() => [...document.querySelectorAll('style')].some(s => s.textContent.includes("
                            "'stCaptionContainer'))", timeout=60_000)

@@ -57,7 +57,7 @@ def test_the_default_pair_is_3_2_1_and_minilm_says_it_cannot_show_it(lang, monke
     character vectors show the lesson; MiniLM, which reads 狗 and 咬 as one [UNK], says it cannot, and leads to a
     Chinese model (its download, the prefetch command, a mirror)."""
     from selfattn.text import prefetch
-    from ui.embeddings import CHINESE_MODEL
+    from ui.models import CHINESE_MODEL
 
     monkeypatch.setattr(prefetch, "cached_folder", lambda spec: None)  # bert-base-chinese is not on this machine
     at = open_page("embeddings", lang, timeout=300)

@@ -82,7 +82,7 @@ def test_a_language_switch_keeps_the_open_part(page):
 
 
 def test_heads_closed_parts_run_nothing(monkeypatch):
-    from ui import heads as hd
+    from ui.heads import page as hd
 
     forbid(monkeypatch, hd, "torch_checks", "show_bare_reshape", "show_scale_after_softmax", "bench_settings",
            "results_table", "show_setups")

@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from selfattn.playground import link
 from support.apptest import choice_widget, edit, open_page
-from ui import playground as pg
+from ui.playground import page as pg
 
 
 def english_base(name, seed, sizes):

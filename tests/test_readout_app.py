@@ -15,7 +15,7 @@ import pytest
 
 from selfattn import run_model
 from support.apptest import choice_widget, heatmap_specs, open_page, texts
-from ui import readout as readout_ui
+from ui.embeddings import readout as readout_ui
 
 SENTENCE = "Tokenization is unbelievable fun"
 

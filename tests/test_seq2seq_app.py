@@ -145,7 +145,7 @@ def test_the_source_map_carries_what_the_browser_preview_needs_and_no_more_than_
     """The preview's engine (ui/components/s2s.js) rides on the source map: the settings, the layers not in the
     editors as the server read them (the edited layer's None: the browser reads it from the editors), the editors'
     instances; none while an edit is bad (the maps show another view's numbers), none past PREVIEW_NUMBERS."""
-    from ui.seq2seq import PREVIEW_NUMBERS
+    from ui.seq2seq.page import PREVIEW_NUMBERS
 
     at = open_page("seq2seq")
     at.number_input(key="s2s_enc").set_value(2).run()

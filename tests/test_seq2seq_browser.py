@@ -191,7 +191,7 @@ def test_play_moves_generation_on_once_a_second_to_the_last_step_then_the_page_a
         wait_until_idle(page)
         button = page.locator(".st-key-s2s_play button").first
         button.scroll_into_view_if_needed()
-        step = page.locator("[class*='st-key-s2s_step__'] input").first  # the step box (ui.common.choice's key)
+        step = page.locator("[class*='st-key-s2s_step__'] input").first  # the step box (ui.widgets.choice's key)
         assert step.input_value() == "1: y1"
         started = time.monotonic()
         button.click()

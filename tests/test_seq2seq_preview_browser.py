@@ -43,7 +43,7 @@ def random_case(rng: random.Random, norm_first: bool) -> dict:
 
 def engine(case: dict) -> dict:
     """The typed tables (X, Y and the edited layer's, as the editors hold them) and the engine's options, as
-    ui.seq2seq.preview_engine writes them."""
+    ui.seq2seq.page.preview_engine writes them."""
     tables = {"s2s_src": as_text(case["src"]), "s2s_tgt": as_text(case["tgt"])}
     layers = {}
     for side, params_of, tables_of in (("e", case["encoder"], encoder_tables), ("d", case["decoder"], decoder_tables)):

@@ -146,7 +146,7 @@ def test_an_uploader_naming_a_missing_file_is_an_input_error_in_words():
     import pytest
 
     from selfattn.errors import InputError
-    from ui.common import uploaded
+    from ui.widgets import uploaded
 
     with pytest.raises(InputError) as caught:
         uploaded(DeletedFile("gone"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from support.apptest import choice_widget, open_page
-from ui import playground as pg
+from ui.playground import page as pg
 from ui import state as settings
 
 
@@ -56,7 +56,7 @@ def test_every_other_page_writes_only_declared_keys(page):
 
 def test_the_block_page_writes_only_declared_keys():
     from support.apptest import editors
-    from ui import block as tb
+    from ui.block import page as tb
 
     at = open_page("block")
     at.number_input(key="tb_layers").set_value(2).run()

@@ -126,7 +126,7 @@ def test_every_reason_is_said_in_both_languages():
     from selfattn.i18n import CATALOG
 
     root = Path(__file__).resolve().parents[1]
-    reasons = {m for path in (root / "selfattn" / "display" / "share.py", *(root / "ui").glob("*.py"))
+    reasons = {m for path in (root / "selfattn" / "display" / "share.py", *(root / "ui").rglob("*.py"))
                for m in re.findall(r'BadValue\("(\w+)"', path.read_text(encoding="utf-8"))}
     assert len(reasons) >= 12
     for reason in reasons:

@@ -78,7 +78,7 @@ def test_put_sets_a_setting_and_its_shadow(state):
 
 def test_put_sets_the_choice_boxes_noted_for_the_setting(state):
     state[settings.CHOICE_WIDGETS] = {"emb_view": ["emb_view__0000abcd", "emb_view__1111abcd"]}
-    state["emb_view__0000abcd"] = "head"  # its box drawn (ui.common.choice); the other one dropped by Streamlit
+    state["emb_view__0000abcd"] = "head"  # its box drawn (ui.widgets.choice); the other one dropped by Streamlit
     settings.put("emb_view", "mean")
     assert state["emb_view__0000abcd"] == "mean" and "emb_view__1111abcd" not in state
 
@@ -124,7 +124,7 @@ def test_last_good_lets_a_bug_through(state):
 def test_every_key_the_code_names_is_declared():
     families = [name for name in (*settings.kept_keys(), *settings.widget_keys()) if name.endswith("*")]
     found = []
-    for path in [ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py")), *sorted((ROOT / "pages").glob("*.py"))]:
+    for path in [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py"))]:
         for match in KEY_USES.finditer(path.read_text(encoding="utf-8")):
             literal = next(group for group in match.groups() if group)
             found.append((path.relative_to(ROOT), literal))

@@ -322,7 +322,7 @@ def test_after_a_refusal_the_kept_translation_is_labelled_with_its_own_sentence(
 
 
 def test_the_sentences_offered_are_corpus_sentences_and_a_click_translates_one(model):
-    from ui.translator import HELD_OUT_EXAMPLES, TRAINED_EXAMPLES
+    from ui.seq2seq.translator import HELD_OUT_EXAMPLES, TRAINED_EXAMPLES
 
     assert all(corpus.in_training(zh) for zh in TRAINED_EXAMPLES)
     assert all(corpus.find(zh) is not None and corpus.find(zh).held_out for zh in HELD_OUT_EXAMPLES)
@@ -382,7 +382,7 @@ def test_the_decoder_s_masked_self_attention_and_kv_cache_are_shown_in_the_flow_
 def test_a_step_play_or_the_temperature_only_draws_the_translation_and_torch_s_check_are_worked_out_once(monkeypatch):
     """A step once reran the translation and torch's check (0.1–3 s of the 2-core VM) on every run: now each is worked
     out once per model and sentence, and a step, Play, the temperature and the checkpoint only draw."""
-    import ui.translator as page
+    import ui.seq2seq.translator as page
     from selfattn import memo
 
     memo.cache("seq2seq.result").clear()

@@ -111,7 +111,7 @@ def test_hosted_the_demo_says_retraining_is_off_and_offers_nothing_to_press(monk
 
 
 def test_a_second_run_waits_while_one_holds_the_process(not_hosted):
-    from ui.translator import TRAINING
+    from ui.seq2seq.translator import TRAINING
 
     at = opened("zh")
     assert TRAINING.acquire(blocking=False)

@@ -27,9 +27,10 @@ import streamlit as st
 
 from selfattn.display.export import labelled, zip_tables
 from selfattn.i18n import t_plain
-from ui import fit, guard, links
+from ui import guard, links
+from ui import map_sizes as fit
 from ui import state as settings
-from ui.common import csv_button, tr
+from ui.widgets import csv_button, tr
 from ui.components import matrix_editor as editor_component
 from ui.components.heatmap import heatmap, map_data, picked
 from ui.state import current_lang

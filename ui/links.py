@@ -24,7 +24,7 @@ import streamlit as st
 
 from selfattn.display import share
 from selfattn.i18n import Markdown
-from ui.pages import PAGE_NAMED
+from ui.navigation import PAGE_NAMED
 from ui.state import (GLOBAL, LANG_KEY, OPENED, PROJECTOR, REFUSED, STARTED, WRITTEN, current_lang, fields, put,
                       refuse_unfit_settings, require_frame, tr)
 
@@ -202,7 +202,7 @@ def publish(page: str, own: dict[str, str] | None = None, bulky: tuple[str, ...]
     Every page ends with this (or :func:`stop`), as it starts with :func:`start`.
 
     Args:
-        page: the page's name in :data:`ui.pages.PAGES`.
+        page: the page's name in :data:`ui.navigation.PAGES`.
         own: the page's parameters, encoded from its state (see :func:`params_for`).
         bulky: parameters dropped, with a word to the visitor, when the link would be too long.
     """

@@ -19,7 +19,7 @@ from typing import Callable, Mapping
 import streamlit as st
 
 from ui import state as settings
-from ui.common import tr, tr_plain
+from ui.widgets import tr, tr_plain
 
 
 def labels(prefix: str, ids: tuple[str, ...]) -> list[str]:

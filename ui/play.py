@@ -29,7 +29,7 @@ from typing import Callable
 import streamlit as st
 
 from ui import state as settings
-from ui.common import choice, tr
+from ui.widgets import choice, tr
 
 PLAY_SECONDS = 1.0  # between two moves while playing: the fragment's rerun interval
 SOONEST_S = 0.75  # the least time between two moves (a rerun sooner than this, asked for or forged, moves nothing)
@@ -84,7 +84,7 @@ class Player:
             self.stop()
 
     def step_box(self, label: str, options: range, names: dict) -> int:
-        """The step control: the visitor's select box (``ui.common.choice``), or while playing the step shown in a
+        """The step control: the visitor's select box (``ui.widgets.choice``), or while playing the step shown in a
         read-only box of that step's own (no key: a box sent back as it was before a move names a box not drawn any
         more, which Streamlit drops). Returns the step."""
         if not self.playing():

@@ -30,7 +30,7 @@ named here and pinned by tests/test_server_limits.py, which fails when Streamlit
    and ``exec_func_with_error_handling`` in Streamlit's script runner (one call a run,
    :func:`_run_boundary`) gives the place back whatever ends the run and counts its CPU. At most
    :data:`RUNS_AT_ONCE` runs at a time per process, of which :data:`HEAVY_AT_ONCE` of a page marked
-   ``heavy`` (ui/pages.py) and :data:`OVER_BUDGET_AT_ONCE` of sessions over their budget; the others
+   ``heavy`` (ui/navigation.py) and :data:`OVER_BUDGET_AT_ONCE` of sessions over their budget; the others
    wait, told so after :data:`NOTE_AFTER_S` (a fragment's run waits without a word).
 
    The line is fair (:class:`Turns`): by client, then session. A client's second waiting run is
@@ -575,11 +575,11 @@ _heavy_hashes: set[str] = set()
 
 
 def _run_is_heavy(ctx) -> bool:
-    """Whether the run ``ctx`` starts is of a heavy page (ui/pages.py): the page it asks for by hash (Streamlit's
+    """Whether the run ``ctx`` starts is of a heavy page (ui/navigation.py): the page it asks for by hash (Streamlit's
     hash of a page's url path), or on a session's first run by name."""
     from streamlit.util import calc_hash
 
-    from ui.pages import PAGES
+    from ui.navigation import PAGES
 
     heavy = {p.url_path for p in PAGES if p.heavy}
     if not _heavy_hashes:
@@ -605,7 +605,7 @@ def _run_turn(ctx) -> _Place:
             return
         import streamlit as st
 
-        from ui.common import tr
+        from ui.widgets import tr
 
         if not box:
             if not n:

@@ -5,7 +5,7 @@ URL parameter, its codec with its limits, and its default. The same table keeps 
 value across pages and hidden runs, with its default (:func:`keep`), fills and writes the link
 (``ui/link.py``), and drives the fuzz tests.
 
-Each table is declared with its page (``ui/pages.py``'s ``declared_in``: a plain-Python module), with what
+Each table is declared with its page (``ui/navigation.py``'s ``declared_in``: a plain-Python module), with what
 else the page keeps (last good results, typed tables) in its ``KEPT`` and the widget keys no code reads back in
 its ``WIDGETS``; the frame's own keys (the link's bookkeeping) are :data:`FRAME_KEPT` and :data:`FRAME_WIDGETS`
 (tests/test_session_keys.py holds every page to them). This module imports no page.
@@ -26,7 +26,7 @@ from selfattn.display.share import Bool, Choice, Field
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.i18n import DEFAULT_LANG, LANGS, Markdown, t
-from ui.pages import PAGE_NAMED
+from ui.navigation import PAGE_NAMED
 
 T = TypeVar("T")
 LANG_KEY = "lang"  # the visitor's language (the sidebar's switch, app.py)
@@ -35,7 +35,7 @@ OPENED = "_link_opened"  # pages whose link has been read in this session
 STARTED = "_link_started"  # set as the session's first run starts (begin_run)
 WRITTEN = "_link_written"  # this run may write the link: an earlier run of the session started (begin_run)
 LANG = Field(LANG_KEY, "lang", Choice(tuple(LANGS)), "en")
-PROJECTOR = Field("projector", "big", Bool(), False)  # the projector view (ui/look.py), on every page's link
+PROJECTOR = Field("projector", "big", Bool(), False)  # the projector view (ui/projector.py), on every page's link
 GLOBAL = (LANG, PROJECTOR)  # what every page's link carries besides its own table (read in app.py)
 
 # ── The language, and the frame every page runs in ─────────────────────────────────────
@@ -70,7 +70,7 @@ def require_frame() -> None:
 
 @functools.cache
 def _declaration(page: str):
-    """The module that declares ``page``'s settings and keys (``ui/pages.py``'s ``declared_in``), or None."""
+    """The module that declares ``page``'s settings and keys (``ui/navigation.py``'s ``declared_in``), or None."""
     name = PAGE_NAMED[page].declared_in
     return importlib.import_module(name) if name else None
 
@@ -104,7 +104,7 @@ def default(key: str):
 
 # ── Everything else in session state ─────────────────────────────────────────────────────
 # What the frame keeps beyond the settings (and the language, LANG), and what it holds; each page adds its own
-# KEPT and WIDGETS where it is declared (ui/pages.py). A name ending in "*" is a family: one key per page, matrix,
+# KEPT and WIDGETS where it is declared (ui/navigation.py). A name ending in "*" is a family: one key per page, matrix,
 # panel or editor. Widgets whose value no code reads back from session state (buttons, downloads) are not listed,
 # nor the keys derived from a listed one (``choice``'s widget keys, ``key__<names' checksum>``).
 FRAME_KEPT: dict[str, str] = {
@@ -115,7 +115,7 @@ FRAME_KEPT: dict[str, str] = {
     WRITTEN: "this run may write the link: an earlier run of this session started (begin_run)",
     "_link_bad_*": "per page: the link's parameters that were not used, with why, until the page says so",
     "_keep_*": "a setting's value while its widget is not drawn (shadow)",
-    "_choice_widgets": "per setting, the widget keys ui.common.choice made for it in this session (put sets them)",
+    "_choice_widgets": "per setting, the widget keys ui.widgets.choice made for it in this session (put sets them)",
     REFUSED: "the settings whose values from the browser were refused in this run (refuse_unfit_settings)",
 }
 # Widgets whose state no code reads back as a setting or result (buttons, downloads, uploaders,
@@ -142,8 +142,8 @@ def widget_keys() -> dict[str, str]:
 
 
 SHADOW = "_keep_"  # + a setting's key: its shadow (:func:`shadow`)
-CHOICE = re.compile(r"(.+)__[0-9a-f]{8}")  # a setting's key + its names' checksum: ui.common.choice's widget
-CHOICE_WIDGETS = "_choice_widgets"  # {setting: [its CHOICE widget keys]}, noted by ui.common.choice, read by put
+CHOICE = re.compile(r"(.+)__[0-9a-f]{8}")  # a setting's key + its names' checksum: ui.widgets.choice's widget
+CHOICE_WIDGETS = "_choice_widgets"  # {setting: [its CHOICE widget keys]}, noted by ui.widgets.choice, read by put
 
 
 def _setting(key: str) -> bool:
@@ -240,7 +240,7 @@ def put(key: str, value) -> None:
     field(key)
     st.session_state[key] = value
     st.session_state[shadow(key)] = value
-    # The boxes of ui.common.choice showing it (Undo puts a preset back): the widget keys it
+    # The boxes of ui.widgets.choice showing it (Undo puts a preset back): the widget keys it
     # noted under CHOICE_WIDGETS, not a scan of the whole session (that cost ~35 ms a page run).
     for widget_key in st.session_state.get(CHOICE_WIDGETS, {}).get(key, ()):
         if widget_key in st.session_state:  # Streamlit drops a widget's state when it is not drawn
@@ -280,7 +280,7 @@ def refuse_unfit_settings(table: Sequence[Field]) -> list[str]:
 
 def _result_key(key: str) -> str:
     if key not in kept_keys():
-        raise KeyError(f"{key!r} is not declared in a KEPT (ui/state.py's, or its page's: ui/pages.py)")
+        raise KeyError(f"{key!r} is not declared in a KEPT (ui/state.py's, or its page's: ui/navigation.py)")
     return key
 
 

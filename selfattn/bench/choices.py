@@ -1,6 +1,6 @@
 """What the Heads & devices page offers: its sizes, devices and bundled results (no Streamlit).
 
-The settings table (``ui/state.py``) and the page (``ui/heads.py``) both read these, so the table
+The settings table (``ui/state.py``) and the page (``ui/heads/page.py``) both read these, so the table
 depends on no page helper.
 """
 

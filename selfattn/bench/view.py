@@ -1,6 +1,6 @@
 """The Heads & devices page's declaration: its settings table and what else it keeps in session state.
 
-:func:`settings` is the page's settings table (read by ``ui/state.py`` through ``ui/pages.py``); hosted, the benchmark
+:func:`settings` is the page's settings table (read by ``ui/state.py`` through ``ui/navigation.py``); hosted, the benchmark
 offers the smaller sizes of :func:`selfattn.bench.limits_for`. :data:`KEPT` and :data:`WIDGETS` name the page's
 other session keys (tests/test_session_keys.py holds the page to them).
 """

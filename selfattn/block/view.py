@@ -1,6 +1,6 @@
 """The Transformer block page's state as one frozen object: its settings table, presets and tables as typed.
 
-:data:`FIELDS` is the page's settings table (read by ``ui/state.py`` through ``ui/pages.py``), :data:`KEPT` and
+:data:`FIELDS` is the page's settings table (read by ``ui/state.py`` through ``ui/navigation.py``), :data:`KEPT` and
 :data:`WIDGETS` its other session keys. A :class:`View` holds one value
 per field (the key without its ``tb_`` prefix) and :attr:`View.edits`: the tables the visitor typed into, as
 text, by table id. Every table that was not edited is the seeded one (:func:`base_rows`), so the link carries
@@ -28,7 +28,7 @@ from selfattn.display.share import Bool, Choice, Field, Int, Text
 
 # The page's session keys beyond its settings (tests/test_session_keys.py holds the page to them; "*": a family).
 KEPT = {
-    "tb": "the Transformer block page's typed tables, editors' generation, undo and notice (ui/block.py SLOTS)",
+    "tb": "the Transformer block page's typed tables, editors' generation, undo and notice (ui/block/page.py SLOTS)",
     "tb_good": "last_good: the Transformer block page's toy result (selfattn.block.compute.ToyResult)",
     "tb_real_good": "last_good: the Transformer block page's real layer (selfattn.block.compute.RealResult)",
     "tbed_*": "the Transformer block page's matrix editors, one per table and version",

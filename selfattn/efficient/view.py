@@ -1,6 +1,6 @@
 """The Efficient attention page's declaration: its settings table, its limits and what else it keeps.
 
-:func:`settings` is the page's settings table (read by ``ui/state.py`` through ``ui/pages.py``). The codecs take
+:func:`settings` is the page's settings table (read by ``ui/state.py`` through ``ui/navigation.py``). The codecs take
 any size a link may carry; the page refuses what is over :func:`limits` (smaller hosted) with a message, keeping the
 last good result. :data:`KEPT` and :data:`WIDGETS` name the page's other session keys.
 """

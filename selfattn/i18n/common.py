@@ -15,7 +15,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "nav.embeddings": {"en": "Sentence embeddings", "zh": "句子嵌入"},
     "nav.heads": {"en": "Heads & devices", "zh": "多头与设备"},
     "common.list_sep": {"en": ", ", "zh": "，"},  # between the items of a list written in a sentence
-    "common.names_sep": {"en": ", ", "zh": "、"},  # between short names listed in a sentence (ui.common.listed)
+    "common.names_sep": {"en": ", ", "zh": "、"},  # between short names listed in a sentence (ui.widgets.listed)
     "nav.tab_title": {"en": "{page} · selfattn", "zh": "{page} · selfattn"},  # the browser tab
     "home.title": {"en": "Self-Attention Explorer", "zh": "自注意力探索器"},
     "home.intro": {

@@ -1,4 +1,4 @@
-"""UI strings of the Efficient attention page (pages/efficient.py, ui/efficient.py), and the core's errors
+"""UI strings of the Efficient attention page (pages/efficient.py, ui/efficient/page.py), and the core's errors
 (selfattn/core/efficient.py, selfattn/efficient/compute.py)."""
 
 STRINGS = {

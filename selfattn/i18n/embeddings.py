@@ -341,7 +341,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.not_one_char": {"en": "“{text}” is not a single character.", "zh": "“{text}”不是单个汉字。"},
     "err.bad_k": {"en": "The number of neighbours must be at least 1, not {k}.", "zh": "近邻个数必须至少为 1，而不是 {k}。"},
     "err.char_not_in_table": {"en": "“{char}” has no character vector.", "zh": "“{char}”没有汉字向量。"},
-    # ── Reading the heads (ui/readout.py) ──
+    # ── Reading the heads (ui/embeddings/readout.py) ──
     "emb.units": {"en": "Show attention between", "zh": "注意力的单位"},
     "emb.units_tokens": {"en": "Tokens", "zh": "词元"},
     "emb.units_words": {"en": "Words", "zh": "词"},

@@ -29,7 +29,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "hd.heads": {"en": "Heads h", "zh": "头数 h"},
     "hd.heads_help": {"en": "Only divisors of d_model: every head gets d_model / h columns.",
                       "zh": "只能是 `d_model` 的约数：每个头分到 `d_model / h` 列。"},
-    # The formulas of the page, built from the state they describe (ui.heads.attention_tex).
+    # The formulas of the page, built from the state they describe (ui.heads.page.attention_tex).
     "hd.tex_attention": {"en": r"$\mathrm{{softmax}}(QK^\top/\sqrt{{{dk}}}{mask})$",
                          "zh": r"$\mathrm{{softmax}}(QK^\top/\sqrt{{{dk}}}{mask})$"},
     "hd.tex_mask": {"en": r" + M", "zh": r" + M"},

@@ -1,4 +1,4 @@
-"""UI strings of the tiny poet's page (pages/poet.py, ui/poet.py)."""
+"""UI strings of the tiny poet's page (pages/poet.py, ui/poet/page.py)."""
 
 STRINGS = {
     "nav.poet": {"en": "A tiny poet", "zh": "写诗"},

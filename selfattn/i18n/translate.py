@@ -32,7 +32,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.tr_no_model": {"en": "The translator's files are missing ({files}): run "
                               "`python -m selfattn.translate.train` first.",
                         "zh": "翻译器的文件缺失（{files}）：请先运行 `python -m selfattn.translate.train`。"},
-    # ── The Encoder–decoder page's translator source (ui/translator.py) ──────────────────────
+    # ── The Encoder–decoder page's translator source (ui/seq2seq/translator.py) ──────────────────────
     "tr.intro": {
         "en": "A small Transformer ({enc} encoder and {dec} decoder layers, d_model {d}, {h} heads) trained in this project in "
               "about {seconds} s on {pairs} Chinese–English sentence pairs, with no hint of which character goes "

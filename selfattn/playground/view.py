@@ -1,6 +1,6 @@
 """The Playground's state as one frozen, typed object: its settings and its tables as typed.
 
-:data:`FIELDS` is the page's settings table (read by ``ui/state.py`` through ``ui/pages.py``): session-state
+:data:`FIELDS` is the page's settings table (read by ``ui/state.py`` through ``ui/navigation.py``): session-state
 key, link parameter, codec, default; :data:`KEPT` and :data:`WIDGETS` its other session keys. A :class:`View` holds one value per field (the field's key
 without its ``pg_`` prefix) and the :class:`Tables`, so that the link is written from it
 (:func:`selfattn.playground.link.encode`) and read back into it (:func:`~selfattn.playground.link.decode`).
@@ -19,7 +19,7 @@ MAX_SEED = 2**31 - 1
 PREFIX = "pg_"  # every setting of the page: session-state key "pg_<name>", View.<name>
 # The page's session keys beyond its settings (tests/test_session_keys.py holds the page to them; "*": a family).
 KEPT = {
-    "pg": "the Playground's tables, editors, undo and notices (ui/playground.py)",
+    "pg": "the Playground's tables, editors, undo and notices (ui/playground/page.py)",
     "pg_good": "last_good: the Playground's (inputs, trace, biases shown)",
     "pg_n": "the Playground's number of tokens (its size box)",
     "pg_d_in": "the Playground's d_in (its size box)",
@@ -27,8 +27,8 @@ KEPT = {
     "pg_d_v": "the Playground's d_v (its size box)",
     "pg_upload_*": "the Playground's CSV uploader (one per editor version) and which matrix it fills",
     "ed_*": "the Playground's matrix editors, one per matrix and version",
-    "pg_order_good": "last_good: the Playground's last good order of the tokens, 0-based (ui/positions.py)",
-    "pg_order_undo": "the Playground's earlier orders of the tokens, for its Undo button (ui/positions.py)",
+    "pg_order_good": "last_good: the Playground's last good order of the tokens, 0-based (ui/playground/positions.py)",
+    "pg_order_undo": "the Playground's earlier orders of the tokens, for its Undo button (ui/playground/positions.py)",
 }
 WIDGETS = {
     "pg_undo": "the Playground's Undo button",

@@ -1,6 +1,6 @@
 """The tiny poet's page (写诗 / A tiny poet): its settings table, its limits and what else it keeps.
 
-:data:`FIELDS` is the page's settings table (read by ``ui/state.py`` through ``ui/pages.py``): the acrostic or the
+:data:`FIELDS` is the page's settings table (read by ``ui/state.py`` through ``ui/navigation.py``): the acrostic or the
 first line, the sampling (temperature and top-p in hundredths), the seed, the step shown and the checkpoint. The
 page refuses what is over :func:`limits` (smaller hosted) with a message, keeping the last good poem.
 """

@@ -1,6 +1,6 @@
 """The Encoder–decoder page's state as one frozen object: its settings table, presets and tables as typed.
 
-:data:`FIELDS` is the page's settings table (read by ``ui/state.py`` through ``ui/pages.py``), :data:`KEPT` and
+:data:`FIELDS` is the page's settings table (read by ``ui/state.py`` through ``ui/navigation.py``), :data:`KEPT` and
 :data:`WIDGETS` its other session keys. A :class:`View` holds one value per field (the key without its ``s2s_``
 prefix) and :attr:`View.edits`, the tables the visitor typed into, as text, by table id; every other table is the
 seeded one (:func:`base_rows`), so the link carries only the edits (:mod:`selfattn.seq2seq.link`).
@@ -27,7 +27,7 @@ from selfattn.display.numbers import editor_text
 from selfattn.display.share import Choice, Field, Int, Text
 
 KEPT = {
-    "s2s": "the Encoder–decoder page's typed tables, editors' generation, undo and notice (ui/seq2seq.py SLOTS)",
+    "s2s": "the Encoder–decoder page's typed tables, editors' generation, undo and notice (ui/seq2seq/page.py SLOTS)",
     "s2s_good": "last_good: the Encoder–decoder page's result (selfattn.seq2seq.compute.Result)",
     "s2s_tr_good": "last_good: the Encoder–decoder page's translation (selfattn.translate.Translation)",
     "s2s_train_model": "the Encoder–decoder page's translator: the visitor's own run (selfattn.translate.train.LiveRun), "

@@ -1,7 +1,7 @@
 """The Sentence embeddings page's declaration: its settings table and what else it keeps in session state.
 
 :func:`settings` is the page's settings table (session-state key, link parameter, codec, default; read by
-``ui/state.py`` through ``ui/pages.py``); hosted, the model is one of the allow-list (a link may name one by its old
+``ui/state.py`` through ``ui/navigation.py``); hosted, the model is one of the allow-list (a link may name one by its old
 id). :data:`KEPT` and :data:`WIDGETS` name the page's other session keys (tests/test_session_keys.py holds the page
 to them).
 """
@@ -44,7 +44,7 @@ KEPT = {
     "emb_good": "last_good: each sentence slot's embeddings ({mode}{index} -> TokenEmbeddings)",
     "emb_model_good": "last_good: (spec, bundle, run) of the model's heads last shown",
     "emb_download": "the model whose download button was clicked, until the download runs",
-    "emb_order_good": "last_good: {kind: ui.order.Compared} of the same words in another order (ui/order.py)",
+    "emb_order_good": "last_good: {kind: ui.embeddings.order.Compared} of the same words in another order (ui/embeddings/order.py)",
     "emb_patterns": "the pattern grid's selection (a click picks a layer and head)",
 }
 WIDGETS = {

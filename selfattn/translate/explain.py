@@ -1,4 +1,4 @@
-"""What the translator's numbers say, for the Encoder–decoder page's translator source (``ui/translator.py``).
+"""What the translator's numbers say, for the Encoder–decoder page's translator source (``ui/seq2seq/translator.py``).
 
 Pure functions of a :class:`~selfattn.translate.infer.Translation` and of the training record (``record.json``):
 the generation steps, the next word's probabilities at a temperature, which source character each English word

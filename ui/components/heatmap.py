@@ -77,7 +77,7 @@ def map_data(matrix, row_labels: Sequence, col_labels: Sequence, *, name: str, r
         engine: on the outputs map, the options the browser's preview works the steps out with
             (``scale``, ``causal``, ``bias``, and ``pe``: the position vectors added to X, exact,
             or None; see ``attention.js``); on the block page's input map, its layer's (``block.js``); on the
-            Encoder–decoder's source map, its model's (``s2s.js``, from ``ui.seq2seq.preview_engine``).
+            Encoder–decoder's source map, its model's (``s2s.js``, from ``ui.seq2seq.page.preview_engine``).
     """
     mask = np.ma.getmaskarray(matrix) if np.ma.isMaskedArray(matrix) else None
     values = np.asarray(np.ma.getdata(matrix), dtype=float)

@@ -19,9 +19,10 @@ from selfattn.display.export import labelled
 from selfattn.i18n import one_line
 from selfattn.text import models, readout
 from selfattn.text.models import ModelRun
-from ui import fit, look
+from ui import map_sizes as fit
+from ui import projector as look
 from ui import state as settings
-from ui.common import arrow_datasets, choice, csv_button, current_lang, tr, vega
+from ui.widgets import arrow_datasets, choice, csv_button, current_lang, tr, vega
 
 UNITS = ("tokens", "words")
 VIEWS = ("head", "mean", "max", "rollout")

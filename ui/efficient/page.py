@@ -26,7 +26,7 @@ from selfattn.hosting import is_hosted
 from selfattn.i18n import Markdown
 from ui import links
 from ui import state as settings
-from ui.common import arrow_datasets, choice, csv_button, listed, show_error, tr, tr_plain
+from ui.widgets import arrow_datasets, choice, csv_button, listed, show_error, tr, tr_plain
 from ui.components.heatmap import heatmap, library, map_data
 from ui.play import Player
 

@@ -13,10 +13,10 @@ from selfattn.block.link import encode
 from selfattn.block.text import settings_text, similarity_spec
 from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.errors import InputError
-from ui import block as tb
-from ui import embeddings as models_ui
+from ui.block import page as tb
+from ui import models as models_ui
 from ui import state as settings
-from ui.common import current_lang, show_error, tr, vega
+from ui.widgets import current_lang, show_error, tr, vega
 from ui import links
 
 MODEL = "minilm"
@@ -80,7 +80,7 @@ def real_section() -> None:
     tables["model_hidden_state"] = partial(labelled, result.model_output, tokens,
                                            column_names("y", result.model_output.shape[1]))
     tb.draw_norms(trace, tokens, focus)
-    from ui.common import choice
+    from ui.widgets import choice
 
     choice(st.selectbox, tr("tb.focus"), range(len(tokens)), "tb_focus", {k: t for k, t in enumerate(tokens)})
     st.subheader(tr("tb.real_stack_title", layers=result.num_layers))

@@ -141,7 +141,7 @@ def vega(spec: dict, *, key: str | None = None, on_select: Callable[[], None] | 
          selection: str | None = None) -> None:
     """Draw a Vega-Lite spec from :mod:`selfattn.display.charts` at its own size, or narrower in a narrow column.
 
-    A spec from :mod:`ui.fit` carries its natural width in ``usermeta.width_px``: Streamlit
+    A spec from :mod:`ui.map_sizes` carries its natural width in ``usermeta.width_px``: Streamlit
     draws a chart given a width in pixels no wider than its column, and the spec's
     ``autosize: fit-x`` narrows the cells to match. (``width="content"`` would let the chart
     run past its column.) The cells go to Streamlit as an Arrow table built straight from

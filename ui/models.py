@@ -1,4 +1,4 @@
-"""Cached access to embeddings and models for the Sentence embeddings page, and its own widgets.
+"""Cached models and embeddings, shared by the Sentence embeddings, Heads & devices and Transformer block pages.
 
 Models and character vectors load once per process (``st.cache_resource``); results are
 cached by their inputs so that a rerun with the same sentence costs nothing. Results are
@@ -21,7 +21,7 @@ from selfattn.text.raw_view import RawView
 from selfattn.text.raw_view import raw_view as compute_raw_view
 from ui import state as settings
 from ui import warmup
-from ui.common import show_error, tr
+from ui.widgets import show_error, tr
 
 
 @dataclass(frozen=True)

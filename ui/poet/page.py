@@ -20,8 +20,8 @@ from selfattn.poet import charts
 from selfattn.poet.view import MAX_SEED, MODES, TEMPERATURES, TOP_CANDIDATES, TOP_PS, limits
 from ui import links
 from ui import state as settings
-from ui.common import choice, csv_button, show_error, tr, tr_plain, vega
-from ui.fit import fit_heatmap
+from ui.widgets import choice, csv_button, show_error, tr, tr_plain, vega
+from ui.map_sizes import fit_heatmap
 
 CHECK_TOLERANCE = 1e-9  # a difference above this is a failure, said in red
 

@@ -15,7 +15,7 @@ One style element a run (``st.html`` with only a style sheet is added to the pag
 - **Projector view** (the sidebar switch, kept in the link as ``big=1``): the main area is drawn
   larger (CSS ``zoom``, so text, step maps, charts, axis labels and legends all grow together),
   for a class reading a projector at 1024 × 768 from the back of the room; the head view's lines
-  are drawn strong (ui/readout.py). To make room for the larger text, the sidebar narrows to
+  are drawn strong (ui/embeddings/readout.py). To make room for the larger text, the sidebar narrows to
   :data:`PROJECTOR_SIDEBAR_PX` and the main area's side margins shrink from 5 rem to 1.25 rem: at
   1024 px the main area holds 586 px of (zoomed) page instead of 397.
 

@@ -16,7 +16,7 @@ from selfattn.seq2seq.compute import TABLE_NAMES, Result
 from selfattn.seq2seq.link import decode
 from selfattn.seq2seq.view import CELL_CHARS, EPS, PRESET_SETTINGS, View
 from ui import state as settings
-from ui.common import current_lang, listed, tr
+from ui.widgets import current_lang, listed, tr
 from ui.components import matrix_editor as editor_component
 from ui.editing import Editors, Maps, editor_texts
 from ui.play import Player

@@ -24,10 +24,10 @@ from selfattn.i18n import Markdown, one_line
 from selfattn.text import models
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
 from selfattn.text.embeddings import KINDS, TokenEmbeddings, get_source
-from ui import embeddings as cached
-from ui import fit
+from ui import models as cached
+from ui import map_sizes as fit
 from ui import state as settings
-from ui.common import show_error, tr
+from ui.widgets import show_error, tr
 
 PAIRS = [("狗咬人", "人咬狗"), ("dog bites man", "man bites dog"), ("我爱你", "你爱我")]
 

@@ -24,7 +24,7 @@ from selfattn.display.charts import (LABEL_FONT_PX, LABEL_LIMIT_X, MINUS_INFINIT
                                      Layout, grid_extent, heatmap, heatmap_grid)
 from selfattn.display.export import labelled
 from selfattn.display.numbers import map_text
-from ui.common import chart_words, csv_button, vega
+from ui.widgets import chart_words, csv_button, vega
 
 PAGE_PX = 800  # widest chart: the main column of a 1280 px window with the sidebar open (820 px measured)
 EXPANDER_PX = 760  # inside an expander, whose border and padding take about 35 px
@@ -157,7 +157,7 @@ def fit_heatmap(matrix, row_labels, col_labels, width: float, *, max_cell: float
         **kwargs: passed on to ``heatmap`` (role, domain, ...).
 
     Returns:
-        The Vega-Lite spec; ``usermeta.width_px`` is its natural width, which :func:`ui.common.vega`
+        The Vega-Lite spec; ``usermeta.width_px`` is its natural width, which :func:`ui.widgets.vega`
         draws it at (or narrower), and ``usermeta.fit_px`` records ``width`` for the tests.
     """
     words = chart_words()

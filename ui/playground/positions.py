@@ -22,9 +22,9 @@ from selfattn.display.export import column_names, labelled
 from selfattn.display.numbers import difference_text, map_text
 from selfattn.errors import InputError
 from selfattn.i18n import Markdown
-from ui import fit
+from ui import map_sizes as fit
 from ui import state as settings
-from ui.common import choice, error_text, tr, tr_plain
+from ui.widgets import choice, error_text, tr, tr_plain
 
 MAX_UNDO = 20  # orders the Undo button can go back through
 LISTED = 8  # rows of the check written out before the rest go into an expander

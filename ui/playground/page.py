@@ -42,7 +42,7 @@ from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, Vi
 from ui.editing import Editors, Maps, editor_texts
 from ui.components import matrix_editor as editor_component
 from ui import state as settings
-from ui.common import current_lang, error_text, tr, uploaded
+from ui.widgets import current_lang, error_text, tr, uploaded
 
 STATE = "pg"
 # What ``st.session_state["pg"]`` holds, one slot each (tests/test_session_keys.py holds the page to it).

@@ -29,9 +29,10 @@ from selfattn.display.charts import benchmark_chart, level_titles
 from selfattn.display.export import column_names, labelled
 from selfattn.i18n import Markdown
 from selfattn.hosting import is_hosted
-from ui import fit, server_limits
+from ui import server_limits
+from ui import map_sizes as fit
 from ui import state as settings
-from ui.common import arrow_datasets, csv_button, current_lang, tr, tr_plain, vega
+from ui.widgets import arrow_datasets, csv_button, current_lang, tr, tr_plain, vega
 
 MAX_TEXT = 200  # characters of the sentence box
 MIN_RUN_TIME = 0.2  # seconds per timed configuration on the page (the CLI defaults to 1 s; hosted: its limit)
@@ -44,7 +45,7 @@ def input_matrix(source: str, seed: int, n: int | None, d_model: int | None, tex
     if source == "random":
         # Within the widgets' limits whatever the browser sent (ui.guard has checked them too).
         return core_compare.random_input(*random_sizes(seed, n, d_model, MAX_SEED))
-    from ui.embeddings import embeddings
+    from ui.models import embeddings
 
     emb = embeddings(str(text)[:MAX_TEXT], "auto", "static", None, None)
     return emb.vectors[:MAX_N], core_compare.sentence_labels(emb.tokens[:MAX_N])
@@ -129,7 +130,7 @@ def part_note(rows: int, cols: int, shape: tuple[int, int]) -> str:
 
 
 def show_part(title: str, matrix, row_labels, col_labels, *, key: str, width: float, budget: int, **kwargs) -> None:
-    """:func:`ui.fit.show_map` within ``budget`` bytes: its top-left block, the shape and the CSV of all of it."""
+    """:func:`ui.map_sizes.show_map` within ``budget`` bytes: its top-left block, the shape and the CSV of all of it."""
     values = np.asarray(matrix, dtype=float)
     rows, cols = fit_block(row_labels, col_labels, budget)
     fit.map_header(title, values.shape, part_note(rows, cols, values.shape))

@@ -37,9 +37,9 @@ from selfattn.seq2seq.text import masked
 from selfattn.translate import TorchCheck, Translation, Translator, explain, full_pass, load, torch_check, translate
 from selfattn.translate import corpus
 from ui import links
-from ui import seq2seq as s2
+from ui.seq2seq import page as s2
 from ui import state as settings
-from ui.common import current_lang, listed, show_error, tr, tr_count, tr_plain, vega
+from ui.widgets import current_lang, listed, show_error, tr, tr_count, tr_plain, vega
 from ui.editing import Maps
 from ui.play import Player
 

@@ -29,8 +29,8 @@ from ui.editing import Editors, Maps, editor_texts
 from selfattn.block.text import flow_steps, norm_lines, similarity_change
 from selfattn.display.numbers import step_text
 from selfattn.display.export import column_names
-from ui.common import choice, current_lang, listed, tr, vega
-from ui import fit
+from ui.widgets import choice, current_lang, listed, tr, vega
+from ui import map_sizes as fit
 
 STATE = "tb"
 SLOTS = {

@@ -1,0 +1,1 @@
+"""The block page's Streamlit modules."""

@@ -1,0 +1,1 @@
+"""The efficient page's Streamlit modules."""

@@ -1,0 +1,1 @@
+"""The embeddings page's Streamlit modules."""

@@ -1,0 +1,1 @@
+"""The heads page's Streamlit modules."""

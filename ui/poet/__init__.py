@@ -1,0 +1,1 @@
+"""The poet page's Streamlit modules."""

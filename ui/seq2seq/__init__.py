@@ -1,0 +1,1 @@
+"""The seq2seq page's Streamlit modules."""
