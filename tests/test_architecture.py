@@ -214,3 +214,22 @@ def test_the_helpers_that_took_the_maths_out_of_ui_agree_with_numpy():
     np.testing.assert_array_equal(merge_heads(split_heads(x, 2)), x)
     assert finite_extent(np.array([[-np.inf, 2.0], [0.5, -np.inf]])) == (0.5, 2.0)
     assert finite_extent(np.full((2, 2), -np.inf)) == (0.0, 0.0)
+
+
+def test_no_page_package_imports_another():
+    """ui/ holds the shared mechanism; each page's package reads only that (and selfattn), never another page's."""
+    import ast
+
+    packages = sorted(p.name for p in (ROOT / "ui").iterdir() if (p / "__init__.py").exists() and p.name != "components")
+    assert {"playground", "block", "seq2seq", "embeddings", "heads", "efficient", "poet"} <= set(packages)
+    crossing = []
+    for package in packages:
+        for path in sorted((ROOT / "ui" / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                         else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+                for name in names:
+                    parts = name.split(".")
+                    if parts[0] == "ui" and len(parts) > 1 and parts[1] in packages and parts[1] != package:
+                        crossing.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not crossing, crossing
