@@ -21,7 +21,7 @@ from selfattn.core.torch_attention import build_attention_modules
 MAX_BLOCK_CALLS = 100_000  # calls in one round's block, at most
 
 
-def _cpu_peak_bytes(fn: Callable[[], Any]) -> int:
+def cpu_peak_bytes(fn: Callable[[], Any]) -> int:
     """Peak of the running sum of CPU allocator alloc/free events recorded during ``fn()``."""
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # keep the profiler's start/stop lines off stderr
     # Run first in a thread other than the one that imported torch (Streamlit runs each script run
@@ -53,7 +53,7 @@ def _peak_bytes(fn: Callable[[], Any], device: str) -> tuple[int | None, str]:
         torch.cuda.synchronize()
         return torch.cuda.max_memory_allocated() - base, "measured_cuda"
     try:
-        return _cpu_peak_bytes(fn), "measured_cpu_profiler"
+        return cpu_peak_bytes(fn), "measured_cpu_profiler"
     except Exception:  # noqa: BLE001 - the profiler's internals moved; fall back to the estimate
         return None, "estimate"
 

@@ -66,10 +66,11 @@ def split_heads(x: Any, num_heads: int) -> np.ndarray:
         (h, n, head_dim) array; head i holds columns [i * head_dim, (i + 1) * head_dim) of x.
     """
     x = as_matrix(x, "X")
-    return _split(x, check_heads(x.shape[1], num_heads))
+    return split_unchecked(x, check_heads(x.shape[1], num_heads))
 
 
-def _split(x: np.ndarray, h: int) -> np.ndarray:
+def split_unchecked(x: np.ndarray, h: int) -> np.ndarray:
+    """:func:`split_heads` for a caller that has checked ``x`` (finite float64, h dividing its columns)."""
     n, d_model = x.shape
     per_token = x.reshape(n, h, d_model // h)  # (n, h, head_dim): each token's row cut into h pieces
     return per_token.transpose(1, 0, 2).copy()  # (h, n, head_dim)
@@ -84,10 +85,11 @@ def merge_heads(x: Any) -> np.ndarray:
     Returns:
         (n, h * head_dim) array whose columns [i * head_dim, (i + 1) * head_dim) come from head i.
     """
-    return _merge(as_matrix(x, "heads", ndim=3))
+    return merge_unchecked(as_matrix(x, "heads", ndim=3))
 
 
-def _merge(x: np.ndarray) -> np.ndarray:
+def merge_unchecked(x: np.ndarray) -> np.ndarray:
+    """:func:`merge_heads` for a caller that has checked ``x``."""
     h, n, head_dim = x.shape
     return x.transpose(1, 0, 2).reshape(n, h * head_dim)  # (n, h, head_dim) -> (n, d_model)
 
@@ -171,10 +173,10 @@ class HeadSteps(NamedTuple):
     merge: Callable[[np.ndarray], np.ndarray]  # (h, n, head_dim) -> (n, d_model)
 
 
-RIGHT_STEPS = HeadSteps(_split, attend, _merge)
+RIGHT_STEPS = HeadSteps(split_unchecked, attend, merge_unchecked)
 MISTAKE_STEPS = {  # each mistake swaps its own steps into the right answer
     "bare_reshape": HeadSteps(_bare_split, attend, _bare_merge),
-    "scale_after_softmax": HeadSteps(_split, attend_scaling_after_softmax, _merge),
+    "scale_after_softmax": HeadSteps(split_unchecked, attend_scaling_after_softmax, merge_unchecked),
 }
 MISTAKES = tuple(MISTAKE_STEPS)  # ("bare_reshape", "scale_after_softmax")
 

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from selfattn.core.attention import attend, score_scale
-from selfattn.core.heads import _merge, _split
+from selfattn.core.heads import merge_unchecked, split_unchecked
 
 __all__ = ["AttentionTrace", "FeedForwardTrace", "NormTrace", "Residual", "activate", "add_and_norm",
            "attention", "feed_forward", "head_rows", "layer_norm", "position_wise"]
@@ -88,7 +88,7 @@ class AttentionTrace:
 
 def head_rows(x: np.ndarray, w: np.ndarray, b: np.ndarray, num_heads: int) -> np.ndarray:
     """(h, n, head_dim): the rows of ``x @ w + b`` cut into ``num_heads`` heads (queries, keys or values)."""
-    return _split(x @ w + b, num_heads)
+    return split_unchecked(x @ w + b, num_heads)
 
 
 def attention(query_input: np.ndarray, key_input: np.ndarray, w: tuple[np.ndarray, ...], num_heads: int,
@@ -108,7 +108,7 @@ def attention(query_input: np.ndarray, key_input: np.ndarray, w: tuple[np.ndarra
     k = head_rows(key_input, w_k, b_k, num_heads) if keys is None else keys  # (h, n, head_dim)
     v = head_rows(key_input, w_v, b_v, num_heads) if values is None else values
     att = attend(q, k, v, scale=score_scale(q.shape[-1]), mask=allowed)
-    concat = _merge(att.outputs)  # (m, d)
+    concat = merge_unchecked(att.outputs)  # (m, d)
     return AttentionTrace(query_input=query_input, key_input=key_input, queries=q, keys=k, values=v,
                           scores=att.scores, scaled_scores=att.scaled_scores, weights=att.weights,
                           head_outputs=att.outputs, concat=concat, outputs=concat @ w_o + b_o, allowed=allowed)

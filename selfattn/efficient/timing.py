@@ -3,7 +3,7 @@
 
 * Time: the median wall time of ``repeats`` calls after one warm-up call (``time.perf_counter``).
 * Peak memory: **measured**, by ``torch.profiler`` with ``profile_memory=True``: the largest running sum of the CPU
-  allocator's alloc/free events during one call (:func:`selfattn.bench.sweep._cpu_peak_bytes`, as Heads & devices
+  allocator's alloc/free events during one call (:func:`selfattn.bench.sweep.cpu_peak_bytes`, as Heads & devices
   measures its sweeps). It counts torch's allocations only (the inputs already exist; the output is counted), made
   by the calling thread and the intra-op threads it starts, not the process's resident memory.
 * ``scores_bytes`` is **computed**, not measured: n · n · 4, the bytes of one float32 n × n matrix, for scale.
@@ -58,7 +58,7 @@ def measure(n: int, d: int = D, repeats: int = SCRIPT_REPEATS, seed: int = 0) ->
     import torch
     import torch.nn.functional as F
 
-    from selfattn.bench.sweep import _cpu_peak_bytes
+    from selfattn.bench.sweep import cpu_peak_bytes
 
     gen = torch.Generator().manual_seed(seed)
     q, k, v = (torch.randn(1, 1, n, d, generator=gen) for _ in range(3))
@@ -67,7 +67,7 @@ def measure(n: int, d: int = D, repeats: int = SCRIPT_REPEATS, seed: int = 0) ->
     with torch.no_grad():
         difference = float((sdpa() - plain()).abs().max())  # also the warm-up call of each
         row = {"n": n, "d": d, "sdpa_ms": _median_ms(sdpa, repeats), "materialised_ms": _median_ms(plain, repeats),
-               "sdpa_peak_bytes": int(_cpu_peak_bytes(sdpa)), "materialised_peak_bytes": int(_cpu_peak_bytes(plain)),
+               "sdpa_peak_bytes": int(cpu_peak_bytes(sdpa)), "materialised_peak_bytes": int(cpu_peak_bytes(plain)),
                "scores_bytes": n * n * 4, "difference": difference}
     return row
 

@@ -430,7 +430,7 @@ def _import_jieba():
 
 
 @functools.lru_cache(maxsize=1)
-def _jieba():
+def jieba_tokenizer():
     jieba = _import_jieba()
 
     jieba.setLogLevel(logging.WARNING)  # silence "Building prefix dict ..." on stderr
@@ -445,4 +445,4 @@ def segment(text: str) -> list[str]:
         Words in order, e.g. ``segment("早上好，今天天气很好")`` ->
         ["早上好", "，", "今天天气", "很", "好"].
     """
-    return [word for word in _jieba().lcut(text) if word.strip()]
+    return [word for word in jieba_tokenizer().lcut(text) if word.strip()]

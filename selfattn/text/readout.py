@@ -108,10 +108,10 @@ def token_spans(run: Any) -> list[tuple[int, int] | None]:
 
 def _jieba_word_ids(text: str) -> np.ndarray:
     """(len(text),) index of the jieba word each character belongs to (jieba's default dictionary, HMM on)."""
-    from selfattn.text.charvec import _jieba  # jieba, imported quietly and initialised once
+    from selfattn.text.charvec import jieba_tokenizer  # jieba, imported quietly and initialised once
 
     word_of_char = np.zeros(len(text), dtype=np.int64)  # (len(text),)
-    for index, (_, start, end) in enumerate(_jieba().tokenize(text)):
+    for index, (_, start, end) in enumerate(jieba_tokenizer().tokenize(text)):
         word_of_char[start:end] = index
     return word_of_char
 
