@@ -20,6 +20,8 @@ from ui.widgets import choice, current_lang, show_error, tr, tr_count, vega
 from ui.components.heatmap import library
 from ui.components.outdated import served
 from ui import links
+from ui import parts
+from ui.editing import map_frame
 
 # ── Read ─────────────────────────────────────────────────────────────────────────────────────────
 links.begin("seq2seq")
@@ -101,27 +103,35 @@ def side_by_side(maps, *, focus, tables: dict, engine: dict | None = None) -> No
                                           engine=None if k else engine)
 
 
-def draw(result, shown: sv.View, tables: dict, engine: dict | None) -> None:
-    """Every box of the page, from the result of :func:`selfattn.seq2seq.compute.compute`; the source's map carries
-    the browser's preview's options (``engine``: :func:`ui.seq2seq.page.preview_engine`, or None)."""
+def layer_box(result, shown: sv.View) -> int:
+    """The decoder layer drawn (its box while the view has more than one): the boxes offer what the view has (the
+    link writes it), the maps show the result, which may be of other sizes while an edit is bad: clamped to it."""
+    if shown.dec > 1:
+        settings.keep("s2s_layer")
+        st.selectbox(tr("s2s.layer"), range(shown.dec), key="s2s_layer", format_func=lambda i: f"{i + 1}")
+    return min(shown.layer, len(result.trace.decoder_layers) - 1)
+
+
+def draw(result, shown: sv.View, engine: dict | None, tables: dict | None = None) -> None:
+    """Part 1, the whole sentence at once, from the result of :func:`selfattn.seq2seq.compute.compute`: the memory,
+    the decoder layer shown (masked self-attention, cross-attention, Add & Norm), the output and torch's check. Its
+    first map of each kind carries the browser's preview's options (``engine``:
+    :func:`ui.seq2seq.page.preview_engine`, or None)."""
+    tables = {} if tables is None else tables
     trace, src, tgt = result.trace, result.src_tokens, result.tgt_tokens
     m, d = trace.outputs.shape
     focus = min(shown.focus, m - 1)  # a result kept from before a bad edit may be smaller than the view
     d_cols = column_names("d", d)
 
+    st.caption(tr("s2s.pass_intro"))
     st.subheader(tr("s2s.memory_title"))
     st.caption(tr_count("s2s.memory_help", len(result.encoder), layers=len(result.encoder)))
     side_by_side([(tr("s2s.src"), trace.src, src, d_cols, "src", "src:x"),
                   (tr("s2s.memory"), trace.memory, src, d_cols, "memory", "src:memory")], focus=None, tables=tables,
                  engine=engine)
 
-    # The boxes offer what the view has (the link writes it), the maps show the result: the last good one may be
-    # of other sizes while an edit is bad, so what is drawn is clamped to it.
-    if shown.dec > 1:
-        settings.keep("s2s_layer")
-        st.selectbox(tr("s2s.layer"), range(shown.dec), key="s2s_layer", format_func=lambda i: f"{i + 1}")
+    layer = layer_box(result, shown)
     layers = len(trace.decoder_layers)
-    layer = min(shown.layer, layers - 1)
     lt = trace.decoder_layers[layer]
     st.subheader(tr("s2s.layer_title", layer=layer + 1, layers=layers))
     side_by_side([(tr("s2s.layer_input"), lt.y, tgt, d_cols, f"d{layer + 1}_input", "row:input")], focus=focus,
@@ -157,16 +167,15 @@ def draw(result, shown: sv.View, tables: dict, engine: dict | None) -> None:
     with served("s2s_checked_box", s2.EDITORS.revs()):
         st.success(tr("s2s.checked_torch", diff=difference_text(result.torch_difference)), icon=":material/verified:")
 
-    generation(result, shown, layer, tables)
-
 
 def next_step(m: int) -> None:
     """Callback of the Next step button: one position on, back to the first after the last."""
     settings.put("s2s_step", (int(settings.value("s2s_step")) + 1) % m)
 
 
-def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
-    """Step t of cached decoding in the layer shown: the cache as it grows, this row's attention, what it saves."""
+def generation(result, shown: sv.View) -> None:
+    """Part 2: step t of cached decoding in the layer shown: the cache as it grows, this row's attention, what it
+    saves."""
     m = len(result.tgt_tokens)
     st.subheader(tr("s2s.gen_title"))
     st.caption(tr("s2s.gen_help"))
@@ -177,21 +186,23 @@ def generation(result, shown: sv.View, layer: int, tables: dict) -> None:
               width="stretch")
     s2.PLAYER.draw_button(shown.m - 1, g3)
     t = min(shown.step, m - 1)
+    layer = layer_box(result, shown)
     with served("s2s_step_box", s2.EDITORS.revs()):  # no preview draws the generation: dimmed while it is behind
-        cached_step(result, t, layer, tables)
+        cached_step(result, t, layer)
     st.markdown(f"#### {tr('s2s.cost_title')}")
     st.caption(tr("s2s.cost_help", **cost_numbers(result.costs)))
     vega(cost_spec(result.costs, current_lang()))
 
 
-def cached_step(result, t: int, layer: int, tables: dict) -> None:
+def cached_step(result, t: int, layer: int, tables: dict | None = None) -> None:
     """Step t of cached decoding in the layer shown: the cache as it grows, this row's attention, that it equals the
     full pass."""
+    tables = {} if tables is None else tables
     tgt, src = result.tgt_tokens, result.src_tokens
     step = result.cache.steps[t]
     st.markdown(f"**{tr('s2s.step_title', t=t + 1, token=tgt[t], layer=layer + 1)}**")
     st.caption(tr("s2s.cache_rows", old=t, new=t + 1) if t else tr("s2s.cache_first"))
-    rows = [f"{tgt[r]}" + (" ·new" if r == t else "") for r in range(t + 1)]
+    rows = cache_rows(tgt, t)
     keys, values = step.cached_keys[layer], step.cached_values[layer]
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for h in range(keys.shape[0]):
@@ -210,6 +221,42 @@ def cached_step(result, t: int, layer: int, tables: dict) -> None:
     st.success(tr("s2s.cache_same", diff=difference_text(result.cache_difference)), icon=":material/verified:")
 
 
+def every_map(result, shown: sv.View) -> dict:
+    """Every map of both parts by its CSV's name in the ZIP, at the decoder layer and generation step shown, however
+    few parts were opened: the same numbers and labels as the maps (tests/test_seq2seq_app.py holds them to it)."""
+    trace, src, tgt = result.trace, result.src_tokens, result.tgt_tokens
+    m, d = trace.outputs.shape
+    d_cols = column_names("d", d)
+    layer = min(shown.layer, len(trace.decoder_layers) - 1)
+    lt, at = trace.decoder_layers[layer], f"d{layer + 1}"
+    self_weights = masked(lt.self_weights, lt.self_attention.allowed)
+    tables = {"src": map_frame(trace.src, src, d_cols), "memory": map_frame(trace.memory, src, d_cols),
+              f"{at}_input": map_frame(lt.y, tgt, d_cols),
+              **{f"{at}_self_head{h + 1}": map_frame(w, tgt, tgt, full=lt.self_weights[h])
+                 for h, w in enumerate(self_weights)},
+              **{f"{at}_cross_head{h + 1}": map_frame(w, tgt, src) for h, w in enumerate(lt.cross_weights)},
+              f"{at}_cross_k": map_frame(merged(lt.cross_attention.keys), src, d_cols),
+              f"{at}_cross_v": map_frame(merged(lt.cross_attention.values), src, d_cols),
+              f"{at}_h1": map_frame(lt.after_self, tgt, d_cols), f"{at}_h2": map_frame(lt.after_cross, tgt, d_cols),
+              f"{at}_out": map_frame(lt.outputs, tgt, d_cols), "outputs": map_frame(trace.outputs, tgt, d_cols)}
+    t = min(shown.step, m - 1)
+    step = result.cache.steps[t]
+    keys, values = step.cached_keys[layer], step.cached_values[layer]
+    rows, heads = cache_rows(tgt, t), [tr("s2s.head", h=h + 1) for h in range(keys.shape[0])]
+    for h in range(keys.shape[0]):
+        for what, per_head in (("keys", keys), ("values", values)):
+            tables[f"step{t + 1}_{what}_head{h + 1}"] = map_frame(per_head[h], rows,
+                                                                 column_names(what[0], keys.shape[2]))
+    tables[f"step{t + 1}_self"] = map_frame(step.self_weights[layer], heads, tgt[:t + 1])
+    tables[f"step{t + 1}_cross"] = map_frame(step.cross_weights[layer], heads, src)
+    return tables
+
+
+def cache_rows(tgt, t: int) -> list[str]:
+    """The rows of the cache at step t: the target tokens so far, the new one marked."""
+    return [f"{tgt[r]}" + (" ·new" if r == t else "") for r in range(t + 1)]
+
+
 library()  # the maps' drawing code, once a page run, outside the fragment
 
 
@@ -219,6 +266,8 @@ def flow() -> None:
     version = s2.state()["version"]
     if s2.setup()["version"] != version:
         st.rerun(scope="app")
+    if parts.current("s2s_part", sv.SOURCE_PARTS["toy"]) != "generation":
+        s2.PLAYER.stop()  # generation plays only while its part is open
     s2.PLAYER.advance(int(settings.value("s2s_m")) - 1)  # while playing: a step on, before anything reads the step
     shown = s2.read()  # every setting and every table as typed: what is drawn, computed and linked
     st.subheader(tr("s2s.inputs_title"))
@@ -247,10 +296,14 @@ def flow() -> None:
     sharing = {"page": "seq2seq", "own": encode(shown), "bulky": TABLE_PARAMS}
     if good is None:
         links.stop(**sharing)
-    tables: dict = {}
-    draw(good, shown, tables, s2.preview_engine(shown, good) if error is None else None)
+    def whole_pass() -> None:  # the browser's preview draws this part's maps alone
+        draw(good, shown, s2.preview_engine(shown, good) if error is None else None)
+
+    parts.show("seq2seq", "s2s_part", "s2s", {"pass": whole_pass, "generation": partial(generation, good, shown)})
 
     st.subheader(tr("s2s.export_title"))
+    st.caption(tr("s2s.export_help"))
+    tables = every_map(good, shown)
     d_cols = column_names("d", good.trace.outputs.shape[1])
     tables["x"] = partial(labelled, good.trace.src, good.src_tokens, d_cols)
     tables["y"] = partial(labelled, good.trace.tgt, good.tgt_tokens, d_cols)

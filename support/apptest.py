@@ -30,7 +30,8 @@ def open_page(page: str, lang: str = "en", timeout: float = 60, part: str | None
     return at
 
 
-PART_KEYS = {"heads": "hd_part", "embeddings": "emb_part", "block": "tb_part", "playground": "pg_part"}
+PART_KEYS = {"heads": "hd_part", "embeddings": "emb_part", "block": "tb_part", "playground": "pg_part",
+             "seq2seq": "s2s_part"}
 
 
 def open_part(at: AppTest, page: str, part: str, timeout: float | None = None) -> AppTest:

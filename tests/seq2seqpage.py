@@ -21,8 +21,11 @@ def lines(at) -> list[str]:
 
 
 def checked(at) -> bool:
+    """The open part's check line: torch's in the whole-sentence pass, the cache's in generation."""
     lang = fuzz.lang_of(at)
-    starts = (t("s2s.checked_torch", lang, diff="0").split("`")[0], t("s2s.cache_same", lang, diff="0")[:12])
+    generation = at.session_state["s2s_part"] == "generation" if "s2s_part" in at.session_state else False
+    starts = ((t("s2s.cache_same", lang, diff="0")[:12],) if generation else
+              (t("s2s.checked_torch", lang, diff="0").split("`")[0],))
     found = lines(at)
     return all(any(text.startswith(start) for text in found) for start in starts)
 
@@ -83,3 +86,41 @@ def forged_click(at, key: str) -> None:
     states = at._tree.get_widget_states()
     states.widgets.append(WidgetState(id=at.button(key=key).id, trigger_value=True))
     at._run(states)
+
+
+def zip_csvs(zipped: bytes) -> dict[str, tuple[list[str], list[str], list[list[float]]]]:
+    """The page's ZIP read back: {CSV name without .csv: (row labels, column names, numbers)}."""
+    import csv
+    import io
+    import zipfile
+
+    from selfattn.display.export import from_csv_label
+
+    out = {}
+    with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
+        for name in archive.namelist():
+            if name.endswith(".csv"):
+                rows = list(csv.reader(io.StringIO(archive.read(name).decode("utf-8-sig"))))
+                out[name.removesuffix(".csv")] = ([from_csv_label(r[0]) for r in rows[1:]],
+                                                  [from_csv_label(c) for c in rows[0][1:]],
+                                                  [[float(x) for x in r[1:]] for r in rows[1:]])
+    return out
+
+
+def maps_in_zip(drawn: dict[str, dict], csvs: dict) -> dict[str, str]:
+    """Each drawn map (``support.apptest.step_maps``) matched to the CSV of the ZIP that holds its numbers: the same
+    row labels, its column names first, and every cell shown the CSV's number written as a map writes it. Raises
+    AssertionError naming a map no CSV holds."""
+    from selfattn.display.numbers import map_text
+
+    found = {}
+    for key, data in drawn.items():
+        k = len(data["cols"])
+        for name, (rows, cols, numbers) in csvs.items():
+            if rows == list(data["rows"]) and cols[:k] == list(data["cols"]) and \
+                    [[map_text(v) for v in row[:k]] for row in numbers] == data["cells"]:
+                found[key] = name
+                break
+        else:
+            raise AssertionError(f"no CSV of the ZIP holds the map {key}: {data['rows']} × {data['cols']}")
+    return found

@@ -16,6 +16,7 @@ from ui import parts
 
 PAGES = {  # page: (part setting, catalog prefix, parts in order)
     "heads": ("hd_part", "hd", ("compare", "check", "bench")),
+    "seq2seq": ("s2s_part", "s2s", ("pass", "generation")),  # the toy's; the translator's below
 }
 
 
@@ -98,3 +99,61 @@ def test_heads_closed_parts_run_nothing(monkeypatch):
     at = open_page("heads", part="bench")
     assert at.button(key="hd_run") and at.get("file_uploader") and not at.metric
     assert not at.get("vega_lite_chart") or all("seq_len" in c.proto.spec for c in at.get("vega_lite_chart"))
+
+
+def test_seq2seq_closed_parts_run_nothing(monkeypatch):
+    """The toy's whole-sentence pass draws no generation (its cost chart is never worked out), and the generation
+    part no pass (no step written out, no preview engine); the translator's three parts likewise."""
+    from selfattn.seq2seq import text
+    from selfattn.translate import explain
+    from support.apptest import step_maps
+    from ui.seq2seq import page as s2
+
+    forbid(monkeypatch, text, "cost_spec", "cost_numbers")
+    at = open_page("seq2seq")
+    drawn = set(step_maps(at))
+    assert {"s2s_memory", "s2s_d1_self1", "s2s_d1_cross1", "s2s_outputs"} <= drawn
+    assert not any(key.startswith(("s2s_cache_", "s2s_step_")) for key in drawn)
+    assert not {"s2s_next", "s2s_play"} & {b.key for b in at.button}
+    monkeypatch.undo()
+
+    forbid(monkeypatch, text, "focus_lines")
+    forbid(monkeypatch, s2, "preview_engine")
+    at = open_page("seq2seq", part="generation")
+    drawn = set(step_maps(at))
+    assert drawn and all(key.startswith(("s2s_cache_", "s2s_step_")) for key in drawn), drawn
+    assert {"s2s_next", "s2s_play"} <= {b.key for b in at.button}
+    monkeypatch.undo()
+
+    others = {"pass": ("next_words", "loss_spec", "sharpening"),
+              "generation": ("alignment_note", "loss_spec", "sharpening"),
+              "learned": ("next_words", "alignment_note")}
+    for part, names in others.items():
+        forbid(monkeypatch, explain, *names)
+        at = open_link("seq2seq", {"source": "translator", "part": part})
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.session_state["s2s_part"] == part
+        drawn = set(step_maps(at))
+        assert ("s2t_memory" in drawn) == (part == "pass") and ("s2t_cache_k_l1" in drawn) == (part == "generation")
+        assert ("s2t_ckpt_l1h1" in drawn) == (part == "learned"), drawn
+        monkeypatch.undo()
+
+
+def test_the_translator_s_parts_round_trip_and_a_closed_part_s_settings_stay_in_the_link():
+    for part in ("pass", "generation", "learned"):
+        at = open_link("seq2seq", {"source": "translator", "part": part, "text": "狗咬人", "tstep": "2"})
+        params = fuzz.link_params(at)
+        assert at.session_state["s2s_part"] == part and params.get("part", "pass") == part
+        assert params["text"] == "狗咬人" and params["tstep"] == "2" and params["source"] == "translator"
+        again = open_link("seq2seq", params)
+        assert again.session_state["s2s_part"] == part and fuzz.link_query(again) == fuzz.link_query(at)
+    # the toy: a step picked in generation, then the pass opened and the page rerun, keeps the step in the link
+    at = open_page("seq2seq", part="generation")
+    at.button(key="s2s_next").click().run()
+    at.button(key="s2s_next").click().run()
+    assert at.session_state["s2s_step"] == 2
+    at.button(key=parts.next_key("s2s_part")).click().run()  # back to the first part
+    at.run()
+    at.run()
+    assert at.session_state["s2s_part"] == "pass" and fuzz.link_params(at)["step"] == "3"
+    assert "part" not in fuzz.link_params(at)  # the first part: no parameter

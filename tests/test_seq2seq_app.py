@@ -14,9 +14,10 @@ import pytest
 
 from selfattn.i18n import t, t_plain
 from selfattn.seq2seq import view as sv
-from support.apptest import editors, open_link, open_page, send_pick, step_maps
+from support.apptest import editors, open_link, open_page, open_part, send_pick, step_maps
 from tests import fuzz
-from tests.seq2seqpage import cells, checked, errors, forged_click, label, link, maps, ok, opened, pick, send
+from tests.seq2seqpage import (cells, checked, errors, forged_click, label, link, maps, maps_in_zip, ok, opened, pick,
+                                send, zip_csvs)
 from ui import play
 from ui.play import SOONEST_S
 
@@ -30,12 +31,13 @@ def test_the_page_opens_with_its_checks_in_both_languages(lang):
     assert at.title[0].value == t("s2s.title", lang)
     assert checked(at)
     shown = maps(at)
-    assert {"s2s_memory", "s2s_d1_self1", "s2s_d1_self2", "s2s_d1_cross1", "s2s_d1_cross2", "s2s_outputs",
-            "s2s_cache_keys1", "s2s_step_cross"} <= set(shown)
+    assert {"s2s_memory", "s2s_d1_self1", "s2s_d1_self2", "s2s_d1_cross1", "s2s_d1_cross2", "s2s_outputs"} <= set(shown)
     assert len(shown["s2s_d1_cross1"]) == 3 and len(shown["s2s_d1_cross1"][0]) == 4  # m × n: 3 targets, 4 sources
     assert shown["s2s_d1_self1"][0][1] == "0" and step_maps(at)["s2s_d1_self1"]["mask"][0][1]  # weight 0, masked
     data = step_maps(at)["s2s_d1_cross1"]
     assert data["link"] == "cross:0" and data["group"] == "s2s"
+    open_part(at, "seq2seq", "generation")
+    assert checked(at) and {"s2s_cache_keys1", "s2s_step_cross"} <= set(maps(at))
 
 
 def test_every_control_changes_what_is_shown_and_the_checks_stay():
@@ -51,6 +53,7 @@ def test_every_control_changes_what_is_shown_and_the_checks_stay():
                      (lambda a: pick(a, "segmented_control", "s2s_norm", "pre"), "norm"),
                      (lambda a: pick(a, "selectbox", "s2s_act", "gelu_tanh"), "act"),
                      (lambda a: a.number_input(key="s2s_seed").set_value(4).run(), "seed"),
+                     (lambda a: open_part(a, "seq2seq", "generation"), "the generation part"),
                      (lambda a: pick(a, "selectbox", "s2s_step", 3), "step"),
                      (lambda a: a.button(key="s2s_next").click().run(), "next step")):
         before = maps(at)
@@ -96,10 +99,11 @@ def test_the_link_opens_the_same_view_tables_and_zip(downloads):
     pick(at, "selectbox", "s2s_edit", "d2")
     send(at, "d2ln", 5, 0, "0.25")
     at.selectbox(key="s2s_layer").set_value(1).run()
+    open_part(at, "seq2seq", "generation")
     pick(at, "selectbox", "s2s_step", 2)
     ok(at)
     params = link(at)
-    assert {"dec", "d", "heads", "norm", "dsrc", "dd2ln", "edit", "layer", "step"} <= set(params), params
+    assert {"dec", "d", "heads", "norm", "dsrc", "dd2ln", "edit", "layer", "step", "part"} <= set(params), params
     settings_before = {f.key: at.session_state[f.key] if f.key in at.session_state else f.default for f in sv.FIELDS}
     maps_before = maps(at)
     zipped = downloads.pop(ZIP)
@@ -117,6 +121,24 @@ def test_the_link_opens_the_same_view_tables_and_zip(downloads):
     assert {"x.csv", "y.csv", "d2_ln.csv", "e1_wq.csv", "d1_cross_weights_all_heads.csv", "settings.txt"} <= set(members)
     assert all(data.startswith(b"\xef\xbb\xbf") for name, data in members.items() if name.endswith(".csv"))
     assert b"-1.5" in members["x.csv"] and b"0.25" in members["d2_ln.csv"]
+
+
+def test_the_zip_holds_every_map_of_both_parts_with_the_numbers_the_page_draws(downloads):
+    """The ZIP, the same from either part, holds a CSV of every map of the whole-sentence pass and of the generation
+    step (at the layer and step chosen), each the numbers and labels its map draws, beside every weight."""
+    at = open_page("seq2seq", part="generation")
+    at.number_input(key="s2s_dec").set_value(2).run()
+    at.selectbox(key="s2s_layer").set_value(1).run()
+    at.button(key="s2s_next").click().run()
+    csvs = zip_csvs(downloads.pop(ZIP))
+    drawn = step_maps(at)
+    open_part(at, "seq2seq", "pass")
+    assert zip_csvs(downloads.pop(ZIP)) == csvs  # settings.txt differs: the link names the part
+    drawn.update(step_maps(at))
+    found = maps_in_zip(drawn, csvs)
+    assert len(set(found.values())) == len(drawn) == 19  # 13 of the pass (src … outputs), 6 of the step
+    assert {found["s2s_memory"], found["s2s_d2_cross2"], found["s2s_cache_values2"], found["s2s_step_self"]} == \
+        {"memory", "d2_cross_head2", "step2_values_head2", "step2_self"}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -193,7 +215,7 @@ def playing(at, key: str) -> bool:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_play_moves_the_step_on_once_a_second_to_the_last_then_stops_and_pause_holds_it(lang):
-    at = open_page("seq2seq", lang)  # m = 3: steps 1, 2, 3
+    at = open_page("seq2seq", lang, part="generation")  # m = 3: steps 1, 2, 3
     assert at.button(key="s2s_play").label == t_plain("s2s.play", lang) and not playing(at, "s2s_play")
     at.button(key="s2s_play").click().run()
     ok(at)
@@ -227,7 +249,7 @@ def test_play_moves_the_step_on_once_a_second_to_the_last_then_stops_and_pause_h
 def test_a_client_cannot_make_generation_play_forever_and_one_step_has_nothing_to_play():
     """A play makes as many moves as there were steps to the last when it was pressed: a step sent back to the first
     while it plays (Next step past the last) does not start it over."""
-    at = open_page("seq2seq")
+    at = open_page("seq2seq", part="generation")
     at.button(key="s2s_play").click().run()  # from step 1 of 3: two moves
     later(at)
     assert at.session_state["s2s_step"] == 1
@@ -251,7 +273,7 @@ def test_a_timer_rerun_that_left_before_a_move_was_drawn_does_not_send_the_play_
     """The play's timer asks for a rerun every second with the browser's widgets as they are then: one that left just
     after a move, before the browser drew it, holds the step box at the step before (seen in Chromium on a loaded
     machine). The box is no pick of the visitor's: the play goes on to the last step."""
-    at = opened("zh") if player == "s2s_tplay" else open_page("seq2seq")
+    at = opened("zh", part="generation") if player == "s2s_tplay" else open_page("seq2seq", part="generation")
     at.button(key=player).click().run()
     assert playing(at, player) and at.session_state[step] == 0
     last = len(next(b for b in at.selectbox if b.label == t_plain(box, "zh" if player == "s2s_tplay" else "en")).options) - 1
@@ -267,7 +289,7 @@ def test_a_timer_rerun_that_left_before_a_move_was_drawn_does_not_send_the_play_
 
 
 def test_the_translator_plays_its_generation_to_the_end_of_the_sentence():
-    at = opened("zh")
+    at = opened("zh", part="generation")
     words = len(at.selectbox(key=next(w.key for w in at.selectbox if w.key.startswith("s2s_tstep__"))).options)
     assert words >= 3
     at.button(key="s2s_tplay").click().run()

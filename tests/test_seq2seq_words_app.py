@@ -11,7 +11,7 @@ import re
 import pytest
 
 from selfattn.i18n import t_plain
-from support.apptest import choice_widget, open_link, open_page, step_maps, texts
+from support.apptest import choice_widget, open_link, open_page, open_part, step_maps, texts
 from tests.seq2seqpage import ok, opened, pick
 
 LANGS = ("en", "zh")
@@ -89,7 +89,7 @@ def test_the_chinese_home_page_claims_no_bit_for_bit_agreement():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_cost_caption_says_counted_not_timed_and_the_chinese_ratio_is_well_formed(lang):
-    at = open_page("seq2seq", lang)
+    at = open_page("seq2seq", lang, part="generation")
     caption = next(c for c in captions(at).split("\n") if "selfattn.bench --kv-cache" in c)
     assert "Timed on this machine" not in caption and "本机计时" not in caption
     if lang == "en":
@@ -114,8 +114,6 @@ def test_the_words_of_the_toy_are_those_of_what_is_drawn(lang):
     if lang == "zh":
         assert "规范化" not in page and "层归一化" in page and "残差连接与层归一化（Add & Norm）" in page
     assert at.code and not [c.value for c in at.code if "**" in c.value]
-    maps = step_maps(at)
-    assert maps["s2s_cache_keys1"]["cols"] == ["k1", "k2"] and maps["s2s_cache_values1"]["cols"] == ["v1", "v2"]
     one = t_plain("s2s.memory_help_one", lang, layers=1)
     assert one in captions(at) and "(s)" not in captions(at)
     if lang == "en":
@@ -124,6 +122,9 @@ def test_the_words_of_the_toy_are_those_of_what_is_drawn(lang):
     assert t_plain("s2s.memory_help", lang, layers=2) in captions(at)
     if lang == "en":
         assert "2 encoder layers" in captions(at)
+    open_part(at, "seq2seq", "generation")
+    maps = step_maps(at)
+    assert maps["s2s_cache_keys1"]["cols"] == ["k1", "k2"] and maps["s2s_cache_values1"]["cols"] == ["v1", "v2"]
 
 
 def test_the_translator_says_one_character_in_the_singular():

@@ -7,7 +7,9 @@ view.
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 
 import numpy as np
 import pyarrow as pa
@@ -16,9 +18,9 @@ import pytest
 from selfattn.i18n import t_plain
 from selfattn.translate import corpus, explain, load, translate
 from selfattn.translate.weights import RECORD_PATH
-from support.apptest import assert_map_shows, send_pick, shown, step_maps
+from support.apptest import assert_map_shows, open_part, send_pick, shown, step_maps
 from tests import fuzz
-from tests.seq2seqpage import ok, opened, output
+from tests.seq2seqpage import maps_in_zip, ok, opened, output, zip_csvs
 
 
 
@@ -75,7 +77,7 @@ def test_both_languages_translate_good_morning_checked_against_torch(lang):
     assert any(text.startswith(start) for text in successes(at)), successes(at)
     assert not errors(at)
     maps = step_maps(at)
-    assert {"s2t_step_l1", "s2t_cross_l1h1", "s2t_memory", "s2t_rows", "s2t_ckpt_l2h4"} <= set(maps)
+    assert {"s2t_cross_l1h1", "s2t_memory", "s2t_rows"} <= set(maps)
     assert maps["s2t_cross_l2h1"]["link"] == "cross:l2h1" and maps["s2t_memory"]["link"].startswith("src:")
     assert maps["s2t_rows"]["link"].startswith("row:") and maps["s2t_rows"]["rows"] == ["good", "morning"]
     assert {m["group"] for m in maps.values()} == {"s2t"}
@@ -90,7 +92,7 @@ def test_the_man_bites_the_dog(model):
 
 
 def test_a_step_shows_that_step_s_cross_attention(model):
-    at = opened()
+    at = opened(part="generation")
     reference = translate(model, "早上好")
     first = step_maps(at)["s2t_step_l1"]["cells"]
     assert_map_shows(at, "s2t_step_l1", reference.decoder.steps[0].cross_weights[0])
@@ -100,19 +102,19 @@ def test_a_step_shows_that_step_s_cross_attention(model):
     assert step_maps(at)["s2t_step_l1"]["cells"] != first
     for layer in (0, 1):
         assert_map_shows(at, f"s2t_step_l{layer + 1}", reference.decoder.steps[1].cross_weights[layer])
-    assert step_maps(at)["s2t_cross_l1h1"]["focus"] == 1
     at.button(key="s2s_tnext").click().run()  # the <eos> step, then back to the first
     assert at.session_state["s2s_tstep"] == 2
     assert_map_shows(at, "s2t_step_l2", reference.decoder.steps[2].cross_weights[1])
     at.button(key="s2s_tnext").click().run()
     assert at.session_state["s2s_tstep"] == 0 and step_maps(at)["s2t_step_l1"]["cells"] == first
+    open_part(at, "seq2seq", "pass")
     send_pick(at, "s2t_cross_l1h1", 1)  # a click on the word's row of a whole-translation map picks its step
     ok(at)
     assert at.session_state["s2s_tstep"] == 1
 
 
 def test_the_temperature_reshapes_the_probabilities_softmax_of_the_scores(model):
-    at = opened(tstep="2")
+    at = opened(tstep="2", part="generation")
     reference = translate(model, "早上好")
     at_one = {row["word"]: row["p"] for row in chart(at, "next_words")}
     expected = softmax_written(reference.logits[1], reference.vocabulary, 1.0)
@@ -173,7 +175,7 @@ def test_bad_text_in_a_fresh_session_is_named_as_text_and_nothing_else_is_shown(
 def test_the_checkpoint_slider_moves_the_marker_and_the_recorded_cross_attention():
     record = json.loads(RECORD_PATH.read_text(encoding="utf-8"))
     checkpoints = record["checkpoints"]
-    at = opened()
+    at = opened(part="learned")
     marker = [row for row in chart(at, "loss") if row["kind"] == "mark"]
     assert [row["step"] for row in marker] == [checkpoints[-1]["step"]]
     last = record["checkpoints"][-1]["sentences"]["早上好"]
@@ -194,27 +196,30 @@ def test_the_checkpoint_slider_moves_the_marker_and_the_recorded_cross_attention
 
 
 def test_a_watched_sentence_typed_is_the_one_watched_learning():
-    at = opened(text="马追狗")
+    at = opened(text="马追狗", part="learned")
     ok(at)
     assert step_maps(at)["s2t_ckpt_l1h1"]["cols"] == ["马", "追", "狗"]
     assert output(at) == "the horse chases the dog"  # held out of training, and still right
 
 
 def test_the_page_s_own_link_opens_the_same_view():
-    at = opened()
+    at = opened(part="generation")
     at.text_input(key="s2s_text").set_value("人咬狗").run()
     at.button(key="s2s_tnext").click().run()
     at.button(key="s2s_tnext").click().run()
     at.select_slider(key="s2s_temp").set_value(150).run()
+    generation = step_maps(at), chart(at, "next_words")
+    open_part(at, "seq2seq", "learned")
     at.select_slider(key="s2s_ckpt").set_value(5).run()
     ok(at)
     query = fuzz.link_query(at)
-    assert {"text=%E4%BA%BA%E5%92%AC%E7%8B%97", "tstep=3", "temp=150", "ckpt=6", "source=translator"} <= set(
-        query.split("&")), query
+    assert {"text=%E4%BA%BA%E5%92%AC%E7%8B%97", "tstep=3", "temp=150", "ckpt=6", "source=translator",
+            "part=learned"} <= set(query.split("&")), query
     fresh = fuzz.check_link(at, "seq2seq", title_key="s2s.title", exact=True)
     assert output(fresh) == "the man bites the dog"
-    assert step_maps(fresh) == step_maps(at)
-    assert chart(fresh, "next_words") == chart(at, "next_words") and chart(fresh, "loss") == chart(at, "loss")
+    assert step_maps(fresh) == step_maps(at) and chart(fresh, "loss") == chart(at, "loss")
+    open_part(fresh, "seq2seq", "generation")  # the other part's settings came with the link
+    assert (step_maps(fresh), chart(fresh, "next_words")) == generation
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -351,16 +356,19 @@ def test_the_decoder_s_masked_self_attention_and_kv_cache_are_shown_in_the_flow_
 
     at = opened(text="人咬狗", tstep="3")
     ok(at)
+    whole = step_maps(at)
     t = translate(model, "人咬狗")
     full = encoder_decoder(model.rows(model.src_embed, list(t.source_ids)), model.rows(model.tgt_embed,
                            list(t.decoder_input)), model.encoder, model.decoder, **model.settings)
-    maps = step_maps(at)
     inputs = ["<bos>", "the₁", "man", "bites", "the₂", "dog"]
     for layer, lt in enumerate(full.decoder_layers):
         for h in range(lt.self_weights.shape[0]):
             key = f"s2t_self_l{layer + 1}h{h + 1}"
-            assert maps[key]["rows"] == inputs == maps[key]["cols"] and maps[key]["link"].startswith("self:")
+            assert whole[key]["rows"] == inputs == whole[key]["cols"] and whole[key]["link"].startswith("self:")
             assert_map_shows(at, key, masked(lt.self_weights, lt.self_attention.allowed)[h])
+    open_part(at, "seq2seq", "generation")
+    maps = step_maps(at)
+    for layer, lt in enumerate(full.decoder_layers):
         step = 2  # tstep=3: the decoder has read <bos> the man and writes "bites"
         assert maps[f"s2t_cache_k_l{layer + 1}"]["rows"] == [*inputs[:step], t_plain("tr.cache_new", "en",
                                                                                    token=inputs[step])]
@@ -370,13 +378,13 @@ def test_the_decoder_s_masked_self_attention_and_kv_cache_are_shown_in_the_flow_
         assert_map_shows(at, f"s2t_step_l{layer + 1}", lt.cross_weights[:, step])
     start = t_plain("tr.cache_same", "en", diff="").split(":")[0]
     assert any(text.startswith(start) for text in successes(at)), successes(at)
-    order = list(maps)
+    order = list(whole)
     assert (order.index("s2t_memory") < order.index("s2t_self_l1h1") < order.index("s2t_cross_l1h1")
-            < order.index("s2t_self_l2h1") < order.index("s2t_cross_l2h1") < order.index("s2t_cache_k_l1")
-            < order.index("s2t_step_l1") < order.index("s2t_ckpt_l1h1")), order
+            < order.index("s2t_self_l2h1") < order.index("s2t_cross_l2h1")), order
+    assert list(step_maps(at)).index("s2t_cache_k_l1") < list(step_maps(at)).index("s2t_step_l1")
+    open_part(at, "seq2seq", "pass")
     titles = [str(h.value) for h in at.subheader]
-    assert [titles.index(t_plain(k, "en")) for k in ("tr.memory_title", "tr.decoder_title", "tr.gen_title")] == sorted(
-        titles.index(t_plain(k, "en")) for k in ("tr.memory_title", "tr.decoder_title", "tr.gen_title"))
+    assert titles.index(t_plain("tr.memory_title", "en")) < titles.index(t_plain("tr.decoder_title", "en"))
 
 
 def test_a_step_play_or_the_temperature_only_draws_the_translation_and_torch_s_check_are_worked_out_once(monkeypatch):
@@ -396,12 +404,14 @@ def test_a_step_play_or_the_temperature_only_draws_the_translation_and_torch_s_c
 
     monkeypatch.setattr(page, "translate", counted("translate", page.translate))
     monkeypatch.setattr(page, "torch_check", counted("torch_check", page.torch_check))
-    at = opened(text="马追鸟")  # a sentence no other test opens (the cache is the process's)
+    at = opened(text="马追鸟", part="generation")  # a sentence no other test opens (the cache is the process's)
     for _ in range(3):
         at.button(key="s2s_tnext").click().run()
         ok(at)
     at.select_slider(key="s2s_temp").set_value(150).run()
+    open_part(at, "seq2seq", "learned")
     at.select_slider(key="s2s_ckpt").set_value(3).run()
+    open_part(at, "seq2seq", "generation")
     ok(at)
     assert at.session_state["s2s_tstep"] == 3
     assert calls == {"translate": 1, "torch_check": 1}, calls
@@ -414,7 +424,7 @@ def test_the_training_slider_and_the_loss_chart_count_in_the_same_training_steps
     checkpoint a dot at its step, the epochs' losses at each epoch's last step), and the sentence about the watched
     sentence's attention states the figures measured (step 0's 0.47 is not "near-uniform": 3 characters give 0.33)."""
     record = explain.load_record()
-    at = opened()
+    at = opened(part="learned")
     slider = at.select_slider(key="s2s_ckpt")
     assert [str(o) for o in slider.options] == [str(c.step) for c in record.checkpoints]
     rows = chart(at, "loss")
@@ -438,3 +448,24 @@ def test_the_training_slider_and_the_loss_chart_count_in_the_same_training_steps
     assert [r["step"] for r in chart(at, "loss") if r["kind"] == "mark"] == [record.checkpoints[2].step]
     assert t_plain("tr.ckpt_line", "en", k=3, count=20, step=13, epoch="1.3", train="", held="", right="",
                    total="").split(":")[0] in " ".join(str(m.value) for m in at.markdown)
+
+
+def test_one_zip_holds_every_map_of_every_part_with_the_numbers_the_page_draws(downloads):
+    """Each map carries no CSV button of its own: one ZIP, offered on every part and the same from each, holds every
+    map of the translation (the whole sentence's 18, the step's 8, the checkpoint's 8), each CSV the numbers and
+    labels its map draws, and settings.txt."""
+    at = opened(text="狗咬人", tstep="2")
+    zipped = downloads.pop("selfattn-translator.zip")
+    csvs, drawn = zip_csvs(zipped), {}
+    for part in ("pass", "generation", "learned"):
+        open_part(at, "seq2seq", part)
+        drawn.update(step_maps(at))
+        assert zip_csvs(downloads.pop("selfattn-translator.zip")) == csvs, part  # settings.txt names the part
+    assert not [name for name in downloads if name.startswith("translator-")]  # no CSV button a map
+    found = maps_in_zip(drawn, csvs)
+    assert len(drawn) == 34 and sorted(found.values()) == sorted(csvs), sorted(set(csvs) - set(found.values()))
+    assert found["s2t_memory"] == "memory" and found["s2t_cross_l2h3"] == "cross_layer2_head3"
+    assert found["s2t_step_l1"] == "step2_cross_layer1" and found["s2t_ckpt_l2h4"].endswith("_cross_layer2_head4")
+    assert len(csvs["memory"][1]) == 32  # the CSV holds all d_model columns where the map draws the first 8
+    with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
+        assert "狗咬人" in archive.read("settings.txt").decode()

@@ -172,6 +172,13 @@ class Editors:
             u2.button(tr("common.undo"), on_click=on_undo, icon=":material/undo:", key=undo_key, width="stretch")
 
 
+def map_frame(matrix, row_labels, col_labels, full=None, full_cols=None) -> partial:
+    """The labelled DataFrame a step map's CSV holds, built when called: ``full`` (the whole matrix, when the map draws
+    its first columns), else the map's numbers (a masked array's weights)."""
+    whole = np.asarray(np.ma.getdata(matrix) if full is None else full, dtype=float)
+    return partial(labelled, whole, list(row_labels), list(full_cols if full_cols is not None else col_labels))
+
+
 @dataclass(frozen=True)
 class Maps:
     """One page's linked step maps: their ``group`` (maps that light up together), key and CSV prefixes, the setting
@@ -184,8 +191,9 @@ class Maps:
     editors: Editors
 
     def show(self, title: str, matrix, row_labels, col_labels, *, key: str, link: str | None, focus: int | None,
-             caption: str = "", role: str = "values", domain=None, full=None, full_cols=None, engine=None):
-        """One step's matrix: its name and shape, its map and a CSV.
+             caption: str = "", role: str = "values", domain=None, full=None, full_cols=None, engine=None,
+             csv: bool = True):
+        """One step's matrix: its name and shape, its map and a CSV (``csv``; else the page's ZIP alone holds it).
 
         Args:
             matrix: numbers, or weights with their mask (:func:`selfattn.display.charts.masked_weights`): the map
@@ -198,8 +206,8 @@ class Maps:
             A function that builds the labelled DataFrame offered for download (built when asked for).
         """
         values = matrix if np.ma.isMaskedArray(matrix) else np.asarray(matrix, dtype=float)
-        whole = np.asarray(np.ma.getdata(values), dtype=float) if full is None else np.asarray(full, dtype=float)
-        frame = partial(labelled, whole, list(row_labels), list(full_cols if full_cols is not None else col_labels))
+        frame = map_frame(values, row_labels, col_labels, full, full_cols)
+        whole = frame.args[0]
         fit.map_header(title, whole.shape, tr("tb.first_columns", k=values.shape[1])
                        if whole.shape[1] > values.shape[1] else "")
         if caption:
@@ -211,7 +219,8 @@ class Maps:
         rows = len(values) if link is not None and link != "wv" and not link.startswith("src:") else 0  # wv's and
         # src's rows are keys (the source), not the queries a click picks
         heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows))
-        csv_button(frame, f"{self.csv_prefix}{key}", key=f"dl_{self.key_prefix}{key}")
+        if csv:
+            csv_button(frame, f"{self.csv_prefix}{key}", key=f"dl_{self.key_prefix}{key}")
         return frame
 
     def zip_button(self, label: str, tables: dict, made: dict, *, file_name: str, key: str) -> None:

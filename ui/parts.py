@@ -18,6 +18,7 @@ from typing import Callable, Mapping
 
 import streamlit as st
 
+from selfattn.i18n import Markdown, escape_markdown
 from ui import state as settings
 from ui.widgets import tr, tr_plain
 
@@ -73,6 +74,7 @@ def show(page: str, key: str, prefix: str, bodies: Mapping[str, Callable[[], Non
         if part_id != part:
             continue  # a closed part runs nothing and sends nothing
         with tab:
+            st.caption(map_line(prefix, ids, part_id))
             bodies[part_id]()
             next_button(key, prefix, ids, part_id)
     keep_closed(page)
@@ -83,9 +85,19 @@ def keep_closed(page: str) -> None:
     """Keep the settings whose widgets did not run (a closed part's): Streamlit drops an undrawn widget's state, and
     the link (``ui.links.publish``, after this) is written from session state, so without this a teacher's link
     made on one part would lose the others' settings."""
+    state = st.session_state
     for f in settings.fields(page):
-        if f.key not in st.session_state:
+        if f.key not in state:
             settings.keep(f.key)
+        elif state.get(settings.shadow(f.key), f.default) != state[f.key]:
+            # a widget drawn with its first value and no keep(): its state goes at the run's end if its part closes
+            state[settings.shadow(f.key)] = state[f.key]
+
+
+def map_line(prefix: str, ids: tuple[str, ...], part: str) -> Markdown:
+    """Where ``part`` sits in the whole: every part's label in order, the open one in bold."""
+    names = [escape_markdown(label) for label in labels(prefix, ids)]
+    return tr("parts.map", parts=Markdown(" → ".join(f"**{n}**" if i == part else n for i, n in zip(ids, names))))
 
 
 def next_button(key: str, prefix: str, ids: tuple[str, ...], part: str) -> None:

@@ -187,4 +187,18 @@ STRINGS: dict[str, dict[str, str]] = {
     "s2s.export_title": {"en": "Export", "zh": "导出"},
     "s2s.download_zip": {"en": "Download every table (ZIP of CSVs)", "zh": "下载全部表格（CSV 压缩包）"},
     "s2s.settings_title": {"en": "Encoder–decoder (selfattn)", "zh": "编码器–解码器（selfattn）"},
+    # the page's parts (ui/parts.py; selfattn.seq2seq.view.PARTS), the toy's two and the translator's three
+    "s2s.part_pass": {"en": "The whole sentence at once", "zh": "一次读完整句"},
+    "s2s.part_generation": {"en": "Generation and the KV cache", "zh": "自回归生成与键值缓存"},
+    "s2s.part_learned": {"en": "How it learned", "zh": "它是怎样学会的"},
+    "s2s.pass_intro": {
+        "en": "One pass of the model, as in training: the encoder turns the source into its memory, then every "
+              "target row at once goes through the decoder's masked self-attention and its cross-attention over "
+              "that memory. Point at a cell: the same rows light up in every map of this part.",
+        "zh": "模型的一次前向，和训练时一样：编码器把源序列变成记忆，然后所有目标行一起经过解码器的掩码自注意力，"
+              "再经过读取这份记忆的交叉注意力。把指针停在一个格子上，这一部分所有图中的同一行都会高亮。"},
+    "s2s.export_help": {
+        "en": "One ZIP holds every map of every part (the decoder layer and the generation step chosen), "
+              "every weight and settings.txt with the link.",
+        "zh": "一个压缩包装下所有部分的全部图（所选的解码器层和生成步）、全部权重，以及带链接的设置文件。"},
 }

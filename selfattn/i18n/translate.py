@@ -202,13 +202,20 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "掩码自注意力：第 t 行只能读解码器输入的第 1 … t 行（灰色格子被掩码），所以写一个词时看不到它后面的词。"},
     "tr.full_help": {
         "en": "Cross-attention: a row per English word written, a column per source character ({m} × {n}). Hover a "
-              "weight to light its word and its character in every map; click a word's row to show that step below.",
+              "weight to light its word and its character in every map; click a word's row to pick that step (the part Generation and the KV cache shows it).",
         "zh": "交叉注意力：每个写出的英文词一行，每个源字一列（{m} × {n}）。把指针停在一个权重上，"
-              "所有图中它的词和它的字都会高亮；点击一个词的行，下面就显示那一步。"},
+              "所有图中它的词和它的字都会高亮；点击一个词的行，就选中那一步（在“自回归生成与键值缓存”部分显示）。"},
     "tr.layer_head": {"en": "Layer {layer}, head {h}", "zh": "第 {layer} 层，头 {h}"},
     "tr.memory_map": {"en": "Memory (the encoder's output)", "zh": "记忆（编码器输出）"},
     "tr.rows_map": {"en": "The decoder's output row of each word", "zh": "解码器写出每个词时的输出行"},
-    "tr.download_zip": {"en": "Download every table of the translator (ZIP)", "zh": "下载翻译器的全部表格（ZIP）"},
+    "tr.download_zip": {"en": "Download every map of this translation (ZIP)", "zh": "下载这次翻译的全部图（ZIP）"},
+    "tr.zip_help": {
+        "en": "One ZIP of CSVs holds every map of every part: the memory; each layer's and head's masked "
+              "self-attention and cross-attention; the decoder's rows; the step chosen's cache and weights; the "
+              "checkpoint chosen's cross-attention; and settings.txt with the link. The maps carry no button "
+              "each.",
+        "zh": "一个 CSV 压缩包装下所有部分的全部图：记忆；每一层、每个头的掩码自注意力和交叉注意力；解码器的输出行；"
+              "所选那一步的缓存和权重；所选检查点的交叉注意力；以及带链接的设置文件。每张图不再各带一个按钮。"},
     "tr.settings_title": {"en": "selfattn · Encoder–decoder · the translator trained here",
                           "zh": "selfattn · 编码器–解码器 · 在这里训练的翻译器"},
     "tr.settings_text": {"en": "Chinese", "zh": "中文"},

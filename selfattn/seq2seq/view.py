@@ -55,6 +55,8 @@ WIDGETS = {
     "s2s_train_seed": "the Encoder–decoder page's translator: the seed of a run of one's own",
     "s2s_train_go": "the Encoder–decoder page's translator: the Train button",
     "s2s_train_back": "the Encoder–decoder page's translator: the button back to the shipped model",
+    "s2s_part_tabs": "the Encoder–decoder page's parts' tab bar (its label; the part is s2s_part)",
+    "s2s_part_next": "the Encoder–decoder page's button to the next part",
 }
 PREFIX = "s2s_"
 MAX_SEED = 2**31 - 1
@@ -73,10 +75,16 @@ CELL_CHARS = 40
 EDIT_GROUPS = tuple(f"{side}{layer}" for side in "ed" for layer in range(1, MAX_LAYERS + 1))  # e1 … e4, d1 … d4
 
 SOURCES = ("toy", "translator")  # the editable toy, or the tiny translator trained here (selfattn.translate)
+# The page's parts (ui/parts.py), in a learner's order, the first open first: one pass of the model over the whole
+# sentence (the memory, the masked self-attention, the cross-attention: the maps an edit previews, linked on hover),
+# generation one position at a time with its K/V cache, and (the translator's alone) how it learned.
+PARTS = ("pass", "generation", "learned")
+SOURCE_PARTS = {"toy": PARTS[:2], "translator": PARTS}  # the parts each source offers
 MAX_TEXT = 40  # characters of a sentence to translate (selfattn.translate.MAX_CHARS)
 MAX_TRANSLATED_WORDS = 16  # the translator's generation steps a link may name
 
 FIELDS = (Field("s2s_source", "source", Choice(SOURCES), "toy"),
+          Field("s2s_part", "part", Choice(PARTS), PARTS[0]),
           Field("s2s_preset", "preset", Choice((*PRESETS, CUSTOM)), "vaswani"),  # custom: the settings are no preset's
           Field("s2s_seed", "seed", Int(0, MAX_SEED), 0),
           Field("s2s_n", "n", Int(1, MAX_TOKENS), 4),
@@ -127,6 +135,7 @@ class View(Edited):
 
     edits: tuple[tuple[str, Rows], ...] = ()  # (table id, cells as typed), sorted by id: only tables that differ
     source: str = "toy"  # the editable toy or the translator
+    part: str = "pass"  # the part open (PARTS; the toy's are SOURCE_PARTS["toy"])
     preset: str = "vaswani"
     seed: int = 0
     n: int = 4  # source tokens

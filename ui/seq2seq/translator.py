@@ -40,8 +40,9 @@ from ui import links
 from ui.seq2seq import page as s2
 from ui import state as settings
 from ui.widgets import current_lang, listed, show_error, tr, tr_count, tr_plain, vega
-from ui.editing import Maps
+from ui.editing import Maps, map_frame
 from ui.play import Player
+from ui import parts
 
 MAP_DIMS = 8  # columns of the memory, decoder-row and cache maps (a map fits its column); the CSVs hold all d_model
 TEMPERATURES = list(range(10, 301))  # the temperature × 100, as the setting s2s_temp holds it
@@ -93,6 +94,40 @@ def _reference(model: Translator):
     from selfattn.translate import torch_model
 
     return torch_model.reference(model.weights)
+
+
+@dataclass(frozen=True, eq=False)
+class MapShown:
+    """One map of the translator: what it draws and what its CSV in the page's ZIP holds (the same numbers)."""
+
+    title: str
+    matrix: object  # what the map draws: (rows, cols), a masked array for masked weights
+    rows: list
+    cols: list
+    key: str  # its widget key, map_s2t_<key>
+    link: str | None = None  # its place among the linked maps (hover), or None
+    focus: int | None = None
+    role: str = "values"
+    full: object = None  # the whole matrix when the map draws its first MAP_DIMS columns
+    full_cols: list | None = None
+
+    def frame(self):
+        """The labelled DataFrame of its CSV, built when called."""
+        return map_frame(self.matrix, self.rows, self.cols, self.full, self.full_cols)
+
+    def draw(self) -> None:
+        """The map, without a CSV button of its own: the page's ZIP holds every map."""
+        with st.container(width="content"):
+            MAPS.show(self.title, self.matrix, self.rows, self.cols, key=self.key, link=self.link, focus=self.focus,
+                      role=self.role, domain=(0.0, 1.0) if self.role == "weights" else None, full=self.full,
+                      full_cols=self.full_cols, csv=False)
+
+
+def draw_row(maps) -> None:
+    """Maps side by side while the window holds them."""
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for shown in maps:
+            shown.draw()
 
 
 @dataclass(frozen=True, eq=False)
@@ -179,20 +214,46 @@ def translator_section() -> None:
         live_line(live)
 
     translation_box(good, checked)
-    tables: dict = {}
     step = explain.clamp_step(good, settings.value("s2s_tstep"))
-    memory_section(good, tables)
-    decoder_section(good, checked, step, tables)
-    step, temperature = generation(good, checked, tables)
-    chosen = learning(good, record, tables)
-    retrain()
+    bodies = {"pass": partial(pass_part, good, checked, step), "generation": partial(generation, good, checked),
+              "learned": partial(learned_part, good, record)}
+    if parts.current("s2s_part", tuple(bodies)) != "generation":
+        PLAYER.stop()  # generation plays only while its part is open
+    parts.show("seq2seq", "s2s_part", "s2s", bodies)
 
+    # One ZIP of every map of every part, at the step and checkpoint chosen, however few parts were opened.
+    step = explain.clamp_step(good, settings.value("s2s_tstep"))
+    temperature = int(settings.value("s2s_temp")) / 100
+    chosen = explain.checkpoint_at(record, settings.value("s2s_ckpt"))
     sharing = _sharing()
     address, _, link_short = links.share_link(**sharing)
     made = {"settings.txt": explain.settings_text(address, link_short, good, step=step, temperature=temperature,
                                                   checkpoint=chosen, lang=current_lang())}
-    MAPS.zip_button(tr("tr.download_zip"), tables, made, file_name="selfattn-translator.zip", key="dl_s2t_zip")
+    MAPS.zip_button(tr("tr.download_zip"), every_table(good, checked, step, record, chosen), made,
+                    file_name="selfattn-translator.zip", key="dl_s2t_zip")
+    st.caption(tr("tr.zip_help"))
     links.publish(**sharing)
+
+
+def every_table(good: Translation, checked: Checked, step: int, record: explain.Record,
+                chosen: explain.Checkpoint) -> dict:
+    """Every map of the translation, by its CSV's name in the ZIP: the whole-sentence pass's, the step's, the
+    checkpoint's (each the same numbers and labels as its map)."""
+    maps = {**pass_maps(good, checked, step), **step_maps(good, step), **learned_maps(good, record, chosen)}
+    return {name: shown.frame() for name, shown in maps.items()}
+
+
+def pass_part(good: Translation, checked: Checked, step: int) -> None:
+    """Part 1: the source through the encoder, then the decoder over the whole translation at once."""
+    maps = pass_maps(good, checked, step)
+    memory_section(maps)
+    decoder_section(good, checked, maps)
+
+
+def learned_part(good: Translation, record: explain.Record) -> None:
+    """Part 3: how it learned, and (locally) training it again."""
+    learning(good, record)
+    retrain()
 
 
 def examples() -> None:
@@ -246,63 +307,63 @@ def torch_line(check: TorchCheck | None) -> None:
         st.warning(tr("tr.torch_differs", words=" ".join(check.torch_tokens), diff=diff), icon=":material/warning:")
 
 
-def memory_section(good: Translation, tables: dict) -> None:
+def pass_maps(good: Translation, checked: Checked, step: int) -> dict[str, MapShown]:
+    """The whole-sentence pass's maps by CSV name: the memory; per decoder layer, each head's masked self-attention
+    over its input and its cross-attention over the memory; the output row of each word."""
+    inputs, words, chars = explain.input_labels(good), explain.word_labels(good), explain.source_labels(good)
+    memory = explain.memory(good)  # (n, d)
+    d_cols = column_names("d", memory.shape[1])
+    maps = {"memory": MapShown(tr("tr.memory_map"), memory[:, :MAP_DIMS], chars, d_cols[:MAP_DIMS], "memory",
+                               "src:memory", full=memory, full_cols=d_cols)}
+    whole = good.cross_weights  # (layers, heads, T, n)
+    focus = step if step < len(good.tokens) else None
+    for layer, lt in enumerate(checked.full.decoder_layers):
+        weights = masked(lt.self_weights, lt.self_attention.allowed)  # (h, m, m)
+        at = f"l{layer + 1}h"
+        for h in range(weights.shape[0]):
+            maps[f"self_layer{layer + 1}_head{h + 1}"] = MapShown(
+                tr("tr.layer_head", layer=layer + 1, h=h + 1), weights[h], inputs, inputs, f"self_{at}{h + 1}",
+                f"self:{at}{h + 1}", focus=step, role="weights")
+        for h in range(whole.shape[1]):
+            maps[f"cross_layer{layer + 1}_head{h + 1}"] = MapShown(
+                tr("tr.layer_head", layer=layer + 1, h=h + 1), whole[layer, h], words[: whole.shape[2]], chars,
+                f"cross_{at}{h + 1}", f"cross:{at}{h + 1}", focus=focus, role="weights")
+    rows = explain.decoder_rows(good)  # (T, d)
+    d_cols = column_names("d", rows.shape[1])
+    maps["rows"] = MapShown(tr("tr.rows_map"), rows[:, :MAP_DIMS], words[: len(rows)], d_cols[:MAP_DIMS], "rows",
+                            "row:out", focus=focus, full=rows, full_cols=d_cols)
+    return maps
+
+
+def memory_section(maps: dict[str, MapShown]) -> None:
     """① The source through the encoder: the memory, one row per source character."""
     st.subheader(tr("tr.memory_title"))
     st.caption(tr("tr.memory_help"))
-    memory = explain.memory(good)  # (n, d)
-    d_cols = column_names("d", memory.shape[1])
-    with st.container(horizontal=True, wrap=True, gap="medium"):
-        with st.container(width="content"):
-            tables["memory"] = MAPS.show(tr("tr.memory_map"), memory[:, :MAP_DIMS], explain.source_labels(good),
-                                         d_cols[:MAP_DIMS], key="memory", link="src:memory", focus=None, full=memory,
-                                         full_cols=d_cols)
+    draw_row([maps["memory"]])
 
 
-def decoder_section(good: Translation, checked: Checked, step: int, tables: dict) -> None:
+def decoder_section(good: Translation, checked: Checked, maps: dict[str, MapShown]) -> None:
     """② The decoder over the whole translation at once: per layer, each head's masked self-attention over its input,
     then its cross-attention over the memory; the output row of each word; what aligns with what."""
     st.subheader(tr("tr.decoder_title"))
-    inputs, words, chars = explain.input_labels(good), explain.word_labels(good), explain.source_labels(good)
     whole = good.cross_weights  # (layers, heads, T, n)
-    st.caption(tr("tr.decoder_help", m=len(inputs), t=whole.shape[2], n=whole.shape[3]))
+    st.caption(tr("tr.decoder_help", m=len(explain.input_labels(good)), t=whole.shape[2], n=whole.shape[3]))
     st.caption(tr("tr.self_help"))
     st.caption(tr("tr.full_help", m=whole.shape[2], n=whole.shape[3]))
-    focus = step if step < len(good.tokens) else None
-    for layer, lt in enumerate(checked.full.decoder_layers):
-        st.markdown(f"**{tr('tr.self_title', layer=layer + 1)}**")
-        maps = masked(lt.self_weights, lt.self_attention.allowed)  # (h, m, m)
-        with st.container(horizontal=True, wrap=True, gap="medium"):
-            for h in range(maps.shape[0]):
-                with st.container(width="content"):
-                    tables[f"self_layer{layer + 1}_head{h + 1}"] = MAPS.show(
-                        tr("tr.layer_head", layer=layer + 1, h=h + 1), maps[h], inputs, inputs,
-                        key=f"self_l{layer + 1}h{h + 1}", link=f"self:l{layer + 1}h{h + 1}", focus=step,
-                        role="weights", domain=(0.0, 1.0))
-        st.markdown(f"**{tr('tr.cross_title', layer=layer + 1)}**")
-        with st.container(horizontal=True, wrap=True, gap="medium"):
-            for h in range(whole.shape[1]):
-                with st.container(width="content"):
-                    tables[f"cross_layer{layer + 1}_head{h + 1}"] = MAPS.show(
-                        tr("tr.layer_head", layer=layer + 1, h=h + 1), whole[layer, h], words[: whole.shape[2]],
-                        chars, key=f"cross_l{layer + 1}h{h + 1}", link=f"cross:l{layer + 1}h{h + 1}", focus=focus,
-                        role="weights", domain=(0.0, 1.0))
-    rows = explain.decoder_rows(good)  # (T, d)
-    d_cols = column_names("d", rows.shape[1])
-    with st.container(horizontal=True, wrap=True, gap="medium"):
-        with st.container(width="content"):
-            tables["rows"] = MAPS.show(tr("tr.rows_map"), rows[:, :MAP_DIMS], words[: len(rows)], d_cols[:MAP_DIMS],
-                                       key="rows", link="row:out", focus=focus, full=rows, full_cols=d_cols)
+    for layer in range(len(checked.full.decoder_layers)):
+        for kind, title in (("self", "tr.self_title"), ("cross", "tr.cross_title")):
+            st.markdown(f"**{tr(title, layer=layer + 1)}**")
+            draw_row(shown for name, shown in maps.items() if name.startswith(f"{kind}_layer{layer + 1}_"))
+    draw_row([maps["rows"]])
     if good.tokens:
         st.markdown(f"#### {tr('tr.align_title')}")
         st.caption(tr("tr.align_help", h=whole.shape[1]))
         st.markdown("\n".join(f"- {line}" for line in explain.alignment_note(good, current_lang())))
 
 
-def generation(good: Translation, checked: Checked, tables: dict) -> tuple[int, float]:
+def generation(good: Translation, checked: Checked) -> None:
     """③ Generation, one word at a time: the step selector; at the step, each layer's key/value cache, the new row's
-    self-attention and cross-attention; the cached steps against the full pass; the next word's probabilities.
-    Returns the step shown and the temperature."""
+    self-attention and cross-attention; the cached steps against the full pass; the next word's probabilities."""
     lang = current_lang()
     words, inputs, chars = explain.word_labels(good), explain.input_labels(good), explain.source_labels(good)
     count = len(words)
@@ -319,23 +380,11 @@ def generation(good: Translation, checked: Checked, tables: dict) -> tuple[int, 
     st.markdown("**" + tr("tr.step_title", t=step + 1, prefix=" ".join(inputs[: step + 1]),
                            word=_step_label(words[step])) + "**")
     st.caption(tr("tr.cache_rows", old=step, new=step + 1) if step else tr("tr.cache_first"))
-    at = good.decoder.steps[step]
-    heads = [tr_plain("s2s.head", h=h + 1) for h in range(at.self_weights[0].shape[0])]
-    rows = [*inputs[:step], tr_plain("tr.cache_new", token=inputs[step])]
-    for layer in range(len(at.self_weights)):
-        keys, values = merge_heads(at.cached_keys[layer]), merge_heads(at.cached_values[layer])  # (t + 1, d) each
-        step_maps = (("k_cache", tr("tr.cache_k", layer=layer + 1, h=len(heads)), keys, rows, "k", "values"),
-                     ("v_cache", tr("tr.cache_v", layer=layer + 1, h=len(heads)), values, rows, "v", "values"),
-                     ("self", tr("tr.step_self_title", layer=layer + 1), at.self_weights[layer], heads,
-                      inputs[: step + 1], "weights"),
-                     ("cross", tr("tr.step_cross_title", layer=layer + 1), at.cross_weights[layer], heads, chars,
-                      "weights"))
-        with st.container(horizontal=True, wrap=True, gap="medium"):
-            for name, title, matrix, labels, cols, role in step_maps:
-                with st.container(width="content"):
-                    tables[f"step{step + 1}_{name}_layer{layer + 1}"] = step_map(name, title, matrix, labels, cols,
-                                                                              role, layer)
-    st.caption(tr("tr.step_cross_help", h=len(heads)))
+    maps = step_maps(good, step)
+    layers = len(good.decoder.steps[step].self_weights)
+    for layer in range(layers):
+        draw_row(shown for name, shown in maps.items() if name.endswith(f"_layer{layer + 1}"))
+    st.caption(tr("tr.step_cross_help", h=good.decoder.steps[step].self_weights[0].shape[0]))
     st.success(tr("tr.cache_same", diff=difference_text(checked.cache_difference)), icon=":material/verified:")
 
     st.markdown(f"#### {tr('tr.probs_title')}")
@@ -347,27 +396,50 @@ def generation(good: Translation, checked: Checked, tables: dict) -> tuple[int, 
     vega(explain.next_words_spec(nxt, lang))
     st.caption(tr("tr.greedy_line", word=_step_label(nxt.vocabulary[nxt.greedy]),
                   p=f"{nxt.greedy_probability:.3f}", temperature=f"{temperature:.2f}", vocab=nxt.writable))
-    return step, temperature
 
 
 STEP_MAP_KEYS = {"k_cache": "cache_k_l", "v_cache": "cache_v_l", "self": "step_self_l", "cross": "step_l"}
 
 
-def step_map(name: str, title: str, matrix, rows, cols, role: str, layer: int):
-    """One map of a generation step: a cache (``cols`` its prefix: the heads side by side, the first MAP_DIMS columns
-    drawn, the CSV whole) or the new row's weights (``cols`` the labels of what it reads)."""
-    key = f"{STEP_MAP_KEYS[name]}{layer + 1}"
-    if role == "weights":
-        return MAPS.show(title, matrix, rows, cols, key=key, link=None, focus=None, role=role, domain=(0.0, 1.0))
-    names = column_names(cols, matrix.shape[1])
-    return MAPS.show(title, matrix[:, :MAP_DIMS], rows, names[:MAP_DIMS], key=key, link=None, focus=None,
-                     full=matrix, full_cols=names)
+def step_maps(good: Translation, step: int) -> dict[str, MapShown]:
+    """Generation step ``step``'s maps by CSV name, per decoder layer: its key and value caches (the heads side by
+    side, the first MAP_DIMS columns drawn, the CSV whole) and the new row's self- and cross-attention weights."""
+    inputs, chars = explain.input_labels(good), explain.source_labels(good)
+    at = good.decoder.steps[step]
+    heads = [tr_plain("s2s.head", h=h + 1) for h in range(at.self_weights[0].shape[0])]
+    rows = [*inputs[:step], tr_plain("tr.cache_new", token=inputs[step])]
+    maps = {}
+    for layer in range(len(at.self_weights)):
+        keys, values = merge_heads(at.cached_keys[layer]), merge_heads(at.cached_values[layer])  # (t + 1, d) each
+        for name, title, cache, prefix in (("k_cache", "tr.cache_k", keys, "k"), ("v_cache", "tr.cache_v", values, "v")):
+            names = column_names(prefix, cache.shape[1])
+            maps[f"step{step + 1}_{name}_layer{layer + 1}"] = MapShown(
+                tr(title, layer=layer + 1, h=len(heads)), cache[:, :MAP_DIMS], rows, names[:MAP_DIMS],
+                f"{STEP_MAP_KEYS[name]}{layer + 1}", full=cache, full_cols=names)
+        for name, title, weights, cols in (("self", "tr.step_self_title", at.self_weights[layer], inputs[: step + 1]),
+                                           ("cross", "tr.step_cross_title", at.cross_weights[layer], chars)):
+            maps[f"step{step + 1}_{name}_layer{layer + 1}"] = MapShown(
+                tr(title, layer=layer + 1), weights, heads, cols, f"{STEP_MAP_KEYS[name]}{layer + 1}", role="weights")
+    return maps
 
 
-def learning(good: Translation, record: explain.Record, tables: dict) -> explain.Checkpoint:
+def learned_maps(good: Translation, record: explain.Record, chosen: explain.Checkpoint) -> dict[str, MapShown]:
+    """The checkpoint ``chosen``'s recorded cross-attention on the watched sentence, per layer and head (none when
+    it wrote nothing yet)."""
+    watched = chosen.sentences[explain.watched_sentence(record, "".join(good.source))]
+    if not watched.tokens:
+        return {}
+    weights = watched.cross_weights  # (layers, heads, T, n)
+    return {f"training_step{chosen.step}_cross_layer{layer + 1}_head{h + 1}": MapShown(
+        tr("tr.layer_head", layer=layer + 1, h=h + 1), weights[layer, h], explain.labels(watched.tokens),
+        explain.labels(watched.source), f"ckpt_l{layer + 1}h{h + 1}", role="weights")
+        for layer in range(weights.shape[0]) for h in range(weights.shape[1])}
+
+
+def learning(good: Translation, record: explain.Record) -> None:
     """How it learned: the checkpoint slider (labelled in training steps, as the chart's axis), the loss chart with
     every checkpoint a dot and the one shown a line, held-out accuracy, how much the watched sentence's
-    cross-attention sharpened (measured), and its recorded cross-attention at that checkpoint (returned)."""
+    cross-attention sharpened (measured), and its recorded cross-attention at that checkpoint."""
     lang = current_lang()
     sentence = explain.watched_sentence(record, "".join(good.source))
     st.subheader(tr("tr.learn_title"))
@@ -395,19 +467,12 @@ def learning(good: Translation, record: explain.Record, tables: dict) -> explain
         st.caption(tr("tr.watched_line", sentence=sentence, output=" ".join(watched.tokens)))
     else:
         st.caption(tr("tr.watched_nothing", sentence=sentence))
-        return chosen
+        return
     n = len(watched.source)
     st.caption(tr("tr.peak_line", peak=f"{explain.peak(watched.cross_weights):.2f}", n=n, uniform=f"{1 / n:.2f}"))
-    weights = watched.cross_weights  # (layers, heads, T, n)
-    for layer in range(weights.shape[0]):
-        with st.container(horizontal=True, wrap=True, gap="medium"):
-            for h in range(weights.shape[1]):
-                with st.container(width="content"):
-                    tables[f"training_step{chosen.step}_cross_layer{layer + 1}_head{h + 1}"] = MAPS.show(
-                        tr("tr.layer_head", layer=layer + 1, h=h + 1), weights[layer, h],
-                        explain.labels(watched.tokens), explain.labels(watched.source),
-                        key=f"ckpt_l{layer + 1}h{h + 1}", link=None, focus=None, role="weights", domain=(0.0, 1.0))
-    return chosen
+    maps = learned_maps(good, record, chosen)
+    for layer in range(watched.cross_weights.shape[0]):
+        draw_row(shown for name, shown in maps.items() if f"_cross_layer{layer + 1}_" in name)
 
 
 def retrain() -> None:
