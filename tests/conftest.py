@@ -136,6 +136,18 @@ def url():
         yield base
 
 
+@pytest.fixture(scope="session")
+def hosted(tmp_path_factory):
+    """The app in hosted mode, one process per test worker, warmed up by one visit to the Playground: the hostile
+    modules that attack it over its websocket and leave its configuration as they found it take turns on it (one
+    a module started six such servers a run). A module that needs another configuration (a proxy's client header,
+    a cache folder or a hub of its own) starts its own server."""
+    from support import hostile
+
+    with hostile.hosted_playground(tmp_path_factory.mktemp("hosted")) as target:
+        yield target
+
+
 @pytest.fixture(scope="module")
 def browser():
     """One headless Chromium per test module; each test opens its own context (tests/browser.py's browser_page)."""

@@ -29,11 +29,10 @@ MAX_CPU_S = 1.0  # any crafted widget message
 MAX_LINK_BYTES, MAX_LINK_CPU_S = hostile.MAX_LINK_BYTES, hostile.MAX_LINK_CPU_S  # any link
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """The app in hosted mode, one process, warmed up by one visit to the Playground."""
-    with hostile.hosted_playground(tmp_path_factory.mktemp("hostile")) as target:
-        yield target
+@pytest.fixture
+def server(hosted):
+    """The worker's hosted server (tests/conftest.py), shared with the other hostile modules."""
+    return hosted
 
 
 def attack(server, query: str, *widgets: dict) -> tuple[hostile.Cost, list[str], list[str]]:
@@ -507,7 +506,7 @@ def test_crafted_trigger_lists_pick_nothing_else(server, payload):
     before, [(cost, focus, after)] = pick_attack(server, [payload])
     assert cost.exceptions == 0 and not cost.closed and cost.cpu_s <= MAX_CPU_S, cost
     assert numbers(after) and focus_token(after) == [f"q{min(focus) + 1}"]
-    from ui.server_limits import MAX_TRIGGER_BYTES  # a longer list is refused whole (issue 29)
+    from selfattn.serving.limits import MAX_TRIGGER_BYTES  # a longer list is refused whole (issue 29)
 
     real = ('"value": 2}' in payload and payload.startswith(("{", '[{"event": "pick", "value": 2}'))
             and len(payload) <= MAX_TRIGGER_BYTES)

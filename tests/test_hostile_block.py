@@ -29,11 +29,10 @@ CHECKED = "Checked against `torch.nn.TransformerEncoderLayer`"
 ROW = ["-0.14", "1.12", "0.77", "-0.15"]  # the default X's first row (4 × 4, seed 0)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """The app in hosted mode, one process (warmed up by one visit to the Playground)."""
-    with hostile.hosted_playground(tmp_path_factory.mktemp("hostile_block")) as target:
-        yield target
+@pytest.fixture
+def server(hosted):
+    """The worker's hosted server (tests/conftest.py), shared with the other hostile modules."""
+    return hosted
 
 
 def attack(server, query: str, *widgets: dict) -> tuple[hostile.Cost, list[str], list[str]]:

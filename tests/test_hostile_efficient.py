@@ -23,10 +23,10 @@ CHECKED = "Equal to torch's `scaled_dot_product_attention`"
 KEPT = "last good result"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with hostile.hosted_playground(tmp_path_factory.mktemp("hostile_efficient")) as target:
-        yield target
+@pytest.fixture
+def server(hosted):
+    """The worker's hosted server (tests/conftest.py), shared with the other hostile modules."""
+    return hosted
 
 
 def checked(texts: list[str]) -> list[str]:

@@ -20,10 +20,10 @@ from support import hostile, server as servers, visitor as wire
 pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with hostile.hosted_playground(tmp_path_factory.mktemp("messages")) as target:
-        yield target
+@pytest.fixture
+def server(hosted):
+    """The worker's hosted server (tests/conftest.py), shared with the other hostile modules."""
+    return hosted
 
 
 def flood(server, messages: list[bytes], then_heartbeat: bool = True) -> hostile.Cost:

@@ -22,10 +22,10 @@ CHECKED = "Checked against `torch.nn.Transformer`"
 FIRST_ROW = ["-1.84", "-1.49", "1.89", "0.86"]  # the default source X's first row (4 × 4, seed 0)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with hostile.hosted_playground(tmp_path_factory.mktemp("hostile_seq2seq")) as target:
-        yield target
+@pytest.fixture
+def server(hosted):
+    """The worker's hosted server (tests/conftest.py), shared with the other hostile modules."""
+    return hosted
 
 
 def sent_table(cells) -> tuple[str, str]:

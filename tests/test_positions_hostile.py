@@ -22,10 +22,10 @@ HEAVIEST = "preset=random&seed=7&size=32.16.16.16&scale=1&causal=1&bias=1&focus=
 REVERSED = " ".join(str(32 - i) for i in range(32))
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with hostile.hosted_playground(tmp_path_factory.mktemp("hostile")) as target:
-        yield target
+@pytest.fixture
+def server(hosted):
+    """The worker's hosted server (tests/conftest.py), shared with the other hostile modules."""
+    return hosted
 
 
 def open_cost(server, query: str) -> tuple[hostile.Cost, list[str]]:
