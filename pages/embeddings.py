@@ -1,4 +1,5 @@
-"""Sentence embeddings: a sentence as vectors, Softmax(XXᵀ/√d)X, and a real model's heads."""
+"""Sentence embeddings, in three parts a visitor picks (ui/parts.py): a sentence as vectors and Softmax(XXᵀ/√d)X,
+a real model's heads, the same words in another order."""
 
 from functools import partial
 
@@ -15,6 +16,7 @@ from selfattn.text import models
 from selfattn.text.embedding_text import MAX_CHARS, has_cjk
 from selfattn.text.embeddings import KINDS, SOURCES, TokenEmbeddings, get_source
 from selfattn.text.raw_view import RawView
+from selfattn.text.view import PARTS
 from selfattn.text.prefetch import visitors_may_download
 from selfattn.text.raw_view import shared_ranges
 from ui import models as cached
@@ -25,6 +27,7 @@ from ui import state as settings
 from ui.widgets import choice, csv_button, show_error, tr, tr_plain, vega
 from ui.models import number_slider
 from ui import links
+from ui import parts
 
 links.start("embeddings")
 
@@ -255,14 +258,21 @@ st.title(tr("emb.title"))
 st.caption(tr("emb.intro"))
 links.show_problems("embeddings")
 
-def read() -> cached.EmbeddingsState:
-    """The page's widgets above part 1, in order: the sentence(s), where the vectors come from, how X is drawn."""
+
+def read(part: str) -> cached.EmbeddingsState:
+    """The page's widgets above its parts, in order: the sentence(s), where the vectors come from, how X is drawn.
+
+    The "same words, another order" part has sentences of its own and compares both kinds of vectors: there only
+    the source and the two switches its maps follow are drawn (the rest kept, for the link and the other parts).
+    """
+    sentences = part != "order"
     # ── Sentence(s) ───────────────────────────────────────────────────────────────────────
-    mode = choice(st.segmented_control, tr("emb.mode"), ["single", "pair"], "emb_mode",
-                  {"single": tr("emb.mode_single"), "pair": tr("emb.mode_pair")})
+    mode = settings.keep("emb_mode") if not sentences else choice(
+        st.segmented_control, tr("emb.mode"), ["single", "pair"], "emb_mode",
+        {"single": tr("emb.mode_single"), "pair": tr("emb.mode_pair")})
     settings.keep("emb_text")
     settings.keep("emb_text_b")
-    if mode == "pair":
+    if sentences and mode == "pair":
         st.caption(tr("emb.pairs"))
         with st.container(horizontal=True, gap="small"):  # whole names, wrapped onto more rows when narrow
             for a, b in PAIRS:
@@ -272,15 +282,15 @@ def read() -> cached.EmbeddingsState:
         left.text_input(tr("emb.text_a"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"))
         right.text_input(tr("emb.text_b"), key="emb_text_b", max_chars=MAX_CHARS,
                          placeholder=tr("emb.text_placeholder"))
-        texts = [st.session_state["emb_text"], st.session_state["emb_text_b"]]
-    else:
+    elif sentences:
         st.caption(tr("emb.presets"))
         with st.container(horizontal=True, gap="small"):  # whole sentences, wrapped onto more rows when narrow
             for sentence in SENTENCES:
                 st.button(sentence, on_click=settings.put, args=("emb_text", sentence), key=f"preset_{sentence}")
         st.text_input(tr("emb.text"), key="emb_text", max_chars=MAX_CHARS, placeholder=tr("emb.text_placeholder"),
                       help=tr("emb.text_help", chars=MAX_CHARS, tokens=MAX_TOKENS))
-        texts = [st.session_state["emb_text"]]
+    keys = ("emb_text", "emb_text_b") if mode == "pair" else ("emb_text",)
+    texts = [st.session_state[key] for key in keys]
 
     # ── Where the vectors come from ───────────────────────────────────────────────────────
     with st.container(border=True):
@@ -302,11 +312,14 @@ def read() -> cached.EmbeddingsState:
             else:
                 spec = s2.text_input(tr("emb.model"), key="emb_model", max_chars=300, help=tr("emb.model_help"),
                                      placeholder=tr("emb.model_placeholder")).strip()
-        d1, d2 = st.columns(2)
-        with d1:
-            kind = kind_control(src)
         settings.keep("emb_dims")
-        dims = d2.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
+        if sentences:
+            d1, d2 = st.columns(2)
+            with d1:
+                kind = kind_control(src)
+            dims = d2.slider(tr("emb.dims"), 4, MAX_DIMS_SHOWN, key="emb_dims", help=tr("emb.dims_help"))
+        else:  # the order part draws both kinds, and X's columns are not drawn there
+            kind, dims = settings.keep("emb_kind", KINDS), st.session_state["emb_dims"]
         settings.keep("emb_scale")
         settings.keep("emb_unit")
         with st.container(horizontal=True, gap="medium"):
@@ -316,122 +329,143 @@ def read() -> cached.EmbeddingsState:
                                   scale=raw_scale, unit=raw_unit)
 
 
-state = read()
+state = read(parts.current("emb_part", PARTS))
 src = get_source(state.source)
 
-# ── The model: part 2 always needs one, part 1 for MiniLM or Hugging Face vectors ─────
-kept_model = settings.kept("emb_model_good")  # (spec, bundle, run) of the last heads shown
-model_spec = src.model_spec(state.spec) if src.loads_model else "minilm"  # the source's model, else MiniLM
-model_error = None
-try:
-    cached.load_with_status(model_spec, kept=bool(settings.kept("emb_good")) or kept_model is not None)
-except InputError as exc:  # explained in the loading box, which has turned red
-    model_error = exc
 
-# ── Part 1: the raw form ──────────────────────────────────────────────────────────────
-st.header(tr("emb.raw_header", formula=formula(state.scale, "d", "X")))
-st.markdown(tr("emb.raw_intro"))
-columns = st.columns(len(state.texts)) if len(state.texts) > 1 else [st.container()]
-first_error = None
-results = []  # (embeddings or None, error or None) per sentence
-for idx, (col, text) in enumerate(zip(columns, state.texts)):
-    with col:
-        slot = f"{state.mode}{idx}"
-        if src.asks_model and model_error is not None:
-            results.append((settings.kept("emb_good", slot), None))  # explained above
-            continue
-        use_kind = embed_kind(text, src, state.kind)
-        results.append(settings.last_good("emb_good", partial(compute, text, state.source, use_kind, state.spec), slot))
-raw_views = [None if emb is None else cached.raw_view(cached.embeddings_key(emb), emb, state.unit, state.scale)
-             for emb, _ in results]  # what part 1 draws of each sentence, computed once per process for each
-drawn = [emb for emb, _ in results if emb is not None]
-ranges = shared_ranges([v for v in raw_views if v is not None],
-                       comparable=len({(emb.source, emb.model, emb.dim) for emb in drawn}) == 1)
-if ranges:
-    st.caption(tr("emb.shared_scale_all" if "X" in ranges else "emb.shared_scale"))
-for idx, (col, (emb, error)) in enumerate(zip(columns, results)):
-    with col:
-        if error is not None:
-            show_error(error, kept=emb is not None)
-            first_error = error if idx == 0 else first_error
-        if emb is not None:  # this result, or the last good one
-            raw_form(emb, raw_views[idx], f"raw{idx + 1}", state.dims, fit.column_px([1] * len(state.texts))[idx],
-                     ranges)
-
-# ── Part 2: what a real model's heads do ──────────────────────────────────────────────
-st.header(tr("emb.model_header"))
-st.markdown(tr("emb.model_intro"))
-sentence = state.texts[0]
-use_spec = model_spec if model_error is None else (kept_model[0] if kept_model else None)
-if use_spec is None:  # the model failed and none was shown before: the error above says it all
-    links.stop("embeddings")
-shown_model, run_error = settings.last_good(
-    "emb_model_good", lambda: (use_spec, cached.model(use_spec), cached.model_run(use_spec, sentence, MAX_TOKENS)))
-if run_error is not None and not same_error(run_error, first_error):  # a bad sentence was explained in part 1 already
-    show_error(run_error, kept=shown_model is not None)
-if shown_model is None:
-    links.stop("embeddings")
-shown_spec, bundle, run = shown_model  # the last good: a failed sentence keeps the model it was read by
-fresh = run_error is None
-model_name = models.display_name(bundle.name)
-if model_error is not None:
-    st.markdown(tr("emb.model_previous", name=model_name, failed=models.display_name(model_spec)))
-else:
-    st.markdown(tr("emb.model_used", name=model_name))
-if not fresh:
-    st.caption(tr("emb.model_kept_text", text=run.text))
-runs = [(run, run_labels(run))]  # (run, token labels) of each sentence: a pair's translation too
-if len(state.texts) > 1:
+def load_model() -> tuple[str, InputError | None]:
+    """The model parts 1 and 2 read with (the source's, else MiniLM), loaded with its status box; and why not."""
+    kept_model = settings.kept("emb_model_good")  # (spec, bundle, run) of the last heads shown
+    spec = src.model_spec(state.spec) if src.loads_model else "minilm"
     try:
-        second = cached.model_run(use_spec, state.texts[1], MAX_TOKENS)
-        runs.append((second, run_labels(second)))
-    except InputError as exc:  # said in part 1's column of the translation; its heads are left out
-        if not any(same_error(exc, error) for _, error in results):
-            show_error(exc, kept=False)
-charvec_shown = any(emb is not None and emb.source == "charvec" for emb, _ in results)
-offered = False  # the way to a Chinese model is offered once, for the first sentence that needs it
-for each, _ in runs:
-    offered = model_warnings(each, model_name, titled=len(runs) > 1, charvec_shown=charvec_shown,
-                             offer=not offered) or offered
+        cached.load_with_status(spec, kept=bool(settings.kept("emb_good")) or kept_model is not None)
+    except InputError as exc:  # explained in the loading box, which has turned red
+        return spec, exc
+    return spec, None
 
-units, view = readout_ui.controls()
-views = [readout_ui.Units(each, each_labels, units == "words") for each, each_labels in runs]
-# One sentence's details (pattern grid, head view, the layer's grid, Q K V): the one the model reads best, the
-# first when both are read alike. A pair's Chinese sentence is mostly [UNK] to MiniLM; its English one is not.
-read_i = min(range(len(runs)), key=lambda i: runs[i][0].unknown_share)
-run, labels = runs[read_i]
-shown = views[read_i]
-by_head = view == "head"  # the one-head view: the pattern grid, the head slider, the check, Q, K and V
-c1, c2 = st.columns(2)
-layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer", tr("emb.layer_help", L=bundle.num_layers),
-                        shown=view != "rollout")
-head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads),
-                       shown=by_head)
-if len(runs) > 1 and view != "rollout":  # the pattern grid, head view and layer grid are of one sentence: say which
-    other = runs[1 - read_i][0]
-    if other.unknown_share == run.unknown_share:
-        st.caption(tr("emb.details_first", text=run.text))
+
+# ── 1. The raw form ───────────────────────────────────────────────────────────────────
+def part_raw() -> None:
+    st.header(tr("emb.raw_header", formula=formula(state.scale, "d", "X")))
+    st.markdown(tr("emb.raw_intro"))
+    model_error = load_model()[1] if src.loads_model else None  # character vectors load no model
+    columns = st.columns(len(state.texts)) if len(state.texts) > 1 else [st.container()]
+    results = []  # (embeddings or None, error or None) per sentence
+    for idx, (col, text) in enumerate(zip(columns, state.texts)):
+        with col:
+            slot = f"{state.mode}{idx}"
+            if src.asks_model and model_error is not None:
+                results.append((settings.kept("emb_good", slot), None))  # explained above
+                continue
+            use_kind = embed_kind(text, src, state.kind)
+            results.append(settings.last_good("emb_good", partial(compute, text, state.source, use_kind, state.spec),
+                                              slot))
+    raw_views = [None if emb is None else cached.raw_view(cached.embeddings_key(emb), emb, state.unit, state.scale)
+                 for emb, _ in results]  # what part 1 draws of each sentence, computed once per process for each
+    drawn = [emb for emb, _ in results if emb is not None]
+    ranges = shared_ranges([v for v in raw_views if v is not None],
+                           comparable=len({(emb.source, emb.model, emb.dim) for emb in drawn}) == 1)
+    if ranges:
+        st.caption(tr("emb.shared_scale_all" if "X" in ranges else "emb.shared_scale"))
+    for idx, (col, (emb, error)) in enumerate(zip(columns, results)):
+        with col:
+            if error is not None:
+                show_error(error, kept=emb is not None)
+            if emb is not None:  # this result, or the last good one
+                raw_form(emb, raw_views[idx], f"raw{idx + 1}", state.dims,
+                         fit.column_px([1] * len(state.texts))[idx], ranges)
+
+
+# ── 2. What a real model's heads do ───────────────────────────────────────────────────
+def part_model() -> None:
+    st.header(tr("emb.model_header"))
+    st.markdown(tr("emb.model_intro"))
+    model_spec, model_error = load_model()
+    kept_model = settings.kept("emb_model_good")
+    sentence = state.texts[0]
+    use_spec = model_spec if model_error is None else (kept_model[0] if kept_model else None)
+    if use_spec is None:  # the model failed and none was shown before: the loading box says it all
+        return
+    shown_model, run_error = settings.last_good(
+        "emb_model_good", lambda: (use_spec, cached.model(use_spec), cached.model_run(use_spec, sentence, MAX_TOKENS)))
+    if run_error is not None:
+        show_error(run_error, kept=shown_model is not None)
+    if shown_model is None:
+        return
+    shown_spec, bundle, run = shown_model  # the last good: a failed sentence keeps the model it was read by
+    model_name = models.display_name(bundle.name)
+    if model_error is not None:
+        st.markdown(tr("emb.model_previous", name=model_name, failed=models.display_name(model_spec)))
     else:
-        n, other_n = (int(np.count_nonzero(~each.special)) for each in (run, other))
-        st.caption(tr("emb.details_read", text=run.text, name=model_name, known=n - len(run.unknown), n=n,
-                      other=other.text, other_known=other_n - len(other.unknown), other_n=other_n))
-run_spec = shown_spec if read_i == 0 else use_spec  # the model that read ``run`` (a pair's second: the new one)
-run_key = (shown_spec, run_spec, run.text, MAX_TOKENS)  # the caches' key: the model shown, ``run``'s own
-if by_head:  # the pattern grid right above the map: a click shows its head just below, where the visitor looks
-    readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
-                                f"head-patterns-{models.display_name(bundle.name)}")
-suffix = "-words" if units == "words" else ""
-name = {"head": f"L{layer_i + 1}-H{head_i + 1}", "mean": f"L{layer_i + 1}-mean", "max": f"L{layer_i + 1}-max",
-        "rollout": "rollout"}[view]
-slots = st.columns(len(runs)) if len(runs) > 1 else [st.container()]
-for idx, (slot, (each, _), each_view) in enumerate(zip(slots, runs, views)):
-    with slot:
-        if len(runs) > 1:
-            st.markdown(tr("emb.heads_of", text=each.text))
-        last = "" if idx == 0 else f"-{idx + 1}"  # the translation's files and buttons: -2
-        readout_ui.view_block(bundle, each, each_view, view, layer_i, head_i, f"attention-{name}{suffix}{last}",
-                              key=f"dl_head_map{last}", beside=len(runs) == 1)
-if view != "rollout":  # the rollout has no layer or head of its own: nothing below belongs to it
-    layer_details(bundle, run, run_key, labels, shown, layer_i, head_i, by_head, suffix)
-order_ui.section(state.source, None if model_error else state.spec, state.scale, state.unit)  # same words, reordered
+        st.markdown(tr("emb.model_used", name=model_name))
+    if run_error is not None:
+        st.caption(tr("emb.model_kept_text", text=run.text))
+    runs = [(run, run_labels(run))]  # (run, token labels) of each sentence: a pair's translation too
+    if len(state.texts) > 1:
+        try:
+            second = cached.model_run(use_spec, state.texts[1], MAX_TOKENS)
+            runs.append((second, run_labels(second)))
+        except InputError as exc:  # its heads are left out, and the page says why
+            if not same_error(exc, run_error):
+                show_error(exc, kept=False)
+    # Part 1 shows the character vectors (the way to what works for Chinese leads there, or to the source picker).
+    charvec_shown = any(src.resolve(text).name == "charvec" for text in state.texts)
+    offered = False  # the way to a Chinese model is offered once, for the first sentence that needs it
+    for each, _ in runs:
+        offered = model_warnings(each, model_name, titled=len(runs) > 1, charvec_shown=charvec_shown,
+                                 offer=not offered) or offered
+    readout(bundle, runs, shown_spec, use_spec, model_name)
+
+
+def readout(bundle: models.ModelBundle, runs: list[tuple], shown_spec: str, use_spec: str, model_name: str) -> None:
+    """Part 2's choices and maps: the map of a head (or the layer's mean, max, the rollout) for each sentence, then
+    the details of the sentence the model reads best."""
+    units, view = readout_ui.controls()
+    views = [readout_ui.Units(each, each_labels, units == "words") for each, each_labels in runs]
+    # One sentence's details (pattern grid, head view, the layer's grid, Q K V): the one the model reads best, the
+    # first when both are read alike. A pair's Chinese sentence is mostly [UNK] to MiniLM; its English one is not.
+    read_i = min(range(len(runs)), key=lambda i: runs[i][0].unknown_share)
+    run, labels = runs[read_i]
+    shown = views[read_i]
+    by_head = view == "head"  # the one-head view: the pattern grid, the head slider, the check, Q, K and V
+    c1, c2 = st.columns(2)
+    layer_i = number_slider(c1, tr("emb.layer"), bundle.num_layers, "emb_layer",
+                            tr("emb.layer_help", L=bundle.num_layers), shown=view != "rollout")
+    head_i = number_slider(c2, tr("emb.head"), bundle.num_heads, "emb_head", tr("emb.head_help", H=bundle.num_heads),
+                           shown=by_head)
+    if len(runs) > 1 and view != "rollout":  # the pattern grid, head view and layer grid are of one sentence: which
+        other = runs[1 - read_i][0]
+        if other.unknown_share == run.unknown_share:
+            st.caption(tr("emb.details_first", text=run.text))
+        else:
+            n, other_n = (int(np.count_nonzero(~each.special)) for each in (run, other))
+            st.caption(tr("emb.details_read", text=run.text, name=model_name, known=n - len(run.unknown), n=n,
+                          other=other.text, other_known=other_n - len(other.unknown), other_n=other_n))
+    run_spec = shown_spec if read_i == 0 else use_spec  # the model that read ``run`` (a pair's second: the new one)
+    run_key = (shown_spec, run_spec, run.text, MAX_TOKENS)  # the caches' key: the model shown, ``run``'s own
+    if by_head:  # the pattern grid right above the map: a click shows its head just below, where the visitor looks
+        readout_ui.pattern_overview(cached.head_patterns(run_key, run), run_key, layer_i, head_i,
+                                    f"head-patterns-{models.display_name(bundle.name)}")
+    suffix = "-words" if units == "words" else ""
+    name = {"head": f"L{layer_i + 1}-H{head_i + 1}", "mean": f"L{layer_i + 1}-mean", "max": f"L{layer_i + 1}-max",
+            "rollout": "rollout"}[view]
+    slots = st.columns(len(runs)) if len(runs) > 1 else [st.container()]
+    for idx, (slot, (each, _), each_view) in enumerate(zip(slots, runs, views)):
+        with slot:
+            if len(runs) > 1:
+                st.markdown(tr("emb.heads_of", text=each.text))
+            last = "" if idx == 0 else f"-{idx + 1}"  # the translation's files and buttons: -2
+            readout_ui.view_block(bundle, each, each_view, view, layer_i, head_i, f"attention-{name}{suffix}{last}",
+                                  key=f"dl_head_map{last}", beside=len(runs) == 1)
+    if view != "rollout":  # the rollout has no layer or head of its own: nothing below belongs to it
+        layer_details(bundle, run, run_key, labels, shown, layer_i, head_i, by_head, suffix)
+
+
+# ── 3. Same words, another order ──────────────────────────────────────────────────────
+def part_order() -> None:
+    model_error = load_model()[1] if src.asks_model else None  # the visitor's model: the view uses it where it fits
+    order_ui.section(state.source, None if model_error else state.spec, state.scale, state.unit)
+
+
+parts.show("embeddings", "emb_part", "emb", {"raw": part_raw, "model": part_model, "order": part_order})
 links.publish("embeddings")

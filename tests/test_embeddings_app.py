@@ -14,7 +14,7 @@ from selfattn.i18n import escape_markdown, t
 from selfattn.text import models
 from selfattn.text.embeddings import REGISTRY, SOURCES
 from support.apptest import (assert_fits, assert_placeholders_speak, choice_widget, heatmap_specs, open_link, open_page,
-                           texts)
+                           open_part, texts)
 from ui import map_sizes as fit
 
 
@@ -54,7 +54,7 @@ def test_opens_with_zaoshanghao_in_both_languages(lang, title):
     assert title in at.title[0].value
     assert not at.error
     assert at.metric[0].value == "3" and at.metric[2].value == "100%"  # 早 上 好, all known
-    assert len(at.get("vega_lite_chart")) >= 9
+    assert len(at.get("vega_lite_chart")) >= 4  # the first part alone: X, XXᵀ, the weights, the output
 
 
 def test_raw_form_numbers_match_the_core(downloads):
@@ -140,7 +140,7 @@ def test_headings_follow_the_scale_toggle_and_unit_length_draws_xxt_once():
 
 
 def test_english_preset_and_model_heads(minilm, downloads):
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     at.text_input(key="emb_text").set_value("The animal didn't cross the street because it was too tired").run()
     assert not at.exception and not at.error
     layer, head = at.slider(key="emb_layer"), at.slider(key="emb_head")
@@ -180,7 +180,7 @@ def test_pair_mode_shows_both_sentences():
 
 def test_a_pair_shows_model_heads_for_both_sentences_checked_against_the_model(minilm, downloads):
     """Not only the first (Chinese, [UNK]) sentence: the translation's heads too, each the model's own map."""
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
     at.slider(key="emb_layer").set_value(2).run()
     at.slider(key="emb_head").set_value(5).run()
@@ -284,16 +284,20 @@ def test_every_heatmap_fits_its_column_with_readable_labels(mode, text):
     at.text_input(key="emb_text").set_value(text).run()
     at.slider(key="emb_dims").set_value(64).run()
     assert not at.exception and not at.error
-    specs = heatmap_specs(at)
-    # raw form (X, XXᵀ = cosine, weights, output per sentence); the head map (per sentence), grid, Q, K, V
-    assert len(specs) >= (8 if mode == "pair" else 4) + (6 if mode == "pair" else 5)
-    for spec in specs:
+    specs = heatmap_specs(at)  # part 1: the raw form (X, XXᵀ = cosine, weights, output per sentence)
+    assert len(specs) >= (8 if mode == "pair" else 4)
+    open_part(at, "embeddings", "model")
+    assert not at.error
+    heads = heatmap_specs(at)  # part 2: the head map (per sentence), the layer's grid, Q, K, V
+    assert len(heads) >= (6 if mode == "pair" else 5)
+    for spec in specs + heads:
         assert_fits(spec, f"{mode} {text[:8]}")
 
 
 def test_every_chart_speaks_the_language():
     at = open_page("embeddings", "zh")
-    specs = chart_specs(at)
+    specs = chart_specs(at)  # part 1's, then part 2's
+    specs += chart_specs(open_part(at, "embeddings", "model"))
     assert len(specs) >= 9
     english = {"row", "column", "value", "weight", "head", "query", "key"}
     for spec in specs:
@@ -304,10 +308,12 @@ def test_every_chart_speaks_the_language():
 
 
 def test_chinese_page_shows_no_internal_names_and_short_captions():
-    at = open_page("embeddings", "zh")
+    at = open_page("embeddings", "zh", part="model")
     shown = texts(at)
     assert "minilm" not in shown.lower().replace("all-minilm-l6-v2", "")  # the readable name only
     assert "模型：**all-MiniLM-L6-v2**" in shown
+    shown = texts(open_part(at, "embeddings", "raw"))
+    assert "minilm" not in shown.lower().replace("all-minilm-l6-v2", "")
     assert "向量：由 jieba 词表构建的 64 维 PPMI-SVD 汉字向量" in shown
     assert "jieba-dict" not in shown and "character vectors" not in shown
     at.text_input(key="emb_text").set_value("天气" * 300).run()  # 300 jieba words
@@ -317,14 +323,16 @@ def test_chinese_page_shows_no_internal_names_and_short_captions():
 
 
 def test_zaoshanghao_names_the_characters_minilm_does_not_know():
-    at = open_page("embeddings", "en")
-    warnings = [w.value for w in at.warning if "does not know" in w.value]  # not the order view's (狗咬人)
-    assert len(warnings) == 1  # part 1 uses the character vectors, which know all three
+    at = open_page("embeddings", "en", part="model")
+    warnings = [w.value for w in at.warning if "does not know" in w.value]
+    assert len(warnings) == 1
     assert ("all-MiniLM-L6-v2 does not know most of this sentence: only 1 of its 3 tokens are in its vocabulary; "
             "the others (早、好) all became the same token [UNK]") in warnings[0]
     assert "[UNK]、" not in warnings[0]
+    open_part(at, "embeddings", "raw")  # part 1 uses the character vectors, which know all three
+    assert not [w.value for w in at.warning if "does not know" in w.value]
     choice_widget(at.selectbox, "emb_source").set_value("minilm").run()  # part 1 with MiniLM too
-    assert sum("does not know" in w.value and "早、好" in w.value for w in at.warning) == 2
+    assert sum("does not know" in w.value and "早、好" in w.value for w in at.warning) == 1
 
 
 def test_a_chinese_learner_is_led_to_what_works(monkeypatch):
@@ -333,9 +341,9 @@ def test_a_chinese_learner_is_led_to_what_works(monkeypatch):
 
     monkeypatch.setattr(prefetch, "cached_folder", lambda spec: None)  # bert-base-chinese is not on this machine
     monkeypatch.delenv(models.HOSTED_ENV, raising=False)
-    at = open_page("embeddings", "zh")
+    at = open_page("embeddings", "zh", part="model")
     guide = [i.value for i in at.info if "处理中文" in i.value]
-    assert len(guide) == 1 and "上面第 1 部分使用汉字向量" in guide[0]
+    assert len(guide) == 1 and "第 1 部分使用汉字向量" in guide[0]
     assert "约 412.0 MB" in guide[0] and "约需 41 秒" in guide[0] and "约需 7 分钟" in guide[0]  # size and time first
     assert "点击下载按钮之前不会下载任何东西" in guide[0]
     button = next(b for b in at.button if str(b.key).startswith("use_chinese_"))
@@ -352,7 +360,7 @@ def test_a_chinese_model_that_cannot_be_had_is_said_honestly(monkeypatch):
     from selfattn.text import prefetch
 
     monkeypatch.setattr(prefetch, "cached_folder", lambda spec: None)
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     guide = [i.value for i in at.info if "For Chinese, what works" in i.value]
     assert len(guide) == 1 and "downloading models is switched off here" in guide[0]
     assert not [b for b in at.button if str(b.key).startswith("use_chinese_")]
@@ -393,7 +401,7 @@ def test_emoji_mixed_scripts_and_long_text_do_not_crash():
     ("zh", "无法加载 foo/bar", "模型：**all-MiniLM-L6-v2**（沿用上一个模型，因为无法加载 foo/bar）"),
 ])
 def test_missing_hub_model_is_one_clear_message_and_the_page_stays(lang, failed, previous):
-    at = open_page("embeddings", lang)
+    at = open_page("embeddings", lang, part="model")
     choice_widget(at.selectbox, "emb_source").set_value("hf").run()
     at.text_input(key="emb_model").set_value("foo/bar").run()
     assert not at.exception
@@ -435,7 +443,7 @@ def test_unreadable_model_folder_is_explained_without_parser_text(tmp_path):
 
 
 def test_a_bad_sentence_is_explained_once():
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     at.text_input(key="emb_text").set_value("Good morning").run()
     at.text_input(key="emb_text").set_value("?!").run()
     assert not at.exception and len(at.error) == 1  # part 1 explains it; part 2 keeps its last view
@@ -446,7 +454,7 @@ def test_local_folder_with_a_tiny_bert(tmp_path):
     from tests.fakehub import make_tiny_bert
 
     folder = make_tiny_bert(tmp_path)
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     at.text_input(key="emb_text").set_value("good morning").run()
     choice_widget(at.selectbox, "emb_source").set_value("hf").run()
     at.text_input(key="emb_model").set_value(str(folder)).run()
@@ -474,7 +482,7 @@ def test_all_heads_of_a_layer_download_as_csv(minilm, downloads):
 
     import pandas as pd
 
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     at.text_input(key="emb_text").set_value("Good morning").run()
     at.slider(key="emb_layer").set_value(3).run()
     table = pd.read_csv(io.StringIO(downloads["attention-L3-all-heads.csv"].decode()), index_col=[0, 1])
@@ -487,7 +495,7 @@ def test_one_layer_one_head_model_and_singular_counts(tmp_path):
     from tests.fakehub import make_tiny_bert
 
     folder = make_tiny_bert(tmp_path / "one", num_layers=1, num_heads=1)
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     at.text_input(key="emb_text").set_value("good morning").run()
     choice_widget(at.selectbox, "emb_source").set_value("hf").run()
     at.text_input(key="emb_model").set_value(str(folder)).run()
@@ -508,21 +516,22 @@ def test_chinese_page_has_no_english_placeholder_of_ours():
 
 
 def test_known_count_and_token_limit_leave_out_cls_and_sep():
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     at.text_input(key="emb_text").set_value("good morning 早上好").run()  # MiniLM knows 2 of the 5 tokens
     part2 = [w.value for w in at.warning if "does not know" in w.value]
     assert part2 and "Known: 3 of 5 tokens, not counting [CLS] and [SEP]" in part2[-1]
     at.text_input(key="emb_text").set_value("word " * 100).run()  # 100 tokens: both parts keep 64
     cuts = [i.value for i in at.info if "cut" in i.value]
-    assert cuts == ["The text was cut to its first 64 tokens.",
-                    "The text was cut to its first 64 tokens; the model adds [CLS] before them and [SEP] after."]
+    assert cuts == ["The text was cut to its first 64 tokens; the model adds [CLS] before them and [SEP] after."]
+    assert [i.value for i in open_part(at, "embeddings", "raw").info if "cut" in i.value] == [
+        "The text was cut to its first 64 tokens."]
     at.session_state["lang"] = "zh"
-    at.run()
-    assert [i.value for i in at.info if "文本过长" in i.value][1].startswith("文本过长，只保留了前 64 个词元；")
+    open_part(at, "embeddings", "model")
+    assert [i.value for i in at.info if "文本过长" in i.value][0].startswith("文本过长，只保留了前 64 个词元；")
 
 
 def test_qkv_headers_say_how_many_columns_are_drawn(minilm):
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     at.text_input(key="emb_text").set_value("Good morning").run()
     cut = f"`4 × {minilm.head_dim}` · first 16 columns shown; the CSV has all {minilm.head_dim}"
     assert all(f"**${name}$** &nbsp; {cut}" in texts(at) for name in "QKV"), texts(at)
@@ -552,7 +561,10 @@ def test_separators_and_overrides_in_a_sentence_leave_every_chart_drawn(params):
     text = "早上\u2028好\u2029 Good\u0085morning \u202eevil\u202c ok\u200b!"
     at = open_link("embeddings", {"text": text, **params})
     assert not at.exception and not at.error, [e.value for e in at.error]
-    specs = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+    specs = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]  # part 1's, then part 2's
+    open_part(at, "embeddings", "model")
+    assert not at.error, [e.value for e in at.error]
+    specs += [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
     assert len(specs) >= 10
     labels = [s for spec in specs for key, s in strings_in(spec)
               if key in ("labelExpr", "expr", "test", "label", "from", "to", "row", "col")]
@@ -565,7 +577,7 @@ def test_separators_and_overrides_in_a_sentence_leave_every_chart_drawn(params):
 @pytest.mark.parametrize("lang, words", [("en", ("rows ↓", "(queries)", "columns →", "(keys)")),
                                          ("zh", ("行 ↓", "（查询）", "列 →", "（键）"))])
 def test_the_small_maps_of_every_head_name_their_axes(lang, words):
-    at = open_page("embeddings", lang)
+    at = open_page("embeddings", lang, part="model")
     grids = [spec for spec in chart_specs(at) if "grid" in spec["usermeta"]]
     assert len(grids) == 1
     assert all(word in grids[0]["title"]["text"] for word in words), grids[0]["title"]
@@ -592,7 +604,7 @@ def test_a_pair_compares_on_shared_colour_scales():
 
 
 def test_a_pair_of_two_chinese_sentences_offers_the_chinese_model_once():
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
     at.text_input(key="emb_text_b").set_value("早上好").run()  # both sentences mostly [UNK] in MiniLM
     assert not at.exception and not at.error
@@ -605,7 +617,7 @@ def test_a_pair_of_two_chinese_sentences_offers_the_chinese_model_once():
 def test_a_pair_shows_the_heads_details_of_the_sentence_the_model_reads(lang):
     """早上好 / Good morning with MiniLM: 早 and 好 are [UNK], Good morning is read whole. The pattern grid, head
     view and the layer's grid are of Good morning, and the page says so; the chosen heads' map shows both."""
-    at = open_page("embeddings", lang)
+    at = open_page("embeddings", lang, part="model")
     choice_widget(at.segmented_control, "emb_mode").set_value("pair").run()
     assert not at.exception and not at.error
     said = t("emb.details_read", lang, text="Good morning", name="all-MiniLM-L6-v2", known=2, n=2, other="早上好",

@@ -60,7 +60,7 @@ def test_the_default_pair_is_3_2_1_and_minilm_says_it_cannot_show_it(lang, monke
     from ui.models import CHINESE_MODEL
 
     monkeypatch.setattr(prefetch, "cached_folder", lambda spec: None)  # bert-base-chinese is not on this machine
-    at = open_page("embeddings", lang, timeout=300)
+    at = open_page("embeddings", lang, timeout=300, part="order")
     assert not at.exception
     assert orders(at) == ["3 2 1", "3 2 1"]  # static and contextual: the same sentences, the same order
     static_a, moved, static_b = all_maps(at, 3)  # the static maps are the view's last: MiniLM's are not drawn
@@ -74,7 +74,7 @@ def test_the_default_pair_is_3_2_1_and_minilm_says_it_cannot_show_it(lang, monke
     cannot = [shown(w.value) for w in at.warning if CANNOT[lang][0] in shown(w.value)]
     assert len(cannot) == 1 and CANNOT[lang][1] in cannot[0]
     offer = [shown(i.value) for i in at.info if "python -m selfattn.text.prefetch bert-base-chinese" in i.value]
-    assert len(offer) == 2  # part 2's sentence (早上好) and this view, each where [UNK] is met
+    assert len(offer) == 1  # this view's, where [UNK] is met (part 2, closed, offers it for its own sentence)
     assert all("HF_ENDPOINT" in o and ("镜像" if lang == "zh" else "mirror") in o for o in offer)
     lead = "上面的静态向量是汉字向量" if lang == "zh" else "the static vectors above are the Chinese character vectors"
     assert sum(lead in o for o in offer) == 1
@@ -83,7 +83,7 @@ def test_the_default_pair_is_3_2_1_and_minilm_says_it_cannot_show_it(lang, monke
 
 
 def test_minilm_static_vectors_give_way_to_the_character_vectors_and_say_why():
-    at = open_link("embeddings", {"source": "minilm"}, timeout=300)
+    at = open_link("embeddings", {"part": "order", "source": "minilm"}, timeout=300)
     assert not at.exception
     assert orders(at) == ["3 2 1", "3 2 1"]
     instead = [shown(i.value) for i in at.info if "The static vectors here are the" in i.value]
@@ -99,7 +99,7 @@ def test_characters_no_vectors_know_are_said_for_both_kinds_and_only_a_chinese_m
     from selfattn.text import prefetch
 
     monkeypatch.setattr(prefetch, "cached_folder", lambda spec: None)
-    at = open_link("embeddings", {"oa": "龘靐人", "ob": "人靐龘", "lang": "zh"}, timeout=300)
+    at = open_link("embeddings", {"part": "order", "oa": "龘靐人", "ob": "人靐龘", "lang": "zh"}, timeout=300)
     assert not at.exception and not at.error
     assert orders(at) == ["3 2 1", "3 2 1"]
     cannot = [shown(w.value) for w in at.warning if "无法用这一对句子展示这一点" in w.value]
@@ -113,7 +113,7 @@ def test_characters_no_vectors_know_are_said_for_both_kinds_and_only_a_chinese_m
 def test_an_english_pair_states_its_true_permutation():
     """the dog bites the man / the man bites the dog: 1 5 3 4 2 (the two "the" matched in turn)."""
     first, second = "the dog bites the man", "the man bites the dog"
-    at = open_link("embeddings", {"oa": first, "ob": second}, timeout=300)
+    at = open_link("embeddings", {"part": "order", "oa": first, "ob": second}, timeout=300)
     assert not at.exception and not at.error
     assert orders(at) == ["1 5 3 4 2", "1 5 3 4 2"]
     order = [0, 4, 2, 3, 1]
@@ -128,7 +128,7 @@ def test_an_english_pair_states_its_true_permutation():
 
 
 def test_dog_bites_man_from_its_button_and_in_the_link():
-    at = open_page("embeddings", timeout=300)
+    at = open_page("embeddings", timeout=300, part="order")
     at.button(key="order_pair_dog bites man").click().run()
     assert not at.exception
     static_a, static_b, ctx_a, ctx_b = maps(at)
@@ -141,8 +141,8 @@ def test_dog_bites_man_from_its_button_and_in_the_link():
     assert len(successes) == 1 and len(warnings) == 1 and f"{gap:.2g}" in warnings[0]
     assert any("order **3 2 1**" in shown(m.value) for m in at.markdown)
     code = next(c.value for c in at.code if c.value.startswith("/embeddings"))
-    assert "oa=dog+bites+man" in code and "ob=man+bites+dog" in code
-    again = open_link("embeddings", {"oa": "dog bites man", "ob": "man bites dog"}, timeout=300)
+    assert "oa=dog+bites+man" in code and "ob=man+bites+dog" in code and "part=order" in code
+    again = open_link("embeddings", {"part": "order", "oa": "dog bites man", "ob": "man bites dog"}, timeout=300)
     assert not again.exception and not [w for w in again.warning if "not used" in w.value]
     for mine, theirs in zip(maps(again), maps(at)):
         np.testing.assert_array_equal(mine, theirs)
@@ -151,7 +151,7 @@ def test_dog_bites_man_from_its_button_and_in_the_link():
 @pytest.mark.parametrize("lang, words", [("en", "only in the first: dog; only in the second: cat"),
                                          ("zh", "只在第一句中有 dog；只在第二句中有 cat")])
 def test_not_the_same_tokens_is_said_and_the_last_good_view_kept(lang, words):
-    at = open_link("embeddings", {"oa": "dog bites man", "ob": "man bites dog", "lang": lang}, timeout=300)
+    at = open_link("embeddings", {"part": "order", "oa": "dog bites man", "ob": "man bites dog", "lang": lang}, timeout=300)
     before = maps(at)
     at.text_input(key="emb_order_b").set_value("man bites cat").run()
     assert not at.exception
@@ -164,6 +164,6 @@ def test_not_the_same_tokens_is_said_and_the_last_good_view_kept(lang, words):
 def test_hosted_the_view_takes_at_most_16_tokens(monkeypatch):
     monkeypatch.setenv("SELFATTN_HOSTED", "1")
     long = " ".join(["dog"] * 17)
-    at = open_link("embeddings", {"oa": long, "ob": long}, timeout=300)
+    at = open_link("embeddings", {"part": "order", "oa": long, "ob": long}, timeout=300)
     assert not at.exception
     assert any("at most 16 tokens" in shown(e.value) for e in at.error)

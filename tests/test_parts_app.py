@@ -17,6 +17,7 @@ from ui import parts
 PAGES = {  # page: (part setting, catalog prefix, parts in order)
     "heads": ("hd_part", "hd", ("compare", "check", "bench")),
     "seq2seq": ("s2s_part", "s2s", ("pass", "generation")),  # the toy's; the translator's below
+    "embeddings": ("emb_part", "emb", ("raw", "model", "order")),
 }
 
 
@@ -99,6 +100,29 @@ def test_heads_closed_parts_run_nothing(monkeypatch):
     at = open_page("heads", part="bench")
     assert at.button(key="hd_run") and at.get("file_uploader") and not at.metric
     assert not at.get("vega_lite_chart") or all("seq_len" in c.proto.spec for c in at.get("vega_lite_chart"))
+
+
+def test_embeddings_closed_parts_run_nothing(monkeypatch):
+    """Each part of the Sentence embeddings page alone: the others' work (the raw form's views, the model's run and
+    its readout, the word-order comparison) raises if called, and none of their widgets or headings is drawn."""
+    from ui import models as cached
+    from ui.embeddings import order, readout
+
+    others = {"raw": [(cached, "model_run"), (readout, "controls"), (readout, "view_block"), (order, "compute")],
+              "model": [(cached, "raw_view"), (order, "compute")],
+              "order": [(cached, "raw_view"), (cached, "model_run"), (readout, "controls")]}
+    own_keys = {"raw": "dl_raw1_X", "model": "dl_head_map", "order": "order_pair_狗咬人"}
+    for part, forbidden in others.items():
+        for module, name in forbidden:
+            forbid(monkeypatch, module, name)
+        at = open_page("embeddings", part=part, timeout=300)
+        found = {str(getattr(w, "key", None) or getattr(getattr(w, "proto", None), "id", ""))
+                 for w in fuzz.everything(at)}
+        drawn = {p for p, key in own_keys.items() if any(key in k for k in found)}
+        assert drawn == {part}, (part, drawn)
+        number = PAGES["embeddings"][2].index(part) + 1
+        assert [h.value[:4] for h in at.header] == [f"{number} · "], (part, [h.value for h in at.header])
+        monkeypatch.undo()
 
 
 def test_seq2seq_closed_parts_run_nothing(monkeypatch):

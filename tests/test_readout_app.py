@@ -51,7 +51,7 @@ def by_hand_rollout(attentions: np.ndarray) -> np.ndarray:
 
 
 def page_with(sentence: str, **choices) -> object:
-    at = open_page("embeddings")
+    at = open_page("embeddings", part="model")
     at.text_input(key="emb_text").set_value(sentence).run()
     for key, value in choices.items():
         widgets = at.selectbox if key == "emb_view" else at.segmented_control  # the map is a selectbox
@@ -79,15 +79,14 @@ def test_the_rollout_view_shows_only_what_belongs_to_it(lang):
     if lang == "zh":
         at.session_state["lang"] = "zh"
         at.run()
-    assert [s.key for s in at.slider] == ["emb_dims"]  # part 1's only
+    assert [s.key for s in at.slider] == ["emb_dims"]  # above the parts (Q, K and V's columns), no layer or head
     assert not [m for m in at.metric if "recomputed" in m.label or "重算" in m.label]
     page = texts(at)
     for gone in ("Every head of layer", "第 1 层的所有头", "Head view", "头视图", "What each head does", "每个头在做什么",
                  r"\sqrt{32}", "Queries, keys and values", "查询、键和值"):
         assert gone not in page, gone
     assert ("Attention rollout through all 6 layers" if lang == "en" else "贯穿全部 6 层的注意力逐层累积") in page
-    assert len(heatmap_specs(at)) == 4 + 1 + 3  # part 1's four maps, the rollout, and the same-words section's
-    # three maps of static vectors, last on the page (MiniLM reads 狗咬人's 狗 and 咬 as one [UNK]: it draws none)
+    assert len(heatmap_specs(at)) == 1  # the rollout alone: part 1's maps and the same-words part's are closed
 
 
 @pytest.mark.parametrize("view", ["mean", "max"])

@@ -64,6 +64,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "emb.dims_help": {"en": "X and the output are wide (64 or 384 columns); the first k are drawn. "
                             "The CSV has them all.",
                       "zh": "$X$ 和输出很宽（64 或 384 列），这里只画前 k 列；CSV 中包含全部列。"},
+    "emb.part_raw": {"en": "The sentence as vectors and attention", "zh": "句子的向量与注意力"},
+    "emb.part_model": {"en": "A pretrained model's heads", "zh": "预训练模型的注意力头"},
+    "emb.part_order": {"en": "Same words, another order", "zh": "同样的词，换个顺序"},
     "emb.raw_header": {"en": "1 · The raw form: {formula}", "zh": "1 · 最朴素的形式：{formula}"},
     # The raw form as KaTeX, with and without the ÷√d toggle; ``tail`` is "X" for the output, "" for the weights.
     "emb.softmax_scaled": {"en": r"$\mathrm{{Softmax}}(XX^\top/\sqrt{{{d}}}){tail}$",
@@ -232,9 +235,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{name} 不认识这句话的大部分内容：{n} 个词元中只有 {known} 个在它的词表里；其余的（{tokens}）都变成了同一个"
               "词元 [UNK]（“未知”），共用一个向量。下面的注意力头大多只是 [UNK] 在关注 [UNK]，说明不了这句话什么。"},
     "emb.chinese_path": {
-        "en": "**For Chinese, what works:** part 1 above uses the {charvec}, which know most common characters. "
+        "en": "**For Chinese, what works:** part 1 uses the {charvec}, which know most common characters. "
               "For a real model's heads, use a model trained on Chinese.",
-        "zh": "**处理中文，可以这样做**：上面第 1 部分使用{charvec}，常用汉字大多都有向量。要看真实模型的注意力头，"
+        "zh": "**处理中文，可以这样做**：第 1 部分使用{charvec}，常用汉字大多都有向量。要看真实模型的注意力头，"
               "请使用用中文训练的模型。"},
     "emb.chinese_path_pick": {
         "en": "**For Chinese, what works:** the {charvec} know most common characters: choose them under “{pick}” "
@@ -251,9 +254,9 @@ STRINGS: dict[str, dict[str, str]] = {
               "按每秒 1 MB 约需 {slow} 分钟）；在你点击下载按钮之前不会下载任何东西。"},
     "emb.chinese_none": {
         "en": "A Chinese model such as `{name}` is not on this server, and downloading models is switched off here, "
-              "so this page cannot show a Chinese model's heads. The character vectors above are what works.",
+              "so this page cannot show a Chinese model's heads. The character vectors of part 1 are what works.",
         "zh": "此服务器上没有中文模型（例如 `{name}`），而这里已关闭模型下载，所以本页无法显示中文模型的注意力头。"
-              "上面的汉字向量可以正常使用。"},
+              "第 1 部分的汉字向量可以正常使用。"},
     "emb.use_chinese": {"en": "Use {name}", "zh": "改用 {name}"},
     "emb.chinese_prefetch": {
         "en": "It can also be installed beforehand where this app runs: `python -m selfattn.text.prefetch "
@@ -417,7 +420,7 @@ STRINGS: dict[str, dict[str, str]] = {
 
 # ── Issue 24: order and positions ──
 STRINGS.update({
-    "emb.order_header": {"en": "Same words, another order", "zh": "同样的词，换个顺序"},
+    "emb.order_header": {"en": "3 · Same words, another order", "zh": "3 · 同样的词，换个顺序"},
     "emb.order_intro": {
         "en": "狗咬人 (dog bites man) and 人咬狗 (man bites dog) are the same three characters with opposite meanings. "
               "Here both sentences go through Softmax(XXᵀ/√d)X as in part 1, twice: with static vectors, the same "

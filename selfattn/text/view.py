@@ -13,6 +13,10 @@ from selfattn.text import models
 from selfattn.text.embedding_text import MAX_CHARS
 from selfattn.text.embeddings import KINDS, SOURCES
 
+# The page's parts (ui/parts.py), in a learner's order, the first what a newcomer sees first: the sentence as vectors
+# and attention, a real model's heads, the same words in another order.
+PARTS = ("raw", "model", "order")
+
 
 def settings(hosted: bool) -> tuple[Field, ...]:
     """The page's settings; ``hosted`` offers only the allow-listed models."""
@@ -22,7 +26,8 @@ def settings(hosted: bool) -> tuple[Field, ...]:
         model = Field("emb_model", "model", Choice(allowed + old_ids), allowed[0])
     else:
         model = Field("emb_model", "model", Text(300), "bert-base-chinese")
-    return (Field("emb_mode", "mode", Choice(("single", "pair")), "single"),
+    return (Field("emb_part", "part", Choice(PARTS), PARTS[0]),
+            Field("emb_mode", "mode", Choice(("single", "pair")), "single"),
             Field("emb_text", "text", Text(MAX_CHARS), "早上好"),
             Field("emb_text_b", "text2", Text(MAX_CHARS), "Good morning"),
             Field("emb_source", "source", Choice(SOURCES), "auto"),
@@ -52,4 +57,6 @@ WIDGETS = {
     "use_chinese_model": "the switch to the real Chinese model",
     "order_pair_*": "the word-order section's example pairs, one button each",
     "order_use_chinese_model": "the word-order section's switch to the real Chinese model",
+    "emb_part_tabs": "the parts' tab bar (its label; the part is emb_part)",
+    "emb_part_next": "the button to the next part",
 }
