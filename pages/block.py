@@ -100,9 +100,8 @@ st.caption(tr("tb.formula_note"))
 @st.fragment
 def block() -> None:
     """Editors, the flow of the layer shown, the stack, the batch, the export and the link: an edit reruns this."""
-    version = tb.state()["version"]
-    if settings.refuse_unfit_settings(settings.fields("block")) or tb.setup()["version"] != version:
-        st.rerun(scope="app")
+    if settings.refuse_unfit_settings(settings.fields("block")) or tb.renewed():
+        st.rerun(scope="app")  # a new generation of editors: the controls above the fragment draw from the tables too
     shown = tb.read()  # every setting and every table as typed: what is drawn, computed and linked
     st.subheader(tr("tb.x_title"), anchor="tb-x")
     st.caption(tr("tb.x_help"))

@@ -21,9 +21,7 @@ import numpy as np
 from selfattn import memo
 from selfattn.core.block import ACTIVATIONS, LayerParams
 from selfattn.core.positions import KINDS
-from selfattn.display.edits import (CUSTOM, Edited, Rows, check_fields, fit_edits as _fit, preset_of, settings_of,
-                                    view_of)
-from selfattn.display.numbers import editor_text
+from selfattn.display.edits import CUSTOM, Editable, Edited, Rows, text_rows
 from selfattn.display.share import Bool, Choice, Field, Int, Text
 
 # The page's session keys beyond its settings (tests/test_session_keys.py holds the page to them; "*": a family).
@@ -101,16 +99,11 @@ def changed_from(name: str, settings: dict) -> tuple[str, ...]:
     return tuple(changed)
 
 
-def preset_shown(settings: dict) -> tuple[str, str, tuple[str, ...]]:
-    """(the preset box's value, the nearest preset, the settings that differ from it) for ``settings`` by session
-    key: :func:`selfattn.display.edits.preset_of`."""
-    return preset_of(lambda name: changed_from(name, settings), PRESETS)
-
-
 @dataclass(frozen=True)
 class View(Edited):
     """What the page shows: every setting of :data:`FIELDS` and the tables typed into (``edited``, ``rows``)."""
 
+    PREFIX = PREFIX
     edits: tuple[tuple[str, Rows], ...] = ()  # (table id, cells as typed), sorted by id: only tables that differ
     source: str = "toy"
     preset: str = "tiny"
@@ -135,20 +128,8 @@ class View(Edited):
     rlayer: int = 0  # the real model's layer, 0-based
     at: str = "settings"  # the part of the page a teacher's link jumps to (SECTIONS)
 
-    def settings(self) -> dict:
-        """Each setting by its session-state key."""
-        return settings_of(self, FIELDS, PREFIX)
-
     def base(self, table: str) -> Rows:
         return base_rows(self, table)
-
-
-check_fields(View, FIELDS, PREFIX)
-
-
-def view(settings: dict, edits: dict[str, Rows] | None = None) -> View:
-    """A :class:`View` from settings by session-state key (missing ones at their defaults) and edits."""
-    return view_of(View, FIELDS, PREFIX, settings, edits)
 
 
 def table_ids(layers: int) -> tuple[str, ...]:
@@ -189,10 +170,6 @@ def layer_tables(params: LayerParams) -> dict[str, np.ndarray]:
             "w1": params.w_1, "b1": params.b_1[None, :], "w2": params.w_2, "b2": params.b_2[None, :]}
 
 
-def as_text(matrix: np.ndarray) -> Rows:
-    return tuple(tuple(editor_text(float(v)) for v in row) for row in matrix)
-
-
 def base_rows(shown: View, table: str) -> Rows:
     """The seeded table (what the page shows where nothing was typed), as text. Heads do not change it."""
     return _base(table, shown.n, shown.d, shown.dff, shown.seed)
@@ -203,9 +180,12 @@ def base_rows(shown: View, table: str) -> Rows:
 def _base(table: str, n: int, d: int, dff: int, seed: int) -> Rows:
     layer, part = split_id(table)
     matrix = seeded_x(n, d, seed) if table == "x" else layer_tables(seeded_layer(d, 1, dff, seed, layer))[part]
-    return as_text(matrix)
+    return text_rows(matrix)
 
 
-def fit_edits(shown: View) -> tuple[dict[str, Rows], list[str]]:
-    """The edits that still fit the view's sizes and layers, and the ids of those that no longer do."""
-    return _fit(shown.edits, set(table_ids(shown.layers)), lambda table: table_shape(shown, table), shown.base)
+# The page declared once (selfattn/display/edits.py): the View from settings, the fit after a size change, the preset
+# box and the link's settings and tables follow from it.
+TABLES = Editable(View, FIELDS, PRESET_SETTINGS, lambda shown: table_ids(shown.layers), ALL_TABLES, table_shape,
+                  max_heads=MAX_D, max_rows=max(MAX_TOKENS, MAX_DFF), max_cols=max(MAX_D, MAX_DFF),
+                  cell_chars=CELL_CHARS, changed_from=changed_from)
+view, fit_edits, preset_shown = TABLES.view, TABLES.fit_edits, TABLES.preset_shown

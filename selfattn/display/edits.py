@@ -8,29 +8,30 @@ is which ids it has, each table's shape, and the seeded table (``base``). From t
 - :func:`fit_edits`: the edits that still fit after a size changed;
 - :func:`encode_edits` / :func:`decode_edits`: the edits to and from a link, each table in full (``t<id>``) or as
   the cells that differ (``d<id>``), whichever is shorter (:func:`selfattn.display.share.encode_cells`);
-- :func:`preset_of`: what the page's preset box says for its settings as they stand (a preset, or :data:`CUSTOM`).
+- :func:`preset_of`: what the page's preset box says for its settings as they stand (a preset, or :data:`CUSTOM`);
+- :class:`Editable`: all of it declared once for a page (its View, settings table, presets, tables and their shapes),
+  with the View, the fit, the preset box and the link's settings and tables written here, not in each page.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from selfattn.display import share
+from selfattn.display.numbers import editor_text
 
 Rows = tuple[tuple[str, ...], ...]  # a table's cells as text, row by row
 CUSTOM = "custom"  # the preset box's value while the settings are no preset's
 
 
-def settings_of(shown, fields, prefix: str) -> dict:
-    """Each setting of a View by its session-state key (``tb_seed``: ``shown.seed``)."""
-    return {f.key: getattr(shown, f.key[len(prefix):]) for f in fields}
-
-
-def view_of(cls, fields, prefix: str, settings: dict, edits: dict[str, Rows] | None = None):
-    """A View of class ``cls`` from settings by session-state key (missing ones at their defaults) and edits."""
-    values = {f.key[len(prefix):]: settings.get(f.key, f.default) for f in fields}
-    return cls(edits=tuple(sorted((edits or {}).items())), **values)
+def text_rows(matrix: np.ndarray) -> Rows:
+    """A seeded table as the editors write it, row by row."""
+    return tuple(tuple(editor_text(float(v)) for v in row) for row in matrix)
 
 
 def check_fields(cls, fields, prefix: str) -> None:
@@ -41,7 +42,14 @@ def check_fields(cls, fields, prefix: str) -> None:
 
 
 class Edited:
-    """A View's typed tables: needs a field ``edits`` and a method ``base(table)`` giving the seeded table."""
+    """A View's typed tables and settings: needs a field ``edits``, a method ``base(table)`` giving the seeded table
+    and a class attribute ``PREFIX`` (its settings' session keys are ``PREFIX`` + the field's name)."""
+
+    PREFIX = ""
+
+    def settings(self) -> dict:
+        """Each setting by its session-state key (``tb_seed``: ``shown.seed``)."""
+        return {self.PREFIX + f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "edits"}
 
     @property
     def edited(self) -> dict[str, Rows]:
@@ -129,3 +137,85 @@ def decode_edits(params: Mapping[str, str], ids: Iterable[str], shape: Callable[
             continue
         edits[table] = tuple(tuple(row) for row in cells)
     return edits, bad
+
+
+@dataclass(frozen=True)
+class Editable:
+    """A page of typed tables declared once (the Transformer block's, the Encoder–decoder's): what differs from page
+    to page is data here; the View, the fit after a size change, the preset box and the link's settings and tables
+    follow from it. The page's module keeps what is its own (its seeded tables, its ids, the link's checks of its
+    layers and tokens)."""
+
+    view_class: type  # the page's frozen View (an Edited dataclass: its settings in the order of fields, then edits)
+    fields: tuple  # its settings table (share.Field); a field's key is the View's prefix + its name
+    presets: Mapping[str, Mapping[str, Any]]  # what each preset sets, by session key, in the preset box's order
+    ids: Callable[[Any], tuple[str, ...]]  # the tables a view's sizes have
+    all_ids: tuple[str, ...]  # the tables any view may have (the link's table parameters)
+    shape: Callable[[Any, str], tuple[int, int]]  # a table's (rows, columns) in a view
+    max_heads: int  # the heads box offers the divisors of d_model up to this
+    max_rows: int  # the most rows and columns a table in a link may have
+    max_cols: int
+    cell_chars: int  # the most characters of a cell
+    changed_from: Callable[[str, dict], tuple[str, ...]] | None = None  # the settings differing from a preset's
+    # (by session key); None: those whose value is not the preset's
+
+    def __post_init__(self) -> None:
+        check_fields(self.view_class, self.fields, self.view_class.PREFIX)
+
+    @property
+    def prefix(self) -> str:
+        return self.view_class.PREFIX
+
+    @property
+    def table_params(self) -> tuple[str, ...]:
+        """The link parameters that may carry tables: t<id> and d<id>."""
+        return params_of(self.all_ids)
+
+    def view(self, settings: dict, edits: dict[str, Rows] | None = None):
+        """A View from settings by session-state key (missing ones at their defaults) and edits."""
+        values = {f.key[len(self.prefix):]: settings.get(f.key, f.default) for f in self.fields}
+        return self.view_class(edits=tuple(sorted((edits or {}).items())), **values)
+
+    def fit_edits(self, shown) -> tuple[dict[str, Rows], list[str]]:
+        """The edits that still fit the view's sizes and layers, and the ids of those that no longer do."""
+        return fit_edits(shown.edits, set(self.ids(shown)), lambda table: self.shape(shown, table), shown.base)
+
+    def preset_shown(self, settings: dict) -> tuple[str, str, tuple[str, ...]]:
+        """(the preset box's value, the nearest preset, the settings that differ from it) for ``settings`` by session
+        key: :func:`preset_of`."""
+        def changed(name: str) -> tuple[str, ...]:
+            if self.changed_from is not None:
+                return self.changed_from(name, settings)
+            return tuple(key for key, value in self.presets[name].items() if settings.get(key) != value)
+        return preset_of(changed, self.presets)
+
+    def divisors(self, d: int) -> list[int]:
+        """The heads offered: the divisors of d_model, at most :attr:`max_heads`."""
+        return [h for h in range(1, min(d, self.max_heads) + 1) if d % h == 0]
+
+    def encode(self, shown) -> dict[str, str]:
+        """The link's parameters for ``shown`` (defaults left out; the language is the frame's)."""
+        return {**share.encode_fields(self.fields, shown.settings()), **encode_edits(self.fit_edits(shown)[0],
+                                                                                     shown.base)}
+
+    def decode_settings(self, params: Mapping[str, str]) -> tuple[dict, dict[str, share.BadValue]]:
+        """A link's settings by session key, and its parameters that could not be used, with why; heads that do not
+        divide d_model become the default (2) where it divides, else 1."""
+        settings, bad = share.decode_fields(self.fields, dict(params))
+        shown = self.view(settings)
+        if shown.d % shown.heads:  # the heads box offers the divisors of d_model only
+            offered = self.divisors(shown.d)
+            if "heads" in params and "heads" not in bad:
+                bad["heads"] = share.BadValue("not_offered", options=", ".join(map(str, offered)))
+            settings[f"{self.prefix}heads"] = max(h for h in offered if h <= 2)
+        return settings, bad
+
+    def decode_tables(self, params: Mapping[str, str], shown, bad: dict,
+                      offered: Callable[[str], share.BadValue | None]) -> dict[str, Rows]:
+        """The tables a link carries for the view ``shown`` (its settings); those that could not be used go into
+        ``bad`` with why (``offered``: why a table is not in this view, or None)."""
+        edits, bad_tables = decode_edits(params, self.all_ids, lambda table: self.shape(shown, table), shown.base,
+                                         offered=offered, max_rows=self.max_rows, max_cols=self.max_cols,
+                                         cell_chars=self.cell_chars)
+        bad.update(bad_tables)
+        return edits

@@ -10,17 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from selfattn.display import share
-from selfattn.display.edits import decode_edits, encode_edits, params_of
-from selfattn.seq2seq.view import (ALL_TABLES, CELL_CHARS, FIELDS, MAX_D, MAX_DFF, MAX_HEADS, View, fit_edits, offered_groups,
-                                   split_id, table_shape, view)
+from selfattn.seq2seq.view import TABLES, View, offered_groups, split_id, view
 
-TABLE_PARAMS = params_of(ALL_TABLES)
+TABLE_PARAMS = TABLES.table_params
 LINK_PARAMS = TABLE_PARAMS  # the page's parameters beyond its settings table
-
-
-def encode(shown: View) -> dict[str, str]:
-    """The link's parameters for ``shown`` (defaults left out; the language is the frame's)."""
-    return {**share.encode_fields(FIELDS, shown.settings()), **encode_edits(fit_edits(shown)[0], shown.base)}
+encode = TABLES.encode  # the link's parameters for a View (defaults left out; the language is the frame's)
 
 
 def translator_params() -> dict[str, str]:
@@ -30,23 +24,15 @@ def translator_params() -> dict[str, str]:
 
 def decode(params: Mapping[str, str]) -> tuple[View, dict[str, share.BadValue]]:
     """The :class:`View` a link opens, and its parameters that could not be used, with why."""
-    settings, bad = share.decode_fields(FIELDS, dict(params))
+    settings, bad = TABLES.decode_settings(params)
     shown = view(settings)
-    if shown.d % shown.heads:  # the heads box offers the divisors of d_model only
-        offered = [h for h in range(1, min(shown.d, MAX_HEADS) + 1) if shown.d % h == 0]
-        if "heads" in params and "heads" not in bad:
-            bad["heads"] = share.BadValue("not_offered", options=", ".join(map(str, offered)))
-        settings["s2s_heads"] = max(h for h in offered if h <= 2)
-        shown = view(settings)
+
     def offered(table: str) -> share.BadValue | None:
         side, layer, _ = split_id(table)
         top = shown.enc if side == "e" else shown.dec
         return share.BadValue("not_offered", options=f"1–{top}") if side and layer + 1 > top else None
 
-    edits, bad_tables = decode_edits(params, ALL_TABLES, lambda table: table_shape(shown, table), shown.base,
-                                     offered=offered, max_rows=MAX_DFF, max_cols=max(MAX_D, MAX_DFF),
-                                     cell_chars=CELL_CHARS)
-    bad.update(bad_tables)
+    edits = TABLES.decode_tables(params, shown, bad, offered)
     fixed = {}
     for name, key, top in (("focus", "s2s_focus", shown.m), ("step", "s2s_step", shown.m),
                            ("layer", "s2s_layer", shown.dec)):

@@ -21,9 +21,7 @@ import numpy as np
 from selfattn import memo
 from selfattn.core.block import ACTIVATIONS, LayerParams
 from selfattn.core.decoder import DecoderLayerParams
-from selfattn.display.edits import (CUSTOM, Edited, Rows, check_fields, fit_edits as _fit, preset_of, settings_of,
-                                    view_of)
-from selfattn.display.numbers import editor_text
+from selfattn.display.edits import CUSTOM, Editable, Edited, Rows, text_rows
 from selfattn.display.share import Choice, Field, Int, Text
 
 KEPT = {
@@ -118,21 +116,11 @@ PRESET_SETTINGS = {
 EPS = 1e-5  # nn.Transformer's default
 
 
-def changed_from(preset: str, settings: dict) -> tuple[str, ...]:
-    """The keys of :data:`PRESET_SETTINGS` whose value in ``settings`` (by session key) is not ``preset``'s."""
-    return tuple(key for key, value in PRESET_SETTINGS[preset].items() if settings.get(key) != value)
-
-
-def preset_shown(settings: dict) -> tuple[str, str, tuple[str, ...]]:
-    """(the preset box's value, the nearest preset, the settings that differ from it) for ``settings`` by session
-    key: :func:`selfattn.display.edits.preset_of`."""
-    return preset_of(lambda name: changed_from(name, settings), PRESETS)
-
-
 @dataclass(frozen=True)
 class View(Edited):
     """What the page shows: every setting of :data:`FIELDS` and the tables typed into (``edited``, ``rows``)."""
 
+    PREFIX = PREFIX
     edits: tuple[tuple[str, Rows], ...] = ()  # (table id, cells as typed), sorted by id: only tables that differ
     source: str = "toy"  # the editable toy or the translator
     part: str = "pass"  # the part open (PARTS; the toy's are SOURCE_PARTS["toy"])
@@ -156,20 +144,8 @@ class View(Edited):
     tstep: int = 0  # its generation step drawn, 0-based
     ckpt: int = 63  # its training checkpoint drawn, 0-based (past the last: the last)
 
-    def settings(self) -> dict:
-        """Each setting by its session-state key."""
-        return settings_of(self, FIELDS, PREFIX)
-
     def base(self, table: str) -> Rows:
         return base_rows(self, table)
-
-
-check_fields(View, FIELDS, PREFIX)
-
-
-def view(settings: dict, edits: dict[str, Rows] | None = None) -> View:
-    """A :class:`View` from settings by session-state key (missing ones at their defaults) and edits."""
-    return view_of(View, FIELDS, PREFIX, settings, edits)
 
 
 def table_ids(enc: int, dec: int) -> tuple[str, ...]:
@@ -233,10 +209,6 @@ def decoder_tables(p: DecoderLayerParams) -> dict[str, np.ndarray]:
             "w1": p.w_1, "b1": p.b_1[None, :], "w2": p.w_2, "b2": p.b_2[None, :]}
 
 
-def as_text(matrix: np.ndarray) -> Rows:
-    return tuple(tuple(editor_text(float(v)) for v in row) for row in matrix)
-
-
 def base_rows(shown: View, table: str) -> Rows:
     """The seeded table (what the page shows where nothing was typed), as text. Heads do not change it."""
     rows = shown.n if table == "src" else shown.m if table == "tgt" else 0
@@ -252,14 +224,16 @@ def _base(table: str, rows: int, d: int, dff: int, seed: int) -> Rows:
         matrix = encoder_tables(seeded_encoder(d, dff, seed, layer))[part]
     else:
         matrix = decoder_tables(seeded_decoder(d, dff, seed, layer))[part]
-    return as_text(matrix)
-
-
-def fit_edits(shown: View) -> tuple[dict[str, Rows], list[str]]:
-    """The edits that still fit the view's sizes and layers, and the ids of those that no longer do."""
-    return _fit(shown.edits, set(table_ids(shown.enc, shown.dec)), lambda table: table_shape(shown, table), shown.base)
+    return text_rows(matrix)
 
 
 def offered_groups(shown: View) -> tuple[str, ...]:
     """The layers whose weights can be edited: e1 … e<enc>, d1 … d<dec>."""
     return tuple(g for g in EDIT_GROUPS if int(g[1]) <= (shown.enc if g[0] == "e" else shown.dec))
+
+
+# The page declared once (selfattn/display/edits.py): the View from settings, the fit after a size change, the preset
+# box and the link's settings and tables follow from it.
+TABLES = Editable(View, FIELDS, PRESET_SETTINGS, lambda shown: table_ids(shown.enc, shown.dec), ALL_TABLES, table_shape,
+                  max_heads=MAX_HEADS, max_rows=MAX_DFF, max_cols=max(MAX_D, MAX_DFF), cell_chars=CELL_CHARS)
+view, fit_edits, preset_shown = TABLES.view, TABLES.fit_edits, TABLES.preset_shown

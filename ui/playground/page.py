@@ -89,7 +89,7 @@ def state() -> dict:
         labels = [translate_label(label, current_lang()) for label in x[TOKEN_COL]]
         if labels != list(x[TOKEN_COL]):
             pg["frames"]["x"] = x.assign(**{TOKEN_COL: labels})
-            pg["version"] += 1
+            EDITORS.renew()
     return pg
 
 
@@ -133,7 +133,7 @@ def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, 
     if undo is not None:
         EDITORS.keep_undo(undo_point(pg["frames"], st.session_state, undo, before))
     pg["frames"] = {**pg["frames"], **_as_text(frames)}
-    pg["version"] += 1
+    EDITORS.renew()
 
 
 def undo() -> None:
@@ -453,7 +453,7 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
                           if matrix == "x" else cells)
     pg = state()
     pg["frames"] = frames
-    pg["version"] += 1
+    EDITORS.renew()
     sync_size_widgets()
     focus_now = {"pg_focus": st.session_state.get("pg_focus", 0)}
     why = codec.check_focus(focus_now, opened.sizes.n)
