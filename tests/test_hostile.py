@@ -60,9 +60,10 @@ def numbers(texts: list[str]) -> list[str]:
     return [t for t in texts if "q1·k1" in t or "softmax(" in t]
 
 
-@pytest.mark.parametrize("rows", [2_000, 10_000])
-def test_rows_sent_for_a_fixed_table_cost_milliseconds_and_change_nothing(server, rows):
-    cost, before, after = attack(server, "", {X: editor([ROW] * rows)})
+def test_rows_sent_for_a_fixed_table_cost_milliseconds_and_change_nothing(server):
+    """The Playground's one crafted table over the websocket: every other crafted state is refused by the kit's
+    Editors.check, tried on every table of every editable page in tests/test_editor_guard.py."""
+    cost, before, after = attack(server, "", {X: editor([ROW] * 10_000)})
     assert cost.cpu_s <= MAX_CPU_S, cost  # was 4.2 s for 2,000 rows, minutes for 10,000
     assert cost.exceptions == 0
     assert any("A change to X was not used" in t and "fixed size" in t for t in after), after
@@ -82,24 +83,6 @@ def test_the_page_serves_others_at_once_after_an_attack(server):
 
     seconds, exceptions = asyncio.run(run())
     assert exceptions == 0, exceptions  # served (~0.3 s on a quiet server; timings are the benchmarks')
-
-
-@pytest.mark.parametrize("state, why", [
-    (editor(with_cell(0, 1, "1" * 400_000)), "longer than its column takes"),  # 0.4 MB in one cell
-    (editor(with_cell(0, 0, "y" * 25)), "longer than its column takes"),  # a label past the editor's 24
-    (editor(with_cell(0, 1, {"nested": [1, 2]})), "longer than its column takes"),  # not text
-    (editor(with_cell(0, 1, 5)), "longer than its column takes"),  # a number, not its text
-    (editor([ROW] * 4), "fixed size"),  # a row that does not exist
-    (editor([ROW + ["1"]] * 3), "column this table does not have"),
-    (editor([ROW] * 3, rev="1"), "not an edit of a table"),
-    (editor("1,0,1,0"), "not an edit of a table"),
-    (("json_value", json.dumps({"table": {"cells": [ROW] * 3}, "extra": "x" * 1000})), "not an edit of a table"),
-])
-def test_crafted_tables_are_refused_by_name(server, state, why):
-    cost, before, after = attack(server, "", {X: state})
-    assert cost.cpu_s <= MAX_CPU_S and cost.exceptions == 0, cost
-    assert any("A change to X was not used" in t and why in t for t in after), after
-    assert numbers(after) == numbers(before)
 
 
 def test_an_edit_reruns_only_the_fragment_and_a_crafted_one_is_still_refused(server):

@@ -42,18 +42,12 @@ def check_lines(texts: list[str]) -> list[str]:
     return [t for t in texts if t.startswith(CHECKED)]
 
 
-@pytest.mark.parametrize("state, why", [
-    (sent_table([FIRST_ROW] * 10_000), "fixed size"),
-    (sent_table([FIRST_ROW + ["1"]] * 4), "column this table does not have"),
-    (sent_table(one_cell({"nested": [1, 2]})), "longer than its column takes"),
-    (sent_table(one_cell(7)), "longer than its column takes"),
-    (sent_table(one_cell("9" * 900_000)), "longer than its column takes"),  # ~1 MB in one cell
-    (sent_table("1,0,1,0"), "not an edit of a table"),
-])
-def test_a_crafted_editor_state_is_refused_by_name_and_the_checked_result_stays(server, state, why):
-    cost, before, after = hostile.attack(server, "seq2seq", "", {SOURCE: state})
+def test_a_crafted_editor_state_is_refused_by_name_and_the_checked_result_stays(server):
+    """The page's one crafted table over the websocket, the heaviest: ~1 MB in one cell. Every other crafted state
+    is refused by the kit's Editors.check, tried on every table of every editable page in tests/test_editor_guard.py."""
+    cost, before, after = hostile.attack(server, "seq2seq", "", {SOURCE: sent_table(one_cell("9" * 900_000))})
     assert cost.cpu_s <= MAX_CPU_S and cost.exceptions == 0, cost
-    assert any("A change to Source X was not used" in t and why in t for t in after), after
+    assert any("A change to Source X was not used" in t and "longer than its column takes" in t for t in after), after
     assert check_lines(after) == check_lines(before) != []  # the numbers are as they were
 
 
