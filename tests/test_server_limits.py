@@ -1,5 +1,6 @@
-"""Issue 29: the bounds ui/server_limits.py puts on one message and one upload, and the Streamlit
-internals they rely on, pinned: each test here fails when Streamlit changes what the module wraps.
+"""Issue 29: the bounds on one message, one upload and a crowd (the rules: selfattn/serving/, tested here as plain
+Python; applied by ui/server_limits.py), and the Streamlit internals ui/streamlit_hooks.py wraps, pinned: each
+test of those fails when Streamlit changes what the hooks rely on, and a hook whose target moved fails at start-up.
 
 The attacks themselves, against a real server, are in tests/test_hostile.py (trigger floods) and
 tests/test_hostile_heads.py (upload floods, long names, missing files).
@@ -7,6 +8,7 @@ tests/test_hostile_heads.py (upload floods, long names, missing files).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import time
@@ -20,7 +22,11 @@ from streamlit.runtime.state.session_state import SessionState
 from streamlit.runtime.uploaded_file_manager import DeletedFile, UploadedFileRec
 
 from selfattn.display.guard import MAX_NAME_CHARS, short_name
+from selfattn.serving import limits as policy
+from selfattn.serving import turns as line
+from selfattn.serving.limits import Message
 from ui import server_limits as limits
+from ui import streamlit_hooks as hooks
 
 
 def events(n: int, name: str = "pick", last: int = 0) -> str:
@@ -33,7 +39,8 @@ def test_streamlit_reads_trigger_lists_with_the_deserializer_the_module_replaces
     assert "deserializer=deserialize_trigger_list" in source  # looked up in main's namespace at each mount
     assert "json_trigger_value" in source
     limits.install()
-    assert bidi.deserialize_trigger_list is limits.read_trigger_list
+    assert bidi.deserialize_trigger_list.selfattn_hook
+    assert bidi.deserialize_trigger_list(events(400, last=2)) == [{"event": "pick", "value": 2}]
 
 
 def test_streamlit_calls_a_components_callback_once_per_event_of_the_list():
@@ -54,88 +61,170 @@ def test_streamlit_keeps_uploads_in_the_manager_the_module_wraps():
     assert {"file_storage", "add_file", "remove_file", "remove_session_files"} <= set(dir(manager))
 
 
+# ── A hook whose target moved fails loudly at start-up ──────────────────────────────────
+def test_every_hook_target_is_found_in_this_streamlit():
+    found = hooks.check()
+    assert len(found) == len(hooks.TARGETS) and all(obj is not None for obj in found.values())
+
+
+@dataclasses.dataclass
+class RenamedWStates:  # Streamlit's table of a session's widgets, as if a release renamed the field read
+    states: dict = dataclasses.field(default_factory=dict)
+    widget_meta: dict = dataclasses.field(default_factory=dict)
+
+
+@pytest.mark.parametrize("module, name, stand_in", [
+    ("streamlit.runtime.app_session:AppSession", "handle_backmsg", None),
+    ("streamlit.runtime.state.session_state", "WStates", RenamedWStates),  # the drawn widgets
+    ("streamlit.components.v2.bidi_component.main", "deserialize_trigger_list", None),
+    ("streamlit.runtime.scriptrunner.script_runner", "exec_func_with_error_handling", None),
+], ids=lambda value: value if isinstance(value, str) and "." not in value else None)
+def test_a_hook_whose_target_is_missing_fails_at_start_up_and_changes_nothing(monkeypatch, module, name, stand_in):
+    """Before, a missing widget table turned the widget filter off without a word (every id "known")."""
+    import importlib
+
+    module, _, cls = module.partition(":")
+    owner = getattr(importlib.import_module(module), cls) if cls else importlib.import_module(module)
+    if stand_in is None:
+        monkeypatch.delattr(owner, name)
+    else:
+        monkeypatch.setattr(owner, name, stand_in)
+    wrapped = []
+    monkeypatch.setattr(hooks, "_wrap", lambda *args: wrapped.append(args))
+    monkeypatch.setattr(limits, "_installed", False)
+    with pytest.raises(hooks.HookMissing, match=rf"{cls + '.' if cls else ''}{name}\b"):
+        limits.install()
+    assert wrapped == [] and limits._installed is False
+
+
+def test_no_module_of_the_app_but_the_hooks_imports_streamlit_s_internals():
+    """The app reaches Streamlit by ``import streamlit as st`` (its public API); every other name is in the hooks."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = [root / "app.py", *sorted((root / "ui").rglob("*.py")), *sorted((root / "pages").rglob("*.py"))]
+    found = []
+    for path in files:
+        if path.name == "streamlit_hooks.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            found += [f"{path.relative_to(root)}: {n}" for n in names if n.startswith("streamlit.")]
+    assert len(files) > 30 and not found, found
+
+
+def test_a_hook_whose_target_changed_its_parameters_fails_at_start_up(monkeypatch):
+    from streamlit.runtime.scriptrunner import script_runner
+
+    monkeypatch.setattr(script_runner, "exec_func_with_error_handling", lambda func, ctx, timeout: None)
+    with pytest.raises(hooks.HookMissing, match=r"exec_func_with_error_handling has \['func', 'ctx', 'timeout'\]"):
+        hooks.check()
+
+
 # ── Triggers ─────────────────────────────────────────────────────────────────────────────
 def test_a_trigger_list_keeps_the_last_event_of_each_name():
-    assert limits.read_trigger_list(events(1)) == [{"event": "pick", "value": 0}]
-    assert limits.read_trigger_list(events(400, last=2)) == [{"event": "pick", "value": 2}]
+    assert policy.read_trigger_list(events(1)) == [{"event": "pick", "value": 0}]
+    assert policy.read_trigger_list(events(400, last=2)) == [{"event": "pick", "value": 2}]
     mixed = json.dumps([{"event": "a", "value": 1}, {"event": "b", "value": 2}, {"event": "a", "value": 3}, 7, None])
-    assert limits.read_trigger_list(mixed) == [{"event": "b", "value": 2}, {"event": "a", "value": 3}]
-    assert limits.read_trigger_list('{"event": "pick", "value": 2}') == [{"event": "pick", "value": 2}]
+    assert policy.read_trigger_list(mixed) == [{"event": "b", "value": 2}, {"event": "a", "value": 3}]
+    assert policy.read_trigger_list('{"event": "pick", "value": 2}') == [{"event": "pick", "value": 2}]
 
 
 def test_a_trigger_list_over_its_byte_limit_or_not_events_is_refused_whole():
-    assert limits.read_trigger_list(events(37_000)) is None  # ~1 MB: not even parsed
-    assert len(events(500)) < limits.MAX_TRIGGER_BYTES and limits.read_trigger_list(events(500))
+    assert policy.read_trigger_list(events(37_000)) is None  # ~1 MB: not even parsed
+    assert len(events(500)) < policy.MAX_TRIGGER_BYTES and policy.read_trigger_list(events(500))
     for text in (None, "", "not json {", "[]", "null", "[1, 2]", '"pick"', "[" * 5000 + "]" * 5000):
-        assert limits.read_trigger_list(text) is None, text[:20] if text else text
+        assert policy.read_trigger_list(text) is None, text[:20] if text else text
 
 
 def test_a_trigger_list_is_read_in_time_that_does_not_grow_with_repeats():
     flood, most = events(37_000), events(500)
     start = time.process_time()
     for _ in range(100):
-        limits.read_trigger_list(flood)
-        limits.read_trigger_list(most)
+        policy.read_trigger_list(flood)
+        policy.read_trigger_list(most)
     assert time.process_time() - start < 2.0  # ~0.1 s here; a wide margin for a shared 2-core machine
 
 
 # ── Uploads ──────────────────────────────────────────────────────────────────────────────
-def bounded_manager() -> MemoryUploadedFileManager:
+def bounded_manager(monkeypatch) -> MemoryUploadedFileManager:
+    """A manager as the app's runtime holds it, its add_file hooked as limits.install hooks the runtime's."""
+    from types import SimpleNamespace
+
     manager = MemoryUploadedFileManager("/_stcore/upload_file")
-    manager.add_file = limits._bounded_add_file(manager)
+    runtime = SimpleNamespace(uploaded_file_mgr=manager, disconnect_session=lambda session_id, client=None: None)
+    monkeypatch.setattr(Runtime, "exists", staticmethod(lambda: True))
+    monkeypatch.setattr(Runtime, "instance", staticmethod(lambda: runtime))
+    hooks.install(**limits.hooks_of_the_app())
+    assert manager.add_file.selfattn_hook and runtime.disconnect_session.selfattn_hook
     return manager
 
 
-def test_a_session_holds_at_most_four_files_and_four_megabytes_the_newest():
-    manager = bounded_manager()
+def test_the_oldest_files_make_room():
+    assert policy.room([("a", 10), ("b", 10)], 10) == []
+    assert policy.room([(f"f{i}", 1) for i in range(4)], 1) == ["f0"]
+    assert policy.room([("a", 3_000_000), ("b", 1_000_000)], 2_000_000) == ["a"]
+    assert policy.room([("a", 1)], policy.MAX_BYTES) == ["a"]
+
+
+def test_a_file_no_uploader_names_is_stale_after_its_grace():
+    uploads = policy.Uploads()
+    uploads.arrived("s", "old", now=100.0)
+    uploads.arrived("s", "new", now=109.0)
+    assert uploads.stale("s", ["old", "new", "used"], in_use={"used"}, now=110.0) == ["old"]
+    assert uploads.stale("s", ["unknown"], in_use=(), now=110.0) == ["unknown"]  # arrived before this process knew
+    uploads.forget("s")
+    assert uploads.stale("s", ["new"], in_use=(), now=110.0) == ["new"]
+
+
+def test_a_session_holds_at_most_four_files_and_four_megabytes_the_newest(monkeypatch):
+    manager = bounded_manager(monkeypatch)
     for i in range(40):
         manager.add_file("s1", UploadedFileRec(f"f{i}", "x.csv", "text/csv", b"1" * 2_000_000))
     manager.add_file("s2", UploadedFileRec("g", "y.csv", "text/csv", b"2"))
     held = manager.file_storage["s1"]
-    assert list(held) == ["f38", "f39"] and sum(len(f.data) for f in held.values()) <= limits.MAX_BYTES
+    assert list(held) == ["f38", "f39"] and sum(len(f.data) for f in held.values()) <= policy.MAX_BYTES
     for i in range(10):
         manager.add_file("s3", UploadedFileRec(f"h{i}", "z.csv", "text/csv", b"3" * 10))
     assert list(manager.file_storage["s3"]) == ["h6", "h7", "h8", "h9"]
     assert list(manager.file_storage["s2"]) == ["g"]  # another session is untouched
-    limits._forget(manager, "s1")
+    Runtime.instance().disconnect_session("s1")  # its websocket closed
     assert "s1" not in manager.file_storage  # s2, s3 still held
     assert sum(stat.byte_length for stats in manager.get_stats().values() for stat in stats) == 1 + 40
 
 
-def test_files_no_uploader_holds_are_dropped_after_their_grace():
-    manager = bounded_manager()
+def test_files_no_uploader_holds_are_dropped_after_their_grace(monkeypatch):
+    manager = bounded_manager(monkeypatch)
     for name in ("old", "used", "new"):
         manager.add_file("s", UploadedFileRec(name, "x.csv", "text/csv", b"1"))
-    limits._uploaded_at[("s", "old")] = limits._uploaded_at[("s", "used")] = time.monotonic() - 60
+    limits._uploads.arrived("s", "old", now=time.monotonic() - 60)
+    limits._uploads.arrived("s", "used", now=time.monotonic() - 60)
     assert limits.drop_unused_uploads("s", {"used"}, manager) == 1
     assert list(manager.file_storage["s"]) == ["used", "new"]  # "new" is on its way to its uploader
 
 
 def test_a_run_reads_the_session_only_when_it_holds_a_file(monkeypatch):
-    from types import SimpleNamespace
-
     import streamlit
-    from streamlit.runtime.scriptrunner_utils import script_run_context
 
     class Unread(dict):  # a session whose values must not be read
         def __iter__(self):
             raise AssertionError("the session was read")
 
-    manager = bounded_manager()
-    monkeypatch.setattr(Runtime, "exists", staticmethod(lambda: True))
-    monkeypatch.setattr(Runtime, "instance", staticmethod(lambda: SimpleNamespace(uploaded_file_mgr=manager)))
-    monkeypatch.setattr(script_run_context, "get_script_run_ctx", lambda: SimpleNamespace(session_id="s"))
+    manager = bounded_manager(monkeypatch)
+    monkeypatch.setattr(hooks, "current_session", lambda: "s")
     monkeypatch.setattr(streamlit, "session_state", Unread())
     limits.sweep_session()  # no file held: returns without reading the session
     manager.add_file("s", UploadedFileRec("old", "x.csv", "text/csv", b"1"))
-    limits._uploaded_at[("s", "old")] = time.monotonic() - 60
+    limits._uploads.arrived("s", "old", now=time.monotonic() - 60)
     monkeypatch.setattr(streamlit, "session_state", {})  # no uploader holds it: dropped
     limits.sweep_session()
     assert not manager.file_storage.get("s")
 
 
-def test_names_are_shortened_before_they_are_stored():
-    manager = bounded_manager()
+def test_names_are_shortened_before_they_are_stored(monkeypatch):
+    manager = bounded_manager(monkeypatch)
     manager.add_file("s", UploadedFileRec("f", "r" * 4_090 + "-runs.json\n", "text/csv", b"1"))
     name = manager.file_storage["s"]["f"].name
     assert len(name) == MAX_NAME_CHARS and name.endswith("…rr-runs.json"[-13:]) and "\n" not in name
@@ -162,7 +251,7 @@ def test_heavy_runs_take_turns_and_the_waiting_one_is_told():
     inside, release = threading.Event(), threading.Event()
 
     def first():
-        with limits.heavy_turn(said.append):
+        with line.heavy_turn(said.append, "ip:t"):
             inside.set()
             release.wait(10)
 
@@ -172,7 +261,7 @@ def test_heavy_runs_take_turns_and_the_waiting_one_is_told():
     order = []
 
     def second():
-        with limits.heavy_turn(said.append):
+        with line.heavy_turn(said.append, "ip:t"):
             order.append("second ran")
 
     waiter = threading.Thread(target=second)
@@ -189,20 +278,20 @@ def test_a_heavy_run_that_fails_or_is_stopped_while_waiting_gives_its_place_back
     import pytest
 
     with pytest.raises(RuntimeError):
-        with limits.heavy_turn(lambda n: None):
+        with line.heavy_turn(lambda n: None, "ip:t"):
             raise RuntimeError("the page failed")
-    with limits.heavy_turn(lambda n: None):  # the place was given back
+    with line.heavy_turn(lambda n: None, "ip:t"):  # the place was given back
 
         def stopped(n):
             if n:
                 raise KeyboardInterrupt  # what a Streamlit call raises when the visitor left (StopException)
 
         with pytest.raises(KeyboardInterrupt):
-            with limits.heavy_turn(stopped):
+            with line.heavy_turn(stopped, "ip:t"):
                 pass
-    with limits.heavy_turn(lambda n: None):
+    with line.heavy_turn(lambda n: None, "ip:t"):
         pass
-    assert limits._turns._line == [] and limits._turns._running == 0
+    assert line._turns._line == [] and line._turns._running == 0
 
 
 class Moved(BaseException):
@@ -217,7 +306,7 @@ def _held_turn():
     inside, release = threading.Event(), threading.Event()
 
     def hold():
-        with limits.heavy_turn(lambda n: None):
+        with line.heavy_turn(lambda n: None, "ip:t"):
             inside.set()
             release.wait(10)
 
@@ -234,7 +323,7 @@ def _waiter(waiting, outcome: list):
 
     def run():
         try:
-            with limits.heavy_turn(waiting):
+            with line.heavy_turn(waiting, "ip:t"):
                 outcome.append("ran")
         except Moved:
             outcome.append("moved on")
@@ -263,18 +352,18 @@ def test_a_run_whose_visitor_moves_on_just_as_its_turn_comes_gives_the_place_bac
     holder.join(10)
     thread.join(10)
     assert outcome == ["moved on"]
-    assert limits._turns._running == 0 and limits._turns._line == []  # the place is free again
+    assert line._turns._running == 0 and line._turns._line == []  # the place is free again
     with pytest.raises(Moved):
-        with limits.heavy_turn(moved_on):  # served at once: nothing to clear, and nothing may leak either
+        with line.heavy_turn(moved_on, "ip:t"):  # served at once: nothing to clear, and nothing may leak either
             raise Moved
-    assert limits._turns._running == 0
+    assert line._turns._running == 0
 
 
 def test_a_waiting_run_hears_from_streamlit_while_its_place_stays_the_same(monkeypatch):
     """A run first in line behind a long one still makes a Streamlit call every NOTE_EVERY_S, so a visitor
     who left or changed something leaves the line then, not when the long run ends (it used to call only
     when its place changed, and then ran its whole page for nobody)."""
-    monkeypatch.setattr(limits, "NOTE_EVERY_S", 0.2)
+    monkeypatch.setattr(line, "NOTE_EVERY_S", 0.2)
     holder, release = _held_turn()
     said, outcome = [], []
 
@@ -286,11 +375,11 @@ def test_a_waiting_run_hears_from_streamlit_while_its_place_stays_the_same(monke
     _waiter(leaves_at_the_third_note, outcome).join(5)
     try:
         assert outcome == ["moved on"] and said == [1, 1, 1]  # told its place again and again, then gone
-        assert limits._turns._line == [] and limits._turns._running == 1  # the long run still holds its place
+        assert line._turns._line == [] and line._turns._running == 1  # the long run still holds its place
     finally:
         release.set()
         holder.join(10)
-    assert limits._turns._running == 0
+    assert line._turns._running == 0
 
 
 def test_a_run_can_step_out_of_its_turn_for_work_bounded_on_its_own():
@@ -298,25 +387,25 @@ def test_a_run_can_step_out_of_its_turn_for_work_bounded_on_its_own():
     import threading
 
     ran = []
-    with limits.heavy_turn(lambda n: None):
-        with limits.outside_heavy_turn():
+    with line.heavy_turn(lambda n: None, "ip:t"):
+        with line.outside_heavy_turn():
             def view():
-                with limits.heavy_turn(lambda n: None):
+                with line.heavy_turn(lambda n: None, "ip:t"):
                     ran.append("another view")
 
             other = threading.Thread(target=view)
             other.start()
             other.join(5)
             assert ran == ["another view"]  # it did not wait for the sweep
-        assert limits._holder.place.held is True  # the place is taken again
-    with limits.outside_heavy_turn():  # outside any turn: nothing to give back
+        assert line._holder.place.held is True  # the place is taken again
+    with line.outside_heavy_turn():  # outside any turn: nothing to give back
         pass
-    assert limits._turns._running == 0  # and every place is free again
+    assert line._turns._running == 0  # and every place is free again
 
 
 def test_the_line_is_first_come_first_served_and_a_client_holds_one_place():
     """Issue 36: a client with many sockets waits as one visitor does; the others keep their order."""
-    turns = limits.Turns(1)
+    turns = line.Turns(1)
     first = turns.join("ip:a", "s1")
     assert turns.try_enter(first, 0) is True
     tickets = {name: turns.join(client, session) for name, client, session in
@@ -342,9 +431,9 @@ def test_streamlit_answers_these_messages_itself_in_the_handler_the_module_wraps
 
     kinds = {f.name for f in BackMsg.DESCRIPTOR.oneofs_by_name["type"].fields}
     debug = {"debug_disconnect_websocket", "debug_shutdown_runtime"}  # development mode only; refused here too
-    assert kinds == limits.VISITOR_MESSAGES | limits.DEVELOPER_MESSAGES | debug, kinds
+    assert kinds == policy.VISITOR_MESSAGES | policy.DEVELOPER_MESSAGES | debug, kinds
     limits.install()
-    assert AppSession.handle_backmsg.selfattn_bounded and DeferredFileHandler.handle.selfattn_bounded
+    assert AppSession.handle_backmsg.selfattn_hook and DeferredFileHandler.handle.selfattn_hook
     source = inspect.getsource(AppSession)
     assert "self._session_state = SessionState()" in source
     assert "widget_metadata" in {f for f in WStates.__dataclass_fields__}
@@ -369,30 +458,40 @@ def _msg(kind: str, **fields):
 
 
 def test_each_kind_of_message_is_taken_or_refused_by_its_rule():
-    check = limits.check_message
-    guard = limits.SessionGuard()
-    assert check(_msg("load_git_info"), guard, set(), hosted=True) is not None
-    assert check(_msg("clear_cache"), guard, set(), hosted=True) is not None
-    assert check(_msg("load_git_info"), guard, set(), hosted=False) is None  # the developer's, at home
-    assert check(_msg("app_heartbeat"), guard, set(), hosted=True) is None
-    assert check(_msg("file_urls_request", names=["a.csv"]), guard, set(), hosted=True) is None
-    assert "file names" in check(_msg("file_urls_request", names=["a.csv"] * 480_000), guard, set(), hosted=True)
-    assert check(_msg("backend_operation_request", op="deferred_file"), guard, set(), hosted=True) is None
-    assert "install_skills" in check(_msg("backend_operation_request", op="install_skills"), guard, set(), hosted=True)
-    too_many = _msg("rerun_script", widgets=[f"w{i}" for i in range(limits.MAX_WIDGET_STATES + 1)])
-    assert "widget states" in check(too_many, guard, {"w1"}, hosted=True)
+    def check(msg, hosted=True):
+        return policy.check_message(msg, policy.SessionGuard(), hosted=hosted)
+
+    assert check(Message("load_git_info")) is not None
+    assert check(Message("clear_cache")) is not None
+    assert check(Message("set_run_on_save")) is not None
+    assert check(Message("load_git_info"), hosted=False) is None  # the developer's, at home
+    assert "debug_shutdown_runtime" in check(Message("debug_shutdown_runtime"), hosted=False)
+    assert check(Message("app_heartbeat")) is None
+    assert check(Message("file_urls_request", file_names=1)) is None
+    assert "file names" in check(Message("file_urls_request", file_names=480_000))
+    assert check(Message("backend_operation_request", operation="deferred_file")) is None
+    assert "install_skills" in check(Message("backend_operation_request", operation="install_skills"))
+    assert "widget states" in check(Message("rerun_script", widget_states=policy.MAX_WIDGET_STATES + 1))
+    assert check(Message("rerun_script", widget_states=policy.MAX_WIDGET_STATES)) is None
+
+
+def test_the_hooks_read_a_message_as_the_rules_do_and_drop_widgets_never_drawn():
+    assert hooks.message(_msg("file_urls_request", names=["a.csv"] * 3)) == Message("file_urls_request", file_names=3)
+    assert hooks.message(_msg("backend_operation_request", op="install_skills")).operation == "install_skills"
+    assert hooks.message(_msg("load_git_info")) == Message("load_git_info")
     mixed = _msg("rerun_script", widgets=["known", "never drawn", "known too"])
-    assert check(mixed, guard, {"known", "known too"}, hosted=True) is None
+    assert hooks.message(mixed) == Message("rerun_script", widget_states=3)
+    assert hooks.keep_widgets(mixed, {"known", "known too"}) == 1
     assert [w.id for w in mixed.rerun_script.widget_states.widgets] == ["known", "known too"]
 
 
 def test_a_session_sends_a_bounded_number_of_messages_a_second():
-    guard = limits.SessionGuard()
-    beat = _msg("app_heartbeat")
-    taken = sum(limits.check_message(beat, guard, set(), hosted=True, now=100.0) is None for _ in range(1000))
-    assert taken == limits.MESSAGE_BURST
-    later = sum(limits.check_message(beat, guard, set(), hosted=True, now=101.0) is None for _ in range(1000))
-    assert later == limits.MESSAGES_PER_S  # a second later, a second's worth
+    guard = policy.SessionGuard()
+    beat = Message("app_heartbeat")
+    taken = sum(policy.check_message(beat, guard, hosted=True, now=100.0) is None for _ in range(1000))
+    assert taken == policy.MESSAGE_BURST
+    later = sum(policy.check_message(beat, guard, hosted=True, now=101.0) is None for _ in range(1000))
+    assert later == policy.MESSAGES_PER_S  # a second later, a second's worth
 
 
 def test_a_session_builds_one_download_at_a_time_and_the_same_file_once_a_run():
@@ -413,7 +512,7 @@ def test_a_session_builds_one_download_at_a_time_and_the_same_file_once_a_run():
         answer.deferred_file.url = f"/media/{request.deferred_file.file_id}"
         return answer
 
-    handle = limits._one_download_at_a_time(build)
+    handle = hooks._download(build, limits.one_download_at_a_time)  # as installed on DeferredFileHandler.handle
 
     async def clicks():
         requests = []
@@ -427,7 +526,7 @@ def test_a_session_builds_one_download_at_a_time_and_the_same_file_once_a_run():
     assert sorted(built) == ["csv", "zip"] and max(at_once) == 1
     assert [a.request_id for a in answers] == [f"r{k}" for k in range(200)]
     assert answers[1].deferred_file.url == "/media/zip"
-    limits.check_message(_msg("rerun_script"), limits.guard_of("session-1"), set(), hosted=True)  # a new run
+    policy.check_message(Message("rerun_script"), limits.guard_of("session-1"), hosted=True)  # a new run
     asyncio.run(clicks())
     assert len(built) == 4  # built again after the run: its buttons may offer other numbers
 
@@ -453,8 +552,8 @@ def test_streamlit_runs_every_run_through_the_two_calls_the_module_wraps():
     assert calc_hash("seq2seq") == calc_hash("seq2seq") != calc_hash("playground")
     assert "old_states" in inspect.signature(script_requests._coalesce_widget_states).parameters
     limits.install()
-    assert script_runner.exec_func_with_error_handling.selfattn_bounded
-    assert ScriptRunContext.on_script_start.selfattn_bounded
+    assert script_runner.exec_func_with_error_handling.selfattn_hook
+    assert ScriptRunContext.on_script_start.selfattn_hook
 
 
 def test_a_run_is_heavy_by_the_page_it_asks_for():
@@ -462,32 +561,38 @@ def test_a_run_is_heavy_by_the_page_it_asks_for():
 
     from streamlit.util import calc_hash
 
-    def ctx(page_hash: str, name: str = "", fragment=None):
+    def run(page_hash: str, name: str | None = None, fragment=None):
+        """The Run the hook hands over as a run with this context starts."""
         manager = SimpleNamespace(main_script_hash="main", intended_page_name=name)
-        return SimpleNamespace(page_script_hash=page_hash, pages_manager=manager, fragment_ids_this_run=fragment)
+        ctx = SimpleNamespace(session_id="s", page_script_hash=page_hash, pages_manager=manager,
+                              fragment_ids_this_run=fragment, yield_check=lambda: None)
+        started = []
+        hooks._started(lambda self: None, started.append)(ctx)
+        assert started[0].fragment == bool(fragment) and started[0].session == "s"
+        return started[0]
 
-    assert limits._run_is_heavy(ctx(calc_hash("seq2seq"), fragment=["f1"]))  # an edit of the Encoder–decoder
-    assert limits._run_is_heavy(ctx(calc_hash("block")))
-    assert not limits._run_is_heavy(ctx(calc_hash("playground"), fragment=["f1"]))
-    assert limits._run_is_heavy(ctx("main", "seq2seq"))  # a first open: the page by its name
-    assert not limits._run_is_heavy(ctx("main", "playground")) and not limits._run_is_heavy(ctx("main", ""))
+    assert limits.run_is_heavy(run(calc_hash("seq2seq"), fragment=["f1"]))  # an edit of the Encoder–decoder
+    assert limits.run_is_heavy(run(calc_hash("block")))
+    assert not limits.run_is_heavy(run(calc_hash("playground"), fragment=["f1"]))
+    assert limits.run_is_heavy(run("main", "seq2seq"))  # a first open: the page by its name
+    assert not limits.run_is_heavy(run("main", "playground")) and not limits.run_is_heavy(run("main"))
 
 
 def test_a_new_visitor_goes_before_a_flooding_client_and_a_flooding_session():
-    turns = limits.Turns(1)
+    turns = line.Turns(1)
     assert turns.try_enter(turns.join("ip:x", "running"), 0) is True
     for k in range(10):
         turns.charge("ip:flood", f"f{k}", 0.3)  # a client that used CPU lately (each session under budget)
-    turns.charge("ip:flood", "f0", limits.SESSION_BUDGET_S)  # and one of its sessions over budget
+    turns.charge("ip:flood", "f0", line.SESSION_BUDGET_S)  # and one of its sessions over budget
     flood = [turns.join("ip:flood", f"f{k}") for k in range(10)]
     honest = turns.join("ip:new", "n1")
     assert turns.place(honest) == 1 and [turns.place(t) for t in flood[1:]] == list(range(2, 11))
     assert turns.place(flood[0]) == 11  # over budget: behind every other run
     # one address, a class: its sessions take turns in order, a session over budget behind every other run;
     # another address that used less goes first, once
-    klass = limits.Turns(1)
+    klass = line.Turns(1)
     assert klass.try_enter(klass.join("ip:school", "running"), 0) is True
-    klass.charge("ip:school", "flooder", limits.SESSION_BUDGET_S + 1)
+    klass.charge("ip:school", "flooder", line.SESSION_BUDGET_S + 1)
     klass.charge("ip:other", "o1", 0.5)
     flooder = klass.join("ip:school", "flooder")
     students = [klass.join("ip:school", f"s{k}") for k in range(3)]
@@ -497,7 +602,7 @@ def test_a_new_visitor_goes_before_a_flooding_client_and_a_flooding_session():
 
 
 def test_usage_halves_and_stays_bounded():
-    usage = limits.Usage(half_life=10.0, most=8)
+    usage = line.Usage(half_life=10.0, most=8)
     usage.add(("session", "a"), 4.0, now=100.0)
     assert usage.of(("session", "a"), now=110.0) == pytest.approx(2.0)
     usage.add(("session", "a"), 1.0, now=110.0)
@@ -508,15 +613,15 @@ def test_usage_halves_and_stays_bounded():
 
 
 def test_light_runs_pass_a_heavy_one_waiting_and_over_budget_runs_take_one_place():
-    turns = limits.Turns(2, 1)
+    turns = line.Turns(2, 1)
     assert turns.try_enter(turns.join("ip:a", "h1", heavy=True), 0) is True
     heavy = turns.join("ip:b", "h2", heavy=True)
     light = turns.join("ip:c", "l1")
     assert turns.try_enter(heavy, 0) is False and turns.try_enter(light, 0) is True  # the heavy place is taken
     turns.leave(heavy=True)
     turns.leave()
-    turns.charge("ip:f", "f1", limits.SESSION_BUDGET_S + 1)
-    turns.charge("ip:f", "f2", limits.SESSION_BUDGET_S + 1)
+    turns.charge("ip:f", "f1", line.SESSION_BUDGET_S + 1)
+    turns.charge("ip:f", "f2", line.SESSION_BUDGET_S + 1)
     first, second = turns.join("ip:f", "f1"), turns.join("ip:f", "f2")
     assert turns.try_enter(heavy, 0) is True  # under budget: first, though it came before them anyway
     turns.leave(heavy=True, over=turns.over_budget(heavy))
@@ -539,11 +644,11 @@ def _rerun(*widgets, fragment: str = ""):
 def test_the_newest_rerun_keeps_the_older_ones_clicks():
     older = _rerun(("cell", "string_value", "40"), ("button", "trigger_value", True), fragment="f")
     newer = _rerun(("cell", "string_value", "45"), ("button", "trigger_value", False), fragment="f")
-    merged = limits.newest_rerun(older, newer)
+    merged = hooks.newest_rerun(older, newer)
     states = {w.id: w for w in merged.rerun_script.widget_states.widgets}
     assert states["cell"].string_value == "45" and states["button"].trigger_value is True
     assert merged.rerun_script.fragment_id == "f"
-    assert limits.newest_rerun(_rerun(fragment="f"), _rerun(fragment="g")).rerun_script.fragment_id == ""
+    assert hooks.newest_rerun(_rerun(fragment="f"), _rerun(fragment="g")).rerun_script.fragment_id == ""
 
 
 def test_a_burst_over_the_rate_ends_with_its_last_rerun():
@@ -559,7 +664,9 @@ def test_a_burst_over_the_rate_ends_with_its_last_rerun():
         if sent[-1] == 45:
             done.set()
 
-    handle = limits._guarded_backmsg(original)
+    def handle(session, msg):  # as installed on AppSession.handle_backmsg
+        return limits.handle_message(session, msg, lambda m: original(session, m))
+
     session = SimpleNamespace(id="burst-session", _session_state=SimpleNamespace(
         _new_widget_state=SimpleNamespace(widget_metadata={"cell": None})))
     try:

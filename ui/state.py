@@ -59,10 +59,9 @@ def require_frame() -> None:
     the page script alone. Switching that mode off and rerunning sends the visitor through
     ``app.py``'s ``st.navigation`` to the same page.
     """
-    from streamlit.runtime.pages_manager import PagesManager
+    from ui import streamlit_hooks
 
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
+    if streamlit_hooks.leave_pages_directory_mode():
         st.rerun()
 
 

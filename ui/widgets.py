@@ -8,7 +8,6 @@ from typing import Callable
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
-from streamlit.dataframe_util import convert_arrow_table_to_arrow_bytes
 
 from selfattn.display.charts import WORDS, level_titles
 from selfattn.display.export import csv_bytes, to_csv
@@ -17,6 +16,7 @@ from selfattn.errors import InputError
 from selfattn.i18n import CATALOG, Markdown, escape_markdown, t_plain
 from ui import state as settings
 from ui.state import current_lang, tr  # the language helpers every page uses, here with the widgets
+from ui.streamlit_hooks import arrow_bytes
 
 CANVAS_MIN_CELLS = 256  # charts with more cells are drawn on a canvas (docs/benchmarks.md, felt speed)
 
@@ -185,7 +185,7 @@ def arrow_datasets(spec: dict) -> dict:
     if not datasets:
         return spec
     return {**spec, "datasets": {name: rows if isinstance(rows, bytes) else
-                                 convert_arrow_table_to_arrow_bytes(pa.Table.from_pylist(rows))
+                                 arrow_bytes(pa.Table.from_pylist(rows))
                                  for name, rows in datasets.items()}}
 
 

@@ -309,15 +309,13 @@ def time_here(progress) -> dict:
     Raises:
         InputError: ``bench_busy`` (another benchmark holds the lock), ``bench_cooldown``.
     """
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     from selfattn.bench import guard
     from selfattn.bench.limits import limits_for
     from ui import server_limits
+    from ui.streamlit_hooks import current_session
 
     cooldown = limits_for()["cooldown_s"]
-    ctx = get_script_run_ctx()
-    session = ctx.session_id if ctx is not None else ""
+    session = current_session()
     guard.check_cooldown(_timed_at(), session, cooldown, time.monotonic())
     sizes = page_sizes()
     expected = 2.0 if is_hosted() else 6.0

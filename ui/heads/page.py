@@ -266,10 +266,9 @@ def run_benchmark(config: bench.BenchConfig, progress) -> list[dict]:
 
 
 def _session_id() -> str:
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    from ui.streamlit_hooks import current_session
 
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx is not None else ""
+    return current_session()
 
 
 @st.cache_resource(show_spinner=False)
