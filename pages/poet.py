@@ -10,4 +10,4 @@ from ui.widgets import tr
 links.start("poet")
 st.title(tr("po.title"))
 links.show_problems("poet")
-po.draw_page()
+po.PLAYER.run(po.draw_page, always=False)  # while playing, a fragment rerun every second (ui/play.py)

@@ -1,5 +1,7 @@
-"""The tiny poet's page through AppTest: it opens in both languages with a poem of the form, the step view's
-probabilities add up to 1, bad input is named with the last good poem kept, and the link brings the view back."""
+"""The tiny poet's page through AppTest: it opens in both languages with a poem of the form, in parts (only the open
+one runs, ``part=`` in the link); the step view's probabilities add up to 1, Play walks the characters with the step in
+the link, the K and V cache grows a row a step and equals a full pass; bad input is named with the last good poem
+kept; the link brings the view back; one ZIP holds every table with settings.txt."""
 
 from __future__ import annotations
 
@@ -8,7 +10,15 @@ import re
 import pytest
 
 from selfattn.i18n import t
-from support.apptest import open_link, open_page, shown, texts
+from support.apptest import choice_widget, open_link, open_page, shown, texts
+
+
+def open_part(at, part: str):
+    """Open ``part`` of the poet (ui/parts.py) in the session ``at``, as a click on its tab does."""
+    at.session_state["po_part"] = part
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
 def errors(at) -> str:
@@ -43,7 +53,7 @@ def test_the_page_opens_with_a_poem_of_the_form(lang):
 
 
 def test_the_step_view_shows_probabilities_adding_up_to_one():
-    at = open_page("poet")
+    at = open_part(open_page("poet"), "step")
     at.button(key="po_next").click().run()  # the 2nd character: drawn, not given
     assert at.session_state["po_step"] == 1
     text = texts(at)
@@ -94,15 +104,18 @@ def test_the_link_brings_the_view_back():
     at.number_input(key="po_top_k").set_value(20).run()
     at.select_slider(key="po_temp").set_value(120).run()
     at.select_slider(key="po_top_p").set_value(90).run()
-    at.select_slider(key="po_step").set_value(3).run()
+    at.button(key="po_part_next").click().run()  # to "One step": the settings above are kept
+    choice_widget(at.selectbox, "po_step").set_value(3).run()
     assert not at.error, errors(at)
     params = link_of(at)
-    assert params == {"acrostic": "山水花鸟", "seed": "7", "topk": "20", "temp": "120", "topp": "90", "step": "4"}
+    assert params == {"acrostic": "山水花鸟", "seed": "7", "topk": "20", "temp": "120", "topp": "90", "step": "4",
+                      "part": "step"}
     poem = at.session_state["po_good"]
     back = open_link("poet", params)
     assert not back.exception and not back.warning and not back.error
     assert back.session_state["po_good"].text == poem.text
     assert back.session_state["po_step"] == 3 and back.session_state["po_seed"] == 7
+    assert "Character 4 of 20" in texts(back)
     first = open_link("poet", {"mode": "first", "first": "白日依山尽", "greedy": "1", "lang": "zh"})
     assert not first.exception and not first.error
     poem = first.session_state["po_good"]
@@ -121,8 +134,9 @@ def test_hosted_mode_bounds_the_sampling_and_offers_no_training(monkeypatch):
     from selfattn.hosting import HOSTED_ENV
 
     monkeypatch.setenv(HOSTED_ENV, "1")
-    at = open_page("poet")
+    at = open_part(open_page("poet"), "learned")
     assert "Training is off on this shared demo" in texts(at)
+    open_part(at, "write")
     at.number_input(key="po_top_k").set_value(500).run()
     assert "top-k must be a whole number from 1 to 200" in errors(at)
     at.text_input(key="po_acrostic").set_value("春夏秋冬" * 5).run()
@@ -130,7 +144,7 @@ def test_hosted_mode_bounds_the_sampling_and_offers_no_training(monkeypatch):
 
 
 def test_the_checkpoints_write_the_same_seed_from_noise_to_form():
-    at = open_page("poet")
+    at = open_part(open_page("poet"), "learned")
     options = at.select_slider(key="po_ckpt").options
     assert len(options) >= 3
     at.select_slider(key="po_ckpt").set_value(options[0]).run()
@@ -139,7 +153,107 @@ def test_the_checkpoints_write_the_same_seed_from_noise_to_form():
 
 
 def test_a_link_to_a_checkpoint_and_a_step_past_the_end_opens_within_the_poem():
-    at = open_link("poet", {"ckpt": "31", "step": "999"})
+    at = open_link("poet", {"ckpt": "31", "step": "999", "part": "step"})
     assert not at.exception and not at.error, errors(at)
-    assert at.session_state["po_ckpt"] == 31 and at.session_state["po_step"] == 19  # 20 characters: the last
-    assert "At step 31 of" in texts(at) and "Character 20 of 20" in texts(at)
+    assert at.session_state["po_step"] == 19 and "Character 20 of 20" in texts(at)  # 20 characters: the last
+    open_part(at, "learned")
+    assert not at.error, errors(at)
+    assert at.session_state["po_ckpt"] == 31 and "At step 31 of" in texts(at)
+
+
+PART_TITLES = {"write": "po.poem_title", "step": "po.step_title", "learned": "po.learn_title",
+               "words": "po.words_title"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_part_opens_alone_and_the_next_part_button_walks_them(lang):
+    from selfattn.poet.view import PARTS
+
+    at = open_page("poet", lang)
+    for i, part in enumerate(PARTS):
+        assert at.session_state["po_part"] == part
+        assert not at.exception and not at.error, errors(at)
+        assert (link_of(at).get("part") or PARTS[0]) == part
+        assert t(PART_TITLES[part], lang) in texts(at)
+        if part != "write":  # only the open part runs: the settings' boxes are the write part's
+            assert not [w for w in at.text_input if w.key == "po_acrostic"]
+        at.button(key="po_part_next").click().run()
+    assert at.session_state["po_part"] == PARTS[0]  # after the last: back to the first
+
+
+def cache_rows(at) -> list[int]:
+    return [int(n) for n in re.findall(r"K cache, (\d+) rows", texts(at))]
+
+
+def test_the_k_and_v_cache_grows_a_row_a_step_and_equals_the_full_pass():
+    at = open_link("poet", {"part": "step", "step": "1"})
+    poem = at.session_state["po_good"]
+    seen = []
+    for k in range(4):
+        assert not at.error, errors(at)
+        text = texts(at)
+        seen.append(cache_rows(at))
+        check = re.search(r"equal one full pass over the (\d+) positions read: largest difference "
+                          r"(\d+(?:\.\d+)?(?:e[-+]?\d+)?)", text)
+        assert check, text
+        assert int(check.group(1)) == k + 1 and float(check.group(2)) < 1e-9
+        at.button(key="po_next").click().run()
+    assert seen == [[1, 1], [2, 2], [3, 3], [4, 4]]  # per layer: <bos>, then a row more each step
+    assert at.session_state["po_good"].text == poem.text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_play_walks_the_characters_one_a_second_with_the_step_in_the_link(monkeypatch, lang):
+    from selfattn.i18n import t_plain
+    from ui import play
+
+    now = [1000.0]
+    monkeypatch.setattr(play, "clock", lambda: now[0])
+    at = open_link("poet", {"part": "step", "step": "17", "lang": lang})  # 20 characters: 3 moves to the last
+    assert at.button(key="po_play").label == t_plain("po.play", lang)
+    at.button(key="po_play").click().run()
+    assert not at.exception and at.button(key="po_play").label == t_plain("po.pause", lang)
+    at.run()  # sooner than a second: nothing moves
+    assert at.session_state["po_step"] == 16
+    for step in (17, 18, 19):
+        now[0] += play.SOONEST_S + 0.05
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.session_state["po_step"] == step and link_of(at)["step"] == str(step + 1)
+    assert "po_playing" not in at.session_state  # the last character: it stopped
+    at.button(key="po_play").click().run()  # Play at the last plays from the first
+    assert at.session_state["po_step"] == 0
+    open_part(at, "write")  # another part: the play stops
+    assert "po_playing" not in at.session_state
+
+
+def test_one_zip_holds_every_table_of_the_step_and_the_settings(downloads):
+    import io
+    import zipfile
+
+    import numpy as np
+    import pandas as pd
+
+    from selfattn.core.heads import merge_heads
+    from ui.poet.page import character_steps
+
+    at = open_link("poet", {"part": "step", "step": "6", "seed": "3"})
+    assert not at.error, errors(at)
+    poem = at.session_state["po_good"]
+    step = character_steps(poem)[5]
+    archive = zipfile.ZipFile(io.BytesIO(downloads["selfattn-poet.zip"]))
+    names = set(archive.namelist())
+    layers = len(step.attention)
+    expected = {"step6_candidates.csv", "loss.csv", "settings.txt",
+                *(f"step6_{m}_layer{i}.csv" for m in ("attention", "k_cache", "v_cache") for i in range(1, layers + 1))}
+    assert names == expected, names
+    for i in range(layers):
+        k = pd.read_csv(io.BytesIO(archive.read(f"step6_k_cache_layer{i + 1}.csv")), index_col=0, encoding="utf-8-sig")
+        assert np.array_equal(k.to_numpy(), merge_heads(step.read.cache.keys[i]))  # full precision
+        weights = pd.read_csv(io.BytesIO(archive.read(f"step6_attention_layer{i + 1}.csv")), index_col=0,
+                              encoding="utf-8-sig")
+        assert np.allclose(weights.to_numpy().sum(axis=1), 1.0) and weights.shape[1] == step.position
+    note = archive.read("settings.txt").decode("utf-8")
+    assert poem.text in note and "seed=3" in note and "step=6" in note and f"6: {step.token}" in note
+    # every CSV button of the part is one of the ZIP's tables
+    assert {f"poet-step6-{n}.csv" for n in ("candidates",)} <= set(downloads)

@@ -9,7 +9,7 @@ import pytest
 
 from selfattn.errors import InputError
 from selfattn.poet import (MAX_SAMPLES, as_json, cache_check, checkpoint_poets, corpus, generate, load_poet,
-                           torch_check)
+                           step_cache_difference, torch_check)
 from selfattn.poet.__main__ import main
 from selfattn.poet.weights import COMMA, EOS, STOP
 
@@ -68,6 +68,24 @@ def test_the_cached_steps_equal_the_full_pass_and_torch(poet):
     poems = [generate(poet, seed=s) for s in range(2)]
     assert max(cache_check(poet, p) for p in poems) < 1e-12
     assert torch_check(poet, poems) < 1e-9
+
+
+def test_each_step_s_cache_equals_the_full_pass_s_rows_and_a_wrong_row_shows(poet):
+    import dataclasses
+
+    from selfattn.poet.model import Cache
+
+    poem = generate(poet, acrostic="春夏秋冬", seed=3)
+    for index, s in enumerate(poem.steps):
+        assert s.read.cache.length == s.position  # the cache holds every position read, <bos> first
+        assert step_cache_difference(poet, poem, index) < 1e-12
+    s = poem.steps[6]
+    keys = list(s.read.cache.keys)
+    keys[1] = keys[1].copy()
+    keys[1][2, 3, 4] += 0.5  # one number of layer 2's cache, head 3, position 3
+    wrong = dataclasses.replace(s, read=dataclasses.replace(s.read, cache=Cache(tuple(keys), s.read.cache.values)))
+    broken = dataclasses.replace(poem, steps=(*poem.steps[:6], wrong, *poem.steps[7:]))
+    assert abs(step_cache_difference(poet, broken, 6) - 0.5) < 1e-12
 
 
 def test_the_record_and_checkpoints_are_shipped(poet):

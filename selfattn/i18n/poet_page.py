@@ -17,6 +17,12 @@ STRINGS = {
               "在这里用 {poems} 首五言唐诗训练，在我们自己的 `numpy` 核心上一个字一个字地写诗。"
               "每句的字数和标点由解码放置，不靠运气。",
     },
+    # the parts (ui/parts.py)
+    "po.part_write": {"en": "Write", "zh": "写诗"},
+    "po.part_step": {"en": "One step", "zh": "一步一步"},
+    "po.part_learned": {"en": "How it learned", "zh": "怎么学会的"},
+    "po.part_words": {"en": "What is going on", "zh": "这是怎么回事"},
+    "po.poem_shown": {"en": "The poem: {text}", "zh": "这首诗：{text}"},
     # inputs
     "po.mode": {"en": "Start from", "zh": "从哪里开始"},
     "po.mode_acrostic": {"en": "Acrostic (藏头)", "zh": "藏头"},
@@ -49,6 +55,10 @@ STRINGS = {
     "po.step": {"en": "Character", "zh": "第几个字"},
     "po.next": {"en": "Next", "zh": "下一步"},
     "po.back": {"en": "Back", "zh": "上一步"},
+    "po.play": {"en": "Play", "zh": "播放"},
+    "po.pause": {"en": "Pause", "zh": "暂停"},
+    "po.play_help": {"en": "Write the poem again one character a second, from the character shown to the last.",
+                     "zh": "从当前这个字开始，每秒写一个字，直到最后一个字。"},
     "po.step_line": {"en": "Character {k} of {count}: **{token}** (line {line}, place {place}).",
                      "zh": "第 {k} 个字，共 {count} 个：**{token}**（第 {line} 句，第 {place} 个字）。"},
     "po.kind_drawn": {"en": "Drawn with the uniform number {u} against the probabilities after the knobs.",
@@ -87,6 +97,17 @@ STRINGS = {
                             "are reused, not recomputed.",
                       "zh": "这一步的 K 和 V 缓存：{layers} 层 × {heads} 个头 × {n} 个位置 × {d} 个数，"
                             "K 中 {total} 个数，V 中同样多。每一步增加一个位置，之前的行直接重用，不再重算。"},
+    "po.cache_k": {"en": "Layer {layer}: K cache, {n} rows × {d}", "zh": "第 {layer} 层：K 缓存，{n} 行 × {d}"},
+    "po.cache_v": {"en": "Layer {layer}: V cache, {n} rows × {d}", "zh": "第 {layer} 层：V 缓存，{n} 行 × {d}"},
+    "po.cache_caption": {
+        "en": "One row per position read so far (its {h} heads side by side, {hd} numbers each); the last row, "
+              "{last}, is the one this step added. Step on and the maps grow by a row; the rows above never change.",
+        "zh": "目前读过的每个位置一行（{h} 个头并排，每个头 {hd} 个数）；最后一行 {last} 是这一步新加的。"
+              "往下走一步，图就多一行；上面的行永远不变。"},
+    "po.step_cache_same": {"en": "At this step the cached K and V rows and the logits equal one full pass over the "
+                                 "{n} positions read: largest difference {diff}.",
+                           "zh": "在这一步，缓存的 K、V 各行和对数几率，与对读过的 {n} 个位置做一次完整计算相同："
+                                 "最大差 {diff}。"},
     "po.cache_same": {"en": "The cached steps equal the full pass: largest difference {diff}.",
                       "zh": "逐步缓存的计算与一次完整计算相同：最大差 {diff}。"},
     "po.torch_same": {"en": "A PyTorch module holding the same weights gives the same logits at every step: largest "
@@ -110,6 +131,19 @@ STRINGS = {
                              "2 cores); the page then writes with it.",
                        "zh": "想训练自己的模型，请运行 `python -m selfattn.poet.train`（2 核约 {minutes} 分钟）；"
                              "之后页面就用它写诗。"},
+    # the ZIP (selfattn/poet/view.py settings_text)
+    "po.download_zip": {"en": "Download every table (ZIP, with settings.txt)", "zh": "下载全部表格（ZIP，含设置说明文件）"},
+    "po.settings_title": {"en": "A tiny poet (selfattn): this view's settings", "zh": "写诗（selfattn）：本视图的设置"},
+    "po.settings_poem": {"en": "Poem", "zh": "诗"},
+    "po.settings_start": {"en": "Start", "zh": "开头"},
+    "po.settings_acrostic": {"en": "acrostic {chars}", "zh": "藏头 {chars}"},
+    "po.settings_first": {"en": "first line {chars}", "zh": "第一句 {chars}"},
+    "po.settings_sampling": {"en": "Sampling", "zh": "抽样"},
+    "po.settings_knobs": {"en": "temperature {temp}, top-k {k}, top-p {p}", "zh": "温度 {temp}，`top-k` {k}，`top-p` {p}"},
+    "po.settings_greedy_on": {"en": "greedy", "zh": "贪心"},
+    "po.settings_seed": {"en": "Seed", "zh": "随机种子"},
+    "po.settings_step": {"en": "Character shown", "zh": "显示的字"},
+    "po.settings_ckpt": {"en": "Checkpoint (training step)", "zh": "检查点（训练步数）"},
     # words
     "po.words_title": {"en": "What is going on", "zh": "这是怎么回事"},
     "po.words_decoder": {

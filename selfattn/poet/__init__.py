@@ -23,13 +23,14 @@ from pathlib import Path
 
 from selfattn.errors import InputError
 from selfattn.poet.generate import (MAX_INPUT, MAX_SAMPLES, Poem, Settings, Step, as_json, cache_check, check_samples,
-                                    check_settings, generate, torch_check)
+                                    check_settings, generate, step_cache_difference, torch_check)
 from selfattn.poet.model import Poet, forward
 from selfattn.poet.weights import (CHECKPOINTS_PATH, MODEL_JSON, RECORD_PATH, WEIGHTS_PATH, Weights, load_checkpoints,
                                    load_weights)
 
 __all__ = ["MAX_INPUT", "MAX_SAMPLES", "Poem", "Poet", "Settings", "Step", "as_json", "cache_check", "check_samples",
-           "check_settings", "checkpoint_poets", "forward", "generate", "load_poet", "torch_check"]
+           "check_settings", "checkpoint_poets", "forward", "generate", "load_poet", "step_cache_difference",
+           "torch_check"]
 
 
 def load_poet(npz_path: Path = WEIGHTS_PATH, json_path: Path = MODEL_JSON, record_path: Path = RECORD_PATH) -> Poet:

@@ -274,6 +274,17 @@ def cache_check(poet: Poet, poem: Poem) -> float:
     return float(np.max(np.abs(full.logits - poem.logits)))
 
 
+def step_cache_difference(poet: Poet, poem: Poem, index: int) -> float:
+    """The largest |difference| between what step ``index`` of ``poem`` read from and wrote (every layer's cached
+    keys and values, rows 0..t, and its logits) and the same rows of one full causal pass over the poem (0.0 up to
+    float64 rounding): the cache grown one row a step holds what the whole pass computes at once."""
+    at = poem.steps[index].read
+    full = forward(poet, poem.ids[: at.position + 1])  # the tokens read up to this step
+    rows = [np.abs(cached - layer.keys).max() for cached, layer in zip(at.cache.keys, full.stack.layers)]
+    rows += [np.abs(cached - layer.values).max() for cached, layer in zip(at.cache.values, full.stack.layers)]
+    return float(max(*rows, np.abs(full.logits[-1] - at.logits).max()))
+
+
 def torch_check(poet: Poet, poems, model=None) -> float:
     """The largest |difference| between our logits (the cached steps') and those of a torch module holding the
     same weights in float64 (:func:`selfattn.poet.torch_model.reference`), over every step of ``poems``."""

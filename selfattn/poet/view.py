@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from selfattn.display.share import Bool, Choice, Field, Int, Text
+from selfattn.i18n import t_plain
 from selfattn.poet.weights import RECORD_PATH
 
 MODES = ("acrostic", "first")  # 藏头 (the first character of each line), or a first line to continue
@@ -19,6 +20,7 @@ MAX_TEXT = 100  # characters a link may carry in a typed box (the poet reads at 
 TEMPERATURES = tuple(range(10, 301, 10))  # hundredths: 0.10 … 3.00
 TOP_PS = tuple(range(5, 101, 5))  # hundredths: 100 is off
 TOP_CANDIDATES = 12  # candidates in the bar chart
+PARTS = ("write", "step", "learned", "words")  # the page's parts (ui/parts.py), in a learner's order
 
 
 def _final_step() -> int:
@@ -40,6 +42,7 @@ def limits(hosted: bool) -> dict[str, int]:
 
 
 FIELDS = (
+    Field("po_part", "part", Choice(PARTS), PARTS[0]),  # the part open (ui/parts.py)
     Field("po_mode", "mode", Choice(MODES), "acrostic"),
     Field("po_acrostic", "acrostic", Text(MAX_TEXT), "春夏秋冬"),
     Field("po_first", "first", Text(MAX_TEXT), "白日依山尽"),
@@ -54,9 +57,36 @@ FIELDS = (
 
 KEPT = {
     "po_good": "last_good: the poem written with the settings (selfattn.poet.Poem)",
+    "po_playing": "the poet's generation playing: {moves left, when the step last moved} (ui.play.Player), absent "
+                  "when paused",
 }
 WIDGETS = {
     "po_next": "the step view's Next button",
     "po_back": "the step view's Back button",
-    "po_csv_*": "the step view's CSV download buttons: the candidates, each layer's attention",
+    "po_play": "the step view's Play/Pause button (ui.play.Player)",
+    "po_part_tabs": "the parts' tab bar (ui/parts.py)",
+    "po_part_next": "the button to the next part (ui/parts.py)",
+    "po_csv_*": "the CSV download buttons: the candidates, each layer's attention, K and V cache, the loss curve",
+    "po_zip": "the ZIP of every table with settings.txt",
 }
+
+
+def settings_text(link: str, link_short: bool, poem, *, step: int, token: str, checkpoint: int, lang: str) -> str:
+    """The poet's settings.txt: the view's link and what it shows, one line each (``poem``: a
+    :class:`selfattn.poet.Poem`; ``step``: the character shown, from 0, and ``token`` that character)."""
+    def line(name_key: str, value) -> str:
+        return t_plain("common.settings_line", lang, name=t_plain(name_key, lang), value=value)
+
+    s = poem.settings
+    start = (t_plain("po.settings_acrostic", lang, chars=s.acrostic) if s.acrostic else
+             t_plain("po.settings_first", lang, chars=s.first) if s.first else "—")
+    knobs = t_plain("po.settings_greedy_on", lang) if s.greedy else t_plain(
+        "po.settings_knobs", lang, temp=f"{s.temperature:.2f}", k=s.top_k if s.top_k is not None else "—",
+        p=f"{s.top_p:.2f}" if s.top_p is not None else "—")
+    lines = [t_plain("po.settings_title", lang), "", t_plain("common.settings_link", lang, link=link)]
+    if link_short:
+        lines.append(t_plain("common.settings_link_short", lang))
+    lines += [line("po.settings_poem", poem.text), line("po.settings_start", start),
+              line("po.settings_sampling", knobs), line("po.settings_seed", s.seed),
+              line("po.settings_step", f"{step + 1}: {token}"), line("po.settings_ckpt", checkpoint)]
+    return "\n".join(lines) + "\n"

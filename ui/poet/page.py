@@ -1,6 +1,8 @@
 """写诗 / A tiny poet: the inputs read (settings of ``selfattn/poet/view.py``, kept with ``ui.state``), the poem written
 with ``last_good`` (unknown characters, empty, too long, emoji: a message naming them, the last good poem kept),
-then drawn: the poem, one step's candidates, attention and cache, the checks, how it learned, and the words.
+then drawn in four parts (``ui/parts.py``, only the open one runs, ``part=`` in the link): write (the settings, the
+poem, the checks); one step (played with ``ui/play.py``'s Player: the candidates, each layer's attention, the K and V
+cache growing and its check against a full pass); how it learned; the words. Then one ZIP of every table and the link.
 
 Every sentence that states a number takes it from the poem, the model or ``record.json``.
 """
@@ -12,18 +14,22 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from selfattn.core.heads import merge_heads
+from selfattn.display.export import column_names, labelled, zip_tables
 from selfattn.display.numbers import difference_text
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
-from selfattn.poet import Poem, cache_check, checkpoint_poets, generate, load_poet, torch_check
+from selfattn.poet import Poem, cache_check, checkpoint_poets, generate, load_poet, step_cache_difference, torch_check
 from selfattn.poet import charts
-from selfattn.poet.view import MAX_SEED, MODES, TEMPERATURES, TOP_CANDIDATES, TOP_PS, limits
-from ui import links
+from selfattn.poet.view import MAX_SEED, MODES, PARTS, TEMPERATURES, TOP_CANDIDATES, TOP_PS, limits, settings_text
+from ui import links, parts
 from ui import state as settings
-from ui.widgets import choice, csv_button, show_error, tr, tr_plain, vega
+from ui.play import Player
+from ui.widgets import choice, csv_button, current_lang, show_error, tr, tr_plain, vega
 from ui.map_sizes import fit_heatmap
 
 CHECK_TOLERANCE = 1e-9  # a difference above this is a failure, said in red
+PLAYER = Player("po_playing", "po_step", "po_play", "poet", words="po")  # the step's Play/Pause (ui/play.py)
 
 
 @st.cache_resource(show_spinner=False)
@@ -46,9 +52,9 @@ def torch_reference():
     return torch_model.reference(poet().weights)
 
 
-def check_line(key: str, difference: float) -> None:
+def check_line(key: str, difference: float, **params) -> None:
     ok = difference <= CHECK_TOLERANCE
-    (st.success if ok else st.error)(tr(key, diff=difference_text(difference)),
+    (st.success if ok else st.error)(tr(key, diff=difference_text(difference), **params),
                                      icon=":material/verified:" if ok else ":material/error:")
 
 
@@ -82,6 +88,13 @@ def inputs() -> dict:
         c[3].number_input(tr("po.seed"), 0, MAX_SEED, step=1, key="po_seed", help=tr("po.seed_help"))
         settings.keep("po_greedy")
         c[4].toggle(tr("po.greedy"), key="po_greedy", help=tr("po.greedy_help"))
+    return request()
+
+
+def request() -> dict:
+    """The settings as they are (drawn or kept), as the keywords of :func:`selfattn.poet.generate` (the typed text
+    not yet checked): what every part writes its poem from, whether or not the inputs are drawn."""
+    mode = settings.value("po_mode")
     text = settings.value("po_acrostic" if mode == "acrostic" else "po_first")
     top_k, top_p = int(settings.value("po_top_k")), int(settings.value("po_top_p"))
     return {"acrostic" if mode == "acrostic" else "first": text,
@@ -105,9 +118,27 @@ def write(request: dict, model=None) -> Poem:
 
 # ── The poem and its steps ──────────────────────────────────────────────────────────────
 
+def written(request: dict) -> Poem | None:
+    """The poem of ``request``, or the last good one with the error said (None: none yet)."""
+    poem, error = settings.last_good("po_good", partial(write, request))
+    if error is not None:
+        show_error(error, kept=poem is not None)
+    return poem
+
+
 def character_steps(poem: Poem) -> list:
     """The steps that wrote a character (drawn or given; not the marks or <eos>)."""
     return [s for s in poem.steps if s.sampling is not None and s.place < 5 and s.token != "<eos>"]
+
+
+def shown_step(poem: Poem) -> int:
+    """The character shown (the setting ``po_step``, within the poem's characters), kept: call it before its box."""
+    return settings.keep("po_step", range(len(character_steps(poem))))
+
+
+def step_now(poem: Poem) -> int:
+    """The character shown, read without writing anything (safe after its box is drawn)."""
+    return min(max(int(settings.value("po_step")), 0), len(character_steps(poem)) - 1)
 
 
 def show_poem(poem: Poem) -> None:
@@ -119,24 +150,62 @@ def show_poem(poem: Poem) -> None:
 
 
 def _go(step: int) -> None:
+    PLAYER.stop()
     settings.put("po_step", step)
 
 
+def read_labels(poem: Poem, s) -> list[str]:
+    """The positions step ``s`` reads (``<bos>`` and the poem before it), numbered: "0<bos>", "1春", …"""
+    tokens = poet().vocab.tokens
+    return [f"{i}{tokens[t]}" for i, t in enumerate(poem.ids[: s.position])]
+
+
+def step_tables(poem: Poem, k: int) -> dict:
+    """Every matrix of character ``k``'s step, each a function building its labelled table (built when asked for):
+    the candidates, and per layer the heads' attention row and the K and V cache (heads merged)."""
+    model = poet()
+    s = character_steps(poem)[k]
+    rows = charts.candidate_rows(s.sampling, model.vocab.tokens, s.token_id, TOP_CANDIDATES)
+    read = read_labels(poem, s)
+    heads = [tr_plain("po.head", h=h + 1) for h in range(model.config.num_heads)]
+    d = model.config.d_model
+    tables = {"candidates": partial(candidate_table, rows)}
+    for layer, weights in enumerate(s.attention):
+        tables[f"attention_layer{layer + 1}"] = partial(labelled, weights, heads, read)
+        tables[f"k_cache_layer{layer + 1}"] = partial(labelled, merge_heads(s.read.cache.keys[layer]), read,
+                                                      column_names("k", d))
+        tables[f"v_cache_layer{layer + 1}"] = partial(labelled, merge_heads(s.read.cache.values[layer]), read,
+                                                      column_names("v", d))
+    return tables
+
+
+def candidate_table(rows: list[dict]) -> pd.DataFrame:
+    words = {name: tr_plain(f"po.status_{name}") for name in ("drawn", "cut_k", "cut_p", "kept")}
+    return pd.DataFrame({tr_plain("po.col_rank"): [r["rank"] for r in rows],
+                         tr_plain("po.col_token"): [r["token"] for r in rows],
+                         tr_plain("po.col_before"): [round(r["before"], 4) for r in rows],
+                         tr_plain("po.col_tempered"): [round(r["tempered"], 4) for r in rows],
+                         tr_plain("po.col_after"): [round(r["after"], 4) for r in rows],
+                         tr_plain("po.col_state"): [words[r["status"]] for r in rows]})
+
+
 def show_step(poem: Poem) -> None:
-    """One character's step: the candidates before and after the knobs, each layer's attention, the cache."""
+    """One character's step: the candidates before and after the knobs, each layer's attention, the K and V cache
+    growing, and the cache's check at this step. Played by :data:`PLAYER`."""
     model = poet()
     st.subheader(tr("po.step_title"))
     steps = character_steps(poem)
     count = len(steps)
-    settings.keep("po_step", range(count))
-    row = st.columns([6, 2, 2], vertical_alignment="bottom")
-    row[0].select_slider(tr("po.step"), options=list(range(count)), key="po_step",
-                         format_func=lambda i: f"{i + 1} {steps[i].token}")
-    k = int(settings.value("po_step"))
+    PLAYER.advance(count - 1)  # while playing: a step on, before the step is drawn or linked
+    k = shown_step(poem)
+    row = st.columns([5, 2, 2, 2], vertical_alignment="bottom")
+    with row[0]:
+        k = PLAYER.step_box(tr("po.step"), range(count), {i: f"{i + 1} {steps[i].token}" for i in range(count)})
     row[1].button(tr("po.back"), key="po_back", on_click=_go, args=(max(k - 1, 0),), disabled=k == 0,
-                  width="stretch")
+                  width="stretch", icon=":material/chevron_left:")
     row[2].button(tr("po.next"), key="po_next", on_click=_go, args=(min(k + 1, count - 1),),
-                  disabled=k >= count - 1, width="stretch")
+                  disabled=k >= count - 1, width="stretch", icon=":material/chevron_right:")
+    PLAYER.draw_button(count - 1, row[3])
     s = steps[k]
     st.markdown(tr("po.step_line", k=k + 1, count=count, token=s.token, line=s.line + 1, place=s.place + 1))
     if s.kind == "given":
@@ -145,39 +214,52 @@ def show_step(poem: Poem) -> None:
         st.caption(tr("po.kind_greedy"))
     else:
         st.caption(tr("po.kind_drawn", u=f"{s.draw:.4f}"))
-    tokens = model.vocab.tokens
-    rows = charts.candidate_rows(s.sampling, tokens, s.token_id, TOP_CANDIDATES)
+    tables = step_tables(poem, k)
+    rows = charts.candidate_rows(s.sampling, model.vocab.tokens, s.token_id, TOP_CANDIDATES)
     words = {name: tr_plain(f"po.chart_{name}") for name in ("before", "after", "candidate", "probability", "state")}
     words.update({name: tr_plain(f"po.status_{name}") for name in ("drawn", "cut_k", "cut_p", "kept")})
     left, right = st.columns([1, 1])
     with left:
         vega(charts.candidates_spec(rows, words))
     with right:
-        table = pd.DataFrame({tr_plain("po.col_rank"): [r["rank"] for r in rows],
-                              tr_plain("po.col_token"): [r["token"] for r in rows],
-                              tr_plain("po.col_before"): [round(r["before"], 4) for r in rows],
-                              tr_plain("po.col_tempered"): [round(r["tempered"], 4) for r in rows],
-                              tr_plain("po.col_after"): [round(r["after"], 4) for r in rows],
-                              tr_plain("po.col_state"): [words[r["status"]] for r in rows]})
-        st.dataframe(table, hide_index=True, width="stretch")
-        csv_button(table, f"poet-step{k + 1}-candidates", key="po_csv_candidates")
+        st.dataframe(tables["candidates"](), hide_index=True, width="stretch")
+        csv_button(tables["candidates"], f"poet-step{k + 1}-candidates", key="po_csv_candidates")
     sums = charts.step_sums(s.sampling, rows)
     st.caption(tr("po.sums", kept=sums["kept"], allowed=sums["allowed"], sum=f"{sums['sum']:.6f}", n=len(rows),
                   top=f"{sums['top']:.3f}"))
-    read = [("<bos>" if t == "<bos>" else t) for t in (tokens[i] for i in poem.ids[: s.position])]
+    read = read_labels(poem, s)
     heads = [tr_plain("po.head", h=h + 1) for h in range(model.config.num_heads)]
     for layer, weights in enumerate(s.attention):
         st.markdown(f"**{tr('po.attn_title', layer=layer + 1)}**")
-        vega(fit_heatmap(weights, heads, [f"{i}{t}" for i, t in enumerate(read)], 900, max_cell=40,
-                         role="weights", domain=(0.0, 1.0), annotate=len(read) <= 12,
-                         value_title=tr_plain("chart.weight")))
-        frame = pd.DataFrame(weights, index=heads, columns=[f"{i}:{t}" for i, t in enumerate(read)])
-        csv_button(frame, f"poet-step{k + 1}-attention-layer{layer + 1}", key=f"po_csv_attn{layer + 1}")
+        vega(fit_heatmap(weights, heads, read, 900, max_cell=40, role="weights", domain=(0.0, 1.0),
+                         annotate=len(read) <= 12, value_title=tr_plain("chart.weight")))
+        csv_button(tables[f"attention_layer{layer + 1}"], f"poet-step{k + 1}-attention-layer{layer + 1}",
+                   key=f"po_csv_attn{layer + 1}")
     st.caption(tr("po.attn_caption"))
+    show_cache(poem, k, tables)
+
+
+def show_cache(poem: Poem, k: int, tables: dict) -> None:
+    """Each layer's K and V cache at character ``k``'s step (a row per position read, heads side by side), the
+    cache's size, and the check of this step's cache and logits against one full pass."""
+    s = character_steps(poem)[k]
     keys = s.read.cache.keys
-    n, d = keys[0].shape[1], keys[0].shape[2]
-    st.markdown(tr("po.cache_line", layers=len(keys), heads=keys[0].shape[0], n=n, d=d,
-                   total=len(keys) * keys[0].shape[0] * n * d))
+    h, n, hd = keys[0].shape
+    d = h * hd
+    read = read_labels(poem, s)
+    st.markdown(tr("po.cache_line", layers=len(keys), heads=h, n=n, d=hd, total=len(keys) * h * n * hd))
+    st.caption(tr("po.cache_caption", h=h, hd=hd, last=read[-1]))
+    for layer in range(len(keys)):
+        cols = st.columns(2)
+        for col, name, title, prefix in ((cols[0], "k", "po.cache_k", "k"), (cols[1], "v", "po.cache_v", "v")):
+            table = tables[f"{name}_cache_layer{layer + 1}"]
+            with col:
+                st.markdown(f"**{tr(title, layer=layer + 1, n=n, d=d)}**")
+                vega(fit_heatmap(table().to_numpy(), read, column_names(prefix, d), 460, max_cell=12,
+                                 role="values", annotate=False, value_title=tr_plain("chart.value")))
+                csv_button(table, f"poet-step{k + 1}-{name}-cache-layer{layer + 1}",
+                           key=f"po_csv_{name}{layer + 1}")
+    check_line("po.step_cache_same", step_cache_difference(poet(), poem, poem.steps.index(s)), n=n)
 
 
 def checks(poem: Poem) -> None:
@@ -232,20 +314,75 @@ def explanations() -> None:
 
 # ── The page ────────────────────────────────────────────────────────────────────────────
 
+def loss_table() -> pd.DataFrame:
+    """The training loss of every step and the held-out loss at each checkpoint, from ``record.json``."""
+    record = poet().record or {}
+    curve = record.get("loss_curve", [])
+    frame = pd.DataFrame({tr_plain("po.loss_step"): range(1, len(curve) + 1), tr_plain("po.loss_train"): curve})
+    held = {int(c["step"]): float(c["val_loss_all"]) for c in record.get("checkpoints", []) if "val_loss_all" in c}
+    frame[tr_plain("po.loss_held_out")] = [held.get(i) for i in frame[tr_plain("po.loss_step")]]
+    return frame
+
+
+def part_write() -> None:
+    poem = written(inputs())
+    if poem is None:
+        return
+    show_poem(poem)
+    checks(poem)
+
+
+def poem_line(poem: Poem) -> None:
+    """The poem, one line, at the top of a part that does not show the settings."""
+    st.caption(tr("po.poem_shown", text=poem.text))
+
+
+def part_step() -> None:
+    poem = written(request())
+    if poem is not None:
+        poem_line(poem)
+        show_step(poem)
+
+
+def part_learned() -> None:
+    poem = written(request())
+    if poem is not None:
+        poem_line(poem)
+    learning(request())
+    csv_button(loss_table, "poet-loss", key="po_csv_loss")
+
+
+def part_words() -> None:
+    explanations()
+
+
+def export(poem: Poem) -> None:
+    """One ZIP of every table at the character and checkpoint chosen, however few parts were opened, with
+    settings.txt (the link, the poem, its settings)."""
+    k = step_now(poem)
+    token = character_steps(poem)[k].token
+    address, _, short = links.share_link("poet")
+    tables = {**step_tables(poem, k), "loss": loss_table}
+    made = {"settings.txt": settings_text(address, short, poem, step=k, token=token,
+                                          checkpoint=int(settings.value("po_ckpt")), lang=current_lang())}
+    st.download_button(tr("po.download_zip"), partial(zip_tables, {f"step{k + 1}_{name}" if name != "loss" else name:
+                                                                    table for name, table in tables.items()}, made),
+                       file_name="selfattn-poet.zip", mime="application/zip", key="po_zip", on_click="ignore",
+                       icon=":material/folder_zip:", type="primary")
+
+
 def draw_page() -> None:
+    """The page below its title: the parts (only the open one runs), the ZIP and the link. Run by
+    :meth:`ui.play.Player.run`: a fragment rerun once a second while the generation plays."""
     model = poet()
     st.caption(tr("po.intro", params=f"{model.parameters:,}", layers=model.config.layers, d=model.config.d_model,
                   heads=model.config.num_heads, poems=f"{(model.record or {}).get('poems', {}).get('train', 0):,}"))
-    request = inputs()
-    poem, error = settings.last_good("po_good", partial(write, request))
-    if error is not None:
-        show_error(error, kept=poem is not None)
-    if poem is None:
-        links.publish("poet")
-        return
-    show_poem(poem)
-    show_step(poem)
-    checks(poem)
-    learning(request)
-    explanations()
+    bodies = {"write": part_write, "step": part_step, "learned": part_learned, "words": part_words}
+    assert tuple(bodies) == PARTS
+    if parts.current("po_part", PARTS) != "step":
+        PLAYER.stop()  # the generation plays only while its part is open
+    parts.show("poet", "po_part", "po", bodies)
+    poem = settings.kept("po_good")
+    if poem is not None:
+        export(poem)
     links.publish("poet")
