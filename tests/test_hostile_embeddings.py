@@ -53,23 +53,30 @@ LONG_ZH = ("今天早上我和朋友一起去公园散步，看见很多人在�
 LONG_EN = ("The animal didn't cross the street because it was too tired, and the rain kept falling on "
            "every roof of the old town while we talked. " * 10)[:500]
 HF = {"source": "hf", "model": CHINESE}
-# The heaviest links within the page's limits: every kind of map, both units, both modes, 64 dimensions.
+MODEL, ORDER = {"part": "model"}, {"part": "order"}  # the page's parts (ui/parts.py): only the open one is made
+ORDER_16 = ["rain", "kept", "falling"] * 5 + ["rain"]  # 16 tokens (words the model knows), the order part's most
+# The heaviest links within the page's limits: every part, every kind of map, both units, both modes, 64 dimensions.
 WORST_LINKS: dict[str, dict[str, str]] = {
     "zh 500 chars, 64 dims": {"text": LONG_ZH, "dims": "64"},
     "en 500 chars, contextual, 64 dims": {"text": LONG_EN, "source": "minilm", "kind": "contextual", "dims": "64"},
     "pair of 500 chars, 64 dims": {"mode": "pair", "text": LONG_ZH, "text2": LONG_EN, "dims": "64"},
+    "pair of 500 chars, the heads": {"mode": "pair", "text": LONG_ZH, "text2": LONG_EN, "dims": "64", **MODEL},
     "charvec pair, long Latin tokens": {"mode": "pair", "source": "charvec", "dims": "64",
                                         "text": " ".join(["abcdefghijklmn"] * 33), "text2": "x" * 499},
-    "en 500, words, rollout": {"text": LONG_EN, "units": "words", "map": "rollout", "dims": "64"},
-    "en 500, mean, one token's lines": {"text": LONG_EN, "map": "mean", "pick": "30", "unit": "0", "scale": "1"},
+    "en 500, words, rollout": {"text": LONG_EN, "units": "words", "map": "rollout", "dims": "64", **MODEL},
+    "en 500, mean, one token's lines": {"text": LONG_EN, "map": "mean", "pick": "30", "unit": "0", "scale": "1",
+                                        **MODEL},
     "bert-base: pair of 500, contextual": {"mode": "pair", "text": LONG_ZH, "text2": LONG_EN, "dims": "64",
                                            "kind": "contextual", **HF},
+    "bert-base: pair of 500, the heads": {"mode": "pair", "text": LONG_ZH, "text2": LONG_EN, "dims": "64",
+                                          **HF, **MODEL},
     "bert-base: layer 12 head 12, max": {"text": LONG_ZH, "dims": "64", "layer": "12", "head": "12", "map": "max",
-                                         **HF},
+                                         **HF, **MODEL},
     "bert-base: layer 12 head 12, one head": {"text": LONG_ZH, "dims": "64", "layer": "12", "head": "12",
-                                              "map": "head", **HF},
+                                              "map": "head", **HF, **MODEL},
     "bert-base by its old id, words": {"text": LONG_ZH, "dims": "64", "units": "words", "source": "hf",
-                                       "model": "bert-base-chinese"},
+                                       "model": "bert-base-chinese", **MODEL},
+    "bert-base: same words, 16 tokens each": {"oa": " ".join(ORDER_16), "ob": " ".join(ORDER_16[::-1]), **HF, **ORDER},
 }
 HUB_LINKS: dict[str, dict[str, str]] = {
     "hf, model not installed": {"source": "hf", "model": NOT_INSTALLED},
@@ -78,13 +85,13 @@ HUB_LINKS: dict[str, dict[str, str]] = {
 # Widget states a crafted client sends (widget id pattern -> WidgetState field and value), after opening a link.
 CRAFTED: dict[str, tuple[dict[str, str], dict[str, tuple[str, object]]]] = {
     "4 MB sentence": ({}, {r"-emb_text$": ("string_value", "天" * 1_400_000)}),
-    "0.9 MB pattern-grid selection": ({}, {r"-emb_patterns$": ("string_value", json.dumps(
+    "0.9 MB pattern-grid selection": (MODEL, {r"-emb_patterns$": ("string_value", json.dumps(
         {"selection": {"pick": [{"layer": 1, "head": 2, "pad": "x" * 900_000}]}}))}),
-    "pattern grid: layer 1e999": ({}, {r"-emb_patterns$": ("string_value",
+    "pattern grid: layer 1e999": (MODEL, {r"-emb_patterns$": ("string_value",
                                                            '{"selection": {"pick": [{"layer": 1e999, "head": -7}]}}')}),
-    "pattern grid: 100,000 points": ({}, {r"-emb_patterns$": ("string_value", json.dumps(
+    "pattern grid: 100,000 points": (MODEL, {r"-emb_patterns$": ("string_value", json.dumps(
         {"selection": {"pick": [{"layer": 2, "head": 3}] * 100_000}}))}),
-    "layer slider: 10^9": ({}, {r"-emb_layer$": ("double_array_value", None)}),
+    "layer slider: 10^9": (MODEL, {r"-emb_layer$": ("double_array_value", None)}),
     "model: not offered": (HF, {r"-emb_model$": ("string_value", "someone/huge-model")}),
 }
 
