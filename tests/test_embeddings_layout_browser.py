@@ -1,5 +1,6 @@
-"""The Sentence embeddings page at 1400, 1024 and 768 px in both languages: no control's text is clipped
-or hidden in a scroller, and a head picked in the pattern grid shows up where the visitor is looking."""
+"""The Sentence embeddings page on a projector: a head picked in the pattern grid shows up where the visitor is
+looking, and a pair in Chinese shows both sentences' heads and typeset maths. (Its layout at each width and language,
+no control cut, its map choice whole: tests/test_layout_browser.py.)"""
 
 import pytest
 from tests.browser import release, tab, wait_until_idle
@@ -8,46 +9,7 @@ from tests.browser import release, tab, wait_until_idle
 pytestmark = pytest.mark.browser
 
 SENTENCE = "The+animal+didn%27t+cross+the+street+because+it+was+too+tired"
-WIDTHS = (1400, 1024, 768)
 HEIGHT = 1000
-
-# Every control of the main block (buttons, options of a segmented control or radio, a selectbox's value,
-# widget labels) whose text is cut: an element narrower than its text (an ellipsis), or a control that
-# lies outside a box that clips or scrolls (an option hidden in a scroller without a scrollbar).
-CLIPPED = """() => {
-    const main = document.querySelector("[data-testid='stMain']");
-    const controls = main.querySelectorAll(
-        "button, [role='radio'], input[role='combobox'], [data-testid='stWidgetLabel'], "
-        + "[data-testid='stMetricLabel'], label");
-    const found = [];
-    for (const el of controls) {
-        const text = (el.tagName === 'INPUT' ? el.value : el.innerText || '').trim();
-        if (!text || el.closest("[data-testid='stVegaLiteChart']") || el.closest("[data-testid='stTooltipContent']"))
-            continue;
-        const box = el.getBoundingClientRect();
-        if (box.width === 0 && box.height === 0) continue;  // not drawn (a closed popover)
-        for (const part of [el, ...el.querySelectorAll('*')]) {
-            const style = getComputedStyle(part);
-            const cuts = style.overflowX !== 'visible' || style.textOverflow === 'ellipsis';
-            const own = part.tagName === 'INPUT' ? part.value : part.innerText;
-            if (cuts && part.scrollWidth > part.clientWidth + 1 && own.trim()) {
-                found.push(['cut', text, part.scrollWidth, part.clientWidth]);
-                break;
-            }
-        }
-        for (let up = el.parentElement; up && up !== main; up = up.parentElement) {
-            const style = getComputedStyle(up);
-            if (style.overflowX === 'visible') continue;
-            const outer = up.getBoundingClientRect();
-            if (box.right > outer.right + 1 || box.left < outer.left - 1) {
-                found.push(['hidden', text, Math.round(box.left), Math.round(box.right),
-                            Math.round(outer.left), Math.round(outer.right)]);
-                break;
-            }
-        }
-    }
-    return found;
-}"""
 
 
 def open_embeddings(browser, url: str, width: int, lang: str, extra: str = ""):
@@ -59,35 +21,8 @@ def open_embeddings(browser, url: str, width: int, lang: str, extra: str = ""):
     return page
 
 
-CASES = [(width, lang) for width in WIDTHS for lang in ("en", "zh")]
-
-
-@pytest.mark.parametrize("width, lang", CASES, ids=[f"{w}-{lang}" for w, lang in CASES])
-def test_no_control_is_clipped(browser, url, width, lang):
-    page = open_embeddings(browser, url, width, lang)
-    try:
-        assert page.locator("[data-testid='stException']").count() == 0
-        clipped = page.evaluate(CLIPPED)
-        assert not clipped, (width, lang, clipped)
-        view = page.locator("[data-testid='stSelectbox']").filter(has_text="Map" if lang == "en" else "要看的注意力图")
-        assert view.count() == 1
-        options = page.locator("[role='option']")
-        for _ in range(3):  # open it: every option whole, none in a hidden scroller (a late rerun may close it)
-            view.locator("input[role='combobox']").click()
-            page.wait_for_timeout(800)
-            if options.count():
-                break
-        names = [options.nth(i).inner_text().strip() for i in range(options.count())]
-        assert len(names) == 4 and names[-1] in ("Rollout over all layers", "跨所有层的逐层累积"), names
-        assert not page.evaluate("""() => [...document.querySelectorAll("[role='option']")].some(
-            o => o.scrollWidth > o.clientWidth + 1 || o.getBoundingClientRect().right > window.innerWidth)""")
-        page.keyboard.press("Escape")
-    finally:
-        release(page)
-
-
 def test_a_picked_head_is_shown_where_the_visitor_is_looking(browser, url):
-    page = open_embeddings(browser, url, 1024, "en")
+    page = open_embeddings(browser, url, 1024, "en", "&part=model")  # part 2, the model's heads
     try:
         grid = page.locator("[data-testid='stVegaLiteChart']").filter(has_text="Pattern")
         grid.scroll_into_view_if_needed()
@@ -118,17 +53,21 @@ def test_a_picked_head_is_shown_where_the_visitor_is_looking(browser, url):
 
 
 def test_a_pair_in_chinese_shows_both_sentences_heads_and_typeset_maths(browser, url):
-    """At 1024 px in Chinese: the pair's model heads for both sentences, the state's numbers in the text,
-    and the formulas typeset by KaTeX (not XXᵀ/√d as plain text)."""
+    """At 1024 px in Chinese: the pair's model heads for both sentences (part 2), the state's numbers in the text,
+    and the formulas typeset by KaTeX, not XXᵀ/√d as plain text (part 1)."""
     page = tab(browser, 1024, HEIGHT)
     try:
-        page.goto(f"{url}/embeddings?lang=zh&mode=pair")
+        page.goto(f"{url}/embeddings?lang=zh&mode=pair&part=model")
         page.wait_for_function("() => document.body.innerText.split('第 1 层第 1 个头：模型自己的注意力').length === 3",
                                timeout=120000)  # one map per sentence
         wait_until_idle(page, timeout_ms=120000)
         text = page.locator("[data-testid='stMain']").inner_text()
         assert "“早上好”" in text and "“Good morning”" in text
         assert page.locator("[data-testid='stException']").count() == 0
+        page.get_by_role("tab", name="1 · 句子的向量与注意力").click()
+        page.wait_for_function("() => document.body.innerText.includes('覆盖率')", timeout=120000)
+        wait_until_idle(page, timeout_ms=120000)
+        text = page.locator("[data-testid='stMain']").inner_text()
         katex = page.locator("[data-testid='stMain'] .katex")
         assert katex.count() >= 20, katex.count()  # headings, titles and paragraphs of both sentences
         formulas = " ".join(katex.evaluate_all("els => els.map(e => e.querySelector('annotation')?.textContent || '')"))

@@ -11,7 +11,7 @@ SENTENCE = "The+animal+didn%27t+cross+the+street+because+it+was+too+tired"
 
 def test_a_click_on_the_pattern_grid_selects_that_head(url, browser):
     with browser_page(browser, width=1280, height=1200) as page:
-        page.goto(f"{url}/embeddings?text={SENTENCE}")
+        page.goto(f"{url}/embeddings?text={SENTENCE}&part=model")  # part 2, the model's heads
         page.wait_for_selector("text=What each head does", timeout=90000)
         wait_until_idle(page)
         assert page.get_by_text("Head view: layer 1, head 1").count() == 1
