@@ -60,6 +60,8 @@ step_check() {
 import selfattn, streamlit, torch, transformers
 from selfattn.text import charvec
 from selfattn.text import models
+from ui import streamlit_hooks
+streamlit_hooks.check()  # every Streamlit internal the app hooks into, or HookMissing naming it (docs/streamlit-upgrade.md)
 build = "CUDA " + torch.version.cuda + " build" if torch.version.cuda else "CPU build"
 print(f"install.sh: streamlit {streamlit.__version__}, torch {torch.__version__} ({build}),"
       f" transformers {transformers.__version__}: ok")

@@ -61,7 +61,7 @@ def hooks_of_the_app() -> dict:
 
 def store_upload(session_id: str, file_id: str, size: int, store: Callable[[], None], manager=None) -> None:
     """Store a file (``store()``) after dropping the session's oldest to keep it within its bounds."""
-    manager = manager or hooks.uploads()
+    manager = hooks.uploads() if manager is None else manager
     with _uploads.lock:
         held = [(fid, n) for fid, n in hooks.held_files(manager, session_id) if fid != file_id]
         drop = room(held, size)
@@ -77,7 +77,7 @@ def store_upload(session_id: str, file_id: str, size: int, store: Callable[[], N
 
 def forget(session_id: str, manager=None) -> None:
     """A session's websocket closed: its files and what is kept of it dropped."""
-    manager = manager or hooks.uploads()
+    manager = hooks.uploads() if manager is None else manager
     if manager is not None:
         manager.remove_session_files(session_id)
     _uploads.forget(session_id)
@@ -98,7 +98,7 @@ def sweep_session() -> None:
 def drop_unused_uploads(session_id: str, in_use: Iterable[str], manager=None) -> int:
     """Drop the session's files that no uploader names (``in_use``: the ids that do), once they are
     ``UPLOAD_GRACE_S`` old; the number dropped. ``manager``: the runtime's by default."""
-    manager = manager or hooks.uploads()
+    manager = hooks.uploads() if manager is None else manager
     if manager is None:
         return 0
     with _uploads.lock:
