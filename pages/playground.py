@@ -93,8 +93,8 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     A fragment's rerun skips the page's top, so the checks that run there run here again; when
     they refuse something, the whole page runs again to say so where it says it.
     """
-    version = pg.state()["version"]
-    if settings.refuse_unfit_settings(settings.fields("playground")) or pg.setup()["version"] != version:
+    pg.state()  # as the run finds it (a language switch relabels the tokens: a generation before the check's)
+    if settings.refuse_unfit_settings(settings.fields("playground")) or pg.EDITORS.renewed_by(pg.setup):
         st.rerun(scope="app")
     # ── Step 1 and 2: the editable inputs ───────────────────────────────────────────────────
     st.subheader(tr("pg.step1"))

@@ -263,8 +263,7 @@ library()  # the maps' drawing code, once a page run, outside the fragment
 def flow() -> None:
     """Editors, every box, generation, the export and the link: an edit reruns this (a fragment, rerun every second
     while generation plays: ui/play.py)."""
-    version = s2.state()["version"]
-    if s2.setup()["version"] != version:
+    if s2.renewed():  # a new generation of editors: the controls above the fragment draw from the tables too
         st.rerun(scope="app")
     if parts.current("s2s_part", sv.SOURCE_PARTS["toy"]) != "generation":
         s2.PLAYER.stop()  # generation plays only while its part is open

@@ -41,6 +41,11 @@ def test_a_page_of_typed_tables_is_declared_and_never_counts_its_editors_generat
     assert "EditablePage(" in text and '"version"' not in text
 
 
+@pytest.mark.parametrize("script", ["pages/playground.py", "pages/block.py", "pages/seq2seq.py"])
+def test_no_page_script_reads_its_editors_generation(script):
+    assert '"version"' not in (ROOT / script).read_text(encoding="utf-8")  # Editors.renewed_by says it
+
+
 def raw_revs(at) -> dict[str, dict]:
     """Each map's revisions as the browser gets them, by the map's key."""
     return {element.proto.id.split("-", 2)[-1]: component_data(element.proto.json).get("revs")

@@ -108,8 +108,8 @@ class EditablePage:
     def renewed(self) -> bool:
         """:meth:`setup` at the top of the page's fragment: whether it started a new generation of editors (the
         whole page then runs again, for the controls above the fragment draw from the tables too)."""
-        before = self.state()["version"]
-        return self.setup()["version"] != before
+        self.state()
+        return self.editors.renewed_by(self.setup)
 
     def read(self):
         """The page's state as one frozen View: every setting and every drawn editor's table as typed (each taken

@@ -60,6 +60,13 @@ class Editors:
         """A new generation: every editor mounts again from the tables (they changed from outside the editors)."""
         self.state()["version"] += 1
 
+    def renewed_by(self, setup) -> bool:
+        """Whether ``setup()`` (the page's check of every sent table, at the top of its fragment) started a new
+        generation: the whole page then runs again, for the controls above the fragment draw from the tables too."""
+        before = self.state()["version"]
+        setup()
+        return self.state()["version"] != before
+
     def mounted(self, table: str, rows) -> list[list[str]]:
         """The cells ``table``'s editor instance was mounted with (a new instance: ``rows``, the current ones).
 
