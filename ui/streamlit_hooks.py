@@ -216,8 +216,9 @@ def message(msg) -> Message:
 def keep_widgets(msg, known) -> int:
     widgets = msg.rerun_script.widget_states.widgets
     kept, dropped = [w for w in widgets if w.id in known], len(widgets)
-    del widgets[:]
-    widgets.extend(kept)
+    if len(kept) != dropped:  # most reruns: every widget drawn, nothing copied
+        del widgets[:]
+        widgets.extend(kept)
     return dropped - len(kept)
 
 
