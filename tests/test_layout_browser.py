@@ -19,7 +19,8 @@ pytestmark = pytest.mark.browser
 WIDTHS = (1400, 1024, 768)
 HEIGHT = 1000
 # The Playground's: its 7 step maps. "page:part": one part of a page in parts (ui/parts.py), each drawn alone.
-MIN_CHARTS = {"playground": 7, "embeddings": 10, "heads": 5, "heads:check": 6, "heads:bench": 4}
+MIN_CHARTS = {"playground": 7, "embeddings": 4, "embeddings:model": 7, "embeddings:order": 3, "heads": 5,
+              "heads:check": 6, "heads:bench": 4}
 
 
 def open_page(browser, url: str, name: str, width: int, lang: str = "en"):
