@@ -4,10 +4,12 @@ character at a time, its candidates, attention and cache on screen, checked agai
 import streamlit as st
 
 from ui import links
+from ui.components.heatmap import library
 from ui.poet import page as po
 from ui.widgets import tr
 
 links.start("poet")
 st.title(tr("po.title"))
 links.show_problems("poet")
+library()  # the linked maps' drawing code, once a page run, outside the fragment
 po.PLAYER.run(po.draw_page, always=False)  # while playing, a fragment rerun every second (ui/play.py)

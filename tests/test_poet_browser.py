@@ -1,6 +1,7 @@
-"""The tiny poet's page in a real Chromium: it renders in both languages with no exception, and the charts of its
-"one step" part (the candidates, each layer's attention, each layer's K and V cache) and of "how it learned" (the
-loss curve) stay in their columns at 1400, 1024 (the projector's) and 768 px."""
+"""The tiny poet's page in a real Chromium: it renders in both languages with no exception; the charts and maps of its
+"one step" part (the candidates; each layer's attention, K and V cache as linked maps) and of "how it learned" (the
+loss curve) stay in their columns at 1400, 1024 (the projector's) and 768 px; hovering a character in an attention
+map lights its column in every head's map and its K and V rows in every layer."""
 
 import pytest
 
@@ -9,8 +10,28 @@ from tests.browser import assert_charts_fit, browser_page, settle, wait_for_text
 
 pytestmark = pytest.mark.browser
 
-STEP_CHARTS = 7  # the candidates, 2 layers' attention, 2 layers' K and V cache
+STEP_CHARTS = 1  # the candidates (Vega-Lite)
+STEP_MAPS = 6  # 2 layers' attention, K and V cache (ui/components/heatmap.py)
 LEARNED_CHARTS = 1  # the loss curve
+
+# Every linked map of the page: {key: {"rows": rows whose header is lit, "cols": columns whose header is lit,
+# "right": its right edge, px}}.
+MAPS = """() => {
+    const out = {};
+    for (const el of document.querySelectorAll("[class*='st-key-map_po_']")) {
+        const key = [...el.classList].map(c => c.match(/^st-key-map_po_(\\w+)$/)).find(m => m);
+        const root = el.querySelector("[data-testid='stBidiComponentIsolated']")?.shadowRoot;
+        const body = root && root.querySelector("tbody");
+        if (!key || !body) continue;
+        out[key[1]] = {
+            rows: [...body.rows].map((tr, r) => tr.cells[0].classList.contains("lit-row") ? r : null).filter(r => r !== null),
+            cols: [...root.querySelectorAll("thead th")].slice(1).map((th, c) => th.classList.contains("lit-col") ? c : null)
+                  .filter(c => c !== null),
+            right: el.getBoundingClientRect().right,
+        };
+    }
+    return out;
+}"""
 
 
 @pytest.mark.parametrize("width, lang", [(1400, "en"), (1024, "zh"), (1024, "en"), (768, "zh"), (768, "en")])
@@ -23,6 +44,16 @@ def test_the_page_renders_and_its_charts_fit(url, browser, width, lang, tmp_path
         assert page.locator("[data-testid='stAlertContentError']").count() == 0
         assert page.locator("[data-testid='stAlertContentSuccess']").count() == 1  # this step's cache check
         assert_charts_fit(page, f"poet's step at {width} px", STEP_CHARTS)
+        page.wait_for_function(f"() => ({MAPS})() && Object.keys(({MAPS})()).length === {STEP_MAPS}", timeout=30_000)
+        maps = page.evaluate(MAPS)
+        assert all(m["right"] <= width for m in maps.values()), maps
+        cell = page.locator("[class*='st-key-map_po_attn1'] tbody tr:nth-child(2) td:nth-child(3)")  # head 2, "1春"
+        cell.scroll_into_view_if_needed()
+        cell.hover()
+        page.wait_for_timeout(200)
+        lit = page.evaluate(MAPS)
+        assert lit["k1"]["rows"] == lit["v1"]["rows"] == lit["k2"]["rows"] == lit["v2"]["rows"] == [1], lit
+        assert lit["attn1"]["cols"] == lit["attn2"]["cols"] == [1], lit
         page.screenshot(path=str(tmp_path / f"poet-step-{width}-{lang}.png"), full_page=True)
         page.goto(f"{url}/poet?lang={lang}&part=learned")
         wait_for_text(page, t("po.learn_title", lang))

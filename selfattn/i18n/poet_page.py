@@ -50,6 +50,14 @@ STRINGS = {
     "po.poem_title": {"en": "The poem", "zh": "这首诗"},
     "po.poem_caption": {"en": "{lines} lines of five characters; {drawn} characters drawn, {given} given by you.",
                         "zh": "{lines} 句，每句五个字；抽取了 {drawn} 个字，你给了 {given} 个。"},
+    "po.metric_drawn": {"en": "Characters drawn", "zh": "抽出的字"},
+    "po.metric_given": {"en": "Given by you", "zh": "你给的字"},
+    "po.metric_surprise": {"en": "Nats per character", "zh": "每字奈特数"},
+    "po.metric_surprise_help": {
+        "en": "How surprised the model is by this poem's characters: the mean of −ln p over them, p what it gave "
+              "each before the knobs (T = 1). On held-out poems its loss is {held}.",
+        "zh": "模型对这首诗每个字的惊讶程度：各字 −ln p 的平均值，p 是设置之前（T = 1）模型给它的概率。"
+              "在留出的诗上，它的损失是 {held}。"},
     # one step
     "po.step_title": {"en": "Step by step", "zh": "一步一步"},
     "po.step": {"en": "Character", "zh": "第几个字"},

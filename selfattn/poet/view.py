@@ -68,6 +68,7 @@ WIDGETS = {
     "po_part_next": "the button to the next part (ui/parts.py)",
     "po_csv_*": "the CSV download buttons: the candidates, each layer's attention, K and V cache, the loss curve",
     "po_zip": "the ZIP of every table with settings.txt",
+    "map_po_*": "the step's linked maps: each layer's attention, K and V cache (a click sends a trigger, not read)",
 }
 
 

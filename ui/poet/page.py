@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -24,12 +25,13 @@ from selfattn.poet import charts
 from selfattn.poet.view import MAX_SEED, MODES, PARTS, TEMPERATURES, TOP_CANDIDATES, TOP_PS, limits, settings_text
 from ui import links, parts
 from ui import state as settings
+from ui.components.heatmap import heatmap, map_data
 from ui.play import Player
 from ui.widgets import choice, csv_button, current_lang, show_error, tr, tr_plain, vega
-from ui.map_sizes import fit_heatmap
 
 CHECK_TOLERANCE = 1e-9  # a difference above this is a failure, said in red
 PLAYER = Player("po_playing", "po_step", "po_play", "poet", words="po")  # the step's Play/Pause (ui/play.py)
+MAP_GROUP = "po"  # the step's attention and cache maps light up together (ui/components/heatmap.js)
 
 
 @st.cache_resource(show_spinner=False)
@@ -147,6 +149,13 @@ def show_poem(poem: Poem) -> None:
     steps = character_steps(poem)
     st.caption(tr("po.poem_caption", lines=len(poem.lines), drawn=sum(s.kind == "drawn" for s in steps),
                   given=sum(s.kind == "given" for s in steps)))
+    surprise = float(np.mean([-np.log(s.probability) for s in steps]))  # nats per character, as the loss counts
+    held = (poet().record or {}).get("held_out", {}).get("val_loss")
+    m = st.columns(3)
+    m[0].metric(tr("po.metric_drawn"), sum(s.kind == "drawn" for s in steps))
+    m[1].metric(tr("po.metric_given"), sum(s.kind == "given" for s in steps))
+    m[2].metric(tr("po.metric_surprise"), f"{surprise:.2f}",
+                help=tr("po.metric_surprise_help", held=f"{held:.2f}" if held is not None else "—"))
 
 
 def _go(step: int) -> None:
@@ -230,9 +239,12 @@ def show_step(poem: Poem) -> None:
     read = read_labels(poem, s)
     heads = [tr_plain("po.head", h=h + 1) for h in range(model.config.num_heads)]
     for layer, weights in enumerate(s.attention):
-        st.markdown(f"**{tr('po.attn_title', layer=layer + 1)}**")
-        vega(fit_heatmap(weights, heads, read, 900, max_cell=40, role="weights", domain=(0.0, 1.0),
-                         annotate=len(read) <= 12, value_title=tr_plain("chart.weight")))
+        title = tr_plain("po.attn_title", layer=layer + 1)
+        st.markdown(f"**{title}**")
+        # Linked maps (ui/components/heatmap.py): a head's row over the positions read is a "cross:" map (row i a
+        # head, column j a position); hovering a character's column lights its K and V rows ("src:") below.
+        heatmap(f"map_po_attn{layer + 1}", map_data(weights, heads, read, name=title, role="weights",
+                                                    domain=(0.0, 1.0), link=f"cross:l{layer + 1}", group=MAP_GROUP))
         csv_button(tables[f"attention_layer{layer + 1}"], f"poet-step{k + 1}-attention-layer{layer + 1}",
                    key=f"po_csv_attn{layer + 1}")
     st.caption(tr("po.attn_caption"))
@@ -254,9 +266,11 @@ def show_cache(poem: Poem, k: int, tables: dict) -> None:
         for col, name, title, prefix in ((cols[0], "k", "po.cache_k", "k"), (cols[1], "v", "po.cache_v", "v")):
             table = tables[f"{name}_cache_layer{layer + 1}"]
             with col:
-                st.markdown(f"**{tr(title, layer=layer + 1, n=n, d=d)}**")
-                vega(fit_heatmap(table().to_numpy(), read, column_names(prefix, d), 460, max_cell=12,
-                                 role="values", annotate=False, value_title=tr_plain("chart.value")))
+                name_shown = tr_plain(title, layer=layer + 1, n=n, d=d)
+                st.markdown(f"**{name_shown}**")
+                heatmap(f"map_po_{name}{layer + 1}", map_data(table().to_numpy(), read, column_names(prefix, d),
+                                                              name=name_shown, role="values",
+                                                              link=f"src:{name}{layer + 1}", group=MAP_GROUP))
                 csv_button(table, f"poet-step{k + 1}-{name}-cache-layer{layer + 1}",
                            key=f"po_csv_{name}{layer + 1}")
     check_line("po.step_cache_same", step_cache_difference(poet(), poem, poem.steps.index(s)), n=n)
