@@ -110,11 +110,14 @@ def test_heads_page_colours_by_role():
 
 def test_embeddings_page_colours_by_role():
     at = open_page("embeddings")
-    # raw weights, the head's map, the grid, the three static maps of "same words, another order" (MiniLM reads
-    # 狗 and 咬 as one [UNK], so it draws no contextual ones); cosine
-    assert assert_coloured_by_role(heatmap_specs(at)) == (6, 1)
-    english = open_link("embeddings", {"oa": "dog bites man", "ob": "man bites dog"})
-    assert assert_coloured_by_role(heatmap_specs(english)) == (9, 1)  # and its six for an English pair
+    # raw weights and cosine (part 1), the head's map and the grid (part 2), the three static maps of "same words,
+    # another order" (part 3; MiniLM reads 狗 and 咬 as one [UNK], so it draws no contextual ones)
+    specs = heatmap_specs(at)
+    for part in ("model", "order"):
+        specs += heatmap_specs(open_part(at, "embeddings", part))
+    assert assert_coloured_by_role(specs) == (6, 1)
+    english = open_link("embeddings", {"part": "order", "oa": "dog bites man", "ob": "man bites dog"})
+    assert assert_coloured_by_role(heatmap_specs(english)) == (6, 0)  # six for an English pair
 
 
 def test_the_step_maps_colour_stops_are_vegas_own():

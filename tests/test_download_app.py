@@ -40,7 +40,7 @@ def download_button(at, spec: str):
 
 
 def test_a_model_not_on_the_machine_is_offered_and_downloads_on_a_click(hub, cache):
-    at = choose_model(open_page("embeddings"), REPO)
+    at = choose_model(open_page("embeddings", part="model"), REPO)
     assert not at.exception
     assert any(REPO in i.value and "Nothing is fetched until you click" in i.value for i in at.info)
     at.run()
@@ -53,7 +53,7 @@ def test_a_model_not_on_the_machine_is_offered_and_downloads_on_a_click(hub, cac
     assert not at.error, [e.value for e in at.error]
     assert "第 1 层第 1 个头" in texts(at)  # the downloaded model's heads are on the page
     hub.stop()  # and it works offline from now on
-    fresh = choose_model(open_page("embeddings"), REPO)
+    fresh = choose_model(open_page("embeddings", part="model"), REPO)
     assert not fresh.exception and not fresh.error and "Layer 1, head 1" in texts(fresh)
     assert models.load_model(REPO).num_layers == 2
 
@@ -69,7 +69,7 @@ def test_a_link_to_a_model_not_installed_makes_no_request(hub, cache):
 
 def test_old_and_new_ids_download_one_copy(hub, cache, tiny_files):
     hub.add(CHINESE, tiny_files)
-    at = choose_model(open_page("embeddings"), "bert-base-chinese")
+    at = choose_model(open_page("embeddings", part="model"), "bert-base-chinese")
     download_button(at, CHINESE).click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert sorted(hub.fetched()) == WANTED
@@ -96,7 +96,7 @@ def test_an_unreachable_hub_is_said_in_plain_words(hub, cache, lang, said):
 def test_the_chinese_model_offered_to_a_chinese_learner_downloads_on_its_button(hub, cache, tiny_files):
     """早上好 in MiniLM is mostly [UNK]: the page offers the Chinese model, and its download (no request before)."""
     hub.add(CHINESE, tiny_files)
-    at = open_page("embeddings", "zh")
+    at = open_page("embeddings", "zh", part="model")  # the model's heads, where 早上好 is met as [UNK]
     offer = next(b for b in at.button if str(b.key).startswith("use_chinese_"))
     offer.click().run()
     assert not at.exception and hub.requests == []

@@ -24,7 +24,7 @@ from support import server as servers, visitor as wire
 
 pytestmark = pytest.mark.system  # a Streamlit server process, spoken to over its websocket
 
-SENTENCE = "text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired"
+SENTENCE = "text=The+animal+didn%27t+cross+the+street+because+it+was+too+tired&part=model"  # the heads' part
 
 
 @pytest.fixture(scope="module")

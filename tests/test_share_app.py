@@ -148,6 +148,7 @@ def test_embeddings_link_brings_back_sentence_source_toggles_and_the_head():
     at.slider(key="emb_dims").set_value(8).run()
     at.toggle(key="emb_unit").set_value(False).run()
     at.toggle(key="emb_scale").set_value(True).run()
+    open_part(at, "embeddings", "model")  # the layer and head are part 2's (ui/parts.py)
     at.slider(key="emb_layer").set_value(3).run()
     at.slider(key="emb_head").set_value(2).run()
     assert not at.exception
