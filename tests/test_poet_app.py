@@ -47,6 +47,9 @@ def test_the_page_opens_with_a_poem_of_the_form(lang):
     assert_form(poem, 4)
     assert [line[0] for line in poem.lines] == list("春夏秋冬")  # the default acrostic
     assert poem.lines[0] in texts(at)
+    from selfattn.poet.charts import nats_per_character
+
+    assert [m.value for m in at.metric] == ["16", "4", f"{nats_per_character(poem):.2f}"]  # drawn, given, nats
     successes = [s.value for s in at.success]
     assert len(successes) == 2  # the cache check and the torch check, both tiny
     assert all(float(re.findall(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", s)[-1]) < 1e-9 for s in successes), successes
@@ -235,7 +238,7 @@ def test_one_zip_holds_every_table_of_the_step_and_the_settings(downloads):
     import pandas as pd
 
     from selfattn.core.heads import merge_heads
-    from ui.poet.page import character_steps
+    from selfattn.poet.charts import character_steps
 
     at = open_link("poet", {"part": "step", "step": "6", "seed": "3"})
     assert not at.error, errors(at)

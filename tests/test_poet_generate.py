@@ -88,6 +88,19 @@ def test_each_step_s_cache_equals_the_full_pass_s_rows_and_a_wrong_row_shows(poe
     assert abs(step_cache_difference(poet, broken, 6) - 0.5) < 1e-12
 
 
+def test_nats_per_character_is_the_full_pass_s_loss_on_the_poem_s_characters(poet):
+    from selfattn.core.attention import stable_softmax
+    from selfattn.poet import forward
+    from selfattn.poet.charts import character_steps, nats_per_character
+
+    poem = generate(poet, acrostic="春夏秋冬", seed=5)
+    steps = character_steps(poem)
+    assert len(steps) == 20 and all(s.place < 5 for s in steps)
+    full = forward(poet, poem.ids[:-1])  # row t: the next token's logits after reading ids 0..t
+    expected = np.mean([-np.log(stable_softmax(full.logits[s.position - 1])[s.token_id]) for s in steps])
+    assert abs(nats_per_character(poem) - expected) < 1e-9
+
+
 def test_the_record_and_checkpoints_are_shipped(poet):
     record = poet.record
     held = record["held_out"]

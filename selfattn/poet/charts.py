@@ -89,6 +89,18 @@ def loss_spec(curve, checkpoints: list[dict], chosen: int, words: dict) -> dict:
 
 # ── The figures the page's sentences state ─────────────────────────────────────────────────
 
+def character_steps(poem) -> list:
+    """The steps of ``poem`` (a :class:`selfattn.poet.Poem`) that wrote a character, drawn or given (not the marks
+    or ``<eos>``): the characters a learner steps through."""
+    return [s for s in poem.steps if s.sampling is not None and s.place < 5 and s.token != "<eos>"]
+
+
+def nats_per_character(poem) -> float:
+    """How surprised the model is by the poem's characters: the mean of −ln p over them, p what it gave each
+    before the knobs (T = 1), as the held-out loss counts them."""
+    return float(np.mean([-np.log(s.probability) for s in character_steps(poem)]))
+
+
 def step_sums(sampling, rows: list[dict]) -> dict:
     """One step's figures: how many characters the knobs kept of those the form allows, what their probabilities
     add up to (1 up to rounding), and how much of the model's own probability the candidates shown hold."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -22,6 +21,7 @@ from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.poet import Poem, cache_check, checkpoint_poets, generate, load_poet, step_cache_difference, torch_check
 from selfattn.poet import charts
+from selfattn.poet.charts import character_steps
 from selfattn.poet.view import MAX_SEED, MODES, PARTS, TEMPERATURES, TOP_CANDIDATES, TOP_PS, limits, settings_text
 from ui import links, parts
 from ui import state as settings
@@ -128,11 +128,6 @@ def written(request: dict) -> Poem | None:
     return poem
 
 
-def character_steps(poem: Poem) -> list:
-    """The steps that wrote a character (drawn or given; not the marks or <eos>)."""
-    return [s for s in poem.steps if s.sampling is not None and s.place < 5 and s.token != "<eos>"]
-
-
 def shown_step(poem: Poem) -> int:
     """The character shown (the setting ``po_step``, within the poem's characters), kept: call it before its box."""
     return settings.keep("po_step", range(len(character_steps(poem))))
@@ -149,12 +144,11 @@ def show_poem(poem: Poem) -> None:
     steps = character_steps(poem)
     st.caption(tr("po.poem_caption", lines=len(poem.lines), drawn=sum(s.kind == "drawn" for s in steps),
                   given=sum(s.kind == "given" for s in steps)))
-    surprise = float(np.mean([-np.log(s.probability) for s in steps]))  # nats per character, as the loss counts
     held = (poet().record or {}).get("held_out", {}).get("val_loss")
     m = st.columns(3)
     m[0].metric(tr("po.metric_drawn"), sum(s.kind == "drawn" for s in steps))
     m[1].metric(tr("po.metric_given"), sum(s.kind == "given" for s in steps))
-    m[2].metric(tr("po.metric_surprise"), f"{surprise:.2f}",
+    m[2].metric(tr("po.metric_surprise"), f"{charts.nats_per_character(poem):.2f}",
                 help=tr("po.metric_surprise_help", held=f"{held:.2f}" if held is not None else "—"))
 
 
@@ -178,7 +172,7 @@ def step_tables(poem: Poem, k: int) -> dict:
     read = read_labels(poem, s)
     heads = [tr_plain("po.head", h=h + 1) for h in range(model.config.num_heads)]
     d = model.config.d_model
-    tables = {"candidates": partial(candidate_table, rows)}
+    tables = {"candidates": partial(candidate_table, rows, exact=True)}
     for layer, weights in enumerate(s.attention):
         tables[f"attention_layer{layer + 1}"] = partial(labelled, weights, heads, read)
         tables[f"k_cache_layer{layer + 1}"] = partial(labelled, merge_heads(s.read.cache.keys[layer]), read,
@@ -188,13 +182,18 @@ def step_tables(poem: Poem, k: int) -> dict:
     return tables
 
 
-def candidate_table(rows: list[dict]) -> pd.DataFrame:
+def candidate_table(rows: list[dict], exact: bool = False) -> pd.DataFrame:
+    """The candidates of a step as a table: rounded to 4 digits on screen, ``exact`` in a CSV."""
     words = {name: tr_plain(f"po.status_{name}") for name in ("drawn", "cut_k", "cut_p", "kept")}
+
+    def shown(p: float) -> float:
+        return p if exact else round(p, 4)
+
     return pd.DataFrame({tr_plain("po.col_rank"): [r["rank"] for r in rows],
                          tr_plain("po.col_token"): [r["token"] for r in rows],
-                         tr_plain("po.col_before"): [round(r["before"], 4) for r in rows],
-                         tr_plain("po.col_tempered"): [round(r["tempered"], 4) for r in rows],
-                         tr_plain("po.col_after"): [round(r["after"], 4) for r in rows],
+                         tr_plain("po.col_before"): [shown(r["before"]) for r in rows],
+                         tr_plain("po.col_tempered"): [shown(r["tempered"]) for r in rows],
+                         tr_plain("po.col_after"): [shown(r["after"]) for r in rows],
                          tr_plain("po.col_state"): [words[r["status"]] for r in rows]})
 
 
@@ -231,7 +230,7 @@ def show_step(poem: Poem) -> None:
     with left:
         vega(charts.candidates_spec(rows, words))
     with right:
-        st.dataframe(tables["candidates"](), hide_index=True, width="stretch")
+        st.dataframe(candidate_table(rows), hide_index=True, width="stretch")
         csv_button(tables["candidates"], f"poet-step{k + 1}-candidates", key="po_csv_candidates")
     sums = charts.step_sums(s.sampling, rows)
     st.caption(tr("po.sums", kept=sums["kept"], allowed=sums["allowed"], sum=f"{sums['sum']:.6f}", n=len(rows),
