@@ -21,7 +21,8 @@ from tests.browser import CLIPPED_CONTROLS, CUT_CHART_TITLES, browser_page, wait
 pytestmark = pytest.mark.browser
 
 ZH_SENTENCE = "%E6%88%91%E5%96%9C%E6%AC%A2%E6%9C%BA%E5%99%A8%E5%AD%A6%E4%B9%A0"  # 我喜欢机器学习
-PAGES = ["", "playground", f"embeddings?text={ZH_SENTENCE}", "heads", "block?layers=2&batch=1", "block?source=real",
+PAGES = ["", "playground", f"embeddings?text={ZH_SENTENCE}", f"embeddings?text={ZH_SENTENCE}&part=model",
+         "embeddings?part=order", "heads", "block?layers=2&batch=1", "block?source=real",
          "seq2seq", "seq2seq?source=translator"]
 
 FORMULAS_PAST_TEXT = """() => [...document.querySelectorAll('[data-testid=stMain] .katex')].filter(k => {
