@@ -38,7 +38,7 @@ class EmbeddingsWalk(fuzz.Walk):
         return f"model {name[:60]!r}"
 
     def has_result(self, at) -> bool:
-        """The open part's result: part 1's figures, the model's map, or the word-order view (checked in :meth:`check`)."""
+        """The open part's result: part 1's figures, the model's map, the word-order view (see :meth:`check`)."""
         part = at.session_state["emb_part"] if "emb_part" in at.session_state else PARTS[0]
         if part == "raw":
             return bool(at.metric)
