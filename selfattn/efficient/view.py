@@ -119,6 +119,8 @@ KEPT = {
     "ef_sdpa_run": "the figures of this server's last timing of SDPA against the materialised softmax",
 }
 WIDGETS = {
+    "ef_part_tabs": "the parts' tab bar (its label; the part is ef_part)",
+    "ef_part_next": "the button to the next part (ui/parts.py)",
     "ef_next": "the tiles' Next button",
     "ef_back": "the tiles' Back button",
     "ef_first": "the tiles' first-step button",

@@ -16,7 +16,6 @@ STRINGS = {
               "against PyTorch or transformers.",
         "zh": "同样的 softmax(QKᵀ/√d)V，按高效内核的方式计算。下面每个结果都当场与 PyTorch 或 `transformers` 核对。",
     },
-    "ef.part": {"en": "Part", "zh": "部分"},
     "ef.part_tiles": {"en": "Tiles, step by step", "zh": "分块，逐步计算"},
     "ef.part_traffic": {"en": "Memory traffic", "zh": "显存读写量"},
     "ef.part_heads": {"en": "Grouped-query heads", "zh": "分组查询注意力"},
