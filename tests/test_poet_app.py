@@ -260,3 +260,45 @@ def test_one_zip_holds_every_table_of_the_step_and_the_settings(downloads):
     assert poem.text in note and "seed=3" in note and "step=6" in note and f"6: {step.token}" in note
     # every CSV button of the part is one of the ZIP's tables
     assert {f"poet-step6-{n}.csv" for n in ("candidates",)} <= set(downloads)
+
+
+def test_locally_a_run_of_one_s_own_trains_one_at_a_time_and_the_page_writes_with_it(monkeypatch):
+    """The page's side of "train your own" (selfattn.poet.train.train_live is tested in tests/test_poet_model.py):
+    the run's progress is drawn, the page then writes with it and says so, a second run at once is refused while
+    one trains, and the visitor goes back to the shipped model."""
+    import selfattn.poet.train as training
+    from selfattn.poet import checkpoint_poets, generate, load_poet
+    from selfattn.poet.train import LiveRun
+    import ui.poet.page as page
+
+    early = checkpoint_poets(load_poet())[0]  # another model: the weights at step 0
+    asked = []
+
+    def fake(epochs, seed, on_step=None, *, poems=None):
+        asked.append((epochs, seed))
+        for step in range(1, 4):
+            on_step(step, 3, 9.0 - step)
+        return LiveRun(poet=early, epochs=epochs, seed=seed, steps=3, seconds=0.5, last_loss=7.0)
+
+    monkeypatch.setattr(training, "train_live", fake)
+    at = open_link("poet", {"part": "learned", "seed": "2"})
+    shipped = at.session_state["po_good"].text
+    at.select_slider(key="po_train_epochs").set_value(0.1).run()
+    at.button(key="po_train").click().run()
+    assert not at.exception and not at.error, errors(at)
+    assert asked == [(0.1, 2)]
+    own = generate(early, acrostic="春夏秋冬", temperature=0.8, top_k=40, seed=2).text
+    assert at.session_state["po_good"].text == own != shipped
+    assert "The page writes with your own run: 0.1 passes from seed 2, 3 steps in 0.5 s" in texts(at)
+    open_part(at, "write")
+    assert own.split("，")[0] in texts(at) and len(at.success) == 2  # its own cache and torch checks pass
+    open_part(at, "learned")
+    assert page.TRAINING.acquire(blocking=False)  # a run going on in another session
+    try:
+        at.button(key="po_train").click().run()
+        assert "Another run is training in this app now" in "\n".join(w.value for w in at.warning)
+        assert asked == [(0.1, 2)]
+    finally:
+        page.TRAINING.release()
+    at.button(key="po_train_back").click().run()
+    assert at.session_state["po_good"].text == shipped

@@ -101,3 +101,22 @@ def test_a_tiny_training_run_repeats_itself_for_a_seed():
         np.testing.assert_array_equal(a, again.weights.arrays[name])
     other = train(tiny, replace(tc, seed=1), show=False, poems=POEMS[:32], threads=1)
     assert other.losses != first.losses
+
+
+def test_a_live_run_is_bounded_and_writes_poems_of_the_form():
+    from selfattn.errors import InputError
+    from selfattn.poet import generate
+    from selfattn.poet.train import LIVE_EPOCHS, train_live
+
+    poems = corpus.read().train[:64]
+    seen = []
+    run = train_live(LIVE_EPOCHS[0], 3, lambda step, total, loss: seen.append((step, total)), poems=poems)
+    assert run.steps == len(seen) >= 1 and seen[-1] == (run.steps, run.steps) and np.isfinite(run.last_loss)
+    assert max(LIVE_EPOCHS) == 1.0  # at most the shipped run's passes
+    poem = generate(run.poet, seed=1)
+    assert len(poem.lines) in (4, 8) and all(len(line) == 5 for line in poem.lines)
+    for epochs, seed, code in ((7.0, 0, "poet_train_epochs"), (True, 0, "poet_train_epochs"),
+                               (0.1, -1, "poet_seed"), (0.1, 2**40, "poet_seed")):
+        with pytest.raises(InputError) as caught:
+            train_live(epochs, seed, poems=poems)
+        assert caught.value.code == code

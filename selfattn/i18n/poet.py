@@ -66,6 +66,8 @@ STRINGS: dict[str, dict[str, str]] = {
                        "zh": "`top-p` 必须是大于 0、不超过 1 的数，这里是 {value}。"},
     "err.poet_seed": {"en": "The seed must be a whole number from 0 to {limit}, got {value}.",
                       "zh": "随机种子必须是 0 到 {limit} 之间的整数，这里是 {value}。"},
+    "err.poet_train_epochs": {"en": "A run here trains for one of {options} passes over the poems, not {value}.",
+                              "zh": "这里的训练只能在诗上走 {options} 遍之一，不能是 {value}。"},
     "err.poet_samples": {"en": "The poet writes 1 to {limit} poems a request, not {value}.",
                          "zh": "每次可以写 1 到 {limit} 首诗，不能是 {value}。"},
 }

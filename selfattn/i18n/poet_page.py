@@ -135,10 +135,27 @@ STRINGS = {
     "po.loss_axis": {"en": "loss (nats per token)", "zh": "损失（每个词元的奈特数）"},
     "po.train_hosted": {"en": "Training is off on this shared demo: the page writes with the shipped model.",
                         "zh": "这个共享演示不提供训练：页面用随附的模型写诗。"},
-    "po.train_local": {"en": "To train your own, run `python -m selfattn.poet.train` (about {minutes} minutes on "
-                             "2 cores); the page then writes with it.",
-                       "zh": "想训练自己的模型，请运行 `python -m selfattn.poet.train`（2 核约 {minutes} 分钟）；"
-                             "之后页面就用它写诗。"},
+    "po.train_title": {"en": "Train your own", "zh": "训练你自己的模型"},
+    "po.train_epochs": {"en": "Passes over the training poems", "zh": "在训练诗上走几遍"},
+    "po.train_epochs_help": {"en": "1 is the shipped run. Fewer passes are quicker and write worse poems.",
+                             "zh": "1 就是随附模型的训练量。遍数越少越快，写出的诗也越差。"},
+    "po.train_run": {"en": "Train here", "zh": "在这里训练"},
+    "po.train_seed_note": {"en": "It starts from the seed above ({seed}), with the shipped model's size.",
+                           "zh": "它从上面的随机种子（{seed}）开始，大小与随附模型相同。"},
+    "po.train_progress": {"en": "Step {step} of {total}: loss {loss}", "zh": "第 {step} 步，共 {total} 步：损失 {loss}"},
+    "po.train_busy": {"en": "Another run is training in this app now (one at a time, they share two cores): try "
+                            "again when it ends.",
+                      "zh": "这个应用里正有另一次训练在进行（一次只能一个，它们共用两个核）：等它结束再试。"},
+    "po.train_using": {"en": "The page writes with your own run: {epochs} passes from seed {seed}, {steps} steps in "
+                             "{seconds} s; its last training loss {loss} nats per token (the shipped run's: {shipped}).",
+                       "zh": "页面正在用你自己训练的模型写诗：从随机种子 {seed} 开始走了 {epochs} 遍，{steps} 步，"
+                             "用时 {seconds} 秒；最后的训练损失为每个词元 {loss} 奈特（随附模型为 {shipped}）。"},
+    "po.train_back": {"en": "Back to the shipped model", "zh": "换回随附的模型"},
+    "po.train_local": {"en": "Train a model of your own below, in this app's process; from a terminal, "
+                             "`python -m selfattn.poet.train` retrains the shipped files (about {minutes} minutes on 2 "
+                             "cores).",
+                       "zh": "可以在下面用这个应用的进程训练你自己的模型；在终端里运行 `python -m selfattn.poet.train` "
+                             "则重新训练随附的文件（2 核约 {minutes} 分钟）。"},
     # the ZIP (selfattn/poet/view.py settings_text)
     "po.download_zip": {"en": "Download every table (ZIP, with settings.txt)", "zh": "下载全部表格（ZIP，含设置说明文件）"},
     "po.settings_title": {"en": "A tiny poet (selfattn): this view's settings", "zh": "写诗（selfattn）：本视图的设置"},

@@ -108,6 +108,13 @@ def step_sums(sampling, rows: list[dict]) -> dict:
             "sum": float(sampling.final.sum()), "top": float(sum(r["before"] for r in rows))}
 
 
+def final_loss(record: dict, last: int = 20) -> float | None:
+    """The mean training loss of the run's ``last`` steps (nats per token), as
+    :class:`selfattn.poet.train.LiveRun` states a visitor's own run's; None without a curve."""
+    curve = (record or {}).get("loss_curve", [])
+    return float(np.mean(curve[-last:])) if curve else None
+
+
 def loss_figures(record: dict) -> dict | None:
     """The held-out loss against the baselines, from ``record.json``: the losses (nats per character), the
     perplexity e^loss, the poems held out, the training's minutes, and whether it beats both baselines."""

@@ -208,6 +208,44 @@ def record(run: Run, tc: TrainConfig, folder: Path) -> dict:
     return found
 
 
+LIVE_EPOCHS = (0.02, 0.05, 0.1, 0.25, 0.5, 1.0)  # what the page offers; 1.0 is the shipped run (under 3 minutes)
+
+
+@dataclass(frozen=True, eq=False)
+class LiveRun:
+    """A visitor's own run, trained in the page's process (:func:`train_live`); nothing is written to a file."""
+
+    poet: object  # selfattn.poet.model.Poet: the weights in float64, ready for generate()
+    epochs: float
+    seed: int
+    steps: int
+    seconds: float  # wall seconds of the optimisation loop
+    last_loss: float  # the mean training loss of its last 20 steps (nats per token)
+
+
+def train_live(epochs: float, seed: int, on_step: OnStep | None = None, *,
+               poems: tuple[str, ...] | None = None) -> LiveRun:
+    """Train a model of the shipped size on two threads for ``epochs`` (one of :data:`LIVE_EPOCHS`: at most the
+    shipped run) from ``seed``, for a page to write with; ``on_step`` sees the progress.
+
+    Raises:
+        InputError: ``poet_train_epochs`` or ``poet_seed`` for values the page does not offer.
+    """
+    from selfattn.errors import InputError
+    from selfattn.poet.generate import MAX_SEED
+    from selfattn.poet.model import Poet
+
+    if isinstance(epochs, bool) or epochs not in LIVE_EPOCHS:
+        raise InputError("poet_train_epochs", f"epochs {str(epochs)[:20]}", value=str(epochs)[:20],
+                         options=", ".join(f"{e:g}" for e in LIVE_EPOCHS))
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise InputError("poet_seed", f"seed {str(seed)[:20]}", value=str(seed)[:20], limit=MAX_SEED)
+    run = train(Config(), replace(TrainConfig(), epochs=float(epochs), seed=seed), show=False, on_step=on_step,
+                poems=poems)
+    return LiveRun(poet=Poet.from_weights(run.weights), epochs=float(epochs), seed=seed, steps=run.steps,
+                   seconds=run.train_s, last_loss=float(np.mean(run.losses[-20:])))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m selfattn.poet.train", description=__doc__.split("\n")[0])
     parser.add_argument("--epochs", type=float, default=TrainConfig.epochs)

@@ -57,6 +57,8 @@ FIELDS = (
 
 KEPT = {
     "po_good": "last_good: the poem written with the settings (selfattn.poet.Poem)",
+    "po_own": "the visitor's own run (selfattn.poet.train.LiveRun) the page writes with, while it does (local only)",
+    "po_train_asked": "the run the Train button asked for, until the learned part draws its progress",
     "po_playing": "the poet's generation playing: {moves left, when the step last moved} (ui.play.Player), absent "
                   "when paused",
 }
@@ -67,6 +69,9 @@ WIDGETS = {
     "po_part_tabs": "the parts' tab bar (ui/parts.py)",
     "po_part_next": "the button to the next part (ui/parts.py)",
     "po_csv_*": "the CSV download buttons: the candidates, each layer's attention, K and V cache, the loss curve",
+    "po_train_epochs": "the learned part's passes of a run of one's own (local only)",
+    "po_train": "the learned part's Train button (local only)",
+    "po_train_back": "the button back to the shipped model",
     "po_zip": "the ZIP of every table with settings.txt",
     "map_po_*": "the step's linked maps: each layer's attention, K and V cache (a click sends a trigger, not read)",
 }

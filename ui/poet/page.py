@@ -9,6 +9,8 @@ Every sentence that states a number takes it from the poem, the model or ``recor
 
 from __future__ import annotations
 
+import threading
+import time
 from functools import partial
 
 import pandas as pd
@@ -38,6 +40,22 @@ MAP_GROUP = "po"  # the step's attention and cache maps light up together (ui/co
 def poet():
     """The shipped model, once per process."""
     return load_poet()
+
+
+OWN = "po_own"  # the visitor's own run (selfattn.poet.train.LiveRun), while the page writes with it
+ASKED = "po_train_asked"  # the Train button's request, until the learned part draws the run's progress
+TRAINING = threading.Lock()  # one run at a time in this process: two would share its two cores
+
+
+def own():
+    """The visitor's own run while the page writes with it (local only), else None."""
+    return None if is_hosted() else st.session_state.get(OWN)
+
+
+def model():
+    """The model the page writes with: the visitor's own run, else the shipped one."""
+    run = own()
+    return run.poet if run is not None else poet()
 
 
 @st.cache_resource(show_spinner=False)
@@ -105,7 +123,7 @@ def request() -> dict:
             "seed": int(settings.value("po_seed"))}
 
 
-def write(request: dict, model=None) -> Poem:
+def write(request: dict, writer=None) -> Poem:
     """The poem of ``request``, within the page's limits (hosted: fewer characters typed, a smaller top-k)."""
     limit = limits(is_hosted())
     for name in ("acrostic", "first"):
@@ -115,7 +133,7 @@ def write(request: dict, model=None) -> Poem:
                              got=len(str(text)), limit=limit["chars"])
     if request["top_k"] is not None and request["top_k"] > limit["top_k"]:
         raise InputError("poet_top_k", f"top-k {request['top_k']}", value=request["top_k"], limit=limit["top_k"])
-    return generate(model or poet(), **request)
+    return generate(writer or model(), **request)
 
 
 # ── The poem and its steps ──────────────────────────────────────────────────────────────
@@ -159,19 +177,19 @@ def _go(step: int) -> None:
 
 def read_labels(poem: Poem, s) -> list[str]:
     """The positions step ``s`` reads (``<bos>`` and the poem before it), numbered: "0<bos>", "1春", …"""
-    tokens = poet().vocab.tokens
+    tokens = model().vocab.tokens
     return [f"{i}{tokens[t]}" for i, t in enumerate(poem.ids[: s.position])]
 
 
 def step_tables(poem: Poem, k: int) -> dict:
     """Every matrix of character ``k``'s step, each a function building its labelled table (built when asked for):
     the candidates, and per layer the heads' attention row and the K and V cache (heads merged)."""
-    model = poet()
+    config = model().config
     s = character_steps(poem)[k]
-    rows = charts.candidate_rows(s.sampling, model.vocab.tokens, s.token_id, TOP_CANDIDATES)
+    rows = charts.candidate_rows(s.sampling, model().vocab.tokens, s.token_id, TOP_CANDIDATES)
     read = read_labels(poem, s)
-    heads = [tr_plain("po.head", h=h + 1) for h in range(model.config.num_heads)]
-    d = model.config.d_model
+    heads = [tr_plain("po.head", h=h + 1) for h in range(config.num_heads)]
+    d = config.d_model
     tables = {"candidates": partial(candidate_table, rows, exact=True)}
     for layer, weights in enumerate(s.attention):
         tables[f"attention_layer{layer + 1}"] = partial(labelled, weights, heads, read)
@@ -200,7 +218,7 @@ def candidate_table(rows: list[dict], exact: bool = False) -> pd.DataFrame:
 def show_step(poem: Poem) -> None:
     """One character's step: the candidates before and after the knobs, each layer's attention, the K and V cache
     growing, and the cache's check at this step. Played by :data:`PLAYER`."""
-    model = poet()
+    writer = model()
     st.subheader(tr("po.step_title"))
     steps = character_steps(poem)
     count = len(steps)
@@ -223,7 +241,7 @@ def show_step(poem: Poem) -> None:
     else:
         st.caption(tr("po.kind_drawn", u=f"{s.draw:.4f}"))
     tables = step_tables(poem, k)
-    rows = charts.candidate_rows(s.sampling, model.vocab.tokens, s.token_id, TOP_CANDIDATES)
+    rows = charts.candidate_rows(s.sampling, writer.vocab.tokens, s.token_id, TOP_CANDIDATES)
     words = {name: tr_plain(f"po.chart_{name}") for name in ("before", "after", "candidate", "probability", "state")}
     words.update({name: tr_plain(f"po.status_{name}") for name in ("drawn", "cut_k", "cut_p", "kept")})
     left, right = st.columns([1, 1])
@@ -236,7 +254,7 @@ def show_step(poem: Poem) -> None:
     st.caption(tr("po.sums", kept=sums["kept"], allowed=sums["allowed"], sum=f"{sums['sum']:.6f}", n=len(rows),
                   top=f"{sums['top']:.3f}"))
     read = read_labels(poem, s)
-    heads = [tr_plain("po.head", h=h + 1) for h in range(model.config.num_heads)]
+    heads = [tr_plain("po.head", h=h + 1) for h in range(writer.config.num_heads)]
     for layer, weights in enumerate(s.attention):
         title = tr_plain("po.attn_title", layer=layer + 1)
         st.markdown(f"**{title}**")
@@ -272,13 +290,18 @@ def show_cache(poem: Poem, k: int, tables: dict) -> None:
                                                               link=f"src:{name}{layer + 1}", group=MAP_GROUP))
                 csv_button(table, f"poet-step{k + 1}-{name}-cache-layer{layer + 1}",
                            key=f"po_csv_{name}{layer + 1}")
-    check_line("po.step_cache_same", step_cache_difference(poet(), poem, poem.steps.index(s)), n=n)
+    check_line("po.step_cache_same", step_cache_difference(model(), poem, poem.steps.index(s)), n=n)
 
 
 def checks(poem: Poem) -> None:
     """The two checks, computed now: the cached steps against one full pass, our logits against torch's."""
-    check_line("po.cache_same", cache_check(poet(), poem))
-    check_line("po.torch_same", torch_check(poet(), poem, torch_reference()))
+    writer = own()
+    if writer is None:
+        check_line("po.cache_same", cache_check(poet(), poem))
+        check_line("po.torch_same", torch_check(poet(), poem, torch_reference()))
+    else:  # the visitor's own weights: torch's module is built for them (a few ms)
+        check_line("po.cache_same", cache_check(writer.poet, poem))
+        check_line("po.torch_same", torch_check(writer.poet, poem))
 
 
 # ── How it learned ──────────────────────────────────────────────────────────────────────
@@ -307,8 +330,74 @@ def learning(request: dict) -> None:
     if is_hosted():
         st.caption(tr("po.train_hosted"))
     else:
-        figures = charts.loss_figures(record)
-        st.caption(tr("po.train_local", minutes=figures["minutes"] if figures else 3))
+        train_own(record)
+
+
+def _ask() -> None:
+    """Callback of the Train button: the run to start where the learned part draws it (a button's own value does
+    not survive a rerun before it is read); a playing generation stops."""
+    st.session_state[ASKED] = True
+    PLAYER.stop()
+
+
+def _back_to_shipped() -> None:
+    st.session_state.pop(OWN, None)
+
+
+def train_own(record: dict) -> None:
+    """Locally: train a model of one's own here (bounded: at most the shipped run's passes, one run at a time in
+    the process, two threads), with its progress; the page then writes with it until the visitor goes back."""
+    from selfattn.poet.train import LIVE_EPOCHS
+
+    st.markdown(f"#### {tr('po.train_title')}")
+    figures = charts.loss_figures(record)
+    st.caption(tr("po.train_local", minutes=figures["minutes"] if figures else 3))
+    run = own()
+    if run is not None:
+        shipped = charts.final_loss(record)
+        st.info(tr("po.train_using", epochs=f"{run.epochs:g}", seed=run.seed, steps=run.steps,
+                   seconds=f"{run.seconds:.1f}", loss=f"{run.last_loss:.3f}",
+                   shipped=f"{shipped:.3f}" if shipped is not None else "—"),
+                icon=":material/model_training:")
+        st.button(tr("po.train_back"), key="po_train_back", on_click=_back_to_shipped, icon=":material/undo:")
+    seed = int(settings.value("po_seed"))
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    epochs = c1.select_slider(tr("po.train_epochs"), options=LIVE_EPOCHS, value=LIVE_EPOCHS[1], key="po_train_epochs",
+                              format_func=lambda e: f"{e:g}", help=tr("po.train_epochs_help"))
+    c2.button(tr("po.train_run"), key="po_train", on_click=_ask, type="primary", icon=":material/model_training:",
+              width="stretch")
+    st.caption(tr("po.train_seed_note", seed=seed))
+    if st.session_state.pop(ASKED, False):
+        run_training(epochs, seed)
+
+
+def run_training(epochs: float, seed: int) -> None:
+    """One run, its progress drawn as it goes; then the page writes with it (rerun)."""
+    from selfattn.poet.train import train_live
+
+    if not TRAINING.acquire(blocking=False):
+        st.warning(tr("po.train_busy"), icon=":material/hourglass_top:")
+        return
+    try:
+        bar = st.progress(0.0)
+        shown = [0.0]
+
+        def progress(step: int, total: int, loss: float) -> None:
+            now = time.monotonic()
+            if step == total or now - shown[0] >= 0.5:  # drawn twice a second at most
+                shown[0] = now
+                bar.progress(step / total, text=tr_plain("po.train_progress", step=step, total=total,
+                                                         loss=f"{loss:.3f}"))
+
+        try:
+            run = train_live(epochs, seed, progress)
+        except InputError as error:
+            show_error(error, kept=False)
+            return
+    finally:
+        TRAINING.release()
+    st.session_state[OWN] = run
+    st.rerun()
 
 
 def explanations() -> None:
