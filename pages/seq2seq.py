@@ -39,12 +39,25 @@ st.markdown(tr("s2s.why_masks"))
 
 source = choice(st.segmented_control, tr("s2s.source"), sv.SOURCES, "s2s_source",
                 {s: tr(f"s2s.source_{s}") for s in sv.SOURCES})
+PART = parts.current("s2s_part", sv.SOURCE_PARTS[source])  # the part this whole run opens
+
+
+def in_part(body):
+    """``body`` as the fragment's: a tab or "next part" (widgets of the fragment) reruns the whole page instead, since
+    Streamlit writes the address bar's parameters on a whole run only, and a teacher copies the part from there."""
+    def run() -> None:
+        if parts.current("s2s_part", sv.SOURCE_PARTS[source]) != PART:
+            st.rerun(scope="app")
+        body()
+    return run
+
+
 if source == "translator":
     # ── The tiny translator trained here (selfattn.translate) ───────────────────────────────────
     from ui.seq2seq.translator import PLAYER as TRANSLATOR_PLAYER, translator_section
 
     library()  # the maps' drawing code, as on the toy
-    TRANSLATOR_PLAYER.run(translator_section, always=True)  # a fragment: a step reruns it alone (each second in play)
+    TRANSLATOR_PLAYER.run(in_part(translator_section), always=True)  # a fragment: a step reruns it alone (each second in play)
     st.stop()
 
 with st.container(border=True):
@@ -265,7 +278,7 @@ def flow() -> None:
     while generation plays: ui/play.py)."""
     if s2.renewed():  # a new generation of editors: the controls above the fragment draw from the tables too
         st.rerun(scope="app")
-    if parts.current("s2s_part", sv.SOURCE_PARTS["toy"]) != "generation":
+    if PART != "generation":
         s2.PLAYER.stop()  # generation plays only while its part is open
     s2.PLAYER.advance(int(settings.value("s2s_m")) - 1)  # while playing: a step on, before anything reads the step
     shown = s2.read()  # every setting and every table as typed: what is drawn, computed and linked
@@ -322,4 +335,4 @@ def flow() -> None:
     links.publish(**sharing)
 
 
-s2.PLAYER.run(flow, always=True)
+s2.PLAYER.run(in_part(flow), always=True)

@@ -1,9 +1,11 @@
 """The Encoder–decoder page (issue 39) in a real Chromium.
 
 * The default model and a bigger pre-LN one (2 + 2 layers, d_model 8, 4 heads), in English and Chinese, at desktop
-  (1400 px), projector (1024 px) and tablet (768 px) widths: no exception, the check against ``torch.nn.Transformer``
-  and the cache's line on screen, nothing wider than the window or its box, no text cut or drawn over other text,
-  no map or chart past its column.
+  (1400 px), projector (1024 px) and tablet (768 px) widths, each of its two parts (the whole sentence at once, opened
+  first; generation, opened by its tab): no exception, the part's check (against ``torch.nn.Transformer``, or the
+  cache's) on screen, nothing wider than the window or its box, no text cut or drawn over other text, no map or chart
+  past its column.
+* A part's tab opens it and the link names it; the link reopens that part; "next part" at the last leads back.
 * Its maps linked: a cross-attention weight (i, j) lights target row i in every target-row map, source row j in the
   memory and in K and V, the cell (i, j) in each head's cross-attention and row i in the masked self-attention; a
   source row lights that source column in the cross-attention; a click on a cross-attention row makes that target
@@ -18,6 +20,7 @@ import time
 import pytest
 
 from selfattn.i18n import t_plain
+from selfattn.seq2seq.view import SOURCE_PARTS
 from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, maps_within, settle, sidebar_open,
                            wait_until_idle, release, tab)
 
@@ -25,31 +28,45 @@ pytestmark = pytest.mark.browser
 
 HEIGHT = 1000
 VIEWS = {"toy": "", "big": "enc=2&dec=2&d=8&heads=4&dff=16&n=5&m=4&norm=pre&act=gelu_tanh&layer=2"}
-MIN_MAPS = {"toy": 19, "big": 26}  # memory 2, the layer 5 + 2 heads × 2 (4 × 2), output 1, cache 2 × 2 (4 × 2), step 2
-DRAWN = {view: maps + 1 for view, maps in MIN_MAPS.items()}  # and the cache's chart
+PARTS = SOURCE_PARTS["toy"]
+# The whole sentence: memory 2, the layer's input, its masked self- and cross-attention (a map a head: 2 + 2, 4 + 4),
+# K and V, its three rows after each sub-layer, the output; generation: the cache (keys and values a head), the
+# step's two, and the cost chart.
+MIN_MAPS = {("toy", "pass"): 13, ("big", "pass"): 17, ("toy", "generation"): 6, ("big", "generation"): 10}
+DRAWN = {(view, part): maps + (part == "generation") for (view, part), maps in MIN_MAPS.items()}
+CHECK = {"pass": "s2s.checked_torch", "generation": "s2s.cache_same"}  # a part's check line
 
 
-def open_s2s(browser, url: str, view: str, lang: str, width: int):
+def open_s2s(browser, url: str, view: str, lang: str, width: int, part: str = "pass"):
     page = tab(browser, width, HEIGHT)
-    query = "&".join(q for q in (f"lang={lang}", VIEWS[view]) if q)
+    query = "&".join(q for q in (f"lang={lang}", VIEWS[view], "" if part == PARTS[0] else f"part={part}") if q)
     page.goto(f"{url}/seq2seq?{query}")
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
-    page.wait_for_function(ALL_DRAWN, arg=DRAWN[view], timeout=120_000)
-    settle(page, DRAWN[view])
+    page.wait_for_function(ALL_DRAWN, arg=DRAWN[view, part], timeout=120_000)
+    settle(page, DRAWN[view, part])
     return page
 
 
-def assert_laid_out(page, view: str, where: str) -> None:
+def click_part(page, lang: str, part: str) -> None:
+    """A click on the part's tab (labelled "2 · Generation and the KV cache"): the link follows."""
+    label = f"{PARTS.index(part) + 1} · {t_plain(f's2s.part_{part}', lang)}"
+    page.get_by_role("tab", name=label, exact=True).click()
+    page.wait_for_function("(part) => new URLSearchParams(location.search).get('part') === part", arg=part,
+                           timeout=30_000)
+
+
+def assert_laid_out(page, view: str, part: str, where: str) -> None:
     lang = where[-2:]
     assert page.locator("[data-testid='stException']").count() == 0, where
-    for key in ("s2s.checked_torch", "s2s.cache_same"):
+    for key in CHECK.values():
         words = t_plain(key, lang).split("{")[0].replace("`", "").strip()
         line = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=words)
-        assert line.count() == 1, (where, key)
-        assert re.search(r"\d\.\de-\d\d", line.first.inner_text()), (where, line.first.inner_text())
+        assert line.count() == (key == CHECK[part]), (where, key)  # the open part's alone
+        if key == CHECK[part]:
+            assert re.search(r"\d\.\de-\d\d", line.first.inner_text()), (where, line.first.inner_text())
     fits = assert_text_fits(page, where)
-    assert len(fits) >= MIN_MAPS[view] and maps_within(fits), (where, fits)
-    assert_charts_fit(page, where, DRAWN[view])
+    assert len(fits) >= MIN_MAPS[view, part] and maps_within(fits), (where, fits)
+    assert_charts_fit(page, where, DRAWN[view, part])
 
 
 CASES = [(view, lang) for view in VIEWS for lang in ("en", "zh")]
@@ -59,12 +76,45 @@ CASES = [(view, lang) for view in VIEWS for lang in ("en", "zh")]
 def test_every_view_fits_desktop_projector_and_tablet(browser, url, view, lang):
     page = open_s2s(browser, url, view, lang, 1400)
     try:
-        for width in (1400, 1024, 768):
-            if width != 1400:
-                page.set_viewport_size({"width": width, "height": HEIGHT})
-                settle(page, DRAWN[view])
-            assert sidebar_open(page) == (width >= 1024), width
-            assert_laid_out(page, view, f"{view} at {width} px, {lang}")
+        for part in PARTS:
+            if part != PARTS[0]:
+                page.set_viewport_size({"width": 1400, "height": HEIGHT})
+                click_part(page, lang, part)
+                settle(page, DRAWN[view, part])
+            for width in (1400, 1024, 768):
+                if width != 1400:
+                    page.set_viewport_size({"width": width, "height": HEIGHT})
+                    settle(page, DRAWN[view, part])
+                assert sidebar_open(page) == (width >= 1024), width
+                assert_laid_out(page, view, part, f"{view}, {part}, at {width} px, {lang}")
+    finally:
+        release(page)
+
+
+def generation_maps(found: dict) -> set[str]:
+    return {key for key in found if key.startswith(("cache_", "step_"))}
+
+
+def test_a_part_s_tab_opens_it_the_link_names_it_and_reopens_it_and_next_part_leads_on(browser, url):
+    page = open_s2s(browser, url, "toy", "zh", 1400)
+    try:
+        found = maps(page)
+        assert "memory" in found and not generation_maps(found)
+        click_part(page, "zh", "generation")
+        settle(page, DRAWN["toy", "generation"])
+        found = maps(page)
+        assert "memory" not in found and generation_maps(found) == {"cache_keys1", "cache_keys2", "cache_values1",
+                                                               "cache_values2", "step_self", "step_cross"}
+        page.goto(page.url)  # the link, in a fresh session: the same part, open
+        page.wait_for_function(ALL_DRAWN, arg=DRAWN["toy", "generation"], timeout=120_000)
+        wait_until_idle(page)
+        label = f"2 · {t_plain('s2s.part_generation', 'zh')}"
+        assert page.get_by_role("tab", name=label, exact=True).get_attribute("aria-selected") == "true"
+        assert "memory" not in maps(page) and "cache_keys1" in maps(page)
+        page.locator(".st-key-s2s_part_next button").click()  # the last part's button: back to the first
+        page.wait_for_function("() => !new URLSearchParams(location.search).has('part')", timeout=30_000)
+        settle(page, DRAWN["toy", "pass"])
+        assert "memory" in maps(page) and not generation_maps(maps(page))
     finally:
         release(page)
 
@@ -139,8 +189,6 @@ def test_cross_attention_lights_its_target_and_source_rows_a_click_picks_and_an_
             assert found[key]["lit"] == whole_row(1, found[key]["cols"]), (key, found[key])
         assert found["d1_cross1"]["lit"] == [[2, 1]] and found["d1_cross2"]["lit"] == [[2, 1]]
         assert found["d1_self1"]["lit"] == whole_row(2, 3)  # its row among the target's own rows
-        for key in ("cache_keys1", "step_cross"):  # the generation's maps link to nothing
-            assert found[key]["lit"] == [], key
 
         # a source row: that column of every cross-attention map, and no target row
         hover(page, row_head("memory", 3))
@@ -186,8 +234,8 @@ def test_play_moves_generation_on_once_a_second_to_the_last_step_then_the_page_a
     sent: list[float] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda _frame: sent.append(time.monotonic())))
     try:
-        page.goto(f"{url}/seq2seq")
-        page.wait_for_function(ALL_DRAWN, arg=DRAWN["toy"], timeout=120_000)
+        page.goto(f"{url}/seq2seq?part=generation")
+        page.wait_for_function(ALL_DRAWN, arg=DRAWN["toy", "generation"], timeout=120_000)
         wait_until_idle(page)
         button = page.locator(".st-key-s2s_play button").first
         button.scroll_into_view_if_needed()

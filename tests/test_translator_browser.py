@@ -1,8 +1,9 @@
 """The Encoder–decoder page's translator source (issue 40) in a real Chromium.
 
 * ``/seq2seq?source=translator`` in English and Chinese at desktop (1400 px), projector (1024 px) and tablet
-  (768 px) widths: no exception, the translation of 早上好 and torch's check on screen, nothing wider than the
-  window or its box, no text cut or drawn over other text, no map or chart past its column.
+  (768 px) widths, each of its three parts opened by its tab: no exception, the translation of 早上好 and torch's
+  check on screen, nothing wider than the window or its box, no text cut or drawn over other text, no map or chart
+  past its column.
 * Typing 人咬狗 and Enter translates it: "the man bites the dog".
 * A cross-attention weight of the whole translation's maps (word i reading character j) lights word i's row in the
   decoder-row map, character j's row in the memory, and the cell (i, j) in every layer and head.
@@ -17,6 +18,7 @@ import re
 import pytest
 
 from selfattn.i18n import t_plain
+from selfattn.seq2seq.view import SOURCE_PARTS
 from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, CUT_CHART_TITLES, maps_fit, maps_within,
                            settle, sidebar_open, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT, TEXT_LAYOUT,
                            wait_until_idle, release, tab)
@@ -24,11 +26,12 @@ from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, CUT_C
 pytestmark = pytest.mark.browser
 
 HEIGHT = 1000
-# the memory 1; the whole translation's masked self-attention 8 and cross-attention 8 (2 layers × 4 heads) and its
-# decoder rows 1; a step 8 (per decoder layer: the K and V caches, the new row's self- and cross-attention); how it
-# learned 8; and two charts (the next word's probabilities, the loss)
-MIN_MAPS = 34
-DRAWN = MIN_MAPS + 2
+PARTS = SOURCE_PARTS["translator"]
+# The whole sentence: the memory 1, the masked self-attention 8 and cross-attention 8 (2 layers × 4 heads), the
+# decoder rows 1; generation: a step's 8 (per decoder layer: the K and V caches, the new row's self- and
+# cross-attention) and the next word's probabilities; how it learned: 8 and the loss chart.
+MIN_MAPS = {"pass": 18, "generation": 8, "learned": 8}
+DRAWN = {part: maps + (part != "pass") for part, maps in MIN_MAPS.items()}
 WHOLE = tuple(f"cross_l{layer}h{h}" for layer in (1, 2) for h in (1, 2, 3, 4))
 
 
@@ -36,9 +39,18 @@ def open_translator(browser, url: str, lang: str, width: int):
     page = tab(browser, width, HEIGHT)
     page.goto(f"{url}/seq2seq?source=translator&lang={lang}")
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
-    page.wait_for_function(ALL_DRAWN, arg=DRAWN, timeout=120_000)
-    settle(page, DRAWN)
+    page.wait_for_function(ALL_DRAWN, arg=DRAWN["pass"], timeout=120_000)
+    settle(page, DRAWN["pass"])
     return page
+
+
+def click_part(page, lang: str, part: str) -> None:
+    """A click on the part's tab ("3 · How it learned"): the link follows."""
+    label = f"{PARTS.index(part) + 1} · {t_plain(f's2s.part_{part}', lang)}"
+    page.get_by_role("tab", name=label, exact=True).click()
+    page.wait_for_function("(part) => new URLSearchParams(location.search).get('part') === part", arg=part,
+                           timeout=30_000)
+    settle(page, DRAWN[part])
 
 
 def translation(page) -> str:
@@ -51,7 +63,7 @@ def translation(page) -> str:
     return found[0]
 
 
-def assert_laid_out(page, where: str) -> None:
+def assert_laid_out(page, where: str, part: str = "pass") -> None:
     lang = where[-2:]
     assert page.locator("[data-testid='stException']").count() == 0, where
     if lang == "en":
@@ -72,8 +84,8 @@ def assert_laid_out(page, where: str) -> None:
     assert page.evaluate(SMALL_CHART_LABELS) == [], where
     assert page.evaluate(CUT_CHART_TITLES) == [], (where, "a chart's title cut short")
     fits = maps_fit(page)
-    assert len(fits) >= MIN_MAPS and maps_within(fits), (where, fits)
-    assert_charts_fit(page, where, DRAWN)
+    assert len(fits) >= MIN_MAPS[part] and maps_within(fits), (where, fits)
+    assert_charts_fit(page, where, DRAWN[part])
 
 
 # A slider's label box spans its whole row, and the value over its thumb sits in that row: TEXT_LAYOUT's boxes meet
@@ -115,12 +127,16 @@ def slider_pair(pair) -> bool:
 def test_the_translator_fits_desktop_projector_and_tablet(browser, url, lang):
     page = open_translator(browser, url, lang, 1400)
     try:
-        for width in (1400, 1024, 768):
-            if width != 1400:
-                page.set_viewport_size({"width": width, "height": HEIGHT})
-                settle(page, DRAWN)
-            assert sidebar_open(page) == (width >= 1024), width
-            assert_laid_out(page, f"translator at {width} px, {lang}")
+        for part in PARTS:
+            if part != PARTS[0]:
+                page.set_viewport_size({"width": 1400, "height": HEIGHT})
+                click_part(page, lang, part)
+            for width in (1400, 1024, 768):
+                if width != 1400:
+                    page.set_viewport_size({"width": width, "height": HEIGHT})
+                    settle(page, DRAWN[part])
+                assert sidebar_open(page) == (width >= 1024), width
+                assert_laid_out(page, f"translator, {part}, at {width} px, {lang}", part)
     finally:
         release(page)
 
@@ -162,7 +178,7 @@ def test_typing_translates_and_a_cross_attention_weight_lights_its_word_and_its_
         box.press("Enter")
         page.wait_for_function("() => [...document.querySelectorAll(\"[data-testid='stMain'] h4\")]"
                                ".some(h => h.innerText.trim() === 'the man bites the dog')", timeout=60_000)
-        settle(page, DRAWN)
+        settle(page, DRAWN["pass"])
         assert translation(page) == "the man bites the dog"
         page.wait_for_function(f"() => (({MAPS})().cross_l1h1 || {{}}).n === 5", timeout=30_000)  # redrawn
 
@@ -181,8 +197,7 @@ def test_typing_translates_and_a_cross_attention_weight_lights_its_word_and_its_
         assert found["memory"]["lit"] == whole_row(1, found["memory"]["cols"]), found["memory"]
         for key in WHOLE:
             assert found[key]["lit"] == [[2, 1]], (key, found[key])
-        for key in ("step_l1", "step_l2", "ckpt_l1h1"):  # the step's and the record's maps link to nothing
-            assert found[key]["lit"] == [], key
+        assert not {"step_l1", "ckpt_l1h1"} & set(found)  # the step's and the record's: in their own parts
 
         page.mouse.move(5, 5)
         page.wait_for_timeout(200)
