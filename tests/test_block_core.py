@@ -271,6 +271,16 @@ def test_stack_similarity_starts_with_the_input():
 
 # ── Weights ─────────────────────────────────────────────────────────────────────────
 
+def test_a_layer_s_tables_round_trip():
+    """The tables the pages edit and LayerParams are inverses (tables, from_tables)."""
+    params = LayerParams.random(6, 3, 10, seed=2).replace(b_k=np.arange(6.0), ln2_beta=np.full(6, 0.5))
+    again = LayerParams.from_tables(params.tables(), num_heads=3)
+    assert all(np.array_equal(arr, again.arrays()[name]) for name, arr in params.arrays().items())
+    assert {part: m.shape for part, m in params.tables().items()} == {
+        "wq": (6, 6), "wk": (6, 6), "wv": (6, 6), "wo": (6, 6), "b": (4, 6), "ln": (4, 6), "w1": (6, 10),
+        "b1": (1, 10), "w2": (10, 6), "b2": (1, 6)}
+
+
 def test_random_params_are_reproducible_and_shaped():
     """The same sizes and seed give the same numbers, another seed others; shapes, two decimals and the
     documented starting values (attention biases 0, γ 1, β 0)."""

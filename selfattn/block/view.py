@@ -162,12 +162,7 @@ def seeded_layer(d: int, heads: int, dff: int, seed: int, layer: int) -> LayerPa
     return LayerParams.random(d, heads, dff, seed=seed * MAX_LAYERS + layer)
 
 
-def layer_tables(params: LayerParams) -> dict[str, np.ndarray]:
-    """A layer's weights as the page's tables (part -> matrix)."""
-    return {"wq": params.w_q, "wk": params.w_k, "wv": params.w_v, "wo": params.w_o,
-            "b": np.stack([params.b_q, params.b_k, params.b_v, params.b_o]),
-            "ln": np.stack([params.ln1_gamma, params.ln1_beta, params.ln2_gamma, params.ln2_beta]),
-            "w1": params.w_1, "b1": params.b_1[None, :], "w2": params.w_2, "b2": params.b_2[None, :]}
+layer_tables = LayerParams.tables  # a layer's weights as the page's tables (part -> matrix)
 
 
 def base_rows(shown: View, table: str) -> Rows:

@@ -181,6 +181,13 @@ class LayerParams(LayerSizes):
                            ln1_gamma=ln[0], ln1_beta=ln[1], ln2_gamma=ln[2], ln2_beta=ln[3],
                            w_1=part["w1"], b_1=part["b1"][0], w_2=part["w2"], b_2=part["b2"][0], num_heads=num_heads)
 
+    def tables(self) -> dict[str, np.ndarray]:
+        """The tables the pages edit, by part (the inverse of :meth:`from_tables`)."""
+        return {"wq": self.w_q, "wk": self.w_k, "wv": self.w_v, "wo": self.w_o,
+                "b": np.stack([self.b_q, self.b_k, self.b_v, self.b_o]),
+                "ln": np.stack([self.ln1_gamma, self.ln1_beta, self.ln2_gamma, self.ln2_beta]),
+                "w1": self.w_1, "b1": self.b_1[None, :], "w2": self.w_2, "b2": self.b_2[None, :]}
+
     @classmethod
     def from_torch(cls, layer: Any) -> "LayerParams":
         """Read a ``torch.nn.TransformerEncoderLayer`` (its settings: :func:`torch_settings`)."""

@@ -196,10 +196,7 @@ def seeded_decoder(d: int, dff: int, seed: int, layer: int) -> DecoderLayerParam
     return DecoderLayerParams.random(d, 1, dff, seed=seed * 4 * MAX_LAYERS + MAX_LAYERS + 2 * layer)
 
 
-def encoder_tables(p: LayerParams) -> dict[str, np.ndarray]:
-    return {"wq": p.w_q, "wk": p.w_k, "wv": p.w_v, "wo": p.w_o, "b": np.stack([p.b_q, p.b_k, p.b_v, p.b_o]),
-            "ln": np.stack([p.ln1_gamma, p.ln1_beta, p.ln2_gamma, p.ln2_beta]),
-            "w1": p.w_1, "b1": p.b_1[None, :], "w2": p.w_2, "b2": p.b_2[None, :]}
+encoder_tables = LayerParams.tables  # an encoder layer's weights as the page's tables (part -> matrix)
 
 
 def decoder_tables(p: DecoderLayerParams) -> dict[str, np.ndarray]:
