@@ -77,3 +77,25 @@ def test_the_block_page_writes_only_declared_keys():
     assert not at.exception, [e.value for e in at.exception]
     assert undeclared(at) == []
     assert sorted(set(at.session_state["tb"]) - set(tb.SLOTS)) == []  # the page's own dict: its slots only
+
+
+def test_the_poet_writes_only_declared_keys_in_every_part():
+    from selfattn.poet.view import PARTS
+
+    at = open_page("poet")
+    at.text_input(key="po_acrostic").set_value("山水花鸟").run()
+    for part in PARTS[1:]:
+        at.session_state["po_part"] = part
+        at.run()
+        if part == "step":
+            at.button(key="po_next").click().run()
+            choice_widget(at.selectbox, "po_step").set_value(3).run()
+            at.button(key="po_play").click().run()  # while it plays, the step box is read-only
+        if part == "learned":
+            at.select_slider(key="po_ckpt").set_value(at.select_slider(key="po_ckpt").options[0]).run()
+            at.select_slider(key="po_train_epochs").set_value(0.1).run()
+    at.switch_page("pages/home.py").run()
+    at.session_state["lang"] = "zh"
+    at.switch_page("pages/poet.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert undeclared(at) == []
