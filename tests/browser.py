@@ -139,21 +139,55 @@ def charts_fit(page) -> list[list[int]]:
     })""")
 
 
-# Controls whose text does not fit: any part of a widget that hides overflowing text (cut, "…", or a
-# scroller) and holds more than it shows: a button "Reload pr…", a chip with only "×", a segmented
-# control whose last option sits in a scroller. [widget, its text, px needed, px shown] each.
-CLIPPED_CONTROLS = """() => {
+# Controls whose text does not fit, on the whole page (main area and sidebar): the one check of a control's text that
+# every layout test uses. [widget, what, its text, px needed, px shown] each, what being
+#  "cut": a part of a widget that hides overflowing text (cut, "…", or a scroller) and holds more than it shows: a button
+#         "Reload pr…", a chip with only "×", a selectbox's value "Randon" (an input's value counts, except a text box's:
+#         a visitor's own typing scrolls in its box);
+#  "past its widget": in the main area, a piece of text drawn past its widget's box (a device name running out of
+#                     its selectbox);
+#  "in a scroller": a part of a widget that scrolls sideways (a segmented control whose last option sits in a scroller);
+#  "hidden": in the main area, a button, option, label or value lying outside a box around it that clips (an option
+#            of a radio or a segmented control cut off by its row, with no scrollbar to say so).
+# Text inside a chart or a tooltip is the chart checks' business.
+CLIPPED_CONTROLS = """(values = true) => {  // values: whether an input's value counts
   const widgets = ["stButton", "stDownloadButton", "stSelectbox", "stMultiSelect", "stRadio", "stButtonGroup",
-                   "stCheckbox", "stNumberInput", "stTextInput", "stSlider", "stSelectSlider", "stFileUploader"]
-                  .map(id => `[data-testid=${id}]`).join(", ");
+                   "stCheckbox", "stNumberInput", "stTextInput", "stSlider", "stSelectSlider", "stFileUploader",
+                   "stExpander", "stMetricLabel"].map(id => `[data-testid=${id}]`).join(", ");
+  const textual = "button, [role=radio], input[role=combobox], label, [data-testid=stWidgetLabel]";
   const out = [];
+  const textOf = el => el.tagName === "INPUT" ? el.value || "" : el.innerText || "";
   for (const w of document.querySelectorAll(widgets)) {
+    const box = w.getBoundingClientRect();
+    if (!box.width || w.closest("[data-testid=stVegaLiteChart], [data-testid=stTooltipContent]")) continue;
+    const name = w.dataset.testid, main = w.closest("[data-testid=stMain]");  // the sidebar folds away below 1024 px
     for (const el of [w, ...w.querySelectorAll("*")]) {
-      if (!el.offsetParent || el.tagName === "INPUT" || el.closest("svg")) continue;
+      if (!el.getClientRects().length || el.closest("svg, .katex-mathml")) continue;  // not drawn; MathML: for readers
       const style = getComputedStyle(el);
-      if (style.overflowX === "visible" && style.textOverflow !== "ellipsis") continue;
-      if (el.scrollWidth > el.clientWidth + 1 && el.innerText.trim()) {
-        out.push([w.dataset.testid, el.innerText.trim().slice(0, 60), el.scrollWidth, el.clientWidth]);
+      const input = values && el.tagName === "INPUT" && el.type !== "file" && !el.closest("[data-testid=stTextInput]");
+      if (el.tagName === "INPUT" && !input) continue;
+      const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+      const text = textOf(el).trim();
+      if (text && el.scrollWidth > el.clientWidth + 1
+          && (input || style.overflowX !== "visible" || style.textOverflow === "ellipsis"))
+        out.push([name, "cut", text.slice(0, 60), el.scrollWidth, el.clientWidth]);
+      else if (["auto", "scroll"].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 1)
+        out.push([name, "in a scroller", text.slice(0, 60), el.scrollWidth, el.clientWidth]);
+      if (main && own) {
+        const r = el.getBoundingClientRect();
+        if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1))
+          out.push([name, "past its widget", text.slice(0, 60), Math.round(r.right), Math.round(box.right)]);
+      }
+      if (main && el.matches(textual) && text) {
+        const r = el.getBoundingClientRect();
+        for (let up = el.parentElement; up && up !== main; up = up.parentElement) {
+          if (getComputedStyle(up).overflowX === "visible") continue;
+          const outer = up.getBoundingClientRect();
+          if (r.right > outer.right + 1 || r.left < outer.left - 1) {
+            out.push([name, "hidden", text.slice(0, 60), Math.round(r.right), Math.round(outer.right)]);
+            break;
+          }
+        }
       }
     }
   }

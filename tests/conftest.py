@@ -243,7 +243,7 @@ LONGEST_FIRST = (  # every file of 25 s or more in a whole run, longest first (S
     "test_look_browser.py", "test_benchmark_scripts.py", "test_projector_fit_browser.py", "test_deploy.py",
     "test_embeddings_layout_browser.py", "test_bench_load.py", "test_block_browser.py", "test_hostile_heads.py",
     "test_hostile_messages.py", "test_fuzz_seq2seq.py", "test_linked_browser.py", "test_embeddings_app.py",
-    "test_fuzz_links.py", "test_heads_fit_browser.py", "test_seq2seq_browser.py", "test_faults.py",
+    "test_fuzz_links.py", "test_seq2seq_browser.py", "test_faults.py",
     "test_translate.py", "test_share_browser.py", "test_hostile_embeddings.py", "test_fuzz_embeddings.py",
     "test_fuzz_block.py", "test_preview_browser.py", "test_heads_app.py", "test_share_app.py", "test_fuzz_heads.py",
     "test_seq2seq_preview_browser.py", "test_translator_browser.py", "test_seq2seq_app.py", "test_playground_app.py",

@@ -1,17 +1,18 @@
-"""Every page at desktop (1400 px), projector (1024 px) and tablet (768 px) widths: no chart (a Vega
-chart, or one of the Playground's step maps) leaves its column and none is drawn over another.
+"""Every page at desktop (1400 px), projector (1024 px) and tablet (768 px) widths, in English and Chinese: no
+chart (a Vega chart, or one of the Playground's step maps) leaves its column and none is drawn over another, and no
+control's text is cut (tests/browser.py's CLIPPED_CONTROLS). The one table of these layout checks: each case opens
+its page once and looks at everything there is to look at on it.
 
-One server and one Chromium serve every case; each case opens the page in a fresh tab at its
-window width (at 1024 px the sidebar is open, at 768 px Streamlit collapses it). The two
-largest layouts (the Playground at n=32, d=16 and Heads & devices at d_model 128) are set up
-once and then looked at in a window resized to each width, as on a projector that changes
-resolution.
+One server and one Chromium serve every case; each case opens the page in the module's tab at its window width (at
+1024 px the sidebar is open, at 768 px Streamlit collapses it). The two largest layouts (the Playground at n=32,
+d=16 and Heads & devices at d_model 128) are set up once and then looked at in a window resized to each width, as
+on a projector that changes resolution.
 """
 
 import pytest
 
 from selfattn.core.heads import MISTAKES
-from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, settle, SMALL_CHART_LABELS,
+from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, settle, sidebar_open, SMALL_CHART_LABELS,
                            SMALL_OR_CLIPPED_MAP_TEXT, wait_until_idle, release, tab)
 
 pytestmark = pytest.mark.browser
@@ -21,22 +22,20 @@ HEIGHT = 1000
 # The Playground's: its 7 step maps. "page:part": one part of a page in parts (ui/parts.py), each drawn alone.
 MIN_CHARTS = {"playground": 7, "embeddings": 4, "embeddings:model": 7, "embeddings:order": 3, "heads": 5,
               "heads:check": 6, "heads:bench": 4}
+SENTENCE = "The+animal+didn%27t+cross+the+street+because+it+was+too+tired"
+QUERIES = {"embeddings": f"&text={SENTENCE}",  # a long sentence: the most tokens for the maps and the grid
+           "heads": f"&open={'~'.join(MISTAKES)}"}  # every mistake panel open (a link)
+SENTENCE_HEADS = "&input=sentence&causal=1"  # Heads & devices' sentence box and the mask's note instead
 
 
-def open_page(browser, url: str, name: str, width: int, lang: str = "en"):
+def open_page(browser, url: str, name: str, width: int, lang: str = "en", extra: str = ""):
     page = tab(browser, width, HEIGHT)
     path, _, part = name.partition(":")
-    extra = f"&open={'~'.join(MISTAKES)}" if path == "heads" else ""  # every mistake panel open (a link)
-    extra += f"&part={part}" if part else ""
-    page.goto(f"{url}/{path}?lang={lang}{extra}")
+    query = QUERIES.get(path, "") + (f"&part={part}" if part else "") + extra
+    page.goto(f"{url}/{path}?lang={lang}{query}")
     page.wait_for_function(ALL_DRAWN, arg=MIN_CHARTS[name], timeout=120000)
     settle(page, MIN_CHARTS[name])
     return page
-
-
-
-def sidebar_open(page) -> bool:
-    return page.evaluate("() => document.querySelector(\"[data-testid='stSidebar']\").getBoundingClientRect().right > 0")
 
 
 def set_number(page, key: str, value: int) -> None:
@@ -47,27 +46,77 @@ def set_number(page, key: str, value: int) -> None:
     wait_until_idle(page, timeout_ms=120000)
 
 
-# Each page at each width in English, and at the projector's and the tablet's widths in Chinese too: one tab a case,
-# both checks on it (a tab costs a page load of several seconds of CPU; two tests a case opened it twice).
-CASES = [(name, width, lang) for name in MIN_CHARTS for width, lang in
-         ((1400, "en"), (1024, "en"), (768, "en"), (1024, "zh"), (768, "zh"))]
+# The words of the benchmark's line charts (Altair, drawn as SVG): whether a legend word is cut or left out.
+LEGEND_WORDS = """() => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
+    .filter(el => el.querySelector('.role-legend-symbol'))  // the line charts, not the heatmaps
+    .map(el => {
+        const svg = el.querySelector('svg').getBoundingClientRect();
+        return [...el.querySelectorAll('.role-legend-label text, .role-legend-title text')]
+            .filter(t => t.textContent.trim())  // Vega keeps empty texts for labels it left out
+            .map(t => { const r = t.getBoundingClientRect();
+                        return [t.textContent, r.left >= svg.left - 1 && r.right <= svg.right + 1 && r.width > 0
+                                               && !t.textContent.endsWith('…')]; });
+    })"""
 
 
-@pytest.mark.parametrize("name, width, lang", CASES, ids=[f"{n}-{w}-{lang}" for n, w, lang in CASES])
-def test_charts_stay_in_their_columns_and_no_control_is_cut_short(browser, url, name, width, lang):
-    """No chart leaves its column or is drawn over another; the projector keeps the sidebar, the tablet hides it.
-    On a projector (1024 px) and a tablet (768 px), in both languages, also: every button, box, chip and option shows
-    its whole text (none cut, none hidden in a scroller), and chart labels are >= 12 px, as is every text of the step
-    maps (cells, headers, legend), none of it cut: read from the back of a room."""
-    page = open_page(browser, url, name, width, lang)
-    what = f"{name} at {width} px ({lang})"
+def heads_bench_shows_its_values(page, what: str) -> None:
+    """The benchmark's controls show their values (the heads chips' numbers, not only their "×"; the device), and
+    each line chart's legend is whole."""
+    chips = page.locator(".st-key-hd_bench_heads .react-aria-ComboBox [data-tag] > span[title]")
+    assert [c.strip() for c in chips.all_inner_texts()] == ["1", "8"], what
+    assert all(box["width"] >= 6 for box in (chips.nth(i).bounding_box() for i in range(chips.count()))), what
+    assert page.locator(".st-key-hd_device input").input_value() == "CPU", what
+    legends = page.evaluate(LEGEND_WORDS)
+    assert len(legends) >= 2, (what, legends)
+    for words in legends:
+        assert len(words) >= 4 and all(inside for _, inside in words), (what, words)
+
+
+def embeddings_map_choice_is_whole(page, lang: str, what: str) -> None:
+    """The "Map" selectbox, opened: its four options whole, none in a hidden scroller or past the window."""
+    view = page.locator("[data-testid='stSelectbox']").filter(has_text="Map" if lang == "en" else "要看的注意力图")
+    assert view.count() == 1, what
+    options = page.locator("[role='option']")
+    for _ in range(3):  # open it (a late rerun may close it)
+        view.locator("input[role='combobox']").click()
+        page.wait_for_timeout(800)
+        if options.count():
+            break
+    names = [options.nth(i).inner_text().strip() for i in range(options.count())]
+    assert len(names) == 4 and names[-1] in ("Rollout over all layers", "跨所有层的逐层累积"), (what, names)
+    assert not page.evaluate("""() => [...document.querySelectorAll("[role='option']")].some(
+        o => o.scrollWidth > o.clientWidth + 1 || o.getBoundingClientRect().right > window.innerWidth)"""), what
+    page.keyboard.press("Escape")
+
+
+EXTRA_CHECKS = {"heads:bench": lambda page, lang, what: heads_bench_shows_its_values(page, what),
+                "embeddings:model": embeddings_map_choice_is_whole}
+
+# Each page (and each part of Heads & devices) at each width in both languages, and Heads & devices' parts with the
+# sentence box at the projector's width in Chinese: one tab a case, every check on it (a tab costs a page load of
+# several seconds of CPU; the same page at the same width was opened by three files).
+CASES = [(name, width, lang, "") for name in MIN_CHARTS for width in WIDTHS for lang in ("en", "zh")]
+CASES += [(name, 1024, "zh", SENTENCE_HEADS) for name in MIN_CHARTS if name.startswith("heads")]
+
+
+@pytest.mark.parametrize("name, width, lang, extra", CASES,
+                         ids=[f"{n}-{w}-{lang}{x and '-sentence'}" for n, w, lang, x in CASES])
+def test_charts_stay_in_their_columns_and_no_control_is_cut_short(browser, url, name, width, lang, extra):
+    """No chart leaves its column or is drawn over another; the projector keeps the sidebar, the tablet hides it; every
+    button, box, chip and option shows its whole text (none cut, none hidden in a scroller). On a projector (1024 px)
+    and a tablet (768 px) also: chart labels are >= 12 px, as is every text of the step maps (cells, headers,
+    legend), none of it cut: read from the back of a room."""
+    page = open_page(browser, url, name, width, lang, extra)
+    what = f"{name} at {width} px ({lang}{extra})"
     try:
         assert sidebar_open(page) == (width >= 1024)
         assert_charts_fit(page, what, MIN_CHARTS[name])
+        assert page.evaluate(CLIPPED_CONTROLS) == [], what
         if width < 1400:
-            assert page.evaluate(CLIPPED_CONTROLS) == [], what
             assert page.evaluate(SMALL_CHART_LABELS) == [], what
             assert page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT) == [], what
+        if name in EXTRA_CHECKS:
+            EXTRA_CHECKS[name](page, lang, what)
     finally:
         release(page)
 
