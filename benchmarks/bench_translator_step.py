@@ -3,8 +3,9 @@
 Usage:
     python benchmarks/bench_translator_step.py [--text 人咬狗] [--repeats 8] [--app-dir DIR] [--url URL]
 
-The script opens ``/seq2seq?source=translator&text=<text>`` (English) in headless Chromium on a server it starts
-from ``--app-dir`` (default: this checkout) or on ``--url``, waits until the page is drawn and idle, then:
+The script opens ``/seq2seq?source=translator&part=generation&text=<text>`` (English: the generation part) in headless
+Chromium on a server it starts from ``--app-dir`` (default: this checkout) or on ``--url``, waits until the page is
+drawn and idle, then:
 
 * ``next``: clicks "Next step" ``--repeats`` times (round the steps), each time from the click to the step title
   showing the new step (``shown``) and to the status widget being idle again (``idle``);
@@ -96,7 +97,7 @@ def measure(url: str, text: str, repeats: int) -> None:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        query = urllib.parse.urlencode({"source": "translator", "text": text, "lang": "en"})
+        query = urllib.parse.urlencode({"source": "translator", "part": "generation", "text": text, "lang": "en"})
         started = time.perf_counter()
         page.goto(f"{url}/seq2seq?{query}")
         page.wait_for_function(f"() => ({SHOWN_STEP})() === 1", timeout=180_000)

@@ -15,7 +15,7 @@ from selfattn.hosting import HOSTED_ENV
 from selfattn.i18n import t_plain
 from selfattn.translate import corpus, load, translate
 from selfattn.translate.train import (LIVE_MAX_WORK, LiveSettings, live_plan, split, train_live)
-from support.apptest import assert_map_shows, step_maps
+from support.apptest import assert_map_shows, open_part, step_maps
 from tests import fuzz
 from tests.seq2seqpage import ok, opened, output
 
@@ -61,9 +61,10 @@ def held_out_right(translator) -> tuple[int, int]:
 
 def test_a_small_run_trains_here_then_the_page_translates_with_it_until_the_shipped_model_is_back(not_hosted):
     shipped = translate(load(), "早上好")
-    at = opened()
-    assert at.button(key="s2s_train_go") and not progress(at) and LIVE not in at.session_state
+    at = opened(part="generation")
     assert_map_shows(at, "s2t_step_l1", shipped.decoder.steps[0].cross_weights[0])
+    open_part(at, "seq2seq", "learned")  # how it learned, and training it again
+    assert at.button(key="s2s_train_go") and not progress(at) and LIVE not in at.session_state
 
     train_on_page(at, **TINY)
     live = at.session_state[LIVE]
@@ -79,6 +80,7 @@ def test_a_small_run_trains_here_then_the_page_translates_with_it_until_the_ship
     assert line in alerts(at, "info"), alerts(at, "info")
     assert any("d_model 16, 4 heads" in c and "1 encoder and 1 decoder layers" in c for c in captions(at))
     assert t_plain("tr.learn_shipped", "en") in captions(at)
+    open_part(at, "seq2seq", "generation")
     # ... and translates with it: its words, its one layer's cross-attention, torch's check of its weights
     mine = translate(live.translator, "早上好")
     assert output(at) == (mine.output or "—")
@@ -103,7 +105,7 @@ def test_a_small_run_trains_here_then_the_page_translates_with_it_until_the_ship
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_hosted_the_demo_says_retraining_is_off_and_offers_nothing_to_press(monkeypatch, lang):
     monkeypatch.setenv(HOSTED_ENV, "1")
-    at = opened(lang)
+    at = opened(lang, part="learned")
     assert t_plain("tr.train_hosted", lang) in captions(at)
     keys = {w.key for kind in ("button", "slider", "selectbox", "number_input") for w in at.get(kind)}
     assert not {k for k in keys if k and k.startswith("s2s_train")}, keys
@@ -113,7 +115,7 @@ def test_hosted_the_demo_says_retraining_is_off_and_offers_nothing_to_press(monk
 def test_a_second_run_waits_while_one_holds_the_process(not_hosted):
     from ui.seq2seq.translator import TRAINING
 
-    at = opened("zh")
+    at = opened("zh", part="learned")
     assert TRAINING.acquire(blocking=False)
     try:
         train_on_page(at, **TINY)
@@ -124,7 +126,7 @@ def test_a_second_run_waits_while_one_holds_the_process(not_hosted):
 
 
 def test_a_run_over_the_limit_is_refused_before_anything_trains(not_hosted):
-    at = opened()
+    at = opened(part="learned")
     at.slider(key="s2s_train_epochs").set_value(200)
     at.selectbox(key="s2s_train_d").set_value(48)
     at.selectbox(key="s2s_train_layers").set_value(2).run()
