@@ -89,8 +89,59 @@ def embeddings_map_choice_is_whole(page, lang: str, what: str) -> None:
     page.keyboard.press("Escape")
 
 
+# The Playground's lines: each title's characters by line, each "3 × 3" badge's lines, the tops of the four size
+# boxes, and whether the link's copy button is shown without a hover.
+PLAYGROUND_LINES = r"""
+() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const lines = (el) => {  // the characters of el's text, grouped into the lines they are drawn on
+    const rows = new Map(), range = document.createRange();
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode())
+      for (let i = 0; i < n.textContent.length; i++) {
+        if (!n.textContent[i].trim()) continue;
+        range.setStart(n, i); range.setEnd(n, i + 1);
+        const r = range.getClientRects()[0]; if (!r) continue;
+        const top = Math.round(r.top / 4);
+        rows.set(top, (rows.get(top) || 0) + 1);
+      }
+    return [...rows.values()];
+  };
+  const headings = [...main.querySelectorAll('h1, h2, h3')].filter(h => h.getClientRects().length)
+    .map(h => ({text: h.innerText.slice(0, 30), lines: lines(h)}));
+  const badges = [...main.querySelectorAll('[data-testid="stMarkdownContainer"] code')]
+    .filter(c => /^\d+ × \d+$/.test(c.innerText)).map(c => c.getClientRects().length);
+  const sizes = ['pg_n', 'pg_d_in', 'pg_d_k', 'pg_d_v']
+    .map(k => main.querySelector(`.st-key-${k} [data-testid="stNumberInputContainer"]`)).filter(Boolean)
+    .map(e => Math.round(e.getBoundingClientRect().top));
+  const copy = document.querySelector('[data-testid="stSidebar"] button[data-testid="stBaseButton-elementToolbar"]');
+  let copyShown = null;
+  if (copy && copy.getClientRects().length) {
+    const r = copy.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    let o = 1; for (let e = copy; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity);
+    copyShown = !!hit && copy.contains(hit) && o > 0.9 && getComputedStyle(copy).visibility === 'visible';
+  }
+  return {headings, badges, sizes, copyShown};
+}
+"""
+
+
+def playground_keeps_its_lines(page, lang: str, what: str) -> None:
+    """No title leaves one character alone on its last line, no "3 × 3" badge breaks, the four size boxes stand in
+    one line however their labels wrap, and the link's copy button shows without a hover (a tablet has none)
+    wherever the sidebar is open."""
+    found = page.evaluate(PLAYGROUND_LINES)
+    alone = [h for h in found["headings"] if len(h["lines"]) > 1 and min(h["lines"]) < 2]
+    assert not alone, (what, alone)
+    assert found["badges"] and set(found["badges"]) == {1}, (what, found["badges"])
+    assert len(found["sizes"]) == 4 and max(found["sizes"]) - min(found["sizes"]) <= 2, (what, found["sizes"])
+    if sidebar_open(page):  # below 1024 px Streamlit starts with the sidebar closed
+        assert found["copyShown"] is True, (what, found)
+
+
 EXTRA_CHECKS = {"heads:bench": lambda page, lang, what: heads_bench_shows_its_values(page, what),
-                "embeddings:model": embeddings_map_choice_is_whole}
+                "embeddings:model": embeddings_map_choice_is_whole, "playground": playground_keeps_its_lines}
 
 # Each page (and each part of Heads & devices) at each width in both languages, and Heads & devices' parts with the
 # sentence box at the projector's width in Chinese: one tab a case, every check on it (a tab costs a page load of
@@ -105,7 +156,8 @@ def test_charts_stay_in_their_columns_and_no_control_is_cut_short(browser, url, 
     """No chart leaves its column or is drawn over another; the projector keeps the sidebar, the tablet hides it; every
     button, box, chip and option shows its whole text (none cut, none hidden in a scroller). On a projector (1024 px)
     and a tablet (768 px) also: chart labels are >= 12 px, as is every text of the step maps (cells, headers,
-    legend), none of it cut: read from the back of a room."""
+    legend), none of it cut: read from the back of a room. And what a page has of its own (EXTRA_CHECKS): the
+    Playground's lines, the benchmark's values and legends, the embeddings' map choice."""
     page = open_page(browser, url, name, width, lang, extra)
     what = f"{name} at {width} px ({lang}{extra})"
     try:

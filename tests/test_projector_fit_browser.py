@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import CLIPPED_CONTROLS, CUT_CHART_TITLES, browser_page, wait_until_idle
+from tests.browser import CLIPPED_CONTROLS, CUT_CHART_TITLES, browser_page, settle
 
 pytestmark = pytest.mark.browser
 
@@ -93,8 +93,7 @@ def test_every_page_fits_1024_by_768(url, browser, lang, big):
         for path in PAGES:
             page.goto(f"{url}/{path}{'&' if '?' in path else '?'}lang={lang}&big={big}")
             page.wait_for_selector("[data-testid='stMain'] h1", timeout=90000)
-            wait_until_idle(page, 120000)
-            page.wait_for_timeout(2000)  # Vega and the maps draw after the run
+            settle(page, 0)  # the run over, then every chart and map drawn
             assert page.locator("[data-testid='stException']").count() == 0, path
             # The Encoder-decoder's preset box cuts its value at 1024 px ("Vaswani et al. (post-LN, R…", 188 px in 179;
             # in Chinese 237 in 179): a fault this checker found when it took the value check from Heads & devices' own
