@@ -293,12 +293,12 @@ def test_locally_a_run_of_one_s_own_trains_one_at_a_time_and_the_page_writes_wit
     open_part(at, "write")
     assert own.split("，")[0] in texts(at) and len(at.success) == 2  # its own cache and torch checks pass
     open_part(at, "learned")
-    assert page.TRAINING.acquire(blocking=False)  # a run going on in another session
+    assert page.training.TRAINING.acquire(blocking=False)  # a run going on in another session (any page's)
     try:
         at.button(key="po_train").click().run()
         assert "Another run is training in this app now" in "\n".join(w.value for w in at.warning)
         assert asked == [(0.1, 2)]
     finally:
-        page.TRAINING.release()
+        page.training.TRAINING.release()
     at.button(key="po_train_back").click().run()
     assert at.session_state["po_good"].text == shipped

@@ -113,7 +113,7 @@ def test_hosted_the_demo_says_retraining_is_off_and_offers_nothing_to_press(monk
 
 
 def test_a_second_run_waits_while_one_holds_the_process(not_hosted):
-    from ui.seq2seq.translator import TRAINING
+    from ui.training import TRAINING
 
     at = opened("zh", part="learned")
     assert TRAINING.acquire(blocking=False)

@@ -9,8 +9,6 @@ Every sentence that states a number takes it from the poem, the model or ``recor
 
 from __future__ import annotations
 
-import threading
-import time
 from functools import partial
 
 import pandas as pd
@@ -25,7 +23,7 @@ from selfattn.poet import Poem, cache_check, checkpoint_poets, generate, load_po
 from selfattn.poet import charts
 from selfattn.poet.charts import character_steps
 from selfattn.poet.view import MAX_SEED, MODES, PARTS, TEMPERATURES, TOP_CANDIDATES, TOP_PS, limits, settings_text
-from ui import links, parts
+from ui import links, parts, training
 from ui import state as settings
 from ui.components.heatmap import heatmap, map_data
 from ui.play import Player
@@ -44,7 +42,6 @@ def poet():
 
 OWN = "po_own"  # the visitor's own run (selfattn.poet.train.LiveRun), while the page writes with it
 ASKED = "po_train_asked"  # the Train button's request, until the learned part draws the run's progress
-TRAINING = threading.Lock()  # one run at a time in this process: two would share its two cores
 
 
 def own():
@@ -375,27 +372,17 @@ def run_training(epochs: float, seed: int) -> None:
     """One run, its progress drawn as it goes; then the page writes with it (rerun)."""
     from selfattn.poet.train import train_live
 
-    if not TRAINING.acquire(blocking=False):
-        st.warning(tr("po.train_busy"), icon=":material/hourglass_top:")
-        return
-    try:
+    with training.turn(tr("po.train_busy")) as ours:
+        if not ours:
+            return
         bar = st.progress(0.0)
-        shown = [0.0]
-
-        def progress(step: int, total: int, loss: float) -> None:
-            now = time.monotonic()
-            if step == total or now - shown[0] >= 0.5:  # drawn twice a second at most
-                shown[0] = now
-                bar.progress(step / total, text=tr_plain("po.train_progress", step=step, total=total,
-                                                         loss=f"{loss:.3f}"))
-
+        progress = training.throttled(lambda step, total, loss: bar.progress(
+            step / total, text=tr_plain("po.train_progress", step=step, total=total, loss=f"{loss:.3f}")))
         try:
             run = train_live(epochs, seed, progress)
         except InputError as error:
             show_error(error, kept=False)
             return
-    finally:
-        TRAINING.release()
     st.session_state[OWN] = run
     st.rerun()
 

@@ -16,8 +16,6 @@ until they go back to the shipped model. It lives in their session only (``s2s_t
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass
 from functools import partial
 
@@ -43,6 +41,7 @@ from ui.widgets import current_lang, listed, show_error, tr, tr_count, tr_plain,
 from ui.editing import Maps, map_frame
 from ui.play import Player
 from ui import parts
+from ui import training as kit_training
 
 MAP_DIMS = 8  # columns of the memory, decoder-row and cache maps (a map fits its column); the CSVs hold all d_model
 TEMPERATURES = list(range(10, 301))  # the temperature × 100, as the setting s2s_temp holds it
@@ -50,8 +49,6 @@ TEMPERATURES = list(range(10, 301))  # the temperature × 100, as the setting s2
 MAPS = Maps("s2t", "s2t_", "translator-", "s2s_tstep", s2.EDITORS)
 LIVE = "s2s_train_model"  # the visitor's own run (selfattn.translate.train.LiveRun), while the page uses it
 ASKED = "s2s_train_asked"  # the run the Train button asked for, until the script reaches the place that draws it
-TRAINING = threading.Lock()  # one run at a time in this process: two would share its two cores
-DRAW_EVERY_S = 0.5  # how often the loss chart is redrawn while a run goes on
 PLAYER = Player("s2s_tplaying", "s2s_tstep", "s2s_tplay", "seq2seq", words="tr")  # Play/Pause (ui/play.py)
 # The sentences offered to click: corpus sentences it was trained on, and held-out ones it never saw in training
 # (their right translation is known, so its answer can be judged). tests/test_translator_app.py holds them to the
@@ -518,23 +515,19 @@ def retrain() -> None:
 def _run(training, live):
     """Train ``live`` with a progress bar and the loss drawn as it goes; None when another run holds the process
     (the visitor is told to wait)."""
-    if not TRAINING.acquire(blocking=False):
-        st.warning(tr("tr.train_busy"), icon=":material/hourglass_top:")
-        return None
-    try:
+    with kit_training.turn(tr("tr.train_busy")) as ours:
+        if not ours:
+            return None
         bar = st.progress(0.0, text=tr("tr.train_starting"))
-        chart, losses, drawn = st.empty(), [], [time.perf_counter()]
+        chart, losses = st.empty(), []
+        draw_chart = kit_training.throttled(lambda done, total: _loss_chart(chart, losses))
 
         def on_epoch(done: int, total: int, loss: float) -> None:
             losses.append(loss)
             bar.progress(done / total, text=tr("tr.train_progress", done=done, total=total, loss=f"{loss:.4f}"))
-            if done == total or time.perf_counter() - drawn[0] > DRAW_EVERY_S:
-                _loss_chart(chart, losses)
-                drawn[0] = time.perf_counter()
+            draw_chart(done, total)
 
         return training.train_live(live, on_epoch)
-    finally:
-        TRAINING.release()
 
 
 def _loss_chart(where, losses) -> None:
