@@ -17,6 +17,7 @@ from ui import state as settings
 from ui.widgets import choice, current_lang, show_error, tr, vega
 from ui.components.heatmap import library
 from ui import links
+from ui import parts
 
 # ── Read ─────────────────────────────────────────────────────────────────────────────────────────
 links.begin("block")
@@ -24,7 +25,6 @@ state = tb.setup()
 opened = links.open_page("block", own=LINK_PARAMS)
 if opened is not None:
     links.note_bad("block", tb.open_link(opened))
-    state["scroll"] = "at" in opened  # a teacher's link to one part of the page jumps there once drawn
 st.title(tr("tb.title"))
 st.caption(tr("tb.intro"))
 links.show_problems("block")
@@ -40,8 +40,7 @@ if source == "real":
     real_section()
     st.stop()
 
-tb.contents()
-st.html('<span id="tb-settings"></span>')
+PART = parts.current("tb_part", tbv.PAGE_PARTS)  # the part this whole run opens
 with st.container(border=True):
     c1, c2, c3 = st.columns([1.6, 1, 1.2], vertical_alignment="bottom")
     with c1:
@@ -88,22 +87,72 @@ with st.container(border=True):
     state["note_edited"] = bool(state["edits"])
     tb.EDITORS.notices(tr("tb.undo_note"), tb.undo, "tb_undo")
 
-f1, f2 = st.columns(2)
-maths = formulas(current_lang())
-for col, order in ((f1, "post"), (f2, "pre")):
-    with col, st.container(border=order == norm):
-        st.markdown(f"**{tr(f'tb.norm_{order}')}**" + (" · " + tr("tb.chosen") if order == norm else ""))
-        st.latex(maths[order])
-st.caption(tr("tb.formula_note"))
+
+def formulas_side_by_side(norm: str) -> None:
+    """Post-LN and pre-LN as equations, the chosen one framed."""
+    f1, f2 = st.columns(2)
+    maths = formulas(current_lang())
+    for col, order in ((f1, "post"), (f2, "pre")):
+        with col, st.container(border=order == norm):
+            st.markdown(f"**{tr(f'tb.norm_{order}')}**" + (" · " + tr("tb.chosen") if order == norm else ""))
+            st.latex(maths[order])
+    st.caption(tr("tb.formula_note"))
 
 
 @st.fragment
 def block() -> None:
-    """Editors, the flow of the layer shown, the stack, the batch, the export and the link: an edit reruns this."""
+    """The open part (editors, maps, its ZIP) and the link: an edit reruns this; a tab or "next part" reruns the whole
+    page instead, since Streamlit writes the address bar's parameters on a whole run only."""
     if settings.refuse_unfit_settings(settings.fields("block")) or tb.renewed():
         st.rerun(scope="app")  # a new generation of editors: the controls above the fragment draw from the tables too
+    if parts.current("tb_part", tbv.PAGE_PARTS) != PART:
+        st.rerun(scope="app")
+    for part, keys in PART_SETTINGS.items():
+        if part != PART:
+            kept(keys)
     shown = tb.read()  # every setting and every table as typed: what is drawn, computed and linked
-    st.subheader(tr("tb.x_title"), anchor="tb-x")
+    sharing = {"page": "block", "own": encode(shown), "bulky": TABLE_PARAMS}
+    parts.show("block", "tb_part", "tb", {"layer": partial(one_layer, shown, sharing),
+                                         "stack": partial(stack, shown, sharing),
+                                         "batch": partial(padded_batch, shown, sharing)})
+    links.publish(**sharing)
+
+
+PART_SETTINGS = {"layer": ("tb_layer", "tb_focus"), "batch": ("tb_batch", "tb_lengths", "tb_maxlen")}  # their boxes'
+
+
+def kept(keys: tuple[str, ...]) -> None:
+    """A closed part's settings as their boxes last held them (their shadows): the visitor cannot change a box that
+    is not drawn, and Streamlit may hand back a box undrawn since the last run at its default value."""
+    for key in keys:
+        if settings.shadow(key) in st.session_state:
+            settings.put(key, st.session_state[settings.shadow(key)])
+
+
+def outcome(shown):
+    """The toy's result (or the last good one, with what is wrong said in words; None before any), with its check
+    against PyTorch: asked by the open part, under its own controls."""
+    good, error = settings.last_good("tb_good", partial(tb.compute, shown))
+    if error is not None:
+        show_error(error, kept=good is not None)
+    if good is not None:
+        st.success(tr("tb.checked_torch", diff=f"{good.torch_difference:.1e}"), icon=":material/verified:")
+    return good
+
+
+def inputs(result) -> dict:
+    """X (and the position vectors added to it) as the ZIP's tables."""
+    cols = column_names("x", result.x.shape[1])
+    tables = {"x": partial(labelled, result.x, result.tokens, cols)}
+    if result.positions is not None:
+        tables["positions"] = partial(labelled, result.positions, result.tokens, cols)
+    return tables
+
+
+def one_layer(shown, sharing: dict) -> None:
+    """Part 1: the formulas, X and the layer's weights to edit, the layer's flow, both LayerNorms written out."""
+    formulas_side_by_side(shown.norm)
+    st.subheader(tr("tb.x_title"))
     st.caption(tr("tb.x_help"))
     tb.editor("x", shown)
     if shown.layers > 1:
@@ -120,53 +169,68 @@ def block() -> None:
                     tb.editor(table, shown)
     if bool(shown.edits) != tb.state().get("note_edited", False):  # the first edit (or the last undone): the
         st.rerun(scope="app")  # preset's note above says so at once, not at the next whole run
-
-    good, error = settings.last_good("tb_good", partial(tb.compute, shown))
-    if error is not None:
-        show_error(error, kept=good is not None)
-    sharing = {"page": "block", "own": encode(shown), "bulky": TABLE_PARAMS}
-    if good is None:
-        links.stop(**sharing)
-    result = good
+    result = outcome(shown)
+    if result is None:
+        return
     trace = result.stack.layers[min(layer, len(result.stack.layers) - 1)]
     tokens = result.tokens
     focus = min(shown.focus, len(tokens) - 1)
-    st.success(tr("tb.checked_torch", diff=f"{result.torch_difference:.1e}"),
-               icon=":material/verified:")
-    tables = {"x": partial(labelled, result.x, tokens, column_names("x", result.x.shape[1]))}
-    if result.positions is not None:
-        tables["positions"] = partial(labelled, result.positions, tokens, column_names("x", result.x.shape[1]))
-
-    st.subheader(tr("tb.flow_title", layer=layer + 1, layers=len(result.params)), anchor="tb-steps")
+    tables = inputs(result)
+    st.subheader(tr("tb.flow_title", layer=layer + 1, layers=len(result.params)))
     st.caption(tr("tb.flow_help"))
     tb.draw_flow(trace, tokens, focus, tables, prefix=f"layer{layer + 1}_",
                  engine=tb.preview_engine(shown, result, trace.eps))
     tb.draw_norms(trace, tokens, focus)
     # the tokens the view has (the link writes them): a result kept from before a bad edit may have others
     choice(st.selectbox, tr("tb.focus"), range(shown.n), "tb_focus", {k: f"{k + 1}: t{k + 1}" for k in range(shown.n)})
+    export(shown, result, tables, sharing)
 
-    if len(result.params) == 1:
-        st.html('<span id="tb-stack"></span>')  # one layer: the stack's place is here
-    if len(result.params) > 1:
-        st.subheader(tr("tb.stack_title", layers=len(result.params)), anchor="tb-stack")
-        st.caption(tr("tb.stack_help"))
-        with st.container(horizontal=True, wrap=True, gap="medium"):
-            for k, lt in enumerate(result.stack.layers):
-                with st.container(width="content"):
-                    mean = combine_heads(lt.weights, "mean")
-                    tables[f"layer{k + 1}_weights_mean"] = tb.show_map(
-                        tr("tb.stack_layer", k=k + 1), mean, tokens, tokens, key=f"stack{k + 1}", link=None,
-                        focus=focus, role="weights", domain=(0.0, 1.0))
-        similarity = result.stack.similarity()
-        vega(similarity_spec(similarity, current_lang()))
-        tb.similarity_caption(similarity, causal=shown.causal)
-        if result.stack.final_norm is not None:
-            tables["final_norm"] = tb.show_map(tr("tb.final_out"), result.stack.outputs, tokens,
-                                               column_names("y", result.stack.outputs.shape[1]), key="final",
-                                               link="row:final", focus=focus, role="outputs")
 
-    st.subheader(tr("tb.batch_title"), anchor="tb-batch")
+def make_stack() -> None:
+    """Callback of the stack part's offer: two layers, as the layers box would."""
+    settings.put("tb_layers", 2)
+    tb.on_size("tb_layers")
+
+
+def stack(shown, sharing: dict) -> None:
+    """Part 2: every layer's attention, how alike the tokens grow layer by layer, the final LayerNorm."""
+    if shown.layers == 1:
+        st.info(tr("tb.stack_one"), icon=":material/layers:")
+        st.button(tr("tb.stack_make"), key="tb_stack_make", on_click=make_stack, icon=":material/add:")
+    result = outcome(shown)
+    if result is None or len(result.params) == 1:
+        return
+    tokens = result.tokens
+    focus = min(shown.focus, len(tokens) - 1)
+    tables = inputs(result)
+    st.subheader(tr("tb.stack_title", layers=len(result.params)))
+    st.caption(tr("tb.stack_help"))
+    with st.container(horizontal=True, wrap=True, gap="medium"):
+        for k, lt in enumerate(result.stack.layers):
+            with st.container(width="content"):
+                mean = combine_heads(lt.weights, "mean")
+                tables[f"layer{k + 1}_weights_mean"] = tb.show_map(
+                    tr("tb.stack_layer", k=k + 1), mean, tokens, tokens, key=f"stack{k + 1}", link=None,
+                    focus=focus, role="weights", domain=(0.0, 1.0))
+    similarity = result.stack.similarity()
+    vega(similarity_spec(similarity, current_lang()))
+    tb.similarity_caption(similarity, causal=shown.causal)
+    if result.stack.final_norm is not None:
+        tables["final_norm"] = tb.show_map(tr("tb.final_out"), result.stack.outputs, tokens,
+                                           column_names("y", result.stack.outputs.shape[1]), key="final",
+                                           link="row:final", focus=focus, role="outputs")
+    export(shown, result, tables, sharing)
+
+
+def padded_batch(shown, sharing: dict) -> None:
+    """Part 3: sequences of other lengths padded into one batch, the padding mask, and that padding changes
+    nothing."""
+    st.subheader(tr("tb.batch_title"))
     batch_controls()  # beside the batch's results
+    result = outcome(shown)
+    if result is None:
+        return
+    tables = inputs(result)
     if shown.batch and result.batch is not None:
         st.caption(tr("tb.batch_help"))
         batch = result.batch
@@ -177,17 +241,21 @@ def block() -> None:
             pad_rows, key="batch_mask", link=None, focus=None, role="weights", domain=(0.0, 1.0))
         st.code("\n".join(batch_lines(batch, result.batch_lengths, shown.maxlen, current_lang())), language=None)
         with st.container(horizontal=True, wrap=True, gap="medium"):
-            for b, stack in enumerate(batch.stacks):
+            for b, stack_b in enumerate(batch.stacks):
                 with st.container(width="content"):
                     rows = [f"{i + 1}" + (" ·pad" if batch.key_padding[b, i] else "") for i in range(n_pad)]
                     tables[f"batch{b + 1}_outputs"] = tb.show_map(
-                        tr("tb.batch_out", b=b + 1), stack.outputs, rows,
-                        column_names("y", stack.outputs.shape[1]), key=f"batch{b + 1}", link=None, focus=None,
+                        tr("tb.batch_out", b=b + 1), stack_b.outputs, rows,
+                        column_names("y", stack_b.outputs.shape[1]), key=f"batch{b + 1}", link=None, focus=None,
                         role="outputs")
         st.success(tr("tb.batch_same", diff=f"{result.padding_difference:.1e}"), icon=":material/verified:")
         st.caption(tr("tb.batch_fast_path"))
+    export(shown, result, tables, sharing)
 
-    st.subheader(tr("tb.export_title"), anchor="tb-export")
+
+def export(shown, result, tables: dict, sharing: dict) -> None:
+    """At a part's end: one ZIP of what the part drew, every layer's parameters and the settings with the link."""
+    st.subheader(tr("tb.export_title"))
     for k, params in enumerate(result.params):
         for part, matrix in tbv.layer_tables(params).items():
             tables[f"layer{k + 1}_{part}"] = partial(labelled, matrix, [f"{i + 1}" for i in range(len(matrix))],
@@ -195,8 +263,6 @@ def block() -> None:
     address, _, link_short = links.share_link(**sharing)
     made = {"settings.txt": settings_text(address, link_short, shown, edited=bool(shown.edits), lang=current_lang())}
     tb.MAPS.zip_button(tr("tb.download_zip"), tables, made, file_name="selfattn-block.zip", key="dl_tb_zip")
-    tb.jump()
-    links.publish(**sharing)
 
 
 def batch_controls() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from selfattn.block import view as tbv
 from selfattn.i18n import t
-from support.apptest import editors, open_link, open_page, step_maps
+from support.apptest import editors, open_link, open_page, open_part, step_maps
 from tests.blockpage import cells, check_line, errors, label, link, maps, number, ok, pick, send
 from tests import fuzz
 
@@ -76,13 +76,15 @@ def test_every_control_changes_what_is_shown():
     weights = step_maps(at)["tb_layer1_att1"]["cells"]
     assert all(weights[i][j] == "0" for i in range(6) for j in range(i + 1, 6))  # no token sees a later one
     changed(at, lambda a: pick(a, "selectbox", "tb_pos", "sinusoidal"), what="positions")
-    # a stack
+    # a stack, in its part
+    open_part(at, "block", "stack")
     changed(at, lambda a: number(a, "tb_layers", 3), what="layers")
     assert any(s.value == t("tb.stack_title", "en", layers=3) for s in at.subheader)
     assert {"tb_stack1", "tb_stack2", "tb_stack3"} <= set(step_maps(at))
     assert at.toggle(key="tb_final").proto.disabled is False
     changed(at, lambda a: a.toggle(key="tb_final").set_value(True).run(), what="final norm")
     assert "tb_final" in step_maps(at)
+    open_part(at, "block", "layer")
     before = maps(at)
     at.selectbox(key="tb_layer").set_value(2).run()
     ok(at)
@@ -94,7 +96,8 @@ def test_every_control_changes_what_is_shown():
     ok(at)
     assert any(s.value == t("tb.norm_title", "en", token="t5") for s in at.subheader)
     assert [c.value for c in at.code] != before and link(at)["focus"] == "5"
-    # the padded batch
+    # the padded batch, in its part
+    open_part(at, "block", "batch")
     assert at.text_input(key="tb_lengths").proto.disabled
     at.toggle(key="tb_batch").set_value(True).run()
     ok(at)
@@ -111,6 +114,7 @@ def test_every_control_changes_what_is_shown():
     line = check_line(at)
     assert line and t("tb.checked_torch", "en", layers=3, diff="").split(":")[0] in line
     # a preset, reloaded, undone
+    open_part(at, "block", "layer")
     send(at, "x", 0, 0, "2.5")
     ok(at)
     assert link(at)["dx"] == "0.0.2.5"
@@ -182,8 +186,13 @@ def test_the_link_opens_the_same_view_tables_and_zip(downloads):
     at.toggle(key="tb_causal").set_value(True).run()
     at.toggle(key="tb_final").set_value(True).run()
     pick(at, "selectbox", "tb_pos", "learned")
+    open_part(at, "block", "batch")
     at.toggle(key="tb_batch").set_value(True).run()
     at.text_input(key="tb_lengths").set_value("4 1 3").run()
+    zips = {"batch": downloads.pop(ZIP)}
+    open_part(at, "block", "stack")
+    zips["stack"] = downloads.pop(ZIP)
+    open_part(at, "block", "layer")
     send(at, "x", 2, 1, "-1.5")
     at.selectbox(key="tb_layer").set_value(1).run()
     send(at, "2ln", 3, 0, "0.25")
@@ -207,7 +216,12 @@ def test_the_link_opens_the_same_view_tables_and_zip(downloads):
     again = downloads[ZIP]
     members = zip_members(zipped)
     assert again == zipped  # byte for byte: every member is dated 1980-01-01 (export.ZIP_DATE)
-    assert {"x.csv", "layer2_ln.csv", "layer2_b1.csv", "batch_key_padding.csv", "final_norm.csv"} <= set(members)
+    # each part's ZIP: what it drew, X and every layer's parameters
+    assert {"x.csv", "layer2_ln.csv", "layer2_b1.csv", "layer1_wq.csv", "layer2_weights_head1.csv"} <= set(members)
+    assert not {"batch_key_padding.csv", "final_norm.csv", "layer1_weights_mean.csv"} & set(members)
+    for part, own in (("batch", {"batch_key_padding.csv", "batch1_outputs.csv"}),
+                      ("stack", {"final_norm.csv", "layer1_weights_mean.csv", "layer2_weights_mean.csv"})):
+        assert own | {"x.csv", "layer2_ln.csv", "settings.txt"} <= set(zip_members(zips[part])), part
     assert all(data.startswith(b"\xef\xbb\xbf") for name, data in members.items() if name.endswith(".csv"))
     assert b"seed=" in members["settings.txt"] or b"Link to this view" in members["settings.txt"]
     assert b"-1.5" in members["x.csv"] and b"0.25" in members["layer2_ln.csv"]

@@ -1,7 +1,8 @@
 """The Transformer block page (issue 32) in a real Chromium.
 
 * Its three views (the default toy, the GPT-2 preset at 2 layers with a padded batch, the real model's layer)
-  in English and Chinese, at desktop (1400 px), projector (1024 px) and tablet (768 px) widths: no exception,
+  in English and Chinese, at desktop (1400 px), projector (1024 px) and tablet (768 px) widths, the GPT-2 view in
+  each of the toy's parts (one layer, opened first; the stack and the batch, opened by their tabs): no exception,
   the check against PyTorch (or the model) on screen, nothing wider than the window or its box, no control or
   map text cut, no map or chart past its column or over another, no title over another piece of text.
 * Its maps linked in the browser: a token's row lights up in every ``row:`` map and in each head's weights;
@@ -19,6 +20,7 @@ import re
 
 import pytest
 
+from selfattn.block.view import PAGE_PARTS
 from selfattn.i18n import t_plain
 from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, maps_within, settle, sidebar_open,
                            wait_until_idle, release, tab)
@@ -29,10 +31,13 @@ HEIGHT = 1000
 GPT2 = ("preset=gpt2&n=5&d=8&dff=32&layers=2&norm=pre&act=gelu_tanh&causal=1&final=1&pos=learned&batch=1"
         "&lengths=5%202%203")
 VIEWS = {"toy": "", "gpt2": GPT2, "real": "source=real"}
-# The maps each view draws at least: the toy's 11 boxes (Q, K, V three) and 2 heads; GPT-2's 13 boxes, 2 heads, 2
-# layers' means, the final norm, the batch's mask and 3 outputs; the real model's 13 boxes (its 12 heads are one
-# chart of small maps).
-MIN_MAPS = {"toy": 12, "gpt2": 20, "real": 13}
+PARTS = {"toy": PAGE_PARTS[:1], "gpt2": PAGE_PARTS, "real": PAGE_PARTS[:1]}  # the real model's layer: one section
+# The maps each view's part draws at least: the toy's 11 boxes (Q, K, V three) and 2 heads; GPT-2's 13 boxes and 2
+# heads, its stack's 2 layers' means and final norm (and the similarity chart), its batch's mask and 3 outputs; the
+# real model's 13 boxes (its 12 heads are one chart of small maps).
+MIN_MAPS = {("toy", "layer"): 12, ("gpt2", "layer"): 14, ("gpt2", "stack"): 3, ("gpt2", "batch"): 4,
+            ("real", "layer"): 13}
+DRAWN = {key: maps + (key[1] == "stack") for key, maps in MIN_MAPS.items()}
 
 
 def check_words(view: str, lang: str) -> str:
@@ -46,12 +51,20 @@ def open_block(browser, url: str, view: str, lang: str, width: int):
     query = "&".join(q for q in (f"lang={lang}", VIEWS[view]) if q)
     page.goto(f"{url}/block?{query}")
     page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
-    page.wait_for_function(ALL_DRAWN, arg=MIN_MAPS[view], timeout=120_000)
-    settle(page, MIN_MAPS[view])
+    page.wait_for_function(ALL_DRAWN, arg=DRAWN[view, "layer"], timeout=120_000)
+    settle(page, DRAWN[view, "layer"])
     return page
 
 
-def assert_laid_out(page, view: str, where: str) -> None:
+def click_part(page, lang: str, part: str) -> None:
+    """A click on the part's tab (labelled "2 · A stack of layers"): the address bar follows."""
+    label = f"{PAGE_PARTS.index(part) + 1} · {t_plain(f'tb.part_{part}', lang)}"
+    page.get_by_role("tab", name=label, exact=True).click()
+    page.wait_for_function("(part) => new URLSearchParams(location.search).get('part') === part", arg=part,
+                           timeout=30_000)
+
+
+def assert_laid_out(page, view: str, part: str, where: str) -> None:
     assert page.locator("[data-testid='stException']").count() == 0, where
     check = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=check_words(view, where[-2:]))
     assert check.count() >= 1, (where, "no check line")
@@ -59,8 +72,8 @@ def assert_laid_out(page, view: str, where: str) -> None:
     assert check.first.is_visible(), where
     assert re.search(r"\d\.\de-\d\d", check.first.inner_text()), (where, check.first.inner_text())
     fits = assert_text_fits(page, where)
-    assert len(fits) >= MIN_MAPS[view] and maps_within(fits), (where, fits)
-    assert_charts_fit(page, where, MIN_MAPS[view])
+    assert len(fits) >= MIN_MAPS[view, part] and maps_within(fits), (where, fits)
+    assert_charts_fit(page, where, DRAWN[view, part])
 
 
 CASES = [(view, lang) for view in VIEWS for lang in ("en", "zh")]
@@ -70,12 +83,17 @@ CASES = [(view, lang) for view in VIEWS for lang in ("en", "zh")]
 def test_every_view_fits_desktop_projector_and_tablet(browser, url, view, lang):
     page = open_block(browser, url, view, lang, 1400)
     try:
-        for width in (1400, 1024, 768):
-            if width != 1400:
-                page.set_viewport_size({"width": width, "height": HEIGHT})
-                settle(page, MIN_MAPS[view])
-            assert sidebar_open(page) == (width >= 1024), width  # below 1024 px Streamlit closes the sidebar
-            assert_laid_out(page, view, f"{view} at {width} px, {lang}")
+        for part in PARTS[view]:
+            if part != PAGE_PARTS[0]:
+                page.set_viewport_size({"width": 1400, "height": HEIGHT})
+                click_part(page, lang, part)
+                settle(page, DRAWN[view, part])
+            for width in (1400, 1024, 768):
+                if width != 1400:
+                    page.set_viewport_size({"width": width, "height": HEIGHT})
+                    settle(page, DRAWN[view, part])
+                assert sidebar_open(page) == (width >= 1024), width  # below 1024 px Streamlit closes the sidebar
+                assert_laid_out(page, view, part, f"{view} {part} at {width} px, {lang}")
     finally:
         release(page)
 
@@ -144,7 +162,7 @@ def test_maps_light_up_together_a_click_picks_the_token_and_an_edit_recomputes(b
     page = open_block(browser, url, "gpt2", "en", 1400)
     try:
         found = maps(page)
-        rows = [f"layer1_{s}" for s in STEPS] + ["final"]
+        rows = [f"layer1_{s}" for s in STEPS]  # the final norm is the stack's part
         heads = ["layer1_att1", "layer1_att2"]
         assert set(rows + heads) <= set(found), sorted(found)
         assert not any(m["lit"] for m in found.values())
@@ -155,8 +173,7 @@ def test_maps_light_up_together_a_click_picks_the_token_and_an_edit_recomputes(b
         for key in rows + heads:
             assert found[key]["lit"] == whole_row(2, found[key]["cols"]), (key, found[key])
             assert found[key]["rows"] == [2], (key, found[key])
-        for key in ("stack1", "stack2", "batch_mask", "batch1"):  # maps that link to nothing stay dark
-            assert found[key]["lit"] == [], key
+        assert not {"stack1", "final", "batch_mask"} & set(found)  # the other parts' maps are not drawn
 
         # a head's weight (3, 1): row 3 of the token-row maps, the one cell in that head, row 3 in the other head
         hover(page, td("layer1_att2", 3, 1))

@@ -39,7 +39,7 @@ def test_the_page_says_the_tiny_causal_stack_grew_less_alike(lang):
     shown = View(causal=True, layers=3)
     similarity = compute_toy(shown, check=False).stack.similarity()
     assert similarity_change(similarity) == "down", similarity
-    page = texts(open_link("block", {"causal": "1", "layers": "3", "lang": lang}))
+    page = texts(open_link("block", {"causal": "1", "layers": "3", "lang": lang, "part": "stack"}))
     assert LESS_ALIKE[lang] in page
     assert t_plain("tb.similarity_causal", lang) in page
 

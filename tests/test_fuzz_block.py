@@ -1,5 +1,6 @@
 """A seeded random walk over the Transformer block page (issue 32): every widget, cells of every editor shown,
-sentences for the real model, presets, undo and language switches.
+sentences for the real model, presets, undo and language switches; the toy's parts, by their tabs or the "next
+part" button (only the open part's maps and editors are drawn).
 
 Besides :func:`tests.fuzz.check_page` after every action (no exception, no traceback, messages in the visitor's
 language, the link reopens cleanly): the page always shows its check line ("checked against
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import pytest
 
+from selfattn.block.view import PAGE_PARTS
+from support.apptest import editors, step_maps
 from tests import fuzz
 from tests.blockpage import check_line, label, send
 
@@ -19,10 +22,19 @@ class BlockWalk(fuzz.Walk):
     page, name = "block", "block"
     title_key = "tb.title"
     restart_every = 60
+    parts, part_key = PAGE_PARTS, "tb_part"
 
     def moves(self):
         return [(3, self.toggle), (4, self.number), (4, self.choose), (1, self.click), (2, self.type_text),
-                (8, self.edit_cell), (1.5, self.sentence), (1, self.switch_language), (0.5, self.rerun)]
+                (8, self.edit_cell), (1.5, self.sentence), (1, self.switch_language), (0.5, self.rerun),
+                (3, self.switch_toy_part)]
+
+    def toy(self) -> bool:
+        return self.at.session_state["tb_source"] == "toy" if "tb_source" in self.at.session_state else True
+
+    def switch_toy_part(self) -> str:
+        """Another part of the toy (the real model's layer is one section: a choice there instead)."""
+        return self.switch_part() if self.toy() else self.choose()
 
     def has_result(self, at) -> bool:
         return check_line(at) is not None
@@ -38,6 +50,12 @@ class BlockWalk(fuzz.Walk):
         kept = [text for _, text in fuzz.alerts(at.main) if fuzz.kept_note(lang) in text]
         if kept:  # a bad input with a last good result: that result is still checked on screen
             assert check_line(at) is not None, ("the last good result went away", kept)
+        if self.toy():  # only the open part is drawn: its maps, and X and the weights' editors in the first alone
+            part, drawn = self.part(), set(step_maps(at))
+            shown = {"layer": any(k.startswith("tb_layer") for k in drawn) or bool(editors(at)),
+                     "stack": any(k.startswith(("tb_stack", "tb_final")) for k in drawn),
+                     "batch": any(k.startswith("tb_batch") for k in drawn)}
+            assert [p for p, yes in shown.items() if yes] in ([part], []), ("only the open part is drawn", part, shown)
 
     def extra_options(self):
         return ["toy", "real", "post", "pre"]

@@ -59,7 +59,7 @@ def agrees(m: dict) -> bool:
 def test_a_wide_map_says_how_many_columns_are_out_of_view_and_counts_again_as_it_scrolls(url, browser):
     with browser_page(browser, width=1024, height=768) as page:
         page.goto(f"{url}/block?n=5&dff=32")  # step ⑧ is 5 × 32
-        page.wait_for_selector("text=Jump to", timeout=90000)
+        page.wait_for_selector("text=1 · One layer", timeout=90000)
         wait_until_idle(page)
         wide = shown(page, "⑧ Feed-forward, widened")
         assert wide["total"] == [32, 5] and wide["hidden"][0] > 10, wide
@@ -92,7 +92,7 @@ def test_a_tall_map_counts_its_rows_and_the_note_is_in_chinese_on_the_chinese_pa
         assert tall["total"][1] == 32 and tall["hidden"][1] > 0, tall
         assert agrees(tall) and "rows are out of view" in tall["note"], tall
         page.goto(f"{url}/block?n=5&dff=32&lang=zh")
-        page.wait_for_selector("text=跳转到", timeout=90000)
+        page.wait_for_selector("text=1 · 一层", timeout=90000)
         wait_until_idle(page)
         wide = shown(page, "⑧ 前馈网络，加宽")
         assert wide["hidden"][0] > 0 and f"32 列中有 {wide['hidden'][0]} 列不在视野内" in wide["note"], wide
@@ -116,7 +116,7 @@ def test_the_block_s_boxes_sit_side_by_side_and_a_caption_does_not_widen_its_box
     (at least 260 px for its title and button) and the caption wraps under it."""
     with browser_page(browser, width=1400, height=1000) as page:
         page.goto(f"{url}/block")
-        page.wait_for_selector("text=Jump to", timeout=90000)
+        page.wait_for_selector("text=1 · One layer", timeout=90000)
         wait_until_idle(page)
         boxes = {b["name"]: b for b in page.evaluate(BOXES)}
         steps = [b for name, b in boxes.items() if name[0] in "①②③④⑤⑥⑦⑧⑨⑩⑪⑫"]
@@ -134,7 +134,7 @@ def test_a_map_counted_while_the_browser_skipped_its_cells_counts_again_when_it_
     and nothing counted again when the map came back into view (its own box kept its size: no resize to hear)."""
     with browser_page(browser, width=1024, height=768) as page:
         page.goto(f"{url}/block?n=5&dff=32")
-        page.wait_for_selector("text=Jump to", timeout=90000)
+        page.wait_for_selector("text=1 · One layer", timeout=90000)
         wait_until_idle(page)
         assert agrees(wide := shown(page, "⑧ Feed-forward, widened")) and wide["note"], wide
         page.evaluate("() => { window.scrollTo(0, 0); document.querySelector('[data-testid=stMain]').scrollTo(0, 0); }")

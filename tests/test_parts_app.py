@@ -18,6 +18,7 @@ PAGES = {  # page: (part setting, catalog prefix, parts in order)
     "heads": ("hd_part", "hd", ("compare", "check", "bench")),
     "seq2seq": ("s2s_part", "s2s", ("pass", "generation")),  # the toy's; the translator's below
     "embeddings": ("emb_part", "emb", ("raw", "model", "order")),
+    "block": ("tb_part", "tb", ("layer", "stack", "batch")),  # the toy's; the real model's layer is one section
 }
 
 
@@ -181,3 +182,59 @@ def test_the_translator_s_parts_round_trip_and_a_closed_part_s_settings_stay_in_
     at.run()
     assert at.session_state["s2s_part"] == "pass" and fuzz.link_params(at)["step"] == "3"
     assert "part" not in fuzz.link_params(at)  # the first part: no parameter
+
+
+def test_block_closed_parts_run_nothing(monkeypatch):
+    """Each part of the Transformer block page alone, with a stack and a batch to draw: the others' work (the layer's
+    flow and LayerNorms written out, the stack's similarity chart, the batch's lines) raises if called, and none of
+    their maps or editors is drawn."""
+    from selfattn.block import text
+    from support.apptest import editors, step_maps
+    from ui.block import page as tb
+
+    others = {"layer": [(text, "similarity_spec"), (tb, "similarity_caption"), (text, "batch_lines")],
+              "stack": [(tb, "draw_flow"), (tb, "draw_norms"), (tb, "editor"), (text, "batch_lines")],
+              "batch": [(tb, "draw_flow"), (tb, "draw_norms"), (tb, "editor"), (text, "similarity_spec")]}
+    own = {"layer": "tb_layer1_input", "stack": "tb_stack1", "batch": "tb_batch_mask"}
+    for part, forbidden in others.items():
+        for module, name in forbidden:
+            forbid(monkeypatch, module, name)
+        at = open_link("block", {"layers": "2", "batch": "1", "part": part})
+        assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+        assert at.session_state["tb_part"] == part
+        drawn = set(step_maps(at))
+        assert {p for p, key in own.items() if key in drawn} == {part}, (part, drawn)
+        assert all(k.startswith("tb_layer") for k in drawn) == (part == "layer"), drawn
+        assert bool(editors(at)) == (part == "layer"), part  # X and the weights are edited in the first part
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("at_, part", [("settings", "layer"), ("x", "layer"), ("steps", "layer"), ("norm", "layer"),
+                                       ("stack", "stack"), ("batch", "batch"), ("export", "layer")])
+def test_an_old_block_link_to_a_place_opens_the_part_that_holds_it(at_, part):
+    """Links written before the block page was in parts said at=<place> (the "Jump to" box): the part holding that
+    place opens, the link is then written with part=, and at= is not called unknown."""
+    at = open_link("block", {"layers": "2", "batch": "1", "at": at_})
+    assert not at.exception and not fuzz.ignored_warning(at), [w.value for w in at.warning]
+    assert at.session_state["tb_part"] == part
+    params = fuzz.link_params(at)
+    assert "at" not in params and params.get("part", "layer") == part and params["layers"] == "2"
+
+
+def test_an_old_block_link_with_a_place_it_never_had_opens_the_first_part_and_says_so():
+    at = open_link("block", {"at": "nowhere"})
+    assert at.session_state["tb_part"] == "layer" and fuzz.ignored_warning(at)
+    assert "`at`" in fuzz.ignored_warning(at)
+    both = open_link("block", {"at": "batch", "part": "stack"})  # a part named too wins
+    assert both.session_state["tb_part"] == "stack" and not fuzz.ignored_warning(both)
+
+
+def test_block_with_one_layer_its_stack_part_says_how_to_get_a_stack_and_makes_one():
+    at = open_page("block", part="stack")
+    assert any(i.value == t("tb.stack_one", "en") for i in at.info)
+    assert not any(s.value.startswith(t("tb.stack_title", "en", layers=2)[:5]) for s in at.subheader)
+    at.button(key="tb_stack_make").click().run()
+    assert not at.exception and at.session_state["tb_layers"] == 2 and at.session_state["tb_part"] == "stack"
+    from support.apptest import step_maps
+    assert {"tb_stack1", "tb_stack2"} <= set(step_maps(at)) and not at.info
+    assert fuzz.link_params(at)["layers"] == "2"

@@ -66,10 +66,17 @@ def test_the_block_page_writes_only_declared_keys():
     cells[0][0] = "2"
     at.session_state[data["instance"]] = {"table": {"rev": 1, "cells": cells}}
     at.run()
+    at.session_state["tb_part"] = "batch"  # each part, by its tab and the next-part button
+    at.run()
     at.toggle(key="tb_batch").set_value(True).run()
+    at.button(key="tb_part_next").click().run()  # the last part's button: back to the first
     choice_widget(at.selectbox, "tb_preset").set_value("gpt2").run()
     at.button(key="tb_undo").click().run()
     choice_widget(at.selectbox, "tb_focus").set_value(2).run()
+    at.session_state["tb_part"] = "stack"
+    at.run()
+    at.number_input(key="tb_layers").set_value(1).run()
+    at.button(key="tb_stack_make").click().run()
     choice_widget(at.segmented_control, "tb_source").set_value("real").run()
     at.switch_page("pages/home.py").run()
     at.session_state["lang"] = "zh"

@@ -132,7 +132,7 @@ def positions_for(shown: View, n: int, d: int) -> np.ndarray | None:
     return None if shown.pos == "none" else positional_encoding(n, d, shown.pos, seed=shown.seed)
 
 
-RESULT_FREE = {"layer": 0, "focus": 0, "source": "toy", "text": "", "rlayer": 0, "at": "settings"}  # drawn, not computed
+RESULT_FREE = {"layer": 0, "focus": 0, "source": "toy", "text": "", "rlayer": 0, "part": "layer"}  # drawn, not computed
 
 
 def result_view(shown: View) -> View:

@@ -13,7 +13,10 @@ from selfattn.block.view import MAX_REAL_TOKENS, TABLES, View, view
 from selfattn.display import share
 
 TABLE_PARAMS = TABLES.table_params
-LINK_PARAMS = TABLE_PARAMS  # the page's parameters beyond its settings table
+# Links written before the page was in parts named a place on it (at=batch): each place opens the part that holds it.
+OLD_AT = {"settings": "layer", "x": "layer", "steps": "layer", "norm": "layer", "export": "layer", "stack": "stack",
+          "batch": "batch"}
+LINK_PARAMS = (*TABLE_PARAMS, "at")  # the page's parameters beyond its settings table
 encode = TABLES.encode  # the link's parameters for a View (defaults left out; the language is the frame's)
 
 
@@ -23,6 +26,11 @@ def decode(params: Mapping[str, str]) -> tuple[View, dict[str, share.BadValue]]:
     Parameters neither the settings table nor :data:`LINK_PARAMS` names are left for the caller.
     """
     settings, bad = TABLES.decode_settings(params)
+    if "at" in params:  # an old link's place; a part named too wins
+        if params["at"] not in OLD_AT:
+            bad["at"] = share.BadValue("not_offered", options=", ".join(OLD_AT))
+        elif "part" not in params:
+            settings["tb_part"] = OLD_AT[params["at"]]
     shown = view(settings)
 
     def offered(table: str) -> share.BadValue | None:

@@ -34,6 +34,9 @@ KEPT = {
 WIDGETS = {
     "tb_undo": "the Transformer block page's Undo button",
     "tb_load": "the Transformer block page's button that reloads the preset",
+    "tb_part_tabs": "the Transformer block page's parts' tab bar (its label; the part is tb_part)",
+    "tb_part_next": "the Transformer block page's button to the next part",
+    "tb_stack_make": "the Transformer block page's button that makes one layer a stack of two",
 }
 PREFIX = "tb_"
 MAX_SEED = 2**31 - 1
@@ -51,8 +54,9 @@ PARTS = ("wq", "wk", "wv", "wo", "b", "ln", "w1", "b1", "w2", "b2")  # a layer's
 ROWS_OF = {"b": ("b_q", "b_k", "b_v", "b_o"), "ln": ("γ₁", "β₁", "γ₂", "β₂")}  # row labels of the stacked vectors
 CELL_CHARS = 40  # the most characters a cell takes (the editors' limit)
 
-# The parts of the toy's page, in order, each with an anchor the page's contents jump to (and a link keeps: at=batch).
-SECTIONS = ("settings", "x", "steps", "norm", "stack", "batch", "export")
+# The toy's parts (ui/parts.py), in a learner's order, the first open first: one layer (its editors, its flow, Add &
+# Norm), the stack of layers, a padded batch. A link names one as part=stack.
+PAGE_PARTS = ("layer", "stack", "batch")
 
 FIELDS = (Field("tb_source", "source", Choice(("toy", "real")), "toy"),
           Field("tb_preset", "preset", Choice((*PRESETS, CUSTOM)), "tiny"),  # custom: the settings are no preset's
@@ -75,7 +79,7 @@ FIELDS = (Field("tb_source", "source", Choice(("toy", "real")), "toy"),
           Field("tb_maxlen", "maxlen", Int(1, MAX_TOKENS), MAX_TOKENS),
           Field("tb_text", "text", Text(MAX_TEXT), "The cat sat on the mat because it was tired."),
           Field("tb_rlayer", "rlayer", Int(1, 64, shift=1), 0),
-          Field("tb_at", "at", Choice(SECTIONS), "settings"))
+          Field("tb_part", "part", Choice(PAGE_PARTS), PAGE_PARTS[0]))
 
 # What each preset sets (the tables then come from the seed). "tiny" is the smallest block worth reading.
 PRESET_SETTINGS = {
@@ -126,7 +130,7 @@ class View(Edited):
     maxlen: int = MAX_TOKENS
     text: str = "The cat sat on the mat because it was tired."
     rlayer: int = 0  # the real model's layer, 0-based
-    at: str = "settings"  # the part of the page a teacher's link jumps to (SECTIONS)
+    part: str = PAGE_PARTS[0]  # the toy's part open (PAGE_PARTS)
 
     def base(self, table: str) -> Rows:
         return base_rows(self, table)

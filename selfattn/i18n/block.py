@@ -107,14 +107,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.maxlen": {"en": "Maximum length", "zh": "最大长度"},
     "tb.maxlen_help": {"en": "Longer sequences are truncated to this many tokens.",
                        "zh": "更长的序列被截断到这个词元数。"},
-    "tb.toc": {"en": "Jump to", "zh": "跳转到"},
-    "tb.toc_settings": {"en": "Settings", "zh": "设置"},
-    "tb.toc_x": {"en": "X, the tokens going in", "zh": "X：输入的词元"},
-    "tb.toc_steps": {"en": "The layer, step by step", "zh": "这一层，逐步展示"},
-    "tb.toc_norm": {"en": "LayerNorm, written out", "zh": "写出的层归一化"},
-    "tb.toc_stack": {"en": "The stack", "zh": "堆叠"},
-    "tb.toc_batch": {"en": "A padded batch", "zh": "填充后的批量"},
-    "tb.toc_export": {"en": "Download", "zh": "下载"},
+    "tb.part_layer": {"en": "One layer", "zh": "一层"},
+    "tb.part_stack": {"en": "A stack of layers", "zh": "多层堆叠"},
+    "tb.part_batch": {"en": "A padded batch", "zh": "填充后的批量"},
+    "tb.stack_one": {"en": "This block has one layer. A stack feeds each layer's output into the next: set the "
+                           "number of layers above to 2 or more (or load the Vaswani, GPT-2 or BERT preset), or make "
+                           "it two layers here.",
+                     "zh": "这个块只有一层。堆叠时每一层的输出是下一层的输入：把上面的层数设为 2 或更多（或载入 Vaswani、"
+                           "GPT-2 或 BERT 预设），或者在这里直接改成两层。"},
+    "tb.stack_make": {"en": "Make it two layers", "zh": "改成两层"},
     "tb.export_title": {"en": "Download", "zh": "下载"},
     "tb.x_title": {"en": "X, the tokens going in", "zh": "X：输入的词元"},
     "tb.x_help": {"en": "One row per token. Edit a cell and press Enter: every step below recomputes.",

@@ -1,5 +1,5 @@
 """The Transformer block page's Streamlit helpers: its declaration on the kit, and what is its own (the flow of
-linked maps, the LayerNorms written out, the contents that jump to a part).
+linked maps, the LayerNorms written out).
 
 The page is an :class:`ui.editable_page.EditablePage` (:data:`PAGE`): ``st.session_state["tb"]`` holds the tables
 the visitor typed into (:data:`SLOTS`); the settings are the page's table (:data:`selfattn.block.view.FIELDS`), read
@@ -99,11 +99,10 @@ def engine(shown: View, result: ToyResult, eps: float) -> dict | None:
 
 
 PAGE = EditablePage("tb", tbv.TABLES, decode, inputs=("x",), weights=layer_tables, label=table_label,
-                    row_names=row_names, csv_prefix="block-", from_link=("tb_focus", "tb_layer", "tb_heads"),
+                    row_names=row_names, csv_prefix="block-",
+                    from_link=("tb_focus", "tb_layer", "tb_heads", "tb_part"),  # tb_part: an old link's at= too
                     on_preset={"tb_layer": 0, "tb_focus": 0}, within=within, option_name=option_name,
-                    edited_note="tb.edited", engine=engine, extra_slots={
-                        "scroll": "True when the page should jump to its chosen part (tb_at) once drawn: on opening a "
-                                  "link, or a pick"})
+                    edited_note="tb.edited", engine=engine)
 SLOTS, EDITORS, MAPS = PAGE.slots, PAGE.editors, PAGE.maps
 show_map = MAPS.show
 # the declaration's callbacks and readers, by the names pages/block.py calls them
@@ -180,38 +179,3 @@ def similarity_caption(similarity, *, causal: bool) -> None:
     text = tr(f"tb.similarity_{similarity_change(similarity)}", first=step_text(similarity[0]),
               last=step_text(similarity[-1]))
     st.caption(text + (" " + tr("tb.similarity_causal") if causal else ""))
-
-
-def contents() -> None:
-    """The page's contents: pick a part and the page jumps there; the choice is kept in the link (at=batch), so a
-    teacher can send "look at the batch"."""
-    def picked(_before) -> None:
-        state()["scroll"] = True
-
-    with st.columns([1, 1])[0]:  # half the width: the names are short
-        choice(st.selectbox, tr("tb.toc"), tbv.SECTIONS, "tb_at", {s: tr(f"tb.toc_{s}") for s in tbv.SECTIONS},
-               on_pick=picked)
-
-
-JUMP_SCRIPT = """<script>
-(() => {
-  let tries = 0;
-  const go = () => {
-    const el = document.getElementById(%s);
-    if (el) { el.scrollIntoView({block: "start"}); return; }
-    if (++tries < 60) setTimeout(go, 250);
-  };
-  setTimeout(go, 100);
-})();
-</script>"""
-
-
-def jump() -> None:
-    """Once the page is drawn: jump to the part picked (or named by the opened link), once."""
-    tb = state()
-    if not tb.pop("scroll", False):
-        return
-    import json
-
-    target = settings.value("tb_at")
-    st.html(JUMP_SCRIPT % json.dumps(f"tb-{target}"), unsafe_allow_javascript=True)
