@@ -83,6 +83,21 @@ RUNNING = """() => { const w = document.querySelector('[data-testid="stStatusWid
                      return !!w && /Running|Stop/.test(w.innerText); }"""
 
 
+def part_tab(page, prefix: str, parts: tuple[str, ...], lang: str, part: str):
+    """A page's part's tab (ui/parts.py: labelled "2 · <its name>", the name ``<prefix>.part_<part>``)."""
+    from selfattn.i18n import t_plain
+
+    return page.get_by_role("tab", name=f"{parts.index(part) + 1} · {t_plain(f'{prefix}.part_{part}', lang)}",
+                            exact=True)
+
+
+def click_part(page, prefix: str, parts: tuple[str, ...], lang: str, part: str) -> None:
+    """A click on a part's tab: the address bar follows (``part=``; none for the first part)."""
+    part_tab(page, prefix, parts, lang, part).click()
+    page.wait_for_function("([part, first]) => (new URLSearchParams(location.search).get('part') ?? first) === part",
+                           arg=[part, parts[0]], timeout=30_000)
+
+
 def wait_until_idle(page, timeout_ms: int = 30000) -> None:
     """Wait until Streamlit has finished running the script (no running indicator, no Stop button)."""
     page.wait_for_timeout(300)

@@ -22,8 +22,8 @@ import pytest
 
 from selfattn.block.view import PAGE_PARTS
 from selfattn.i18n import t_plain
-from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, maps_within, settle, sidebar_open,
-                           wait_until_idle, release, tab)
+from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, click_part, maps_within, settle,
+                           sidebar_open, wait_until_idle, release, tab)
 
 pytestmark = pytest.mark.browser
 
@@ -56,14 +56,6 @@ def open_block(browser, url: str, view: str, lang: str, width: int):
     return page
 
 
-def click_part(page, lang: str, part: str) -> None:
-    """A click on the part's tab (labelled "2 · A stack of layers"): the address bar follows."""
-    label = f"{PAGE_PARTS.index(part) + 1} · {t_plain(f'tb.part_{part}', lang)}"
-    page.get_by_role("tab", name=label, exact=True).click()
-    page.wait_for_function("(part) => new URLSearchParams(location.search).get('part') === part", arg=part,
-                           timeout=30_000)
-
-
 def assert_laid_out(page, view: str, part: str, where: str) -> None:
     assert page.locator("[data-testid='stException']").count() == 0, where
     check = page.locator("[data-testid='stAlertContentSuccess']").filter(has_text=check_words(view, where[-2:]))
@@ -86,7 +78,7 @@ def test_every_view_fits_desktop_projector_and_tablet(browser, url, view, lang):
         for part in PARTS[view]:
             if part != PAGE_PARTS[0]:
                 page.set_viewport_size({"width": 1400, "height": HEIGHT})
-                click_part(page, lang, part)
+                click_part(page, "tb", PAGE_PARTS, lang, part)
                 settle(page, DRAWN[view, part])
             for width in (1400, 1024, 768):
                 if width != 1400:

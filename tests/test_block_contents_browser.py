@@ -8,16 +8,15 @@ import pytest
 
 from selfattn.block.view import PAGE_PARTS
 from selfattn.i18n import t_plain
-from tests.browser import browser_page, wait_until_idle
+from tests.browser import browser_page, part_tab, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
 PART_IN_URL = "(part) => new URLSearchParams(location.search).get('part') === part"
 
 
-def tab_of(page, part: str, lang: str = "en"):
-    return page.get_by_role("tab", name=f"{PAGE_PARTS.index(part) + 1} · {t_plain(f'tb.part_{part}', lang)}",
-                            exact=True)
+def tab_of(page, part: str):
+    return part_tab(page, "tb", PAGE_PARTS, "en", part)
 
 
 def test_an_old_link_to_the_batch_opens_its_part_and_the_tabs_and_next_part_walk_the_page(url, browser):

@@ -21,6 +21,7 @@ import pytest
 
 from selfattn.i18n import t_plain
 from selfattn.seq2seq.view import SOURCE_PARTS
+from tests.browser import click_part as click_tab
 from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, maps_within, settle, sidebar_open,
                            wait_until_idle, release, tab)
 
@@ -49,10 +50,7 @@ def open_s2s(browser, url: str, view: str, lang: str, width: int, part: str = "p
 
 def click_part(page, lang: str, part: str) -> None:
     """A click on the part's tab (labelled "2 · Generation and the KV cache"): the link follows."""
-    label = f"{PARTS.index(part) + 1} · {t_plain(f's2s.part_{part}', lang)}"
-    page.get_by_role("tab", name=label, exact=True).click()
-    page.wait_for_function("(part) => new URLSearchParams(location.search).get('part') === part", arg=part,
-                           timeout=30_000)
+    click_tab(page, "s2s", PARTS, lang, part)
 
 
 def assert_laid_out(page, view: str, part: str, where: str) -> None:

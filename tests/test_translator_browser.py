@@ -19,6 +19,7 @@ import pytest
 
 from selfattn.i18n import t_plain
 from selfattn.seq2seq.view import SOURCE_PARTS
+from tests.browser import click_part as click_tab
 from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, CUT_CHART_TITLES, maps_fit, maps_within,
                            settle, sidebar_open, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT, TEXT_LAYOUT,
                            wait_until_idle, release, tab)
@@ -46,10 +47,7 @@ def open_translator(browser, url: str, lang: str, width: int):
 
 def click_part(page, lang: str, part: str) -> None:
     """A click on the part's tab ("3 · How it learned"): the link follows."""
-    label = f"{PARTS.index(part) + 1} · {t_plain(f's2s.part_{part}', lang)}"
-    page.get_by_role("tab", name=label, exact=True).click()
-    page.wait_for_function("(part) => new URLSearchParams(location.search).get('part') === part", arg=part,
-                           timeout=30_000)
+    click_tab(page, "s2s", PARTS, lang, part)
     settle(page, DRAWN[part])
 
 
