@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import sys
 import threading
 from collections import OrderedDict
@@ -33,7 +34,7 @@ BUDGETS: dict[str, int] = {
     "block.real": 6 * MIB,  # one real MiniLM layer recomputed: about 0.5 MiB
     "block.base": 2 * MIB,  # the seeded tables as text: a 16-token, 6-layer, d_ff 64 view's are about 1.2 MB
     "emb.embeddings": 12 * MIB,  # token vectors of a sentence (n × 384 or 768)
-    "emb.model_run": 20 * MIB,  # a model's attention maps for a sentence (layers × heads × n × n)
+    "emb.model_run": 16 * MIB,  # a model's attention maps for a sentence (layers × heads × n × n)
     "emb.raw_view": 9 * MIB,  # the raw form of a sentence, as drawn
     "emb.head_trace": 6 * MIB,  # one head recomputed
     "emb.patterns": 2 * MIB,  # what each head does
@@ -43,7 +44,9 @@ BUDGETS: dict[str, int] = {
     "seq2seq.result": 4 * MIB,  # the Encoder–decoder page: an 8 + 8-token, 4 + 4-layer, d = 16 result is about 0.3 MiB
     "seq2seq.tables": 1 * MIB,  # its parsed tables
     "seq2seq.base": 3 * MIB,  # its seeded tables as text: an 8 + 8-token, 4 + 4-layer, d_ff 64 view's are about 1.9 MB
-    "playground.result": 1 * MIB,  # the Playground's steps for one view: a 32-token, 16-wide one is about 0.2 MiB
+    "playground.result": 1 * MIB,
+    "ef.charts": 3 * MIB,
+    "poet.checks": 1 * MIB,  # the shipped poet's two checks of a poem (two numbers, by its tokens)  # Efficient attention's chart specs (a 64-token tile grid's is about 0.4 MiB)  # the Playground's steps for one view: a 32-token, 16-wide one is about 0.2 MiB
 }
 TOTAL_BUDGET = sum(BUDGETS.values())  # 100 MiB
 LARGEST_SHARE = 4  # one entry keeps at most a quarter of its cache's budget
@@ -158,3 +161,29 @@ def cached(name: str, key: Callable[..., Hashable] | None = None):
         return run
 
     return wrap
+
+
+def fingerprint(value: Any) -> Hashable:
+    """A hashable stand-in for ``value`` to key a cache by (:func:`cached`'s ``key``): numbers, text and None as
+    they are; arrays by shape, type and a digest of their bytes; lists, tuples, sets, dicts and dataclasses by
+    what they hold.
+
+    Raises:
+        TypeError: a value of any other kind (a key must say everything a result follows from).
+    """
+    if value is None or isinstance(value, (str, bytes, bool, int, float, complex, np.generic)):
+        return value
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            return ("object array", value.shape, fingerprint(value.tolist()))
+        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16).hexdigest()
+        return ("array", value.shape, value.dtype.str, digest)
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(fingerprint(v) for v in value))
+    if isinstance(value, (set, frozenset)):
+        return ("set", tuple(sorted((fingerprint(v) for v in value), key=repr)))
+    if isinstance(value, dict):
+        return ("dict", tuple((fingerprint(k), fingerprint(v)) for k, v in value.items()))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__qualname__, tuple(fingerprint(getattr(value, f.name)) for f in dataclasses.fields(value)))
+    raise TypeError(f"no fingerprint for a {type(value).__name__}")

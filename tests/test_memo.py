@@ -86,3 +86,23 @@ def test_the_seeded_tables_of_maximal_views_are_kept_within_their_byte_budgets()
         for table in tables:  # the last view's tables are all kept: reading them again computes nothing
             module.base_rows(shown, table)
         assert len(cache) == kept and cache.bytes >= view_bytes
+
+
+def test_a_fingerprint_tells_apart_what_a_result_follows_from():
+    """Equal inputs give one key; a changed number, shape, type or order gives another; an unknown kind is refused
+    (a cache keyed on less than its result follows from would show one visitor's chart to another)."""
+    import numpy as np
+
+    a = np.arange(6.0).reshape(2, 3)
+    key = memo.fingerprint((a, [1, "x"], {"k": {(0, 1)}}, None))
+    assert key == memo.fingerprint((a.copy(), [1, "x"], {"k": {(0, 1)}}, None))
+    hash(key)
+    b = a.copy()
+    b[1, 2] = 5.000000001
+    for other in ((b, [1, "x"], {"k": {(0, 1)}}, None), (a.reshape(3, 2), [1, "x"], {"k": {(0, 1)}}, None),
+                  (a.astype(np.float32), [1, "x"], {"k": {(0, 1)}}, None), (a, ["x", 1], {"k": {(0, 1)}}, None),
+                  (a, [1, "x"], {"k": {(1, 0)}}, None), (a, (1, "x"), {"k": {(0, 1)}}, None)):
+        assert memo.fingerprint(other) != key
+    assert memo.fingerprint(np.array(["a", None], dtype=object)) != memo.fingerprint(np.array(["b", None], dtype=object))
+    with pytest.raises(TypeError):
+        memo.fingerprint(object())

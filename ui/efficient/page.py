@@ -10,11 +10,13 @@ from __future__ import annotations
 import math
 import time
 from functools import partial
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from selfattn import memo
 from selfattn.display.export import column_names
 from selfattn.display.numbers import MINUS_INFINITY, chart_text, difference_text, step_text, step_vector_text
 from selfattn.efficient import charts
@@ -38,9 +40,18 @@ def limits_now() -> dict:
     return limits(is_hosted())
 
 
-def draw(chart) -> None:
-    """An Altair chart from :mod:`selfattn.efficient.charts` as wide as its column, its records sent as Arrow."""
-    st.vega_lite_chart(arrow_datasets(chart.to_dict()), theme=None, width="stretch")
+def draw(build: Callable[..., Any], *args) -> None:
+    """The chart ``build(*args)`` of :mod:`selfattn.efficient.charts` as wide as its column, its records sent as
+    Arrow. Its Vega-Lite dict is kept per process by what it is drawn from (:func:`chart_spec`)."""
+    st.vega_lite_chart(arrow_datasets(chart_spec(build, args)), theme=None, width="stretch")
+
+
+@memo.cached("ef.charts", key=lambda build, args: (build.__name__, memo.fingerprint(args)))
+def chart_spec(build: Callable[..., Any], args: tuple) -> dict:
+    """``build(*args)`` as its Vega-Lite dict, once a process for the same inputs (a class opening one link builds it
+    once: building and validating the tiles' Altair chart was over half the tiles part's server time an open,
+    docs/benchmarks.md)."""
+    return build(*args).to_dict()
 
 
 def words() -> dict:
@@ -160,9 +171,9 @@ def _steps(view: ef.TilesView) -> None:
     with left:
         st.markdown(f"**{tr('ef.grid', n=n, bq=trace.block_q, bk=trace.block_k)}**")
         grid = ef.tile_grid(n, n, trace.block_q, trace.block_k)
-        draw(charts.tiles_chart(view.scores, ef.done_cells(view, step), grid,
+        draw(charts.tiles_chart, view.scores, ef.done_cells(view, step), grid,
                                 None if current is None else (current.query_block, current.key_block),
-                                set(trace.skipped), words()))
+                                set(trace.skipped), words())
         st.caption(tr("ef.grid_caption"))
     with right:
         if current is None:
@@ -271,7 +282,7 @@ def traffic() -> None:
     names = {"standard": tr_plain("ef.standard"), "tiled": tr_plain("ef.tiled")}
     left, right = st.columns([6, 5])
     with left:
-        draw(charts.traffic_chart(list(view.rows), names, words()))
+        draw(charts.traffic_chart, list(view.rows), names, words())
     with right:
         table = pd.DataFrame([{tr_plain("ef.col_n"): r["n"],
                                tr_plain("ef.col_standard_reads"): r["standard_reads"],
@@ -372,9 +383,9 @@ def measured() -> None:
     names = {"sdpa": tr_plain("ef.way_sdpa"), "materialised": tr_plain("ef.way_materialised")}
     left, right = st.columns(2)
     with left:
-        draw(charts.timing_chart(rows, "ms", names, tr_plain("ef.chart_ms"), words()))
+        draw(charts.timing_chart, rows, "ms", names, tr_plain("ef.chart_ms"), words())
     with right:
-        draw(charts.timing_chart(rows, "mib", names, tr_plain("ef.chart_mib"), words()))
+        draw(charts.timing_chart, rows, "mib", names, tr_plain("ef.chart_mib"), words())
     table = pd.DataFrame([{tr_plain("ef.col_n"): r["n"], tr_plain("ef.col_sdpa_ms"): round(r["sdpa_ms"], 3),
                            tr_plain("ef.col_mat_ms"): round(r["materialised_ms"], 3),
                            tr_plain("ef.col_sdpa_mib"): timing.mib(r["sdpa_peak_bytes"]),
@@ -413,7 +424,7 @@ def heads() -> None:
     st.markdown(tr(f"ef.heads_kind_{kind}", h=h, g=g, group=h // g))
     left, right = st.columns([6, 5])
     with left:
-        draw(charts.heads_chart(view.shown.kv_head, g, view.wrong_heads, words()))
+        draw(charts.heads_chart, view.shown.kv_head, g, view.wrong_heads, words())
         st.caption(tr("ef.heads_tile_rule" if view.mistake else "ef.heads_rule", h=h, g=g, group=h // g))
     with right:
         reads = pd.DataFrame({tr_plain("ef.col_kv_head"): [view.shown.kv_head[i] + 1 for i in range(h)],
@@ -447,7 +458,7 @@ def heads() -> None:
                            tr_plain("ef.col_bytes_mha"): r["bytes_mha"]} for r in rows])
     left, right = st.columns([6, 5])
     with left:
-        draw(charts.kv_cache_chart(ef.kv_cache_curve(), words()))
+        draw(charts.kv_cache_chart, ef.kv_cache_curve(), words())
     with right:
         st.dataframe(table, hide_index=True, width="content")
     st.caption(tr("ef.kv_source", sources=Markdown(listed(f"[{r['model']}](https://huggingface.co/{r['repo']})"
@@ -495,11 +506,11 @@ def window() -> None:
     left, right = st.columns(2)
     with left:
         st.markdown(f"**{tr('ef.mask_title', n=view.n, w=view.w)}**")
-        draw(charts.mask_chart(view.keep, words()))
+        draw(charts.mask_chart, view.keep, words())
         check_line("ef.window_equal", view.difference, w=view.w)
     with right:
         st.markdown(f"**{tr('ef.reach_title', n=view.n)}**")
-        draw(charts.reach_chart(view.reach, words()))
+        draw(charts.reach_chart, view.reach, words())
     last_field, last_formula = view.field[-1], view.formula[-1]
     st.markdown(tr("ef.reach_line", layers=view.layers, field=last_field, w=view.w, n=view.n,
                    formula=1 + view.layers * (view.w - 1)))
@@ -531,8 +542,8 @@ def rotary() -> None:
     before, after = ef.rotated_pair(view)
     left, right = st.columns([4, 6])
     with left:
-        draw(charts.rotation_chart(before, after, {**words(), "first": tr_plain("ef.dim_n", i=i),
-                                                   "second": tr_plain("ef.dim_n", i=i + d // 2)}))
+        draw(charts.rotation_chart, before, after, {**words(), "first": tr_plain("ef.dim_n", i=i),
+                                                   "second": tr_plain("ef.dim_n", i=i + d // 2)})
     with right:
         st.markdown(tr("ef.angle", i=i, d=d, theta=step_text(view.theta), m=view.m, angle=step_text(view.angle),
                        degrees=step_text(math.degrees(view.angle))))
