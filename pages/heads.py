@@ -28,7 +28,7 @@ COMPARE_KEYS = ("hd_input", "hd_seed", "hd_n", "hd_d", "hd_text", "hd_causal")
 def read_compare() -> CompareSettings:
     """The comparison's widgets, in order: what it is computed from (the head count follows the input's width)."""
     with st.container(border=True):
-        # Two rows, so that every box shows its whole value at 1024 and 768 px (tests/test_heads_fit_browser.py).
+        # Two rows, so that every box shows its whole value at 1024 and 768 px (tests/test_layout_browser.py).
         c1, c5 = st.columns([3, 2], vertical_alignment="bottom")
         with c1:
             source = choice(st.selectbox, tr("hd.input"), ["random", "sentence"], "hd_input",
