@@ -27,7 +27,7 @@ from ui.editable_page import EditablePage
 from selfattn.block.text import flow_steps, norm_lines, similarity_change
 from selfattn.display.numbers import step_text
 from selfattn.display.export import column_names
-from ui.widgets import choice, current_lang, tr, vega
+from ui.widgets import current_lang, tr, vega
 from ui import map_sizes as fit
 
 
