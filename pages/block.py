@@ -231,6 +231,8 @@ def padded_batch(shown, sharing: dict) -> None:
     if result is None:
         return
     tables = inputs(result)
+    if not shown.batch:
+        st.info(tr("tb.batch_off"), icon=":material/view_stream:")
     if shown.batch and result.batch is not None:
         st.caption(tr("tb.batch_help"))
         batch = result.batch

@@ -282,3 +282,14 @@ def test_a_bad_link_is_named_and_the_page_still_shows_a_result(params, named, la
         assert check_line(at)
     if "causal" in params:
         assert at.session_state["tb_causal"] is True and at.session_state["tb_heads"] == 2  # the rest is used
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_batch_part_with_the_batch_off_says_how_to_turn_it_on(lang):
+    """Part 3 with its switch off draws no maps; it says what the switch does instead of showing an empty part
+    (found by the links fuzz walk: a link with part=batch and a bad batch= value)."""
+    at = open_page("block", lang, part="batch")
+    assert not at.session_state["tb_batch"] and not step_maps(at)
+    assert [i.value for i in at.info] == [t("tb.batch_off", lang)]
+    at.toggle(key="tb_batch").set_value(True).run()
+    assert not at.info and step_maps(at), [i.value for i in at.info]

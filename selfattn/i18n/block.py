@@ -116,6 +116,11 @@ STRINGS: dict[str, dict[str, str]] = {
                      "zh": "这个块只有一层。堆叠时每一层的输出是下一层的输入：把上面的层数设为 2 或更多（或载入 Vaswani、"
                            "GPT-2 或 BERT 预设），或者在这里直接改成两层。"},
     "tb.stack_make": {"en": "Make it two layers", "zh": "改成两层"},
+    "tb.batch_off": {"en": "The batch is off. Switch on “A padded batch” above: sequences of the lengths typed run "
+                           "together, the shorter ones padded to the longest, and the page shows the padding mask, "
+                           "every sequence's outputs and that padding changed none of them.",
+                     "zh": "批量尚未打开。打开上面的“填充后的批量”：按填写的长度把几个序列放在一起计算，较短的填充到最长的长度；"
+                           "页面会显示填充掩码、每个序列的输出，以及填充没有改变其中任何一个。"},
     "tb.export_title": {"en": "Download", "zh": "下载"},
     "tb.x_title": {"en": "X, the tokens going in", "zh": "X：输入的词元"},
     "tb.x_help": {"en": "One row per token. Edit a cell and press Enter: every step below recomputes.",
