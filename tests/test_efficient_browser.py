@@ -31,7 +31,7 @@ def test_next_walks_the_tiles_to_the_torch_check(url, browser):
         page.goto(f"{url}/efficient")
         wait_for_text(page, t("ef.part_tiles", "en"))
         wait_until_idle(page)
-        next_button = page.get_by_role("button", name=t("ef.next", "en"))
+        next_button = page.get_by_role("button", name=t("ef.next", "en"), exact=True)  # not "Next part: …"
         for step in range(1, 7):  # the default: 6 queries in tiles of 2 × 3, all 6 tiles computed
             next_button.click()
             wait_for_text(page, f"Step {step} of 6")

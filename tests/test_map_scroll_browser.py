@@ -36,8 +36,15 @@ SCROLL = """([name, x, y]) => { for (const el of document.querySelectorAll("*"))
     if (table) { const wrap = el.shadowRoot.querySelector(".wrap"); wrap.scrollLeft = x; wrap.scrollTop = y; } } }"""
 
 
+FOUND = """(name) => [...document.querySelectorAll("*")].some(
+    el => el.shadowRoot && el.shadowRoot.querySelector(`table[aria-label="${name}"] td`))"""
+
+
 def shown(page, name: str) -> dict:
-    """The map called ``name``, brought into the window, once it has counted (its note is the same twice)."""
+    """The map called ``name``, brought into the window, once it has counted (its note is the same twice). The
+    page's first run may be idle before every map of its part has mounted (a tab's label is drawn first): the map
+    is waited for, not assumed."""
+    page.wait_for_function(FOUND, arg=name, timeout=60000)
     assert page.evaluate(BRING, name)
     page.wait_for_timeout(400)
     return next(m for m in page.evaluate(MEASURE) if m["name"] == name)
