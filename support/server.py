@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -18,6 +19,13 @@ from pathlib import Path
 from support.visitor import VisitorError, http_get
 
 ROOT = Path(__file__).resolve().parents[1]
+LOGS: dict[str, Path] = {}  # a running server's base URL -> the file its output goes to
+
+
+def log_tail(url: str, chars: int = 4000) -> str:
+    """The last ``chars`` characters the server at ``url`` printed ("" when it is not one of ours)."""
+    path = LOGS.get(url.rstrip("/"))
+    return path.read_text(errors="replace")[-chars:] if path is not None and path.exists() else ""
 
 
 def free_port() -> int:
@@ -31,12 +39,15 @@ def streamlit_server(timeout: float = 60.0, *, hosted: bool = False):
     """Run the app on a free local port (as the public demo with ``hosted``); yield its base URL; stop it afterwards."""
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **({"SELFATTN_HOSTED": "1"} if hosted else {})}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    log = Path(tempfile.gettempdir()) / f"selfattn-server-{port}.log"  # a failing test shows its tail (conftest)
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    LOGS[url] = log
     try:
         deadline = time.time() + timeout
         while True:
@@ -52,6 +63,8 @@ def streamlit_server(timeout: float = 60.0, *, hosted: bool = False):
         yield url
     finally:
         stop_process(proc)
+        LOGS.pop(url, None)
+        log.unlink(missing_ok=True)
 
 
 def stop_process(proc: subprocess.Popen, wait: float = 10) -> None:
@@ -157,6 +170,7 @@ class LocalServer(Target):
         self.url = f"http://127.0.0.1:{self.port}"
         self.direct_urls = [self.url]
         self.log = work / f"server-{self.port}.log"
+        LOGS[self.url] = self.log
         self.proc = None
 
     def pids(self) -> list[int]:

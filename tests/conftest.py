@@ -315,6 +315,33 @@ def pytest_configure(config):
     _CONFIG["config"] = config
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing test that served the app or drove Chromium says what they showed as it failed: the tail of each
+    server's output (its warnings: a refused message, a run that waited long for its turn) and each open page's
+    address and text. A race met once in a whole run then explains itself."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed or call.when == "teardown":
+        return
+    from support.server import log_tail
+
+    seen = set()
+    for value in item.funcargs.values():
+        url = value if isinstance(value, str) else getattr(value, "url", None)
+        if isinstance(url, str) and url.startswith("http") and url not in seen and log_tail(url):
+            seen.add(url)
+            report.sections.append((f"server {url}: its last output", log_tail(url)))
+    browser = item.funcargs.get("browser")
+    for context in getattr(browser, "contexts", []):
+        for page in context.pages:
+            try:
+                text = page.locator("body").inner_text(timeout=2000)[-3000:]
+            except Exception as exc:  # the page may be the reason the test failed
+                text = f"(its text could not be read: {exc})"
+            report.sections.append((f"page {page.url[:300]}", text))
+
+
 def pytest_runtest_logreport(report):
     """A failing test is named on its own line the moment it fails (pytest's progress line only shows an F, and
     its summary comes at the end: a run stopped before then never said which test failed)."""

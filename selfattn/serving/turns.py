@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +34,8 @@ POLL_S = 0.25  # how often a waiting run asks Streamlit whether its visitor move
 USAGE_HALF_LIFE_S = 10.0  # a client's or session's CPU seconds count half after this long (Usage)
 SESSION_BUDGET_S = 3.0  # a session whose CPU seconds so counted are over this waits behind all others (Turns)
 OVER_BUDGET_AT_ONCE = 1  # and such sessions' runs take at most this many of the RUNS_AT_ONCE places
+LONG_WAIT_S = 10.0  # a run that waits this long for its place says so in the server's log, with the line's state
+LOG = logging.getLogger("selfattn.turns")
 
 class Usage:
     """CPU seconds used, by key (a client, a session), each halving every ``half_life`` seconds: what a key used
@@ -185,6 +188,13 @@ class Turns:
                 self._cond.wait()
             self._take(heavy, over)
 
+    def state(self) -> str:
+        """The places taken and the line, in words (for the server's log)."""
+        with self._cond:
+            line = ", ".join(f"#{t} {c} {s[:8]}{' heavy' if h else ''}" for t, c, s, h in self._order())
+            return (f"{self._running} of {self.at_once} places taken ({self._heavy} heavy, {self._over} over budget); "
+                    f"in line: {line or 'none'}")
+
     def charge(self, client: str, session: str, seconds: float) -> None:
         """Count ``seconds`` of CPU to the client and the session (the order of the line reads them)."""
         with self._cond:
@@ -242,13 +252,17 @@ def _wait(waiting: Callable[[int], None], *, heavy: bool, client: str, session: 
     said first after ``note_after`` s. Whatever ends the wait, the ticket leaves the line."""
     ticket = _turns.join(client, session, heavy)
     entered = _turns.try_enter(ticket, 0.0)
-    said, started, said_at = False, time.monotonic(), -NOTE_EVERY_S
+    said, started, said_at, logged = False, time.monotonic(), -NOTE_EVERY_S, False
     try:
         while not entered:
             check()
             if entered is None:  # this session's newer run took the place of this one, which did not end:
                 ticket = _turns.join(client, session, heavy)  # wait again, as the session's newest run
             now = time.monotonic()
+            if not logged and now - started >= LONG_WAIT_S:
+                logged = True
+                LOG.warning("session %s has waited %.0f s for a%s place: %s", session[:8], now - started,
+                            " heavy" if heavy else "", _turns.state())
             if now - started >= note_after and now - said_at >= NOTE_EVERY_S:
                 said_at, said = now, True
                 waiting(_turns.place(ticket))  # a run whose session has moved on stops here (Streamlit's rerun)
