@@ -22,9 +22,11 @@ from streamlit.runtime.state.session_state import SessionState
 from streamlit.runtime.uploaded_file_manager import DeletedFile, UploadedFileRec
 
 from selfattn.display.guard import MAX_NAME_CHARS, short_name
+from selfattn.serving import backmsg
 from selfattn.serving import limits as policy
 from selfattn.serving import turns as line
 from selfattn.serving.limits import Message
+from selfattn.serving.targets import find
 from ui import server_limits as limits
 from ui import streamlit_hooks as hooks
 
@@ -115,6 +117,24 @@ def test_no_module_of_the_app_but_the_hooks_imports_streamlit_s_internals():
     assert len(files) > 30 and not found, found
 
 
+def test_a_target_is_found_with_its_parameters_and_fields_or_named_as_missing():
+    """The check itself, on the standard library: a function's parameters all and in order, a class's fields
+    wherever they are set (a class attribute, or ``self.x =`` in ``__init__``)."""
+    import textwrap
+
+    assert find("textwrap:dedent(text)") is textwrap.dedent
+    assert find("textwrap:TextWrapper{width, wrap, tabsize}") is textwrap.TextWrapper
+    missing = {
+        "textwrap:undent(text)": "no textwrap:undent",
+        "textwrap.nope:dedent(text)": "no textwrap.nope:dedent",
+        "textwrap:dedent(text, width)": r"dedent has \['text'\], the hook needs \['text', 'width'\]",
+        "textwrap:TextWrapper{width, colour}": r"TextWrapper has \['width'\], the hook needs \['width', 'colour'\]",
+    }
+    for target, named in missing.items():
+        with pytest.raises(hooks.HookMissing, match=named):
+            find(target)
+
+
 def test_a_hook_whose_target_changed_its_parameters_fails_at_start_up(monkeypatch):
     from streamlit.runtime.scriptrunner import script_runner
 
@@ -193,6 +213,19 @@ def test_a_session_holds_at_most_four_files_and_four_megabytes_the_newest(monkey
     Runtime.instance().disconnect_session("s1")  # its websocket closed
     assert "s1" not in manager.file_storage  # s2, s3 still held
     assert sum(stat.byte_length for stats in manager.get_stats().values() for stat in stats) == 1 + 40
+
+
+def test_a_session_whose_disconnect_fails_is_forgotten_all_the_same(monkeypatch):
+    manager = bounded_manager(monkeypatch)
+    manager.add_file("s9", UploadedFileRec("f", "x.csv", "text/csv", b"1"))
+    limits.guard_of("s9")
+
+    def broken() -> None:
+        raise RuntimeError("Streamlit's own handling failed")
+
+    with pytest.raises(RuntimeError):
+        limits.forget("s9", broken)
+    assert "s9" not in manager.file_storage and "s9" not in limits._guards
 
 
 def test_files_no_uploader_holds_are_dropped_after_their_grace(monkeypatch):
@@ -476,12 +509,12 @@ def test_each_kind_of_message_is_taken_or_refused_by_its_rule():
 
 
 def test_the_hooks_read_a_message_as_the_rules_do_and_drop_widgets_never_drawn():
-    assert hooks.message(_msg("file_urls_request", names=["a.csv"] * 3)) == Message("file_urls_request", file_names=3)
-    assert hooks.message(_msg("backend_operation_request", op="install_skills")).operation == "install_skills"
-    assert hooks.message(_msg("load_git_info")) == Message("load_git_info")
+    assert backmsg.read(_msg("file_urls_request", names=["a.csv"] * 3)) == Message("file_urls_request", file_names=3)
+    assert backmsg.read(_msg("backend_operation_request", op="install_skills")).operation == "install_skills"
+    assert backmsg.read(_msg("load_git_info")) == Message("load_git_info")
     mixed = _msg("rerun_script", widgets=["known", "never drawn", "known too"])
-    assert hooks.message(mixed) == Message("rerun_script", widget_states=3)
-    assert hooks.keep_widgets(mixed, {"known", "known too"}) == 1
+    assert backmsg.read(mixed) == Message("rerun_script", widget_states=3)
+    assert backmsg.keep_widgets(mixed, {"known", "known too"}) == 1
     assert [w.id for w in mixed.rerun_script.widget_states.widgets] == ["known", "known too"]
 
 
@@ -644,11 +677,12 @@ def _rerun(*widgets, fragment: str = ""):
 def test_the_newest_rerun_keeps_the_older_ones_clicks():
     older = _rerun(("cell", "string_value", "40"), ("button", "trigger_value", True), fragment="f")
     newer = _rerun(("cell", "string_value", "45"), ("button", "trigger_value", False), fragment="f")
-    merged = hooks.newest_rerun(older, newer)
+    merged = backmsg.newest_rerun(older, newer, hooks.coalesce_widget_states)
     states = {w.id: w for w in merged.rerun_script.widget_states.widgets}
     assert states["cell"].string_value == "45" and states["button"].trigger_value is True
     assert merged.rerun_script.fragment_id == "f"
-    assert hooks.newest_rerun(_rerun(fragment="f"), _rerun(fragment="g")).rerun_script.fragment_id == ""
+    merged = backmsg.newest_rerun(_rerun(fragment="f"), _rerun(fragment="g"), hooks.coalesce_widget_states)
+    assert merged.rerun_script.fragment_id == ""
 
 
 def test_a_burst_over_the_rate_ends_with_its_last_rerun():

@@ -1,12 +1,13 @@
 """What one message, one upload or a crowd may cost the server, applied in the app process (``app.py`` installs it).
 
 The rules are plain Python in ``selfattn/serving/`` (``limits.py``: trigger lists, uploads, websocket messages;
-``turns.py``: every run waits its turn, heavy pages one at a time, in a fair order); every private name of
-Streamlit they reach is in ``ui/streamlit_hooks.py``, checked at start-up. This module joins the two: the state
-kept per session (its message budget, a rerun kept over the rate, its downloads, its files' arrival times) and
-what the page says while a run waits. What Streamlit's own configuration bounds is in ``.streamlit/config.toml``
-(``server.maxUploadSize``, ``server.maxWidgetStateSize``, ``server.allowRunOnSave``,
-``server.disconnectedSessionTTL``). Each refusal is logged with the session and the reason.
+``backmsg.py``: what they read of a message; ``turns.py``: every run waits its turn, heavy pages one at a time,
+in a fair order); every private name of Streamlit they reach is in ``ui/streamlit_hooks.py``, checked at
+start-up. This module joins the two: the state kept per session (its message budget, a rerun kept over the rate,
+its downloads, its files' arrival times) and what the page says while a run waits. What Streamlit's own
+configuration bounds is in ``.streamlit/config.toml`` (``server.maxUploadSize``, ``server.maxWidgetStateSize``,
+``server.allowRunOnSave``, ``server.disconnectedSessionTTL``). Each refusal is logged with the session and the
+reason.
 
 - **Messages.** A rerun over the session's rate is kept, merged with the older kept one (:func:`hold_rerun`:
   their clicks kept), and sent on as soon as the budget allows, so a burst of edits ends at its last edit; the
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 
 from selfattn.hosting import is_hosted
-from selfattn.serving import turns
+from selfattn.serving import backmsg, turns
 from selfattn.serving.limits import (LOG, MAX_BYTES, MAX_FILES, OVER_RATE, SessionGuard, Uploads, check_message,
                                      client_of, read_trigger_list, room)
 from ui import streamlit_hooks as hooks
@@ -52,7 +53,7 @@ def install() -> None:
 
 def hooks_of_the_app() -> dict:
     """What each of ``ui.streamlit_hooks.install``'s hooks calls."""
-    return dict(read_triggers=read_trigger_list, run_scope=turns.run_scope, run_started=_run_started,
+    return dict(read_triggers=read_trigger_list, around_run=_in_turn, run_started=_run_started,
                 on_message=handle_message, on_download=one_download_at_a_time, on_upload=store_upload,
                 on_disconnect=forget)
 
@@ -75,14 +76,18 @@ def store_upload(session_id: str, file_id: str, size: int, store: Callable[[], N
         _uploads.arrived(session_id, file_id)
 
 
-def forget(session_id: str, manager=None) -> None:
-    """A session's websocket closed: its files and what is kept of it dropped."""
-    manager = hooks.uploads() if manager is None else manager
-    if manager is not None:
-        manager.remove_session_files(session_id)
-    _uploads.forget(session_id)
-    with _lock:
-        _guards.pop(session_id, None)
+def forget(session_id: str, disconnect: Callable[[], None] = lambda: None, manager=None) -> None:
+    """A session's websocket closed (``disconnect()``: Streamlit's own handling): its files and what is kept of it
+    dropped, even if Streamlit's handling failed."""
+    try:
+        disconnect()
+    finally:
+        manager = hooks.uploads() if manager is None else manager
+        if manager is not None:
+            manager.remove_session_files(session_id)
+        _uploads.forget(session_id)
+        with _lock:
+            _guards.pop(session_id, None)
 
 
 def sweep_session() -> None:
@@ -133,6 +138,12 @@ outside_heavy_turn = turns.outside_heavy_turn
 _heavy_hashes: set[str] = set()
 
 
+def _in_turn(run: Callable):
+    """A run, whole or a fragment's (``run()``: Streamlit's): its end gives its place in the line back."""
+    with turns.run_scope():
+        return run()
+
+
 def run_is_heavy(run: turns.Run) -> bool:
     """Whether ``run`` is of a heavy page (``Page.heavy`` in ui/navigation.py)."""
     from ui.navigation import PAGES
@@ -179,9 +190,9 @@ def guard_of(session_id: str) -> SessionGuard:
 def _check(session, guard: SessionGuard, msg) -> str | None:
     """Why ``msg`` is refused (``selfattn.serving.limits.check_message``), or None after dropping from a rerun the
     widget states of widgets ``session`` never drew."""
-    why = check_message(hooks.message(msg), guard, hosted=is_hosted())
-    if why is None and hooks.message(msg).kind == "rerun_script":
-        dropped = hooks.keep_widgets(msg, hooks.session_of(session)[1])
+    why = check_message(backmsg.read(msg), guard, hosted=is_hosted())
+    if why is None and backmsg.read(msg).kind == "rerun_script":
+        dropped = backmsg.keep_widgets(msg, hooks.session_of(session)[1])
         if dropped:
             LOG.warning("%d widget states of widgets never drawn dropped", dropped)
     return why
@@ -189,10 +200,10 @@ def _check(session, guard: SessionGuard, msg) -> str | None:
 
 def hold_rerun(guard: SessionGuard, msg) -> bool:
     """Keep the rerun ``msg`` to run when the session's budget allows (:func:`_run_held`), in place of, and merged
-    with, the one kept already (``ui.streamlit_hooks.newest_rerun``): a burst over the rate ends with its last edit,
-    never an older one. True when nothing was kept before (a delivery is to be planned)."""
+    with, the one kept already (``selfattn.serving.backmsg.newest_rerun``): a burst over the rate ends with its
+    last edit, never an older one. True when nothing was kept before (a delivery is to be planned)."""
     first = guard.pending is None
-    guard.pending = msg if first else hooks.newest_rerun(guard.pending, msg)
+    guard.pending = msg if first else backmsg.newest_rerun(guard.pending, msg, hooks.coalesce_widget_states)
     return first
 
 
@@ -231,7 +242,7 @@ def handle_message(session, msg, deliver: Callable) -> None:
     rerun over the rate, else refused and logged."""
     sid = hooks.session_of(session)[0]
     guard = guard_of(sid)
-    rerun = hooks.message(msg).kind == "rerun_script"
+    rerun = backmsg.read(msg).kind == "rerun_script"
     if rerun and guard.pending is not None:  # one is kept already: this newer one takes its place
         hold_rerun(guard, msg)
         return None
@@ -247,17 +258,21 @@ def handle_message(session, msg, deliver: Callable) -> None:
     return deliver(msg)
 
 
-async def one_download_at_a_time(session_id: str, file_id: str, build):
-    """A download's file (``await build()``: the response and whether it was built without error), built one at a
-    time per session, and once a run: the same file asked for again before the next run is the one built."""
+async def one_download_at_a_time(session_id: str, request, build):
+    """The answer to a download ``request`` (``await build()``: Streamlit's), built one at a time per session, and
+    once a run: the same file asked for again before the next run is the one built (a copy, with its request's id)."""
     guard = guard_of(session_id)
     loop = asyncio.get_running_loop()
     if guard.download_lock is None or guard.download_lock[0] is not loop:
         guard.download_lock = (loop, asyncio.Lock())
+    file_id = request.deferred_file.file_id
     async with guard.download_lock[1]:
         built = guard.built.get(file_id)
         if built is None:
-            built, ok = await build()
-            if ok:
+            built = await build()
+            if not built.error_msg:
                 guard.built[file_id] = built
-        return built
+    answer = type(built)()
+    answer.CopyFrom(built)
+    answer.request_id = request.request_id
+    return answer
