@@ -120,7 +120,7 @@ coalesce_widget_states = _function(f"{SR}.scriptrunner_utils.script_requests:_co
 
 def current_session() -> str:
     """The session this thread runs for; "" outside a run (ui/heads and ui/efficient count a cooldown by it)."""
-    ctx = _get(f"{CTX}:get_script_run_ctx")()
+    ctx = _get(f"{CTX}:get_script_run_ctx")(suppress_warning=True)
     return ctx.session_id if ctx is not None else ""
 
 

@@ -1,7 +1,7 @@
 """The bounds on one browser message, one trigger list and one session's uploads: sizes, rates and allow-lists.
 
 Plain Python, tested without Streamlit. ``ui/server_limits.py`` applies them to what Streamlit receives
-(``ui/streamlit_hooks.py`` hands it over as the plain values below):
+(``selfattn/serving/backmsg.py`` reads it into the plain values below):
 
 - **Component triggers.** A Components-v2 element's events reach the server as one JSON list, and Streamlit
   calls the element's callback once per event in it (a crafted list of 37,000 events cost minutes).
