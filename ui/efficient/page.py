@@ -104,14 +104,15 @@ def tiles() -> None:
         d = size_input(c[2], "ef_d", "ef.d")
         block_q = size_input(c[3], "ef_bq", "ef.block_q")
         block_k = size_input(c[4], "ef_bk", "ef.block_k")
-        t = st.columns(4, vertical_alignment="bottom")
         settings.keep("ef_causal")
         settings.keep("ef_windowed")
         settings.keep("ef_typed")
-        causal = t[0].toggle(tr("ef.causal"), key="ef_causal")
-        windowed = t[1].toggle(tr("ef.windowed"), key="ef_windowed", help=tr("ef.windowed_help"))
-        w = size_input(t[2], "ef_window", "ef.window") if windowed else None
-        typed = t[3].toggle(tr("ef.typed"), key="ef_typed", help=tr("ef.typed_help"))
+        # the switches as wide as their words, wrapping on a narrow screen (four columns cut them at 1024 px)
+        with st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium"):
+            causal = st.toggle(tr("ef.causal"), key="ef_causal", width="content")
+            windowed = st.toggle(tr("ef.windowed"), key="ef_windowed", help=tr("ef.windowed_help"), width="content")
+            w = size_input(st.container(width=160), "ef_window", "ef.window") if windowed else None
+            typed = st.toggle(tr("ef.typed"), key="ef_typed", help=tr("ef.typed_help"), width="content")
         if typed:
             text = typed_box(seed, n, d)
     if typed:
@@ -238,14 +239,15 @@ def traffic() -> None:
     st.markdown(tr("ef.traffic_intro"))
     top = limits_now()
     with st.container(border=True):
-        c = st.columns([2, 2, 3, 2], vertical_alignment="bottom")
-        n = size_input(c[0], "ef_tn", "ef.tn")
-        d = size_input(c[1], "ef_td", "ef.td")
-        with c[2]:
-            blocks = choice(st.segmented_control, tr("ef.blocks"), TRAFFIC_BLOCKS, "ef_tblocks",
-                            {b: tr_plain(f"ef.blocks_{b}") for b in TRAFFIC_BLOCKS})
         settings.keep("ef_tcausal")
-        causal = c[3].toggle(tr("ef.causal"), key="ef_tcausal")
+        # as wide as their words, wrapping on a narrow screen (four columns cut the block choice at 1024 px)
+        with st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium"):
+            n = size_input(st.container(width=160), "ef_tn", "ef.tn")
+            d = size_input(st.container(width=160), "ef_td", "ef.td")
+            with st.container(width="content"):
+                blocks = choice(st.segmented_control, tr("ef.blocks"), TRAFFIC_BLOCKS, "ef_tblocks",
+                                {b: tr_plain(f"ef.blocks_{b}") for b in TRAFFIC_BLOCKS})
+            causal = st.toggle(tr("ef.causal"), key="ef_tcausal", width="content")
         s = st.columns(3, vertical_alignment="bottom")
         for key in ("ef_sram", "ef_tbq", "ef_tbk"):
             settings.keep(key)
@@ -407,11 +409,12 @@ def heads() -> None:
         g = size_input(c[2], "ef_g", "ef.g")
         n = size_input(c[3], "ef_hn", "ef.n")
         d = size_input(c[4], "ef_d", "ef.d")
-        t = st.columns(2)
         settings.keep("ef_causal")
         settings.keep("ef_tile_mistake")
-        causal = t[0].toggle(tr("ef.causal"), key="ef_causal")
-        mistake = t[1].toggle(tr("ef.tile_mistake"), key="ef_tile_mistake", help=tr("ef.tile_mistake_help"))
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            causal = st.toggle(tr("ef.causal"), key="ef_causal", width="content")
+            mistake = st.toggle(tr("ef.tile_mistake"), key="ef_tile_mistake", help=tr("ef.tile_mistake_help"),
+                                width="content")
         st.caption(tr("ef.divisors", h=h, divisors=listed(str(x) for x in ef.divisors(h))))
     view, error = settings.last_good("ef_heads_good", partial(ef.heads_view, seed, h, g, n, d, causal, mistake,
                                                               limits_now()))
