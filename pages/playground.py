@@ -65,7 +65,7 @@ with st.container(border=True):
     causal = o2.toggle(tr("pg.opt_causal"), key="pg_causal", help=tr("pg.opt_causal_help"))
     use_bias = o3.toggle(tr("pg.opt_bias"), key="pg_bias", help=tr("pg.opt_bias_help"))
     pg.size_widgets()
-    pg.EDITORS.notices(tr(f"pg.undo_{state['undo'].what}_note") if state["undo"] else "", pg.undo, "pg_undo")
+    pg.EDITORS.notices(tr(f"pg.undo_{state['undo'][2]}_note") if state["undo"] else "", pg.undo, "pg_undo")
 
 with st.expander(tr("pg.import"), icon=":material/upload_file:"):
     st.caption(tr("pg.import_help"))

@@ -216,17 +216,6 @@ def test_settings_txt_names_every_choice_that_made_the_numbers():
     assert t_plain("pg.settings_order", "zh", order="2 1") in lines and t_plain("pg.settings_tables_edited", "zh") in lines
 
 
-def test_an_undo_point_keeps_the_switches_and_the_preset_box_as_they_were():
-    from selfattn.playground.undo import undo_point
-
-    frames = {"x": "the old X"}
-    point = undo_point(frames, {"pg_scale": True, "pg_preset": "random", "pg_seed": 4, "emb_text": "no"}, "preset",
-                       before={"pg_preset": "raw"})
-    assert point.what == "preset" and point.frames == frames and point.frames is not frames
-    assert point.settings == {"pg_scale": True, "pg_causal": False, "pg_bias": False, "pg_preset": "raw", "pg_seed": 4}
-    assert undo_point(frames, {}, "resize").settings == {"pg_scale": False, "pg_causal": False, "pg_bias": False}
-
-
 def test_a_preset_becomes_labelled_tables_translated_and_resized():
     from selfattn.playground.frames import fit_frames, frames_from_example, translate_label
 

@@ -108,18 +108,20 @@ class Editors:
             return True
         return False
 
-    def undo_edits(self, what: str) -> None:
+    def undo_edits(self, what: str, tables: str = "edits") -> bool:
         """The Undo button's callback for such a page: the typed tables and settings kept by :meth:`keep_undo` as
-        (edits, {setting: value}) come back, and the notice ``what`` says so."""
+        (tables, {setting: value}[, the change that replaced them]) come back into the state's ``tables`` (the
+        Playground's "frames"), and the notice ``what`` says so. Returns whether there was anything to undo."""
         saved = self.take_undo()
         if not saved:
-            return
-        edits, values = saved
+            return False
+        edits, values = saved[:2]
         for key, value in values.items():
             settings.put(key, value)
-        self.state()["edits"] = dict(edits)
+        self.state()[tables] = dict(edits)
         self.renew()
         self.say("success", what)
+        return True
 
     def check(self, tables, *, cell_chars: int, label_chars: int) -> None:
         """Before anything reads an editor: drop a sent table no visitor editing these tables could have sent.

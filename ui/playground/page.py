@@ -37,7 +37,6 @@ from selfattn.playground.frames import fit_frames, frames_from_example, translat
 from selfattn.playground.inputs import TOKEN_COL, parse_rows
 from selfattn.playground import text as words
 from selfattn.playground.text import TOGGLES
-from selfattn.playground.undo import undo_point
 from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, View, natural_sizes, tables, view
 from ui.editing import Editors, Maps, editor_texts
 from ui.components import matrix_editor as editor_component
@@ -53,7 +52,7 @@ SLOTS = {
     "lang": "the language the tutorial's labels were last written in",
     "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
     "upload_notice": "the uploaded file's name, or the InputError that refused it, said once",
-    "undo": "what the last preset, resize or upload replaced (selfattn.playground.undo.Undo), or None",
+    "undo": "(frames, settings, 'preset'/'resize'/'upload'): what the last such change replaced, or None",
     "note_edited": "whether the preset's note said 'edited' (the fragment reruns the page when that changes)",
     "revs": "{name: [editor key, revision]} the maps of this run were computed from (heatmap.js)",
     "mounted": "the cells each editor of this version was mounted with",
@@ -67,6 +66,7 @@ def _as_text(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 
 LIMITS = {"n": MAX_TOKENS, "d_in": MAX_DIM, "d_k": MAX_DIM, "d_v": MAX_DIM}
+UNDONE = (*TOGGLES, "pg_preset", "pg_seed")  # the settings an undo puts back with the tables
 SIZE_KEYS = {"n": "pg_n", "d_in": "pg_d_in", "d_k": "pg_d_k", "d_v": "pg_d_v"}  # the size boxes (declared in the view's KEPT)
 
 
@@ -130,22 +130,18 @@ def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, 
         before: settings as they were before the change, where they already changed (the preset box).
     """
     pg = state()
-    if undo is not None:
-        EDITORS.keep_undo(undo_point(pg["frames"], st.session_state, undo, before))
+    if undo is not None:  # the kit's one-click undo: (tables, settings, what replaced them)
+        kept = {key: settings.value(key) for key in UNDONE}
+        EDITORS.keep_undo((dict(pg["frames"]), {**kept, **(before or {})}, undo))
     pg["frames"] = {**pg["frames"], **_as_text(frames)}
     EDITORS.renew()
 
 
 def undo() -> None:
-    """Callback: bring back the tables and toggles from before the last preset, resize or upload."""
-    saved = EDITORS.take_undo()
-    if not saved:
-        return
-    replace_frames(saved.frames)
-    for key, value in saved.settings.items():
-        settings.put(key, value)
-    sync_size_widgets()
-    EDITORS.say("success", "pg.undone")
+    """Callback: bring back the tables, the switches, the preset box and its seed from before the last preset,
+    resize or upload (the kit's :meth:`ui.editing.Editors.undo_edits`)."""
+    if EDITORS.undo_edits("pg.undone", tables="frames"):
+        sync_size_widgets()
 
 
 def current_sizes() -> Sizes:
