@@ -72,7 +72,7 @@ with st.expander(tr("pg.import"), icon=":material/upload_file:"):
     target_key = "pg_upload_target"
     st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key,
                  placeholder=tr("common.choose_one"))
-    uploader_key = f"pg_upload_{state['version']}"
+    uploader_key = pg.EDITORS.generation_key("pg_upload")
     # No max_upload_size of its own: a file over 1 MB reaches grid.read_csv_matrix, which says so in
     # words (the browser's own refusal is an English tooltip; see .streamlit/config.toml).
     st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key,

@@ -54,7 +54,12 @@ class Editors:
         return st.session_state[self.slot]
 
     def key(self, table: str) -> str:
-        return f"{self.prefix}{table}_{self.state()['version']}"
+        return self.generation_key(self.prefix + table)
+
+    def generation_key(self, name: str) -> str:
+        """A widget key new in each generation (``<name>_<version>``): the editors', and a widget that must start
+        empty when the tables change from outside (the Playground's CSV uploader)."""
+        return f"{name}_{self.state()['version']}"
 
     def renew(self) -> None:
         """A new generation: every editor mounts again from the tables (they changed from outside the editors)."""
