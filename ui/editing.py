@@ -13,7 +13,7 @@ before anything reads it (:meth:`Editors.check`, ``ui.guard``), a notice a callb
 (:meth:`Editors.say`), the one-click undo of the last change that replaced typed tables (:meth:`Editors.keep_undo`,
 :meth:`Editors.take_undo`), and the two drawn together under the page's controls (:meth:`Editors.notices`).
 
-A page keeps its own truth (the Playground its frames, the block page its edits by table id) and says what a sent
+A page keeps its own truth (the Playground every table in full by name, the block page its edits by table id) and says what a sent
 table means for it; the kit never calls back into a page.
 """
 
@@ -116,7 +116,7 @@ class Editors:
     def undo_edits(self, what: str, tables: str = "edits") -> bool:
         """The Undo button's callback for such a page: the typed tables and settings kept by :meth:`keep_undo` as
         (tables, {setting: value}[, the change that replaced them]) come back into the state's ``tables`` (the
-        Playground's "frames"), and the notice ``what`` says so. Returns whether there was anything to undo."""
+        Playground's "tables"), and the notice ``what`` says so. Returns whether there was anything to undo."""
         saved = self.take_undo()
         if not saved:
             return False
