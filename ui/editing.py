@@ -13,8 +13,8 @@ before anything reads it (:meth:`Editors.check`, ``ui.guard``), a notice a callb
 (:meth:`Editors.say`), the one-click undo of the last change that replaced typed tables (:meth:`Editors.keep_undo`,
 :meth:`Editors.take_undo`), and the two drawn together under the page's controls (:meth:`Editors.notices`).
 
-A page keeps its own truth (the Playground every table in full by name, the block page its edits by table id) and says what a sent
-table means for it; the kit never calls back into a page.
+A page keeps its own truth (the Playground every table in full by name, the block page its edits by table id) and
+says what a sent table means for it; the kit never calls back into a page.
 """
 
 from __future__ import annotations

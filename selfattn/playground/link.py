@@ -20,7 +20,7 @@ from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, p
 from selfattn.playground.view import FIELDS, Tables, View, natural_sizes, view
 
 CELL_PARAMS = {"x": "x", "w_q": "wq", "w_k": "wk", "w_v": "wv", "b_q": "bq", "b_k": "bk", "b_v": "bv"}
-TABLE_PARAMS = {matrix: (param, f"d{param}") for matrix, param in CELL_PARAMS.items()}  # a table's full and diff parameter
+TABLE_PARAMS = {matrix: (param, f"d{param}") for matrix, param in CELL_PARAMS.items()}  # a table's full, diff param
 CELL_LINK_PARAMS = (*CELL_PARAMS.values(), *(f"d{p}" for p in CELL_PARAMS.values()))  # dropped from a link too long
 LINK_PARAMS = ("size", "tok", *CELL_LINK_PARAMS)  # the page's parameters beyond its settings table
 LINK_LABEL_CHARS = 2 * MAX_LABEL_CHARS  # a label in a link; the tables use the first MAX_LABEL_CHARS only
@@ -69,7 +69,8 @@ def _encode_tables(tables: Tables, base: Tables, natural: Sizes) -> dict[str, st
         shown = parse_labels(list(tables.tokens), len(tables.tokens))
         params["tok"] = share.encode_table([[label if len(label) <= LINK_LABEL_CHARS else shown[i]
                                              for i, label in enumerate(tables.tokens)]])
-    params.update(encode_edits({matrix: tables.rows(matrix) for matrix in CELL_PARAMS}, base.rows, TABLE_PARAMS))
+    params.update(encode_edits({matrix: tables.rows(matrix) for matrix in CELL_PARAMS}, base.rows,
+                               TABLE_PARAMS))
     return params
 
 

@@ -22,7 +22,7 @@ TABLES = ("tokens", *MATRICES, *BIASES)  # what the page's state keeps, by name 
 
 
 def columns(name: str, width: int) -> list[str]:
-    """The columns of ``name``'s editor: X's :data:`TOKEN_COL` and x1, x2, ...; a weight's or bias's q1, k1 or v1, ..."""
+    """The columns of ``name``'s editor: X's :data:`TOKEN_COL` and x1, x2, ...; a weight's or bias's q1, k1, v1, ..."""
     names = column_names(COLUMN_PREFIX[name], width)
     return [TOKEN_COL, *names] if name == "x" else names
 
@@ -35,8 +35,8 @@ def row_names(name: str, count: int) -> list[str]:
 @functools.cache
 def _input_label_patterns() -> list[re.Pattern]:
     """ "Input 3", "输入 3": the tutorial's label in every language, as patterns catching i."""
-    return [re.compile("^" + re.escape(t_plain("pg.input_label", lang, i="\x00")).replace("\x00", r"([0-9]{1,2})") + "$")
-            for lang in LANGS]
+    return [re.compile("^" + re.escape(t_plain("pg.input_label", lang, i="\x00")).replace("\x00", r"([0-9]{1,2})")
+                       + "$") for lang in LANGS]
 
 
 def translate_label(label, lang: str) -> object:
@@ -70,8 +70,8 @@ def fit_tables(tables: Tables, sizes: Sizes, lang: str) -> Tables:
     n, d_in, d_k, d_v = sizes.n, sizes.d_in, sizes.d_k, sizes.d_v
     tokens = tables.tokens[:n] + tuple(t("pg.input_label", lang, i=i + 1) for i in range(len(tables.tokens), n))
     widths = {"w_q": d_k, "w_k": d_k, "w_v": d_v, "b_q": d_k, "b_k": d_k, "b_v": d_v}
-    return Tables(tokens=tokens, x=_fit(tables.x, n, d_in),
-                  **{name: _fit(tables.rows(name), 1 if name in BIASES else d_in, width) for name, width in widths.items()})
+    return Tables(tokens=tokens, x=_fit(tables.x, n, d_in), **{name: _fit(tables.rows(name), 1 if name in BIASES else d_in,
+                                                                          width) for name, width in widths.items()})
 
 
 def as_state(tables: Tables) -> dict:
