@@ -70,8 +70,8 @@ def fit_tables(tables: Tables, sizes: Sizes, lang: str) -> Tables:
     n, d_in, d_k, d_v = sizes.n, sizes.d_in, sizes.d_k, sizes.d_v
     tokens = tables.tokens[:n] + tuple(t("pg.input_label", lang, i=i + 1) for i in range(len(tables.tokens), n))
     widths = {"w_q": d_k, "w_k": d_k, "w_v": d_v, "b_q": d_k, "b_k": d_k, "b_v": d_v}
-    return Tables(tokens=tokens, x=_fit(tables.x, n, d_in), **{name: _fit(tables.rows(name), 1 if name in BIASES else d_in,
-                                                                          width) for name, width in widths.items()})
+    fitted = {name: _fit(tables.rows(name), 1 if name in BIASES else d_in, width) for name, width in widths.items()}
+    return Tables(tokens=tokens, x=_fit(tables.x, n, d_in), **fitted)
 
 
 def as_state(tables: Tables) -> dict:
