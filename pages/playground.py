@@ -65,14 +65,14 @@ with st.container(border=True):
     causal = o2.toggle(tr("pg.opt_causal"), key="pg_causal", help=tr("pg.opt_causal_help"))
     use_bias = o3.toggle(tr("pg.opt_bias"), key="pg_bias", help=tr("pg.opt_bias_help"))
     pg.size_widgets()
-    pg.EDITORS.notices(tr(f"pg.undo_{state['undo'].what}_note") if state["undo"] else "", pg.undo, "pg_undo")
+    pg.EDITORS.notices(tr(f"pg.undo_{state['undo'][2]}_note") if state["undo"] else "", pg.undo, "pg_undo")
 
 with st.expander(tr("pg.import"), icon=":material/upload_file:"):
     st.caption(tr("pg.import_help"))
     target_key = "pg_upload_target"
     st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key,
                  placeholder=tr("common.choose_one"))
-    uploader_key = f"pg_upload_{state['version']}"
+    uploader_key = pg.EDITORS.generation_key("pg_upload")
     # No max_upload_size of its own: a file over 1 MB reaches grid.read_csv_matrix, which says so in
     # words (the browser's own refusal is an English tooltip; see .streamlit/config.toml).
     st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key,

@@ -195,16 +195,15 @@ def send_cell(at: AppTest, name: str, row: int, col: str, value) -> None:
     table ("x1", "token"), ``value`` text (None: an emptied cell; a number: its shortest text).
     """
     from selfattn.display.numbers import editor_text
-    from ui.playground.page import TOKEN_COL
+    from selfattn.playground.seeded import columns as editor_columns
 
     data = editors(at)[MATRIX_NAMES[name]]
-    frame = at.session_state["pg"]["frames"][name]
-    columns = [str(c) for c in frame.columns]
+    columns = editor_columns(name, len(at.session_state["pg"]["tables"][name][0]))
     cells, rev = [list(r) for r in data["cells"]], 0
     sent = at.session_state.get(data["instance"])  # what this editor sent before (the page may not show it yet)
     if sent and "table" in sent:
         cells, rev = [list(r) for r in sent["table"]["cells"]], sent["table"]["rev"]
-    cells[row][columns.index(col if col != "token" else TOKEN_COL)] = "" if value is None else editor_text(value)
+    cells[row][columns.index(col)] = "" if value is None else editor_text(value)
     at.session_state[data["instance"]] = {"table": {"rev": rev + 1, "cells": cells}}
 
 

@@ -14,7 +14,16 @@ from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, MAX_UPLO
 from selfattn.i18n import t
 from support import apptest
 from tests import fuzz
+from selfattn.playground.seeded import columns
 from ui.playground import page as pg
+
+
+def cell(at, name: str, row: int, col: str) -> str:
+    """One cell of the Playground's tables as the page holds it (``col`` a column of its editor: "x1", "token")."""
+    tables = at.session_state["pg"]["tables"]
+    if col == pg.TOKEN_COL:
+        return tables["tokens"][row]
+    return tables[name][row][columns(name, len(tables[name][0])).index(col) - (name == "x")]
 
 
 def _csv(rows) -> bytes:
@@ -74,15 +83,14 @@ class PlaygroundWalk(fuzz.Walk):
         value = "" if value is None else value  # an emptied cell is empty text
         limit = MAX_LABEL_CHARS if col == pg.TOKEN_COL else pg.CELL_CHARS
         refused = len(value) > limit  # past the editor's maxlength: no browser sends it
-        before = at.session_state["pg"]["frames"][name].iloc[row][col]
+        before = cell(at, name, row, col)
         at.run()
         if refused:  # the server drops the edit and says so; the table stays as it was
             assert any("was not used" in w.value or "未被采用" in w.value for w in at.warning), fuzz.alerts(at)
             value = before
 
         def kept() -> None:  # the cell holds exactly what was typed (or, refused, what it held)
-            frame = at.session_state["pg"]["frames"][name]
-            got = frame.iloc[row][col]
+            got = cell(at, name, row, col)
             same = got == value or (value is None and (got is None or (isinstance(got, float) and np.isnan(got))))
             same = same or (isinstance(value, float) and isinstance(got, float) and np.isnan(value) and np.isnan(got))
             assert same, (name, row, col, value, got)
@@ -91,9 +99,9 @@ class PlaygroundWalk(fuzz.Walk):
 
     def edit_cell(self) -> str:
         name = self.rng.choice(self.shown_editors())
-        frame = self.at.session_state["pg"]["frames"][name]
-        row = self.rng.randrange(len(frame))
-        col = self.rng.choice([c for c in frame.columns if c != pg.TOKEN_COL])
+        rows = self.at.session_state["pg"]["tables"][name]
+        row = self.rng.randrange(len(rows))
+        col = self.rng.choice(columns(name, len(rows[0]))[1 if name == "x" else 0:])
         r = self.rng.random()
         value = (self.rng.choice(fuzz.BAD_CELLS) if r < 0.3 else self.rng.choice(fuzz.GOOD_CELLS) if r < 0.55
                  else repr(round(self.rng.uniform(-3, 3), self.rng.randint(0, 4))))
@@ -101,8 +109,7 @@ class PlaygroundWalk(fuzz.Walk):
         return f"cell {name}[{row}, {col}] = {value!r}"
 
     def edit_label(self) -> str:
-        frame = self.at.session_state["pg"]["frames"]["x"]
-        row = self.rng.randrange(len(frame))
+        row = self.rng.randrange(len(self.at.session_state["pg"]["tables"]["tokens"]))
         value = self.rng.choice([*fuzz.HOSTILE_TEXT[:20], None, "早", "t1", "Input 1", "输入 2", "x" * 24, "y" * 30])
         self.type_cell("x", row, pg.TOKEN_COL, value)
         return f"label {row} = {value!r:.80}"
@@ -110,9 +117,9 @@ class PlaygroundWalk(fuzz.Walk):
     # ── uploads ──
     def upload_file(self) -> tuple[str, bytes]:
         at, rng = self.at, self.rng
-        frames = at.session_state["pg"]["frames"]
-        d_in = frames["x"].shape[1] - 1
-        d_k, d_v = frames["w_q"].shape[1], frames["w_v"].shape[1]
+        tables = at.session_state["pg"]["tables"]
+        d_in = len(tables["w_q"])
+        d_k, d_v = len(tables["w_q"][0]), len(tables["w_v"][0])
         target = at.session_state["pg_upload_target"] if "pg_upload_target" in at.session_state else "x"
         cols = d_in if target == "x" else d_v if target == "w_v" else d_k
         rows = rng.randint(1, MAX_TOKENS) if target == "x" else d_in

@@ -411,11 +411,10 @@ def test_the_playground_maps_show_torch_computed_attention_of_its_own_tables():
 
     at = open_link("playground", {"preset": "random", "seed": "7", "causal": "1", "scale": "1"})
     assert not at.exception and not at.error and at.session_state["pg_scale"]
-    frames = at.session_state["pg"]["frames"]
+    tables = at.session_state["pg"]["tables"]
 
     def tensor(name: str) -> torch.Tensor:
-        frame = frames[name].drop(columns=["token"], errors="ignore")
-        return torch.tensor(frame.to_numpy(dtype=float), dtype=torch.float64)
+        return torch.tensor([[float(cell) for cell in row] for row in tables[name]], dtype=torch.float64)
 
     x, w_q, w_k, w_v = (tensor(name) for name in ("x", "w_q", "w_k", "w_v"))
     n, d_k = x.shape[0], w_q.shape[1]

@@ -243,7 +243,7 @@ def test_an_edit_back_to_the_original_value_is_kept():
     assert outputs_table(at).to_numpy()[0, 0] == pytest.approx(1.00005, abs=5e-4)  # shown to 4 digits
     edit(at, "x", 0, "x1", "1")
     np.testing.assert_allclose(outputs_table(at).to_numpy()[0], TUTORIAL_OUT_1, rtol=5e-4)
-    assert at.session_state["pg"]["frames"]["x"].iloc[0, 1] == "1"
+    assert at.session_state["pg"]["tables"]["x"][0][0] == "1"
     edit(at, "x", 0, "token", "Input 1")  # the same holds for labels
     assert list(outputs_table(at).index)[0] == "Input 1"
 
@@ -344,7 +344,7 @@ def test_a_bad_cell_is_named_under_its_own_editor():
     at = open_page("playground")
     edit(at, "w_v", 3, "v2", "abc")
     assert "W_v" in shown(at.error[0].value) and "“abc”" in at.error[0].value
-    assert at.session_state["pg"]["frames"]["w_v"].iloc[3, 1] == "abc"  # what was typed stays
+    assert at.session_state["pg"]["tables"]["w_v"][3][1] == "abc"  # what was typed stays
     assert editors(at)["W_v"]["bad"] == [3, 1]  # the cell is outlined where it sits, in W_v's editor
     assert all(data["bad"] is None for name, data in editors(at).items() if name != "W_v")
 

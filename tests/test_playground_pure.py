@@ -15,6 +15,7 @@ from selfattn.core.positions import KINDS, MAX_ORDER_CHARS, positional_encoding,
 from selfattn.core.presets import PRESETS, preset
 from selfattn.display import share
 from selfattn.display.grid import MAX_DIM, MAX_TOKENS, Sizes, resize
+from selfattn.display.numbers import editor_text
 from selfattn.errors import InputError
 from selfattn.playground import link
 from selfattn.playground.inputs import TOKEN_COL, Inputs, compute, compute_view, parse_rows, parse_table, permutation
@@ -216,29 +217,20 @@ def test_settings_txt_names_every_choice_that_made_the_numbers():
     assert t_plain("pg.settings_order", "zh", order="2 1") in lines and t_plain("pg.settings_tables_edited", "zh") in lines
 
 
-def test_an_undo_point_keeps_the_switches_and_the_preset_box_as_they_were():
-    from selfattn.playground.undo import undo_point
-
-    frames = {"x": "the old X"}
-    point = undo_point(frames, {"pg_scale": True, "pg_preset": "random", "pg_seed": 4, "emb_text": "no"}, "preset",
-                       before={"pg_preset": "raw"})
-    assert point.what == "preset" and point.frames == frames and point.frames is not frames
-    assert point.settings == {"pg_scale": True, "pg_causal": False, "pg_bias": False, "pg_preset": "raw", "pg_seed": 4}
-    assert undo_point(frames, {}, "resize").settings == {"pg_scale": False, "pg_causal": False, "pg_bias": False}
-
-
 def test_a_preset_becomes_labelled_tables_translated_and_resized():
-    from selfattn.playground.frames import fit_frames, frames_from_example, translate_label
+    from selfattn.playground.seeded import columns, example_tables, fit_tables, row_names, translate_label
 
-    frames = frames_from_example(preset("tutorial"), "zh")
-    assert list(frames["x"][TOKEN_COL]) == ["输入 1", "输入 2", "输入 3"]
-    assert list(frames["w_v"].index) == ["x1", "x2", "x3", "x4"] and list(frames["w_v"].columns) == ["v1", "v2", "v3"]
-    assert list(frames["b_k"].index) == ["b_k"]
+    example = preset("tutorial")
+    tables = example_tables(example, "zh")
+    assert tables.tokens == ("输入 1", "输入 2", "输入 3")
+    assert tables.w_v == tuple(tuple(editor_text(float(v)) for v in row) for row in example.w_v)  # as the editors write
+    assert tables.b_k == (tuple(editor_text(float(v)) for v in example.b_k),)  # a bias: one row
+    assert row_names("w_v", 4) == ["x1", "x2", "x3", "x4"] and columns("w_v", 3) == ["v1", "v2", "v3"]
+    assert row_names("b_k", 1) == ["b_k"] and columns("x", 2) == [TOKEN_COL, "x1", "x2"]
     assert translate_label("输入 2", "en") == "Input 2" and translate_label("Input 22", "zh") == "输入 22"
     assert translate_label("猫", "en") == "猫"
-    text = {name: frame.map(str) for name, frame in frames.items()}
-    grown = fit_frames(text, Sizes(n=4, d_in=2, d_k=4, d_v=1), "en")
-    assert list(grown["x"][TOKEN_COL]) == ["输入 1", "输入 2", "输入 3", "Input 4"]  # the new token in the language asked
-    assert grown["x"].shape == (4, 3) and list(grown["x"].iloc[3, 1:]) == ["0", "0"]
-    assert grown["w_q"].shape == (2, 4) and grown["w_q"].iloc[0, 0] == text["w_q"].iloc[0, 0]
-    assert list(grown["b_v"].columns) == ["v1"]
+    grown = fit_tables(tables, Sizes(n=4, d_in=2, d_k=4, d_v=1), "en")
+    assert grown.tokens == ("输入 1", "输入 2", "输入 3", "Input 4")  # the new token in the language asked
+    assert grown.sizes == Sizes(n=4, d_in=2, d_k=4, d_v=1) and grown.x[3] == ("0", "0")
+    assert grown.x[0] == tables.x[0][:2] and grown.w_q[0][:3] == tables.w_q[0] and grown.w_q[0][3] == "0"
+    assert grown.b_v == (tables.b_v[0][:1],) and fit_tables(grown, tables.sizes, "zh").w_k[:2] == tables.w_k[:2]

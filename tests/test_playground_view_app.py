@@ -5,12 +5,13 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlsplit
 
 from selfattn.playground import link
+from selfattn.playground.view import Tables
 from support.apptest import choice_widget, edit, open_page
 from ui.playground import page as pg
 
 
 def english_base(name, seed, sizes):
-    return pg._base_tables(name, seed, sizes, "en")
+    return pg.base_tables(name, seed, sizes, "en")
 
 
 def test_the_link_the_page_writes_decodes_into_the_view_on_screen():
@@ -26,5 +27,5 @@ def test_the_link_the_page_writes_decodes_into_the_view_on_screen():
     opened, bad = link.decode(params, english_base)
     assert bad == {}
     assert opened.causal and opened.focus == 3 and opened.tables.sizes.n == 4
-    assert opened.tables == pg._tables_of(at.session_state["pg"]["frames"])  # every cell as on screen
+    assert opened.tables == Tables(**at.session_state["pg"]["tables"])  # every cell as on screen
     assert opened.settings() == {key: at.session_state[key] for key in opened.settings()}

@@ -13,8 +13,8 @@ before anything reads it (:meth:`Editors.check`, ``ui.guard``), a notice a callb
 (:meth:`Editors.say`), the one-click undo of the last change that replaced typed tables (:meth:`Editors.keep_undo`,
 :meth:`Editors.take_undo`), and the two drawn together under the page's controls (:meth:`Editors.notices`).
 
-A page keeps its own truth (the Playground its frames, the block page its edits by table id) and says what a sent
-table means for it; the kit never calls back into a page.
+A page keeps its own truth (the Playground every table in full by name, the block page its edits by table id) and
+says what a sent table means for it; the kit never calls back into a page.
 """
 
 from __future__ import annotations
@@ -54,7 +54,12 @@ class Editors:
         return st.session_state[self.slot]
 
     def key(self, table: str) -> str:
-        return f"{self.prefix}{table}_{self.state()['version']}"
+        return self.generation_key(self.prefix + table)
+
+    def generation_key(self, name: str) -> str:
+        """A widget key new in each generation (``<name>_<version>``): the editors', and a widget that must start
+        empty when the tables change from outside (the Playground's CSV uploader)."""
+        return f"{name}_{self.state()['version']}"
 
     def renew(self) -> None:
         """A new generation: every editor mounts again from the tables (they changed from outside the editors)."""
@@ -108,18 +113,20 @@ class Editors:
             return True
         return False
 
-    def undo_edits(self, what: str) -> None:
+    def undo_edits(self, what: str, tables: str = "edits") -> bool:
         """The Undo button's callback for such a page: the typed tables and settings kept by :meth:`keep_undo` as
-        (edits, {setting: value}) come back, and the notice ``what`` says so."""
+        (tables, {setting: value}[, the change that replaced them]) come back into the state's ``tables`` (the
+        Playground's "tables"), and the notice ``what`` says so. Returns whether there was anything to undo."""
         saved = self.take_undo()
         if not saved:
-            return
-        edits, values = saved
+            return False
+        edits, values = saved[:2]
         for key, value in values.items():
             settings.put(key, value)
-        self.state()["edits"] = dict(edits)
+        self.state()[tables] = dict(edits)
         self.renew()
         self.say("success", what)
+        return True
 
     def check(self, tables, *, cell_chars: int, label_chars: int) -> None:
         """Before anything reads an editor: drop a sent table no visitor editing these tables could have sent.

@@ -7,7 +7,8 @@ is which ids it has, each table's shape, and the seeded table (``base``). From t
 - :class:`Edited`: the mixin of such a View (``edited``, ``rows``);
 - :func:`fit_edits`: the edits that still fit after a size changed;
 - :func:`encode_edits` / :func:`decode_edits`: the edits to and from a link, each table in full (``t<id>``) or as
-  the cells that differ (``d<id>``), whichever is shorter (:func:`selfattn.display.share.encode_cells`);
+  the cells that differ (``d<id>``), whichever is shorter (:func:`selfattn.display.share.encode_cells`), or under a
+  page's own parameter names (the Playground's ``x`` / ``dx``, ``wq`` / ``dwq``, …);
 - :func:`preset_of`: what the page's preset box says for its settings as they stand (a preset, or :data:`CUSTOM`);
 - :class:`Editable`: all of it declared once for a page (its View, settings table, presets, tables and their shapes),
   with the View, the fit, the preset box and the link's settings and tables written here, not in each page.
@@ -97,28 +98,36 @@ def fit_edits(edits, valid: set[str], shape: Callable[[str], tuple[int, int]],
     return kept, dropped
 
 
-def encode_edits(kept: Mapping[str, Rows], base: Callable[[str], Rows]) -> dict[str, str]:
-    """The link's parameters for the edits ``kept`` (those that fit)."""
+def encode_edits(kept: Mapping[str, Rows], base: Callable[[str], Rows],
+                 names: Mapping[str, tuple[str, str]] | None = None) -> dict[str, str]:
+    """The link's parameters for the edits ``kept`` (those that fit; a table as seeded writes none).
+
+    Args:
+        names: each table's (full, diff) parameter, in the link's order (the Playground's ``wq``, ``dwq``); by
+            default ``t<id>``, ``d<id>`` in the order of the ids.
+    """
     params = {}
-    for table, rows in sorted(kept.items()):
-        written = share.encode_cells(base(table), rows)
+    for table, (full, diff) in (names or {table: (f"t{table}", f"d{table}") for table in sorted(kept)}).items():
+        written = share.encode_cells(base(table), kept[table]) if table in kept else None
         if written is not None:
             kind, text = written
-            params[("t" if kind == "full" else "d") + table] = text
+            params[full if kind == "full" else diff] = text
     return params
 
 
 def decode_edits(params: Mapping[str, str], ids: Iterable[str], shape: Callable[[str], tuple[int, int]],
                  base: Callable[[str], Rows], *, offered: Callable[[str], share.BadValue | None], max_rows: int,
-                 max_cols: int, cell_chars: int) -> tuple[dict[str, Rows], dict[str, share.BadValue]]:
+                 max_cols: int, cell_chars: int, names: Mapping[str, tuple[str, str]] | None = None,
+                 ) -> tuple[dict[str, Rows], dict[str, share.BadValue]]:
     """The tables a link carries, and its table parameters that could not be used, with why.
 
     Args:
         offered: why a table is not offered in this view (a layer beyond the view's layers), or None.
+        names: each table's (full, diff) parameter, as for :func:`encode_edits` (default ``t<id>``, ``d<id>``).
     """
     edits, bad = {}, {}
     for table in ids:
-        full, diff = f"t{table}", f"d{table}"
+        full, diff = names[table] if names else (f"t{table}", f"d{table}")
         if full not in params and diff not in params:
             continue
         param = full if full in params else diff

@@ -1,7 +1,9 @@
 """The Playground's link: its settings, sizes, labels and cells as typed, to and from URL parameters.
 
 Cells are written against the preset they came from (at the current sizes and seed): only the
-cells that differ, or every cell when that is shorter (:func:`selfattn.display.share.encode_cells`).
+cells that differ, or every cell when that is shorter, by the kit's table codec
+(:func:`selfattn.display.edits.encode_edits` / :func:`~selfattn.display.edits.decode_edits`, the Playground's
+tables under their own parameter names, :data:`TABLE_PARAMS`); the sizes and labels are the Playground's own.
 What a preset gives at some sizes is the caller's to say (:data:`Base`: the tutorial's labels
 are in the visitor's language), so this module needs neither Streamlit nor the catalog.
 """
@@ -13,10 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from selfattn.display import share
+from selfattn.display.edits import decode_edits, encode_edits
 from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, parse_labels
 from selfattn.playground.view import FIELDS, Tables, View, natural_sizes, view
 
 CELL_PARAMS = {"x": "x", "w_q": "wq", "w_k": "wk", "w_v": "wv", "b_q": "bq", "b_k": "bk", "b_v": "bv"}
+TABLE_PARAMS = {matrix: (param, f"d{param}") for matrix, param in CELL_PARAMS.items()}  # a table's full, diff param
 CELL_LINK_PARAMS = (*CELL_PARAMS.values(), *(f"d{p}" for p in CELL_PARAMS.values()))  # dropped from a link too long
 LINK_PARAMS = ("size", "tok", *CELL_LINK_PARAMS)  # the page's parameters beyond its settings table
 LINK_LABEL_CHARS = 2 * MAX_LABEL_CHARS  # a label in a link; the tables use the first MAX_LABEL_CHARS only
@@ -65,11 +69,8 @@ def _encode_tables(tables: Tables, base: Tables, natural: Sizes) -> dict[str, st
         shown = parse_labels(list(tables.tokens), len(tables.tokens))
         params["tok"] = share.encode_table([[label if len(label) <= LINK_LABEL_CHARS else shown[i]
                                              for i, label in enumerate(tables.tokens)]])
-    for matrix, param in CELL_PARAMS.items():
-        written = share.encode_cells(base.rows(matrix), tables.rows(matrix))
-        if written is not None:
-            kind, text = written
-            params[param if kind == "full" else f"d{param}"] = text
+    params.update(encode_edits({matrix: tables.rows(matrix) for matrix in CELL_PARAMS}, base.rows,
+                               TABLE_PARAMS))
     return params
 
 
@@ -95,21 +96,12 @@ def decode_tables(params: Mapping[str, str], preset: str, seed: int, base: Base)
             tables = replace(tables, tokens=tuple(tokens))
         except share.BadValue as exc:
             bad["tok"] = exc
-    for matrix, param in CELL_PARAMS.items():
-        rows = tables.rows(matrix)
-        try:
-            if param in params:
-                cells = share.decode_table(params[param], (len(rows), len(rows[0])), max_rows=MAX_TOKENS, max_cols=MAX_DIM)
-            elif f"d{param}" in params:
-                param = f"d{param}"
-                cells = share.apply_diff(rows, params[param])
-            else:
-                continue
-            if any(len(cell) > CELL_CHARS for row in cells for cell in row):  # the editors' own limit
-                raise share.BadValue("too_long", n=CELL_CHARS)
-        except share.BadValue as exc:
-            bad[param] = exc
-            continue
+    seeded = tables
+    edits, bad_cells = decode_edits(params, CELL_PARAMS, lambda m: (len(seeded.rows(m)), len(seeded.rows(m)[0])),
+                                    seeded.rows, offered=lambda _: None, max_rows=MAX_TOKENS, max_cols=MAX_DIM,
+                                    cell_chars=CELL_CHARS, names=TABLE_PARAMS)  # the editors' own limit on a cell
+    bad.update(bad_cells)
+    for matrix, cells in edits.items():
         tables = tables.with_rows(matrix, cells)
     return tables, bad
 

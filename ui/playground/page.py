@@ -1,17 +1,18 @@
 """Playground state: the editable matrices, their matrix editors, resizing, presets and uploads.
 
-Every matrix lives in ``st.session_state["pg"]["frames"]`` as a DataFrame of text: what the
-visitor sees now, bad cells included, so nothing typed is lost. ``frames`` is the truth.
+Every matrix lives in ``st.session_state["pg"]["tables"]`` as rows of text by name (X's labels as
+``tokens``), as the kit's pages keep their typed tables: what the visitor sees now, bad cells included,
+so nothing typed is lost. ``tables`` is the truth (read as one :class:`~selfattn.playground.view.Tables`).
 
 Each matrix has a matrix editor (``ui.components.matrix_editor``), whose state is the full table of
 cell texts as typed, with a revision number. The page reads that state on every run (after
-``setup`` has checked it) and, when it differs from ``frames``, it becomes ``frames``: an edit back
+``setup`` has checked it) and, when it differs from ``tables``, it becomes ``tables``: an edit back
 to the original value is a table like any other, so it never vanishes (the data editor's diff
 against its seed lost it, streamlit issue 7749).
 
 An editor is re-created (its key carries ``version``) only when the matrices change from
 outside it: a preset, a resize, an upload, an undo, a link, a refused state, or a language switch
-that relabels the tutorial's "Input i" tokens. A new editor is drawn from ``frames``, so no edit is
+that relabels the tutorial's "Input i" tokens. A new editor is drawn from ``tables``, so no edit is
 lost; within one editor the browser's typed text is the truth until it is sent.
 """
 
@@ -21,24 +22,22 @@ import functools
 import re
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from selfattn.core.presets import PRESETS, preset
 from selfattn.display import share
 from selfattn.display.grid import (MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes,
                                    read_csv_matrix)
-from selfattn.display.numbers import editor_text
+from selfattn.display.edits import text_rows
 from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from selfattn.playground import link as codec
 from selfattn.playground.link import CELL_CHARS, CELL_PARAMS
-from selfattn.playground.frames import fit_frames, frames_from_example, translate_label, w_frame, x_frame
 from selfattn.playground.inputs import TOKEN_COL, parse_rows
+from selfattn.playground.seeded import as_state, columns, example_tables, fit_tables, row_names, translate_label
 from selfattn.playground import text as words
 from selfattn.playground.text import TOGGLES
-from selfattn.playground.undo import undo_point
-from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, View, natural_sizes, tables, view
+from selfattn.playground.view import BIASES, FIELDS, MATRICES, NAMES, Tables, View, natural_sizes, view
 from ui.editing import Editors, Maps, editor_texts
 from ui.components import matrix_editor as editor_component
 from ui import state as settings
@@ -48,25 +47,20 @@ STATE = "pg"
 # What ``st.session_state["pg"]`` holds, one slot each (tests/test_session_keys.py holds the page to it).
 # The settings are not here: they are the page's table (selfattn.playground.view.FIELDS), read as one View.
 SLOTS = {
-    "frames": "every matrix as the visitor sees it, text as typed (the truth): {name: DataFrame}",
-    "version": "the editors' generation: a new one re-creates every editor from frames",
+    "tables": "every matrix as the visitor sees it, text as typed (the truth): {name: rows, 'tokens': X's labels}",
+    "version": "the editors' generation: a new one re-creates every editor from the tables",
     "lang": "the language the tutorial's labels were last written in",
     "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
     "upload_notice": "the uploaded file's name, or the InputError that refused it, said once",
-    "undo": "what the last preset, resize or upload replaced (selfattn.playground.undo.Undo), or None",
+    "undo": "(tables, settings, 'preset'/'resize'/'upload'): what the last such change replaced, or None",
     "note_edited": "whether the preset's note said 'edited' (the fragment reruns the page when that changes)",
     "revs": "{name: [editor key, revision]} the maps of this run were computed from (heatmap.js)",
     "mounted": "the cells each editor of this version was mounted with",
-    "cells": "{name: (frame, rows of text)}: each table as text, kept with the frame it was read from",
-    "tables": "(frames, Tables): the tables as the View holds them, kept with the frames",
 }
 
 
-def _as_text(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    return {name: frame.map(editor_text) for name, frame in frames.items()}
-
-
 LIMITS = {"n": MAX_TOKENS, "d_in": MAX_DIM, "d_k": MAX_DIM, "d_v": MAX_DIM}
+UNDONE = (*TOGGLES, "pg_preset", "pg_seed")  # the settings an undo puts back with the tables
 SIZE_KEYS = {"n": "pg_n", "d_in": "pg_d_in", "d_k": "pg_d_k", "d_v": "pg_d_v"}  # the size boxes (declared in the view's KEPT)
 
 
@@ -78,17 +72,16 @@ def state() -> dict:
     """
     if STATE not in st.session_state:
         example = preset("tutorial")
-        frames = dict(base_frames("tutorial", 0, Sizes(), current_lang()))  # shared, never changed in place
-        st.session_state[STATE] = {"frames": frames, "version": 0, "notice": None,
+        tables = as_state(base_tables("tutorial", 0, Sizes(), current_lang()))
+        st.session_state[STATE] = {"tables": tables, "version": 0, "notice": None,
                                    "undo": None, "lang": current_lang()}
         settings.put("pg_scale", example.scale)
     pg = st.session_state[STATE]
     if pg["lang"] != current_lang():
         pg["lang"] = current_lang()
-        x = pg["frames"]["x"]
-        labels = [translate_label(label, current_lang()) for label in x[TOKEN_COL]]
-        if labels != list(x[TOKEN_COL]):
-            pg["frames"]["x"] = x.assign(**{TOKEN_COL: labels})
+        labels = tuple(translate_label(label, current_lang()) for label in pg["tables"]["tokens"])
+        if labels != pg["tables"]["tokens"]:
+            pg["tables"]["tokens"] = labels
             EDITORS.renew()
     return pg
 
@@ -102,9 +95,10 @@ def editor_key(name: str) -> str:
     return EDITORS.key(name)
 
 
-def _limits(name: str, frame: pd.DataFrame) -> list[int]:
+def _limits(name: str) -> list[int]:
     """The most characters each column of ``name``'s editor takes (X: its label column first)."""
-    return [MAX_LABEL_CHARS if name == "x" and c == TOKEN_COL else CELL_CHARS for c in frame.columns]
+    width = len(state()["tables"][name][0])
+    return [MAX_LABEL_CHARS, *[CELL_CHARS] * width] if name == "x" else [CELL_CHARS] * width
 
 
 def setup() -> dict:
@@ -116,13 +110,13 @@ def setup() -> dict:
     page says what was refused (the kit's :meth:`ui.editing.Editors.check`).
     """
     pg = state()
-    EDITORS.check(((name, _cells(name), _limits(name, pg["frames"][name]), NAMES[name]) for name in (*MATRICES, *BIASES)),
+    EDITORS.check(((name, _cells(name), _limits(name), NAMES[name]) for name in (*MATRICES, *BIASES)),
                   cell_chars=CELL_CHARS, label_chars=MAX_LABEL_CHARS)
     return pg
 
 
-def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, before: dict | None = None) -> None:
-    """Replace matrices from outside the editors (preset, resize, upload) and reset the editors.
+def replace_tables(tables: dict, *, undo: str | None = None, before: dict | None = None) -> None:
+    """Replace tables from outside the editors (preset, resize, upload) and reset the editors.
 
     Args:
         undo: what replaced them ("preset", "resize", "upload"): the tables before it are kept
@@ -130,28 +124,22 @@ def replace_frames(frames: dict[str, pd.DataFrame], *, undo: str | None = None, 
         before: settings as they were before the change, where they already changed (the preset box).
     """
     pg = state()
-    if undo is not None:
-        EDITORS.keep_undo(undo_point(pg["frames"], st.session_state, undo, before))
-    pg["frames"] = {**pg["frames"], **_as_text(frames)}
+    if undo is not None:  # the kit's one-click undo: (tables, settings, what replaced them)
+        kept = {key: settings.value(key) for key in UNDONE}
+        EDITORS.keep_undo((dict(pg["tables"]), {**kept, **(before or {})}, undo))
+    pg["tables"] = {**pg["tables"], **tables}
     EDITORS.renew()
 
 
 def undo() -> None:
-    """Callback: bring back the tables and toggles from before the last preset, resize or upload."""
-    saved = EDITORS.take_undo()
-    if not saved:
-        return
-    replace_frames(saved.frames)
-    for key, value in saved.settings.items():
-        settings.put(key, value)
-    sync_size_widgets()
-    EDITORS.say("success", "pg.undone")
+    """Callback: bring back the tables, the switches, the preset box and its seed from before the last preset,
+    resize or upload (the kit's :meth:`ui.editing.Editors.undo_edits`)."""
+    if EDITORS.undo_edits("pg.undone", tables="tables"):
+        sync_size_widgets()
 
 
 def current_sizes() -> Sizes:
-    frames = state()["frames"]
-    return Sizes(n=len(frames["x"]), d_in=frames["x"].shape[1] - 1, d_k=frames["w_q"].shape[1],
-                 d_v=frames["w_v"].shape[1])
+    return shown_tables().sizes
 
 
 def load_preset(name: str, seed: int, before: dict | None = None) -> None:
@@ -159,7 +147,7 @@ def load_preset(name: str, seed: int, before: dict | None = None) -> None:
     sizes = current_sizes()
     example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
     toggles_before = {key: bool(st.session_state.get(key, False)) for key in TOGGLES}
-    replace_frames(frames_from_example(example, current_lang()), undo="preset", before=before)
+    replace_tables(as_state(example_tables(example, current_lang())), undo="preset", before=before)
     after = words.preset_toggles(example)
     for key, value in after.items():
         settings.put(key, value)
@@ -213,7 +201,7 @@ def resize_to_widgets() -> None:
             EDITORS.say("warning", "pg.size_clamped", name=field, top=top, fixed=fixed)
     sizes = Sizes(*(int(st.session_state[SIZE_KEYS[field]]) for field in LIMITS))
     if sizes != current_sizes():
-        replace_frames(fit_frames(state()["frames"], sizes, current_lang()), undo="resize")
+        replace_tables(as_state(fit_tables(shown_tables(), sizes, current_lang())), undo="resize")
 
 
 def size_widgets() -> None:
@@ -228,27 +216,24 @@ def size_widgets() -> None:
 
 
 def _cells(name: str) -> list[list[str]]:
-    """The current table of ``name`` as rows of text, kept with the table it was read from."""
-    pg = state()
-    frame = pg["frames"][name]
-    kept = pg.setdefault("cells", {}).get(name)
-    if kept is None or kept[0] is not frame:
-        kept = pg["cells"][name] = (frame, [[_text(v) for v in row] for row in frame.to_numpy(dtype=object)])
-    return kept[1]
+    """The current table of ``name`` as its editor holds it, rows of text (X: each row's label first)."""
+    tables = state()["tables"]
+    if name == "x":
+        return [[label, *row] for label, row in zip(tables["tokens"], tables["x"])]
+    return [list(row) for row in tables[name]]
 
 
 def _take_sent(name: str) -> int:
     """Make the table the editor sent (checked by ``setup``) the current one; return its revision."""
-    pg = state()
+    tables = state()["tables"]
     sent = EDITORS.sent(name, name)
     if sent is None:
         return 0
     rev, cells = sent
     if cells != _cells(name):
-        frame = pg["frames"][name]
-        new = pd.DataFrame(cells, index=frame.index, columns=frame.columns)
-        pg["frames"][name] = new
-        pg["cells"][name] = (new, [list(row) for row in cells])
+        if name == "x":
+            tables["tokens"] = tuple(row[0] for row in cells)
+        tables[name] = tuple(tuple(row[1:] if name == "x" else row) for row in cells)
     return rev
 
 
@@ -256,49 +241,47 @@ def _bad_cell(name: str, problem: InputError | None) -> tuple[int, int] | None:
     """Where the cell ``problem`` names sits in ``name``'s editor, as (row, column)."""
     if problem is None or not problem.code.startswith("cell_"):
         return None
-    frame = state()["frames"][name]
-    columns = [str(c) for c in frame.columns]
+    rows = state()["tables"][name]
+    names = columns(name, len(rows[0]))
     row, col = str(problem.params.get("row", "")), str(problem.params.get("col", ""))
-    if col not in columns:
+    if col not in names:
         return None
     if name == "x":
         i = int(row.split(" ", 1)[0]) - 1 if re.fullmatch(r"[0-9]{1,3}", row.split(" ", 1)[0]) else -1
     elif name in BIASES:
         i = 0
     else:
-        i = [str(r) for r in frame.index].index(row) if row in [str(r) for r in frame.index] else -1
-    return (i, columns.index(col)) if 0 <= i < len(frame) else None
+        i = row_names(name, len(rows)).index(row) if row in row_names(name, len(rows)) else -1
+    return (i, names.index(col)) if 0 <= i < len(rows) else None
 
 
-def editor(name: str) -> pd.DataFrame:
-    """Draw the matrix editor for one matrix, mark its bad cell, and return its table.
+def editor(name: str) -> None:
+    """Draw the matrix editor for one matrix and mark its bad cell.
 
     What the editor sent (the full table as typed) becomes the matrix's current table. A bad cell
     is outlined where it sits and named right under its editor, so the visitor sees it where they
     typed; the results further down keep the last good numbers.
     """
-    pg = state()
     key = editor_key(name)
     rev = _take_sent(name)  # noted for the maps of this run (EDITORS.revs, heatmap.js)
-    frame = pg["frames"][name]
+    tables = state()["tables"]
     problem = matrix_error(name)
-    columns = [str(c) for c in frame.columns]
+    cols = columns(name, len(tables[name][0]))
     if name == "x":
-        rows = [str(i + 1) for i in range(len(frame))]
-        columns[0] = tr("pg.token_col")
+        rows = [str(i + 1) for i in range(len(tables[name]))]
+        cols[0] = tr("pg.token_col")
     else:
-        rows = [str(r) for r in frame.index]
+        rows = row_names(name, len(tables[name]))
     bad = _bad_cell(name, problem)
-    editor_component.matrix_editor(key, name=name, matrix=NAMES[name], rows=rows, cols=columns, cells=EDITORS.mounted(name, _cells(name)),
-                         max_chars=_limits(name, frame), labels=[name == "x" and j == 0 for j in range(len(columns))],
+    editor_component.matrix_editor(key, name=name, matrix=NAMES[name], rows=rows, cols=cols, cells=EDITORS.mounted(name, _cells(name)),
+                         max_chars=_limits(name), labels=[name == "x" and j == 0 for j in range(len(cols))],
                          rev=rev if bad else 0, bad=bad, texts=editor_texts())
     if name == "x":
-        long = [str(v) for v in frame[TOKEN_COL] if isinstance(v, str) and len(v.strip()) > MAX_LABEL_CHARS]
+        long = [str(v) for v in tables["tokens"] if isinstance(v, str) and len(v.strip()) > MAX_LABEL_CHARS]
         if long:  # an upload may bring longer labels than the editor lets one type
             st.info(tr("pg.labels_cut", n=MAX_LABEL_CHARS, first=long[0]), icon=":material/content_cut:")
     if problem is not None:
         st.error(error_text(problem), icon=":material/error:")
-    return frame
 
 
 def _parse(name: str) -> np.ndarray:
@@ -343,36 +326,18 @@ def apply_upload(target: str, data: bytes) -> None:
     if target == "x":
         values, labels = read_csv_matrix(data, "X", cols=sizes.d_in)
         tokens = labels or [f"t{i + 1}" for i in range(len(values))]
-        frame = x_frame(tokens, values)
-        replace_frames({"x": frame}, undo="upload")
+        replace_tables({"tokens": tuple(tokens), "x": text_rows(values)}, undo="upload")
     else:
         width = sizes.d_v if target == "w_v" else sizes.d_k
         values, _ = read_csv_matrix(data, NAMES[target], cols=width, rows=sizes.d_in)
-        replace_frames({target: w_frame(values, target)}, undo="upload")
+        replace_tables({target: text_rows(values)}, undo="upload")
     sync_size_widgets()
 
 
 # ── The shareable link: encoded from the page's View (selfattn.playground.link) ──────────
 
-def _text(value) -> str:
-    """A cell as text ("" for an emptied one)."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    return editor_text(value)
-
-
-def _rows(frame: pd.DataFrame, name: str) -> list[list[str]]:
-    """The cells of one table as text, row by row (X without its token column)."""
-    cells = frame.to_numpy(dtype=object)  # (rows, cols), X with its token column first
-    return [[_text(v) for v in row] for row in (cells[:, 1:] if name == "x" else cells)]
-
-
-def _tables_of(frames: dict[str, pd.DataFrame]) -> Tables:
-    return tables([_text(v) for v in frames["x"][TOKEN_COL]], {m: _rows(frames[m], m) for m in CELL_PARAMS})
-
-
 @functools.lru_cache(maxsize=64)
-def base_frames(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, pd.DataFrame]:
+def base_tables(name: str, seed: int, sizes: Sizes, lang: str) -> Tables:
     """The tables the preset ``name`` gives at ``sizes`` (random: drawn at those sizes), as text.
 
     ``lang``: the language of the tutorial's "Input i" labels (the visitor's).
@@ -381,17 +346,12 @@ def base_frames(name: str, seed: int, sizes: Sizes, lang: str) -> dict[str, pd.D
         example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
     else:
         example = preset(name, seed=seed)
-    return fit_frames(_as_text(frames_from_example(example, lang)), sizes, lang)
-
-
-@functools.lru_cache(maxsize=64)
-def _base_tables(name: str, seed: int, sizes: Sizes, lang: str) -> Tables:
-    return _tables_of(base_frames(name, seed, sizes, lang))
+    return fit_tables(example_tables(example, lang), sizes, lang)
 
 
 def base(name: str, seed: int, sizes: Sizes) -> Tables:
     """What the preset ``name`` gives at ``sizes``, in the visitor's language (the link's ``Base``)."""
-    return _base_tables(name, seed, sizes, current_lang())
+    return base_tables(name, seed, sizes, current_lang())
 
 
 def _preset_and_seed() -> tuple[str, int]:
@@ -400,13 +360,8 @@ def _preset_and_seed() -> tuple[str, int]:
 
 
 def shown_tables() -> Tables:
-    """The tables on screen as text, kept with the tables they were read from (most reruns change none)."""
-    pg = state()
-    frames = list(pg["frames"].values())
-    kept = pg.get("tables")
-    if kept is None or len(kept[0]) != len(frames) or any(a is not b for a, b in zip(kept[0], frames)):
-        kept = pg["tables"] = (frames, _tables_of(pg["frames"]))
-    return kept[1]
+    """The tables on screen as text."""
+    return Tables(**state()["tables"])
 
 
 def read() -> View:
@@ -441,18 +396,7 @@ def open_link(params: dict[str, str]) -> dict[str, share.BadValue]:
     """
     name, seed = _preset_and_seed()
     opened, bad = codec.decode_tables(params, name, seed, base)
-    frames = dict(base_frames(name, seed, opened.sizes, current_lang()))
-    was = base(name, seed, opened.sizes)
-    for matrix in (*MATRICES, *BIASES):
-        frame = frames[matrix]
-        if opened.rows(matrix) == was.rows(matrix) and (matrix != "x" or opened.tokens == was.tokens):
-            continue
-        numbers = frame.drop(columns=[TOKEN_COL]) if matrix == "x" else frame
-        cells = pd.DataFrame([list(row) for row in opened.rows(matrix)], index=numbers.index, columns=numbers.columns)
-        frames[matrix] = (pd.concat([frame[[TOKEN_COL]].assign(**{TOKEN_COL: list(opened.tokens)}), cells], axis=1)
-                          if matrix == "x" else cells)
-    pg = state()
-    pg["frames"] = frames
+    state()["tables"] = as_state(opened)
     EDITORS.renew()
     sync_size_widgets()
     focus_now = {"pg_focus": st.session_state.get("pg_focus", 0)}
