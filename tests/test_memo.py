@@ -13,8 +13,9 @@ from selfattn.block.compute import result_view
 from selfattn.block.view import View
 
 
-def test_every_cache_of_a_process_holds_about_100_mb_at_most():
-    assert memo.TOTAL_BUDGET <= 100 * memo.MIB
+def test_every_cache_of_a_process_holds_about_120_mb_at_most():
+    # 100 MiB until the poet's poems were shared (16 MiB): a poem a session cost 11.6 MB a visitor on /poet
+    assert memo.TOTAL_BUDGET <= 120 * memo.MIB
 
 
 def test_a_cache_evicts_the_least_recently_used_to_stay_within_its_bytes():

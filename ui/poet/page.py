@@ -131,7 +131,16 @@ def write(request: dict, writer=None) -> Poem:
                              got=len(str(text)), limit=limit["chars"])
     if request["top_k"] is not None and request["top_k"] > limit["top_k"]:
         raise InputError("poet_top_k", f"top-k {request['top_k']}", value=request["top_k"], limit=limit["top_k"])
+    if writer is None and own() is None:
+        return shipped_poem(request)
     return generate(writer or model(), **request)
+
+
+@memo.cached("poet.poems", key=lambda request: tuple(sorted(request.items())))
+def shipped_poem(request: dict) -> Poem:
+    """The shipped model's poem of ``request``, kept per process: a class opening one link shares one poem (a
+    four-line poem's steps, with their probabilities and caches, are about 4 MB) instead of holding a copy each."""
+    return generate(poet(), **request)
 
 
 # ── The poem and its steps ──────────────────────────────────────────────────────────────
