@@ -240,7 +240,7 @@ def pytest_runtest_teardown(item, nextitem):
 # of four minutes, the container build, last) is off in pytest.ini (--no-loadscope-reorder).
 LONGEST_FIRST = (  # every file of 25 s or more in a whole run, longest first (SELFATTN_TEST_TIMELINE, 2026-11-28)
     "test_container.py", "test_layout_browser.py", "test_hostile.py", "test_playground_browser.py",
-    "test_look_browser.py", "test_benchmark_scripts.py", "test_projector_fit_browser.py", "test_deploy.py",
+    "test_look_browser.py", "test_benchmark_scripts.py", "test_deploy.py",
     "test_embeddings_layout_browser.py", "test_bench_load.py", "test_block_browser.py", "test_hostile_heads.py",
     "test_hostile_messages.py", "test_fuzz_seq2seq.py", "test_linked_browser.py", "test_embeddings_app.py",
     "test_fuzz_links.py", "test_seq2seq_browser.py", "test_faults.py",

@@ -140,8 +140,45 @@ def playground_keeps_its_lines(page, lang: str, what: str) -> None:
         assert found["copyShown"] is True, (what, found)
 
 
+def a_picked_head_is_shown_where_the_visitor_is_looking(page, what: str) -> None:
+    """Sentence embeddings' part 2 (the model's heads) on a projector: a head picked in the pattern grid shows up under
+    the grid, in the window with room for its map (no scrolling), its labels >= 12 px and a row per token. (Until issue
+    51, tests/test_embeddings_layout_browser.py's own test, on a load of its own of this very page.) It clicks: the
+    case's last check."""
+    # as the page was opened: scrolled to its top (the map choice's check before this one may have scrolled it, and
+    # a grid already in the window is not scrolled to, so the head would be drawn under its bottom edge)
+    page.evaluate("() => { for (const e of document.querySelectorAll('*')) if (e.scrollTop) e.scrollTop = 0; }")
+    page.wait_for_timeout(300)
+    grid = page.locator("[data-testid='stVegaLiteChart']").filter(has_text="Pattern")
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    cells = grid.locator("g.mark-rect").first.locator("path")  # the cells (the chosen head's frame is another layer)
+    box = cells.nth(2).bounding_box()  # layer 1, head 3
+    page.mouse.move(box["x"] + 5, box["y"] + 5)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    title = page.get_by_text("Layer 1, head 3: the model's own attention")
+    title.wait_for(timeout=30000)
+    wait_until_idle(page)
+    page.wait_for_timeout(500)
+    top = title.bounding_box()["y"]
+    assert 0 <= top <= HEIGHT - 150, (what, top)  # in the window, with room for the map under it: no scrolling
+    grid_top = grid.bounding_box()["y"]
+    assert top > grid_top, what  # under the grid the visitor clicked, not 1,500 px above it
+    head_view = page.locator("[data-testid='stVegaLiteChart']").filter(has=page.locator("g.mark-rule.role-mark"))
+    assert head_view.count() == 1, what
+    for chart in (head_view, grid):  # read from the back of a room: no label under 12 px at 1024
+        sizes = chart.locator("text").evaluate_all(
+            "els => els.filter(e => e.textContent.trim()).map(e => parseFloat(getComputedStyle(e).fontSize))")
+        assert sizes and min(sizes) >= 12, (what, sizes)
+    rows = head_view.locator("g.mark-text.role-mark").first.locator("text").evaluate_all(
+        "els => els.map(e => e.getBoundingClientRect().top)")
+    assert min(b - a for a, b in zip(rows, rows[1:])) >= 24, what  # a row per token, labels never crowded
+
+
 EXTRA_CHECKS = {"heads:bench": lambda page, lang, what: heads_bench_shows_its_values(page, what),
                 "embeddings:model": embeddings_map_choice_is_whole, "playground": playground_keeps_its_lines}
+# What one case alone has of its own, checked last (it may click): (name, width, language) -> check(page, what).
+CASE_CHECKS = {("embeddings:model", 1024, "en"): a_picked_head_is_shown_where_the_visitor_is_looking}
 
 # Each page (and each part of Heads & devices) at each width in both languages, and Heads & devices' parts with the
 # sentence box at the projector's width in Chinese: one tab a case, every check on it (a tab costs a page load of
@@ -157,7 +194,8 @@ def test_charts_stay_in_their_columns_and_no_control_is_cut_short(browser, url, 
     button, box, chip and option shows its whole text (none cut, none hidden in a scroller). On a projector (1024 px)
     and a tablet (768 px) also: chart labels are >= 12 px, as is every text of the step maps (cells, headers,
     legend), none of it cut: read from the back of a room. And what a page has of its own (EXTRA_CHECKS): the
-    Playground's lines, the benchmark's values and legends, the embeddings' map choice."""
+    Playground's lines, the benchmark's values and legends, the embeddings' map choice; and a case's own
+    (CASE_CHECKS): a head picked in the embeddings' pattern grid shown where the visitor is looking."""
     page = open_page(browser, url, name, width, lang, extra)
     what = f"{name} at {width} px ({lang}{extra})"
     try:
@@ -169,6 +207,8 @@ def test_charts_stay_in_their_columns_and_no_control_is_cut_short(browser, url, 
             assert page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT) == [], what
         if name in EXTRA_CHECKS:
             EXTRA_CHECKS[name](page, lang, what)
+        if not extra and (name, width, lang) in CASE_CHECKS:
+            CASE_CHECKS[name, width, lang](page, what)
     finally:
         release(page)
 
