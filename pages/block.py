@@ -160,13 +160,15 @@ def one_layer(shown, sharing: dict) -> None:
         st.selectbox(tr("tb.layer"), range(shown.layers), key="tb_layer", format_func=lambda i: f"{i + 1}",
                      on_change=tb.on_layer)
     layer = shown.layer
-    with st.expander(tr("tb.weights_title", layer=layer + 1), icon=":material/edit:"):
-        st.caption(tr("tb.weights_help"))
-        with st.container(horizontal=True, wrap=True, gap="medium"):
-            for table in tb.shown_tables(shown)[1:]:
-                with st.container(width="content"):
-                    st.markdown(f"**{tb.table_label(table)}**")
-                    tb.editor(table, shown)
+    panel = tb.weights_panel(tr("tb.weights_title", layer=layer + 1))
+    if panel.open:  # closed, its editors are not made (the preview gets the layer's weights from the server)
+        with panel:
+            st.caption(tr("tb.weights_help"))
+            with st.container(horizontal=True, wrap=True, gap="medium"):
+                for table in tb.shown_tables(shown)[1:]:
+                    with st.container(width="content"):
+                        st.markdown(f"**{tb.table_label(table)}**")
+                        tb.editor(table, shown)
     if bool(shown.edits) != tb.state().get("note_edited", False):  # the first edit (or the last undone): the
         st.rerun(scope="app")  # preset's note above says so at once, not at the next whole run
     result = outcome(shown)

@@ -289,16 +289,19 @@ def flow() -> None:
             with st.container(width="content"):
                 st.markdown(f"**{s2.table_label(table)}**")
                 s2.editor(table, shown)
-    with st.expander(tr("s2s.weights_title"), icon=":material/edit:"):
-        st.caption(tr("s2s.weights_help"))
-        groups = sv.offered_groups(shown)
-        names = {g: tr(f"s2s.group_{g[0]}", layer=int(g[1])) for g in groups}
-        choice(st.selectbox, tr("s2s.edit_group"), groups, "s2s_edit", names, on_pick=lambda _before: s2.on_group())
-        with st.container(horizontal=True, wrap=True, gap="medium"):
-            for table in s2.shown_tables(shown)[2:]:
-                with st.container(width="content"):
-                    st.markdown(f"**{s2.table_label(table)}**")
-                    s2.editor(table, shown)
+    panel = s2.weights_panel(tr("s2s.weights_title"))
+    if panel.open:  # closed, its editors are not made (the preview gets every layer's weights from the server)
+        with panel:
+            st.caption(tr("s2s.weights_help"))
+            groups = sv.offered_groups(shown)
+            names = {g: tr(f"s2s.group_{g[0]}", layer=int(g[1])) for g in groups}
+            choice(st.selectbox, tr("s2s.edit_group"), groups, "s2s_edit", names,
+                   on_pick=lambda _before: s2.on_group())
+            with st.container(horizontal=True, wrap=True, gap="medium"):
+                for table in s2.shown_tables(shown)[2:]:
+                    with st.container(width="content"):
+                        st.markdown(f"**{s2.table_label(table)}**")
+                        s2.editor(table, shown)
     if bool(shown.edits) != s2.state().get("note_edited", False):  # the preset's note above says so at once
         st.rerun(scope="app")
 

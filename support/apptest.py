@@ -265,6 +265,19 @@ def downloaded(downloads: dict[str, bytes], name: str):
     return pd.read_csv(io.BytesIO(downloads[f"{name}.csv"]), index_col=0)
 
 
+def click_expander(at, key: str, opened: bool = True) -> None:
+    """Run the page as after a click that opens (or closes) the expander ``key``: its state sent as the browser sends
+    it, so that its callback runs as it would there."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    element = next(e for e in at.expander if e.proto.id.endswith(f"-{key}"))
+    states = at._tree.get_widget_states()  # what the browser's other widgets hold
+    kept = [w for w in states.widgets if w.id != element.proto.id]
+    del states.widgets[:]
+    states.widgets.extend([*kept, WidgetState(id=element.proto.id, bool_value=opened)])
+    at._run(states)
+
+
 def trigger_id(component_id: str, event_group: str = "events") -> str:
     """The widget id under which Streamlit takes a Components-v2 element's trigger events (its
     "aggregator": ``$$STREAMLIT_INTERNAL_KEY_<element id>__events``), as the browser sends them."""

@@ -206,6 +206,31 @@ def check_page(at: AppTest, title_key: str | None = None, has_result: Callable[[
         assert has_result(at) or at.error or at.warning or at.info, "neither a result nor a message on the page"
 
 
+def weights_made_only_while_open(at: AppTest, key: str, closed: set[str], opened: set[str],
+                                 edit: Callable[[AppTest], None], param: str, value: str) -> dict:
+    """A page of typed tables whose weights' expander ``key`` runs its body only while open: closed, the editors
+    ``closed`` alone are made; a click opens it and ``opened`` are; ``edit(at)`` types into one of them (the link
+    then says ``param`` = ``value``); closed again, those editors go and the maps and the link stay; opened again,
+    they are made. Returns the maps after the edit."""
+    from support.apptest import click_expander, editors
+
+    def click(opening: bool) -> None:
+        click_expander(at, key, opening)
+        assert not at.exception, [e.value for e in at.exception]
+        assert set(editors(at)) == (opened if opening else closed), sorted(editors(at))
+
+    assert set(editors(at)) == closed, sorted(editors(at))  # the expander's body does not run
+    click(True)  # the weights one click away
+    before = map_cells(at)
+    edit(at)
+    edited = map_cells(at)
+    assert edited != before and link_params(at)[param] == value
+    for opening in (False, True):  # the edit outlives closing and opening again
+        click(opening)
+        assert map_cells(at) == edited and link_params(at)[param] == value
+    return edited
+
+
 # ── Links ────────────────────────────────────────────────────────────────────────────────
 
 def link_query(at: AppTest) -> str:
@@ -405,6 +430,28 @@ class Walk:
 
         self.expect.append(opened)
         return f"part {part} ({how})"
+
+    def open_or_close(self, key: str) -> str:
+        """Click the expander ``key`` whose body runs only while it is open (a page's weights' editors): a closed one
+        opens and its editors are drawn, an open one closes and they are not; the link stays as it was."""
+        from support.apptest import click_expander, editors as shown_editors
+
+        panel = next((e for e in self.at.main.expander if e.proto.id.endswith(f"-{key}")), None)
+        if panel is None:
+            return self.rerun()
+        opened = not panel.proto.expanded
+        link = lambda: {k: v for k, v in settings_in_link(self.at).items() if k not in self.moving()}  # noqa: E731
+        before, count = link(), len(shown_editors(self.at))
+        click_expander(self.at, key, opened)
+
+        def clicked() -> None:
+            now = next(e for e in self.at.main.expander if e.proto.id.endswith(f"-{key}"))
+            assert now.proto.expanded == opened, ("the expander clicked", key, opened)
+            assert (len(shown_editors(self.at)) > count) == opened, ("its editors drawn while open", key, opened)
+            assert link() == before, ("the link kept", key)
+
+        self.expect.append(clicked)
+        return f"expander {key} {'opened' if opened else 'closed'}"
 
     def rerun(self) -> str:
         self.at.run()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from selfattn.i18n import t, t_plain
 from selfattn.seq2seq import view as sv
-from support.apptest import choice_widget, editor_cells, type_cell
+from support.apptest import choice_widget, click_expander, editor_cells, editors, type_cell
 from tests import fuzz
 
 
@@ -46,17 +46,34 @@ def label(at, table: str) -> str:
     return t_plain(f"s2s.table_{side}", lang, name=name, layer=layer + 1)
 
 
+def shown(at, table: str) -> str:
+    """The name of ``table``'s editor, the weights' expander opened first (as a click) where the editor is not drawn:
+    a closed expander's editors are not made."""
+    name = label(at, table)
+    if name not in editors(at):
+        open_weights(at)
+    return name
+
+
 def cells(at, table: str) -> list[list[str]]:
     """What an editor holds: what was sent to it, else what it was mounted with."""
-    return editor_cells(at, label(at, table))
+    return editor_cells(at, shown(at, table))
 
 
 def send(at, table: str, row: int, col: int, text: str) -> None:
     """The state an editor sends after one cell is typed, then a run (as Enter in the browser)."""
-    type_cell(at, label(at, table), row, col, text)
+    type_cell(at, shown(at, table), row, col, text)
+
+
+def open_weights(at) -> None:
+    """The weights' expander opened (as a click) where it is closed: its editors and its layer box are made then."""
+    if any(e.proto.id.endswith("-s2s_weights") and not e.proto.expanded for e in at.main.expander):
+        click_expander(at, "s2s_weights")
 
 
 def pick(at, kind: str, key: str, value) -> None:
+    if key == "s2s_edit":  # the layer to edit: a box in the weights' expander
+        open_weights(at)
     choice_widget(getattr(at, kind), key).set_value(value).run()
 
 

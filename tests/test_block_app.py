@@ -13,7 +13,7 @@ import pytest
 
 from selfattn.block import view as tbv
 from selfattn.i18n import t
-from support.apptest import editors, open_link, open_page, open_part, step_maps
+from support.apptest import click_expander, editors, open_link, open_page, open_part, step_maps
 from tests.blockpage import cells, check_line, errors, label, link, maps, number, ok, pick, send
 from tests import fuzz
 
@@ -42,7 +42,7 @@ def test_the_page_opens_with_its_check_line(lang):
     assert line is not None and "TransformerEncoderLayer" in line
     diff = float(line.rsplit(" ", 1)[-1].rstrip(".。") if lang == "en" else line.split("：")[-1].split(" ")[-1].rstrip("。"))
     assert diff < 1e-12
-    assert set(editors(at)) == {label(at, table) for table in ("x", *(f"1{p}" for p in tbv.PARTS))}
+    assert set(editors(at)) == {label(at, "x")}  # the weights' expander is closed: its editors are not made
     assert {"layer1_att1", "layer1_att2"} <= {k.removeprefix("tb_") for k in step_maps(at)}
     assert fuzz.link_query(at) == ("lang=zh" if lang == "zh" else "")
 
@@ -86,6 +86,7 @@ def test_every_control_changes_what_is_shown():
     assert "tb_final" in step_maps(at)
     open_part(at, "block", "layer")
     before = maps(at)
+    click_expander(at, "tb_weights")
     at.selectbox(key="tb_layer").set_value(2).run()
     ok(at)
     assert label(at, "3wq") in editors(at) and label(at, "1wq") not in editors(at)
@@ -161,6 +162,21 @@ def test_an_edit_changes_the_outputs_and_the_link():
     send(at, "1w1", 1, 2, tbv.base_rows(tbv.View(), "1w1")[1][2])  # typed back: the link forgets it
     ok(at)
     assert "d1w1" not in link(at) and maps(at) == before
+
+
+def test_the_weights_editors_are_made_only_while_their_expander_is_open_and_an_edit_outlives_closing_it():
+    at = open_page("block")
+    weights = {label(at, f"1{part}") for part in tbv.PARTS}
+    edited = fuzz.weights_made_only_while_open(at, "tb_weights", {"X"}, {"X", *weights},
+                                               lambda a: send(a, "1w1", 1, 2, "3"), "d1w1", "1.2.3")
+    ok(at)
+    open_part(at, "block", "stack")  # the expander stays open across parts, and the edit with it
+    open_part(at, "block", "layer")
+    assert set(editors(at)) == {"X", *weights} and cells(at, "1w1")[1][2] == "3" and maps(at) == edited
+    click_expander(at, "tb_weights", False)
+    open_part(at, "block", "batch")  # and closed
+    open_part(at, "block", "layer")
+    assert set(editors(at)) == {"X"} and maps(at) == edited
 
 
 # ── the link ─────────────────────────────────────────────────────────────────────────────

@@ -16,6 +16,7 @@ from selfattn.block.view import layer_tables
 from selfattn.core.block import LayerParams, transformer_layer
 from selfattn.core.positions import positional_encoding
 from selfattn.display.numbers import map_text
+from selfattn.i18n import t_plain
 from tests.browser import as_text, assert_preview_cells, browser_page, shaken, wait_until_idle
 
 pytestmark = pytest.mark.browser
@@ -51,14 +52,18 @@ def random_case(rng: random.Random) -> dict:
             "norm_first": rng.random() < 0.5, "causal": rng.random() < 0.5, "eps": rng.choice([1e-5, 1e-12, 0.1])}
 
 
-def engine(case: dict) -> dict:
+def engine(case: dict, closed: bool = False) -> dict:
+    """The typed tables and the engine a case gives the preview: the layer's weights typed in their editors, or
+    (``closed``: the weights' expander closed, its editors not made) sent by the server with the engine."""
     tables = {"tb_x": {"instance": "i", "cells": as_text(case["x"])}}
     for part, matrix in layer_tables(case["shown"]).items():
-        tables[f"tb_{len(case['before']) + 1}{part}"] = {"instance": "i", "cells": as_text(matrix)}
+        if not closed:
+            tables[f"tb_{len(case['before']) + 1}{part}"] = {"instance": "i", "cells": as_text(matrix)}
     return {"tables": tables, "engine": {
         "norm_first": case["norm_first"], "activation": case["act"], "eps": case["eps"], "causal": case["causal"],
         "heads": case["heads"], "layer": len(case["before"]),
         "before": [{p: m.tolist() for p, m in layer_tables(params).items()} for params in case["before"]],
+        "shown": {p: m.tolist() for p, m in layer_tables(case["shown"]).items()} if closed else None,
         "pe": None if case["pe"] is None else case["pe"].tolist(),
         "instances": {name: "i" for name in tables}}}
 
@@ -85,11 +90,12 @@ def test_every_box_of_the_preview_is_what_the_server_shows(page):
     """150 random layers: each box's cells, as the browser works them out, equal the core library's trace
     written as the maps write it. A cell may differ only where the two sides' last bits fall either side of a
     rounding tie, or where a sum cancels (0 on one side, 1e-17 on the other): at most 1 in 2,000 cells (3 in
-    35,847 when this was written, all cancellations); the server's answer then redraws that map."""
+    35,847 when this was written, all cancellations); the server's answer then redraws that map. Every other case
+    has the weights' expander closed: the layer's weights come with the engine, X alone is typed."""
     rng = random.Random(32)
     cases = [random_case(rng) for _ in range(150)]
     got = page.evaluate("(cases) => cases.map((c) => window.selfattnBlock.blockCells(c.tables, c.engine))",
-                        [engine(c) for c in cases])
+                        [engine(c, closed=k % 2 == 1) for k, c in enumerate(cases)])
     assert_preview_cells([expected(case) for case in cases], got)
 
 
@@ -108,13 +114,25 @@ def outputs_cells(page) -> list[list[str]]:
         .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))""", OUTPUTS)
 
 
-def test_an_edit_shows_in_the_maps_before_the_server_answers_and_the_answer_changes_nothing(page):
+EDITORS = "[class*='st-key-tbed_'] [data-testid='stBidiComponentIsolated']"  # the matrix editors on the page
+
+
+@pytest.mark.parametrize("weights", ["closed", "open"])
+def test_an_edit_shows_in_the_maps_before_the_server_answers_and_the_answer_changes_nothing(page, weights):
+    """Typed into X, with the weights' expander closed (its editors not made: the layer's weights come with the
+    engine) and open (read from its editors)."""
+    if weights == "open":
+        page.get_by_text(t_plain("tb.weights_title", "en", layer=1)).click()
+        page.wait_for_function(f"() => document.querySelectorAll({EDITORS!r}).length === 11", timeout=30000)
+        wait_until_idle(page)
+    else:
+        assert page.locator(EDITORS).count() == 1  # X alone
     cell = page.get_by_role("textbox", name="X, t1, 1", exact=True)
     cell.scroll_into_view_if_needed()
     cell.click()
     before = outputs_cells(page)
     page.keyboard.press("Control+A")
-    page.keyboard.type("2.5")
+    page.keyboard.type("2.5" if weights == "closed" else "-1.25")
     page.keyboard.press("Enter")
     shown_at_once = outputs_cells(page)
     assert shown_at_once != before  # drawn by the preview, in the Enter's own task: before any answer could come

@@ -33,7 +33,8 @@ class Seq2seqWalk(fuzz.Walk):
 
     def moves(self):
         return [(4, self.number), (4, self.choose), (1.5, self.press), (8, self.edit_cell), (1, self.type_text),
-                (1, self.switch_language), (0.5, self.rerun), (3, self.switch_part)]
+                (1, self.switch_language), (0.5, self.rerun), (3, self.switch_part),
+                (2, lambda: self.open_or_close("s2s_weights"))]
 
     def press(self) -> str:
         """A button, but not the translator's Train (a run of its own is tests/test_translator_train.py's)."""

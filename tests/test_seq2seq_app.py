@@ -14,7 +14,7 @@ import pytest
 
 from selfattn.i18n import t, t_plain
 from selfattn.seq2seq import view as sv
-from support.apptest import editors, open_link, open_page, open_part, send_pick, step_maps
+from support.apptest import click_expander, editors, open_link, open_page, open_part, send_pick, step_maps
 from tests import fuzz
 from tests.seq2seqpage import (cells, checked, errors, forged_click, label, link, maps, maps_in_zip, ok, opened, pick,
                                 send, zip_csvs)
@@ -64,8 +64,21 @@ def test_every_control_changes_what_is_shown_and_the_checks_stay():
     assert at.session_state["s2s_step"] == 4
     at.button(key="s2s_next").click().run()
     assert at.session_state["s2s_step"] == 0  # after the last position, the first again
+    click_expander(at, "s2s_weights")
     pick(at, "selectbox", "s2s_edit", "e2")
     assert label(at, "e2w1") in editors(at) and label(at, "d1cq") not in editors(at)
+
+
+def test_the_weights_editors_are_made_only_while_their_expander_is_open_and_an_edit_outlives_closing_it():
+    at = open_page("seq2seq")
+    inputs = {label(at, "src"), label(at, "tgt")}
+    decoder = {label(at, table) for table in sv.group_tables("d1")}
+    assert len(decoder) == 14  # the layer's every weight matrix
+    fuzz.weights_made_only_while_open(at, "s2s_weights", inputs, inputs | decoder,
+                                      lambda a: send(a, "d1ck", 1, 2, "3"), "dd1ck", "1.2.3")
+    ok(at)
+    open_part(at, "seq2seq", "generation")  # open across parts, the edit with it
+    assert set(editors(at)) == inputs | decoder and cells(at, "d1ck")[1][2] == "3"
 
 
 def test_an_edit_reaches_the_outputs_and_the_link_and_a_click_picks_the_target_token():
@@ -165,12 +178,19 @@ def test_a_bad_link_is_named_and_the_page_still_shows_a_result(params, named):
 
 def test_the_source_map_carries_what_the_browser_preview_needs_and_no_more_than_the_bound():
     """The preview's engine (ui/components/s2s.js) rides on the source map: the settings, the layers not in the
-    editors as the server read them (the edited layer's None: the browser reads it from the editors), the editors'
-    instances; none while an edit is bad (the maps show another view's numbers), none past PREVIEW_NUMBERS."""
+    editors as the server read them (the edited layer's None: the browser reads it from the editors; every layer
+    while the weights' expander is closed and its editors are not made), the editors' instances; none while an edit
+    is bad (the maps show another view's numbers), none past PREVIEW_NUMBERS."""
     from ui.seq2seq.page import PREVIEW_NUMBERS
 
     at = open_page("seq2seq")
     at.number_input(key="s2s_enc").set_value(2).run()
+    engine = step_maps(at)["s2s_src"]["engine"]  # closed: every layer's numbers, the inputs' editors alone
+    assert len(engine["decoder"]) == 1 and all(engine["encoder"]) and len(engine["encoder"]) == 2
+    assert engine["decoder"][0] == {table: matrix.tolist() for table, matrix in
+                                    sv.decoder_tables(sv.seeded_decoder(4, 8, 0, 0)).items()}
+    assert set(engine["instances"]) == {"s2s_src", "s2s_tgt"}
+    click_expander(at, "s2s_weights")
     engine = step_maps(at)["s2s_src"]["engine"]
     assert engine["decoder"] == [None] and len(engine["encoder"]) == 2
     assert engine["encoder"][1]["w1"] == sv.encoder_tables(sv.seeded_encoder(4, 8, 0, 1))["w1"].tolist()

@@ -166,8 +166,13 @@ def test_an_edit_shows_in_the_maps_before_the_server_answers_and_the_answer_chan
         page.wait_for_selector("[class*='st-key-map_s2s_outputs'] [data-testid='stBidiComponentIsolated']",
                                timeout=120_000)
         wait_until_idle(page)
-        if "edit=d2" in view:
+        editors = "[class*='st-key-s2sed_'] [data-testid='stBidiComponentIsolated']"
+        if "edit=d2" in view:  # the weights' expander opened: its editors are made, the layer's weights read from them
             page.get_by_text(t_plain("s2s.weights_title", "en")).click()
+            page.wait_for_function(f"() => document.querySelectorAll({editors!r}).length === 16", timeout=30_000)
+            wait_until_idle(page)
+        else:  # closed: the source and target alone are made, every layer's weights come with the engine
+            assert page.locator(editors).count() == 2
         before, at_once = type_enter(page, cell, "2.5")
         assert set(at_once) == set(before) and len(at_once) >= 13, sorted(at_once)
         for key in changed:  # drawn by the preview, in the Enter's own task

@@ -38,6 +38,7 @@ SLOTS = {
     "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
     "mounted": "{version, table id: rows}: the cells each editor of this version was mounted with",
     "revs": "{editor name: [editor key, revision]} the maps of this run were computed from (heatmap.js)",
+    "weights_open": "whether the weights' expander is open (its editors are made only then)",
 }
 
 
@@ -90,8 +91,8 @@ class EditablePage:
         return self.tables.view(self.values(), self.state()["edits"])
 
     def drawn(self, shown) -> tuple[str, ...]:
-        """The editors drawn for ``shown``: the inputs, then the weights."""
-        return (*self.inputs, *self.weights(shown))
+        """The editors drawn for ``shown``: the inputs, then the weights while their expander is open."""
+        return (*self.inputs, *self.weights(shown)) if self.weights_open() else self.inputs
 
     def setup(self) -> dict:
         """The page's state, each editor's sent table checked before anything reads it (the kit's
@@ -116,6 +117,7 @@ class EditablePage:
         once a run: this is the only place that takes them)."""
         values = self.values()
         shown = self.tables.view(values, self.state()["edits"])
+        self.state()["revs"] = {}  # this run's editors alone: a closed expander's sent nothing the maps wait for
         changed = [self.take_sent(table, shown) for table in self.drawn(shown)]
         return self.tables.view(values, self.state()["edits"]) if any(changed) else shown
 
@@ -143,6 +145,26 @@ class EditablePage:
                                        cells=self.editors.mounted(table, rows), max_chars=[self.tables.cell_chars] * cols,
                                        labels=[False] * cols, rev=0, bad=None, texts=editor_texts())
 
+    def weights_open(self) -> bool:
+        """Whether the weights' expander is open (kept in the page's state dict while the expander is not drawn)."""
+        return bool(self.state().get("weights_open", False))
+
+    def weights_panel(self, label: str):
+        """The weights' expander (key ``<slot>_weights``), collapsed until the visitor opens it: its body (the
+        weights' editors) is drawn only while it is open (the caller asks ``.open``), for a closed one would cost
+        every open of the page the editors of every weight matrix. Whether it is open outlives parts and pages."""
+        key = f"{self.slot}_weights"
+        st.session_state[key] = self.weights_open()  # the kept state, before the widget is made
+        return st.expander(label, key=key, icon=":material/edit:", on_change=self.on_weights, args=(key,))
+
+    def on_weights(self, key: str) -> None:
+        """Callback of the weights' expander: keep whether it is open; opened, every editor mounts anew from the
+        tables as they are (an editor mounted earlier in this generation would show its cells as at that mount)."""
+        opened = bool(st.session_state.get(key))
+        self.state()["weights_open"] = opened
+        if opened:
+            self.editors.renew()
+
     def remount(self, *_before) -> None:
         """Callback of a box that shows other tables (the layer to edit): their editors mount anew, from the tables
         as they are."""
@@ -150,9 +172,10 @@ class EditablePage:
 
     def preview_engine(self, shown, result, *args) -> dict | None:
         """What the browser's preview needs besides the typed tables: the page's payload (``engine``, None when too
-        many numbers to send on every edit) and which editor instance holds each table now (an older instance's
+        many numbers to send on every edit; ``typed``: whether the weights' editors are drawn, else the payload
+        carries the weights they would hold) and which editor instance holds each table now (an older instance's
         typed table is not this view's)."""
-        payload = self.engine(shown, result, *args)
+        payload = self.engine(shown, result, *args, typed=self.weights_open())
         if payload is None:
             return None
         return {**payload, "instances": {f"{self.slot}_{table}": self.editors.key(table) for table in self.drawn(shown)}}

@@ -88,11 +88,18 @@ def _fields(page: str, hosted: bool) -> tuple[Field, ...]:
 
 
 def field(key: str) -> Field:
+    return _by_key(is_hosted())[key]  # KeyError for a key no table has
+
+
+@functools.cache
+def _by_key(hosted: bool) -> dict[str, Field]:
+    """Every page's settings by key, the first page's where two share one (as a walk of the pages in order finds
+    it): a page run asks for a setting's field a few hundred times (every :func:`value`)."""
+    found: dict[str, Field] = {}
     for page in PAGE_NAMED:
-        for f in fields(page):
-            if f.key == key:
-                return f
-    raise KeyError(key)
+        for f in _fields(page, hosted):
+            found.setdefault(f.key, f)
+    return found
 
 
 def default(key: str):
@@ -140,6 +147,7 @@ def widget_keys() -> dict[str, str]:
             **{k: v for page in PAGE_NAMED for k, v in getattr(_declaration(page), "WIDGETS", {}).items()}}
 
 
+_ABSENT = object()  # no value in session state (a stored None is a value)
 SHADOW = "_keep_"  # + a setting's key: its shadow (:func:`shadow`)
 CHOICE = re.compile(r"(.+)__[0-9a-f]{8}")  # a setting's key + its names' checksum: ui.widgets.choice's widget
 CHOICE_WIDGETS = "_choice_widgets"  # {setting: [its CHOICE widget keys]}, noted by ui.widgets.choice, read by put
@@ -186,7 +194,8 @@ def value(key: str):
     """
     start = default(key)  # KeyError for a key no table has
     state = st.session_state
-    return state[key] if key in state else state.get(shadow(key), start)
+    found = state.get(key, _ABSENT)  # one look-up, not "in" then [] (each walks Streamlit's session state)
+    return state.get(shadow(key), start) if found is _ABSENT else found
 
 
 def keep(key: str, options: Sequence | None = None, *, fallback=None):

@@ -30,6 +30,8 @@ KEPT = {
     "tb_good": "last_good: the Transformer block page's toy result (selfattn.block.compute.ToyResult)",
     "tb_real_good": "last_good: the Transformer block page's real layer (selfattn.block.compute.RealResult)",
     "tbed_*": "the Transformer block page's matrix editors, one per table and version",
+    "tb_weights": "the Transformer block page's weights' expander (set before it is made from weights_open in "
+                 "tb, the page's state dict)",
 }
 WIDGETS = {
     "tb_undo": "the Transformer block page's Undo button",

@@ -33,6 +33,8 @@ KEPT = {
     "s2s_train_asked": "the Encoder–decoder page's translator: the run the Train button asked for, until the expander "
                        "starts it",
     "s2sed_*": "the Encoder–decoder page's matrix editors, one per table and version",
+    "s2s_weights": "the Encoder–decoder page's weights' expander (set before it is made from weights_open in "
+                  "s2s, the page's state dict)",
     "s2s_playing": "the Encoder–decoder page's generation playing: {moves left, when the step last moved} "
                    "(ui.play.Player), absent when paused",
     "s2s_tplaying": "the Encoder–decoder page's translator: its generation playing, as s2s_playing",

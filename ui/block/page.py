@@ -84,17 +84,18 @@ def option_name(key: str) -> str:
 PREVIEW_NUMBERS = 20_000  # the most weights of earlier layers the preview's engine carries (else: no preview)
 
 
-def engine(shown: View, result: ToyResult, eps: float) -> dict | None:
+def engine(shown: View, result: ToyResult, eps: float, *, typed: bool = True) -> dict | None:
     """What the browser's preview of the layer shown (ui/components/block.js) needs besides the typed tables:
-    the settings, the position vectors and the layers before the one shown, as exact numbers. None when the earlier
-    layers are too many numbers to send on every edit: the server's answer alone redraws the maps then."""
+    the settings, the position vectors and the layers before the one shown, as exact numbers; with the weights'
+    editors closed (not ``typed``), the layer shown's weights too (``shown``), for X alone is typed then. None when
+    the earlier layers are too many numbers to send on every edit: the server's answer alone redraws the maps then."""
     layer = min(shown.layer, len(result.params) - 1)
-    before = [{part: matrix.tolist() for part, matrix in tbv.layer_tables(params).items()}
-              for params in result.params[:layer]]
-    if sum(np.size(m) for params in result.params[:layer] for m in tbv.layer_tables(params).values()) > PREVIEW_NUMBERS:
+    sent = [tbv.layer_tables(params) for params in result.params[:layer if typed else layer + 1]]
+    if sum(np.size(m) for tables in sent[:layer] for m in tables.values()) > PREVIEW_NUMBERS:
         return None
+    layers = [{part: matrix.tolist() for part, matrix in tables.items()} for tables in sent]
     return {"norm_first": shown.norm == "pre", "activation": shown.act, "eps": eps, "causal": bool(shown.causal),
-            "heads": shown.heads, "layer": layer, "before": before,
+            "heads": shown.heads, "layer": layer, "before": layers[:layer], "shown": None if typed else layers[layer],
             "pe": None if result.positions is None else result.positions.tolist()}
 
 
@@ -107,10 +108,10 @@ SLOTS, EDITORS, MAPS = PAGE.slots, PAGE.editors, PAGE.maps
 show_map = MAPS.show
 # the declaration's callbacks and readers, by the names pages/block.py calls them
 (state, current, setup, renewed, read, open_link, editor, shown_tables, load_preset, on_size, on_layer, undo, divisors,
- follow_preset, preset_note, preview_engine) = (
+ follow_preset, preset_note, preview_engine, weights_panel) = (
     PAGE.state, PAGE.current, PAGE.setup, PAGE.renewed, PAGE.read, PAGE.open_link, PAGE.editor, PAGE.drawn,
     PAGE.load_preset, PAGE.on_size, PAGE.remount, PAGE.undo, PAGE.divisors, PAGE.follow_preset, PAGE.preset_note,
-    PAGE.preview_engine)
+    PAGE.preview_engine, PAGE.weights_panel)
 
 
 def on_source(_before) -> None:

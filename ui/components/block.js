@@ -32,7 +32,8 @@ const PARTS = ["wq", "wk", "wv", "wo", "b", "ln", "w1", "b1", "w2", "b2"];
 
 // The cells of every box of the layer shown, {link: {cells, lo, hi}} ("row:<box>" and "att:<head>"), worked out
 // from the typed tables ({editor name: {instance, cells}}) and ``engine`` (the settings, the position vectors,
-// the layers before the one shown as exact numbers, and which editor instance holds each table now); or null
+// the layers before the one shown as exact numbers, the layer shown's too while the weights' editors are closed,
+// and which editor instance holds each table now); or null
 // when a table is missing or stale, a cell is not a plain number, a shape is off or a number is not finite.
 function blockCells(tables, engine) {
   const typed = (id) => {
@@ -47,9 +48,9 @@ function blockCells(tables, engine) {
     if (engine.pe.length !== x.length) return null;
     x = x.map((row, i) => row.map((v, j) => v + engine.pe[i][j]));
   }
-  const shown = {};
+  const shown = {};  // the layer's weights as typed, or as the server sent them while their editors are closed
   for (const part of PARTS) {
-    shown[part] = typed(`${engine.layer + 1}${part}`);
+    shown[part] = engine.shown ? engine.shown[part] : typed(`${engine.layer + 1}${part}`);
     if (!shown[part]) return null;
   }
   const dff = shown.w1[0] ? shown.w1[0].length : 0;

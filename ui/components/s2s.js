@@ -40,9 +40,9 @@ function layerFits(p, parts, d, dff) {
 // The cells of every linked box of the page, {link: {cells, lo, hi}} ("src:x", "src:memory", "src:k", "src:v",
 // "row:input", "row:h1", "row:h2", "row:out", "row:final", "self:<head>", "cross:<head>", heads counted from 0),
 // worked out from the typed tables ({editor name: {instance, cells}}) and ``engine`` (the settings, every layer's
-// tables but those of the layer being edited as exact numbers, the decoder layer shown, and which editor instance
-// holds each table now); or null when a table is missing or stale, a cell is not a plain number, a shape is off or
-// a number is not finite.
+// tables but those of the layer being edited as exact numbers (those too while the weights' editors are closed),
+// the decoder layer shown, and which editor instance holds each table now); or null when a table is missing or
+// stale, a cell is not a plain number, a shape is off or a number is not finite.
 function s2sCells(tables, engine) {
   const typed = (id) => {
     const name = "s2s_" + id, table = tables[name];

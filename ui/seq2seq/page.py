@@ -60,18 +60,20 @@ def within(shown: View) -> None:
 PREVIEW_NUMBERS = 20_000  # the most weights of layers not in the editors the preview's engine carries (else: none)
 
 
-def engine(shown: View, result: Result) -> dict | None:
+def engine(shown: View, result: Result, *, typed: bool = True) -> dict | None:
     """What the browser's preview of the page's maps (ui/components/s2s.js) needs besides the typed tables: the
     settings, every layer's weights as exact numbers but those of the layer in the editors (None in its place, read
-    from the editors), the decoder layer shown. ``result`` must be this view's. None when those weights are too many
-    numbers to send on every edit: the server's answer alone redraws the maps then."""
+    from the editors; with the weights' editors closed, not ``typed``, none is left out), the decoder layer shown.
+    ``result`` must be this view's. None when those weights are too many numbers to send on every edit: the
+    server's answer alone redraws the maps then."""
     group = edited_group(shown)
     given = [(f"{side}{k + 1}", tables_of(params)) for side, layers, tables_of in
              (("e", result.encoder, sv.encoder_tables), ("d", result.decoder, sv.decoder_tables))
              for k, params in enumerate(layers)]
     if sum(matrix.size for name, tables in given if name != group for matrix in tables.values()) > PREVIEW_NUMBERS:
         return None
-    layers = {name: None if name == group else {part: m.tolist() for part, m in tables.items()} for name, tables in given}
+    layers = {name: None if typed and name == group else {part: m.tolist() for part, m in tables.items()}
+              for name, tables in given}
     return {"norm_first": shown.norm == "pre", "activation": shown.act, "eps": EPS, "heads": shown.heads,
             "n": shown.n, "m": shown.m, "d": shown.d, "dff": shown.dff,
             "layer": min(shown.layer, len(result.decoder) - 1),
@@ -90,10 +92,10 @@ show_map = MAPS.show
 PLAYER = Player("s2s_playing", "s2s_step", "s2s_play", "seq2seq")  # generation's Play/Pause (ui/play.py)
 # the declaration's callbacks and readers, by the names pages/seq2seq.py calls them
 (state, current, setup, renewed, read, open_link, editor, shown_tables, load_preset, on_size, on_group, undo, divisors,
- follow_preset, preset_note, preview_engine) = (
+ follow_preset, preset_note, preview_engine, weights_panel) = (
     PAGE.state, PAGE.current, PAGE.setup, PAGE.renewed, PAGE.read, PAGE.open_link, PAGE.editor, PAGE.drawn,
     PAGE.load_preset, PAGE.on_size, PAGE.remount, PAGE.undo, PAGE.divisors, PAGE.follow_preset, PAGE.preset_note,
-    PAGE.preview_engine)
+    PAGE.preview_engine, PAGE.weights_panel)
 
 
 def enter_source(params: dict) -> None:
