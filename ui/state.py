@@ -93,13 +93,9 @@ def field(key: str) -> Field:
 
 @functools.cache
 def _by_key(hosted: bool) -> dict[str, Field]:
-    """Every page's settings by key, the first page's where two share one (as a walk of the pages in order finds
-    it): a page run asks for a setting's field a few hundred times (every :func:`value`)."""
-    found: dict[str, Field] = {}
-    for page in PAGE_NAMED:
-        for f in _fields(page, hosted):
-            found.setdefault(f.key, f)
-    return found
+    """Every page's settings by key, the first page's where two share one (as a walk of the pages finds it): a
+    page run asks for a setting's field a few hundred times (every :func:`value`)."""
+    return {f.key: f for page in reversed(PAGE_NAMED) for f in _fields(page, hosted)}
 
 
 def default(key: str):
