@@ -42,16 +42,7 @@ if source == "real":
 
 PART = parts.current("tb_part", tbv.PAGE_PARTS)  # the part this whole run opens
 with st.container(border=True):
-    c1, c2, c3 = st.columns([1.6, 1, 1.2], vertical_alignment="bottom")
-    with c1:
-        presets = tb.follow_preset()  # the box says what the settings are: a preset, or custom
-        choice(st.selectbox, tr("tb.preset"), presets, "tb_preset", {p: tr(f"tb.preset_{p}") for p in presets},
-               on_pick=tb.load_preset)
-    settings.keep("tb_seed")
-    c2.number_input(tr("tb.seed"), min_value=0, max_value=tbv.MAX_SEED, step=1, key="tb_seed", help=tr("tb.seed_help"),
-                    on_change=tb.on_size, args=("tb_seed",))
-    c3.button(tr("tb.load_preset"), on_click=tb.load_preset, icon=":material/restart_alt:", width="stretch",
-              key="tb_load")
+    tb.PAGE.preset_row(tbv.MAX_SEED, "tb.load_preset")
     note = st.empty()  # filled once the settings below are drawn: the note says what changed since the preset loaded
     s1, s2, s3, s4, s5 = st.columns(5, vertical_alignment="bottom")
     for key in ("tb_n", "tb_d", "tb_dff", "tb_layers"):

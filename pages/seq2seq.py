@@ -61,16 +61,7 @@ if source == "translator":
     st.stop()
 
 with st.container(border=True):
-    c1, c2, c3 = st.columns([1.6, 1, 1.2], vertical_alignment="bottom")
-    with c1:
-        presets = s2.follow_preset()  # the box says what the settings are: a preset, or custom
-        choice(st.selectbox, tr("s2s.preset"), presets, "s2s_preset", {p: tr(f"s2s.preset_{p}") for p in presets},
-               on_pick=s2.load_preset)
-    settings.keep("s2s_seed")
-    c2.number_input(tr("s2s.seed"), min_value=0, max_value=sv.MAX_SEED, step=1, key="s2s_seed",
-                    help=tr("s2s.seed_help"), on_change=s2.on_size)
-    c3.button(tr("s2s.load"), on_click=s2.load_preset, icon=":material/restart_alt:", width="stretch", key="s2s_load",
-              help=tr("s2s.load_help"))
+    s2.PAGE.preset_row(sv.MAX_SEED, "s2s.load", "s2s.load_help")
     note = st.empty()  # filled below: the preset's note says whether the tables are edited
     # two rows of four (the lengths and the width, then the depth): in one row of seven a box is 70 px at 1024 in the
     # projector view, and "d_model" broke inside

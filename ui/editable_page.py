@@ -28,8 +28,9 @@ from selfattn.display.share import BadValue
 from ui import state as settings
 from ui.components import matrix_editor as editor_component
 from ui.editing import Editors, Maps, editor_texts
-from ui.widgets import listed, tr
+from ui.widgets import choice, listed, tr
 
+PRESET_PX, SEED_PX = 340, 150  # the preset box holds its longest name in Chinese in the projector view
 SLOTS = {
     "edits": "{table id: rows of text}: the tables typed into, as typed (the truth); the others are seeded",
     "version": "the editors' generation: a new one re-creates every editor from the tables",
@@ -224,6 +225,23 @@ class EditablePage:
     def divisors(self, d: int) -> list[int]:
         """The heads offered: divisors of d_model (:meth:`selfattn.display.edits.Editable.divisors`)."""
         return self.tables.divisors(d)
+
+    def preset_row(self, max_seed: int, load: str, load_help: str | None = None) -> None:
+        """The preset box, the seed and the reload button (``load``, ``load_help``: catalog keys), in a row that
+        wraps on a narrow screen, each as wide as it needs (three columns cut the preset's name and the button's
+        at 1024 px and in the projector view, in both languages)."""
+        slot = self.slot
+        with st.container(horizontal=True, wrap=True, vertical_alignment="bottom"):
+            with st.container(width=PRESET_PX):
+                presets = self.follow_preset()  # the box says what the settings are: a preset, or custom
+                choice(st.selectbox, tr(f"{slot}.preset"), presets, f"{slot}_preset",
+                       {p: tr(f"{slot}.preset_{p}") for p in presets}, on_pick=self.load_preset)
+            settings.keep(f"{slot}_seed")
+            st.container(width=SEED_PX).number_input(tr(f"{slot}.seed"), min_value=0, max_value=max_seed, step=1,
+                                                     key=f"{slot}_seed", help=tr(f"{slot}.seed_help"),
+                                                     on_change=self.on_size)
+            st.button(tr(load), on_click=self.load_preset, icon=":material/restart_alt:", width="content",
+                      key=f"{slot}_load", help=tr(load_help) if load_help else None)
 
     def follow_preset(self) -> tuple[str, ...]:
         """Before the preset box is drawn: the box says the preset the settings are, else custom (from the settings
