@@ -54,9 +54,10 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     boxes = []
     for name in ("x", "w_q", "w_k", "w_v") + (pg.BIASES if use_bias else ()):
         rev = pg._take_sent(name)
-        frame = pg.state()["frames"][name]
-        boxes.append({"kind": "editor", "name": name, "rows": [str(r) for r in frame.index],
-                      "cols": [str(c) for c in frame.columns], "cells": _EDITORS.mounted(name, pg._cells(name)),
+        table = pg.state()["tables"][name]
+        rows = [str(i + 1) for i in range(len(table))] if name == "x" else pg.row_names(name, len(table))
+        boxes.append({"kind": "editor", "name": name, "rows": rows,
+                      "cols": pg.columns(name, len(table[0])), "cells": _EDITORS.mounted(name, pg._cells(name)),
                       "rev": rev, "texts": pg.editor_texts()})
     shown = pg.read()
     order, order_error = order_ui.read_order(shown.tables.sizes.n)
