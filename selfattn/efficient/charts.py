@@ -132,7 +132,8 @@ def traffic_chart(rows: list[dict], names: dict, words: dict) -> alt.Chart:
                 axis=alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
         y=alt.Y("moved:Q", scale=alt.Scale(type="log"), title=words["moved"],
                 axis=alt.Axis(format="~s", labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
-        color=alt.Color("algorithm:N", title="", legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
+        color=alt.Color("algorithm:N", title="", legend=alt.Legend(  # one name a line: side by side, the second ran
+            orient="bottom", direction="vertical", labelFontSize=LABEL_FONT_PX, labelLimit=400)),  # past the chart
         tooltip=[alt.Tooltip("algorithm:N", title=""), alt.Tooltip("n:Q", title=words["n"]),
                  alt.Tooltip("moved:Q", title=words["moved"], format=",")],
     ).properties(width="container", height=280, autosize=FIT_X)

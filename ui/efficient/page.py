@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from selfattn import memo
+from selfattn.display.charts import level_titles
 from selfattn.display.export import column_names
 from selfattn.display.numbers import MINUS_INFINITY, chart_text, difference_text, step_text, step_vector_text
 from selfattn.efficient import charts
@@ -51,7 +52,7 @@ def chart_spec(build: Callable[..., Any], args: tuple) -> dict:
     """``build(*args)`` as its Vega-Lite dict, once a process for the same inputs (a class opening one link builds it
     once: building and validating the tiles' Altair chart was over half the tiles part's server time an open,
     docs/benchmarks.md)."""
-    return build(*args).to_dict()
+    return level_titles(build(*args).to_dict())  # a Chinese title of a vertical axis level, not on its side
 
 
 def words() -> dict:

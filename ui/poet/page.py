@@ -81,31 +81,34 @@ def check_line(key: str, difference: float, **params) -> None:
 def inputs() -> dict:
     """The widgets, read: the keywords of :func:`selfattn.poet.generate` (the typed text not yet checked)."""
     with st.container(border=True):
-        top = st.columns([2, 3], vertical_alignment="bottom")
-        with top[0]:
-            mode = choice(st.segmented_control, tr("po.mode"), MODES, "po_mode",
-                          {m: tr_plain(f"po.mode_{m}") for m in MODES})
-        with top[1]:
-            if mode == "acrostic":
-                settings.keep("po_acrostic")
-                st.text_input(tr("po.acrostic"), key="po_acrostic", help=tr("po.acrostic_help"))
-            else:
-                settings.keep("po_first")
-                st.text_input(tr("po.first"), key="po_first", help=tr("po.first_help"))
-        c = st.columns(5, vertical_alignment="bottom")
-        settings.keep("po_temp", TEMPERATURES)
-        c[0].select_slider(tr("po.temp"), options=TEMPERATURES, key="po_temp", format_func=lambda v: f"{v / 100:.2f}",
-                           help=tr("po.temp_help"))
-        settings.keep("po_top_k")
-        c[1].number_input(tr("po.top_k"), min_value=0, max_value=None, step=1, key="po_top_k",
-                          help=tr("po.top_k_help"))
-        settings.keep("po_top_p", TOP_PS)
-        c[2].select_slider(tr("po.top_p"), options=TOP_PS, key="po_top_p", format_func=lambda v: f"{v / 100:.2f}",
-                           help=tr("po.top_p_help"))
-        settings.keep("po_seed")
-        c[3].number_input(tr("po.seed"), 0, MAX_SEED, step=1, key="po_seed", help=tr("po.seed_help"))
-        settings.keep("po_greedy")
-        c[4].toggle(tr("po.greedy"), key="po_greedy", help=tr("po.greedy_help"))
+        # rows that wrap on a narrow screen, each control as wide as it needs (columns cut the mode's names and
+        # "Greedy" at 1024 px)
+        with st.container(horizontal=True, wrap=True, vertical_alignment="bottom"):
+            with st.container(width="content"):
+                mode = choice(st.segmented_control, tr("po.mode"), MODES, "po_mode",
+                              {m: tr_plain(f"po.mode_{m}") for m in MODES})
+            with st.container(width=300):
+                if mode == "acrostic":
+                    settings.keep("po_acrostic")
+                    st.text_input(tr("po.acrostic"), key="po_acrostic", help=tr("po.acrostic_help"))
+                else:
+                    settings.keep("po_first")
+                    st.text_input(tr("po.first"), key="po_first", help=tr("po.first_help"))
+        with st.container(horizontal=True, wrap=True, vertical_alignment="bottom"):
+            settings.keep("po_temp", TEMPERATURES)
+            st.container(width=170).select_slider(tr("po.temp"), options=TEMPERATURES, key="po_temp",
+                                                  format_func=lambda v: f"{v / 100:.2f}", help=tr("po.temp_help"))
+            settings.keep("po_top_k")
+            st.container(width=130).number_input(tr("po.top_k"), min_value=0, max_value=None, step=1, key="po_top_k",
+                                                 help=tr("po.top_k_help"))
+            settings.keep("po_top_p", TOP_PS)
+            st.container(width=170).select_slider(tr("po.top_p"), options=TOP_PS, key="po_top_p",
+                                                  format_func=lambda v: f"{v / 100:.2f}", help=tr("po.top_p_help"))
+            settings.keep("po_seed")
+            st.container(width=130).number_input(tr("po.seed"), 0, MAX_SEED, step=1, key="po_seed",
+                                                 help=tr("po.seed_help"))
+            settings.keep("po_greedy")
+            st.toggle(tr("po.greedy"), key="po_greedy", help=tr("po.greedy_help"), width="content")
     return request()
 
 
