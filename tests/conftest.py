@@ -238,17 +238,17 @@ def pytest_runtest_teardown(item, nextitem):
 # Handed longest first, the files that take minutes start at once and the run ends on short ones (a longest-
 # processing-time schedule). xdist's own reordering (by the number of tests in a file, which put a one-test file
 # of four minutes, the container build, last) is off in pytest.ini (--no-loadscope-reorder).
-LONGEST_FIRST = (  # every file of 25 s or more in a whole run, longest first (SELFATTN_TEST_TIMELINE, 2026-11-28)
-    "test_container.py", "test_layout_browser.py", "test_hostile.py", "test_playground_browser.py",
-    "test_look_browser.py", "test_benchmark_scripts.py", "test_deploy.py",
-    "test_embeddings_layout_browser.py", "test_bench_load.py", "test_block_browser.py", "test_hostile_heads.py",
-    "test_hostile_messages.py", "test_fuzz_seq2seq.py", "test_linked_browser.py", "test_embeddings_app.py",
-    "test_fuzz_links.py", "test_seq2seq_browser.py", "test_faults.py",
-    "test_translate.py", "test_share_browser.py", "test_hostile_embeddings.py", "test_fuzz_embeddings.py",
-    "test_fuzz_block.py", "test_preview_browser.py", "test_heads_app.py", "test_share_app.py", "test_fuzz_heads.py",
-    "test_seq2seq_preview_browser.py", "test_translator_browser.py", "test_seq2seq_app.py", "test_playground_app.py",
-    "test_charvec.py", "test_map_scroll_browser.py", "test_hostile_block.py", "test_heads_browser.py",
-    "test_block_app.py", "test_bench.py", "test_block_preview_browser.py")
+LONGEST_FIRST = (  # every file of 25 s or more in a whole run, longest first (SELFATTN_TEST_TIMELINE, 2026-11-29)
+    "test_look_browser.py", "test_container.py", "test_layout_browser.py", "test_hostile.py",
+    "test_benchmark_scripts.py", "test_hostile_flood.py", "test_playground_browser.py", "test_deploy.py",
+    "test_bench_load.py", "test_seq2seq_browser.py", "test_block_browser.py", "test_hostile_messages.py",
+    "test_efficient_browser.py", "test_translate.py", "test_linked_browser.py", "test_translator_browser.py",
+    "test_hostile_heads.py", "test_share_browser.py", "test_hostile_embeddings.py", "test_faults.py",
+    "test_preview_browser.py", "test_fuzz_block.py", "test_seq2seq_preview_browser.py", "test_poet_browser.py",
+    "test_fuzz_embeddings.py", "test_embeddings_app.py", "test_fuzz_seq2seq.py", "test_fuzz_efficient.py",
+    "test_fuzz_heads.py", "test_hostile_poet.py", "test_embeddings_browser.py", "test_fuzz_links.py",
+    "test_charvec.py", "test_heads_browser.py", "test_map_scroll_browser.py", "test_seq2seq_app.py",
+    "test_deploy_failover.py")
 
 
 def run_order(files: list, longest: tuple = LONGEST_FIRST) -> list:
