@@ -79,8 +79,13 @@ def browser_page(browser, width: int = 1400, height: int = 1000, **options):
 # While a run goes on, Streamlit 1.67's status widget shows a "Stop" button (older ones wrote "Running...");
 # it is gone once the run is over. Waiting for the word "Running" alone waited for nothing: tests clicked
 # during the first run of a page, which is how test_readout_browser.py met the race of tests/test_link_race.py.
+# Streamlit's own run state on the app's root (what its e2e tests wait on): the status widget says "Running" only
+# after a delay, so a short run's end (the link it writes, the last maps) could come after it looked idle.
 RUNNING = """() => { const w = document.querySelector('[data-testid="stStatusWidget"]');
-                     return !!w && /Running|Stop/.test(w.innerText); }"""
+                     const app = document.querySelector('[data-testid="stApp"]');
+                     const state = app ? app.getAttribute('data-test-script-state') : null;
+                     return (!!w && /Running|Stop/.test(w.innerText)) || state === 'running'
+                            || state === 'rerunRequested'; }"""
 
 
 def part_tab(page, prefix: str, parts: tuple[str, ...], lang: str, part: str):
