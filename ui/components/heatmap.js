@@ -89,13 +89,16 @@ function build(parent) {
   // are out of view, counted again as it scrolls or its box resizes, at most once a frame. Counted only while the
   // browser lays out its cells: a map far from the window has them skipped (content-visibility), and a count then
   // would see no overflow and empty the note; the map counts again when its cells come back (the browser says so
-  // on the wrap), since its own box may keep its size and no resize would tell.
+  // on the wrap), since its own box may keep its size and no resize would tell. The note says whether it is counted
+  // (data-counted: "no" from a change until the count that follows it), since that comes a frame or two after the
+  // cells are laid out, later on a busy machine: the wide-map test read it 400 ms after a scroll and found it empty.
   let counting = false;
   const count = () => {
     counting = false;
     const wrap = box.querySelector(".wrap"), more = box.querySelector(".more"), notes = view.data?.scroll;
     if (!wrap || !more || !notes || !view.seen) return;
     if (!wrap.firstElementChild.checkVisibility({ contentVisibilityAuto: true })) return;
+    more.dataset.counted = "yes";
     const parts = [];
     if (wrap.scrollWidth > wrap.clientWidth + 1) {
       const left = wrap.scrollLeft + (view.rowHeads[0]?.offsetWidth || 0), right = wrap.scrollLeft + wrap.clientWidth;
@@ -113,6 +116,8 @@ function build(parent) {
     more.hidden = !text;
   };
   view.recount = () => {
+    const more = box.querySelector(".more");
+    if (more) more.dataset.counted = "no";
     if (!counting) { counting = true; requestAnimationFrame(count); }
   };
   view.sized = new ResizeObserver(view.recount);
@@ -205,7 +210,7 @@ function build(parent) {
       html += `<div class="mask-note"><span class="key" style="background-color:${data.masked}"></span>` +
               `<span>${escape(data.mask_note)}</span></div>`;
     }
-    html += `<div class="more" aria-live="polite" hidden></div>`;
+    html += `<div class="more" aria-live="polite" data-counted="no" hidden></div>`;
     box.innerHTML = html;
     const wrap = box.querySelector(".wrap");
     view.sized.disconnect();
