@@ -452,12 +452,12 @@ def loss_table() -> pd.DataFrame:
     return frame
 
 
-def part_write() -> None:
+def part_write() -> Poem | None:
     poem = written(inputs())
-    if poem is None:
-        return
-    show_poem(poem)
-    checks(poem)
+    if poem is not None:
+        show_poem(poem)
+        checks(poem)
+    return poem
 
 
 def poem_line(poem: Poem) -> None:
@@ -465,19 +465,21 @@ def poem_line(poem: Poem) -> None:
     st.caption(tr("po.poem_shown", text=poem.text))
 
 
-def part_step() -> None:
+def part_step() -> Poem | None:
     poem = written(request())
     if poem is not None:
         poem_line(poem)
         show_step(poem)
+    return poem
 
 
-def part_learned() -> None:
+def part_learned() -> Poem | None:
     poem = written(request())
     if poem is not None:
         poem_line(poem)
     learning(request())
     csv_button(loss_table, "poet-loss", key="po_csv_loss")
+    return poem
 
 
 def part_words() -> None:
@@ -505,12 +507,18 @@ def draw_page() -> None:
     model = poet()
     st.caption(tr("po.intro", params=f"{model.parameters:,}", layers=model.config.layers, d=model.config.d_model,
                   heads=model.config.num_heads, poems=f"{(model.record or {}).get('poems', {}).get('train', 0):,}"))
-    bodies = {"write": part_write, "step": part_step, "learned": part_learned, "words": part_words}
+    shown = {}  # the poem the open part wrote, for the ZIP (the words part writes none)
+
+    def keeping(body):
+        return lambda: shown.update(poem=body())
+
+    bodies = {"write": keeping(part_write), "step": keeping(part_step), "learned": keeping(part_learned),
+              "words": keeping(part_words)}
     assert tuple(bodies) == PARTS
     if parts.current("po_part", PARTS) != "step":
         PLAYER.stop()  # the generation plays only while its part is open
     parts.show("poet", "po_part", "po", bodies)
-    poem = last_poem()
+    poem = shown.get("poem") or last_poem()
     if poem is not None:
         export(poem)
     links.publish("poet")
