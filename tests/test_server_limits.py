@@ -219,13 +219,14 @@ def test_a_session_whose_disconnect_fails_is_forgotten_all_the_same(monkeypatch)
     manager = bounded_manager(monkeypatch)
     manager.add_file("s9", UploadedFileRec("f", "x.csv", "text/csv", b"1"))
     limits.guard_of("s9")
+    assert limits._current_client("s9") == "session:s9"  # no connection here: kept for its next run
 
     def broken() -> None:
         raise RuntimeError("Streamlit's own handling failed")
 
     with pytest.raises(RuntimeError):
         limits.forget("s9", broken)
-    assert "s9" not in manager.file_storage and "s9" not in limits._guards
+    assert "s9" not in manager.file_storage and "s9" not in limits._guards and "s9" not in limits._clients
 
 
 def test_files_no_uploader_holds_are_dropped_after_their_grace(monkeypatch):

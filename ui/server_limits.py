@@ -35,6 +35,7 @@ from ui import streamlit_hooks as hooks
 
 _lock = threading.Lock()
 _guards: dict[str, SessionGuard] = {}
+_clients: dict[str, str] = {}  # session -> its client (_current_client), read at its first run
 _uploads = Uploads()
 _installed = False
 
@@ -88,6 +89,7 @@ def forget(session_id: str, disconnect: Callable[[], None] = lambda: None, manag
         _uploads.forget(session_id)
         with _lock:
             _guards.pop(session_id, None)
+            _clients.pop(session_id, None)
 
 
 def sweep_session() -> None:
@@ -117,12 +119,20 @@ def drop_unused_uploads(session_id: str, in_use: Iterable[str], manager=None) ->
 # ── Turns ────────────────────────────────────────────────────────────────────────────────
 
 def _current_client(session: str) -> str:
+    """The client ``session`` is of (``client_of``), read from its websocket's request once a session: the request does
+    not change while the socket is open (AppTest's stand-in runtime made every run build it again, a tenth of a fuzz
+    walk's CPU)."""
     import streamlit as st
 
-    try:
-        return client_of(st.context.headers, st.context.ip_address, session)
-    except Exception:  # AppTest has no connection
-        return f"session:{session}"
+    client = _clients.get(session)
+    if client is None:
+        try:
+            client = client_of(st.context.headers, st.context.ip_address, session)
+        except Exception:  # AppTest has no connection
+            client = f"session:{session}"
+        with _lock:
+            _clients[session] = client
+    return client
 
 
 @contextlib.contextmanager
