@@ -52,6 +52,13 @@ def open_link(page: str, params: dict[str, str], timeout: float = 120) -> AppTes
     return at
 
 
+def sidebar_link(at: AppTest) -> str:
+    """The link the sidebar offers to copy (ui/components/share_link.py), "" when none is drawn."""
+    boxes = [e for e in at.sidebar.get("bidi_component") if e.proto.id.endswith("-share_link")]
+    assert len(boxes) <= 1, [e.proto.id for e in boxes]
+    return component_data(boxes[0].proto.json)["link"] if boxes else ""
+
+
 def shown(markdown: str) -> str:
     """What a reader sees of ``markdown`` as far as escapes go: ``W\\_q`` is shown W_q (see selfattn.i18n)."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")

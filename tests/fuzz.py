@@ -36,7 +36,7 @@ from urllib.parse import parse_qsl, urlencode
 from streamlit.testing.v1 import AppTest
 
 from selfattn.i18n import CATALOG, LANGS, t
-from support.apptest import APP, open_link
+from support.apptest import APP, open_link, sidebar_link
 from ui import state as settings
 
 ACTIONS = int(os.environ.get("SELFATTN_FUZZ_ACTIONS", "60"))
@@ -235,9 +235,9 @@ def weights_made_only_while_open(at: AppTest, key: str, closed: set[str], opened
 
 def link_query(at: AppTest) -> str:
     """The query of the link the sidebar offers to copy ("" for a bare link)."""
-    codes = [node.value for node in nodes(at.sidebar) if getattr(node, "type", "") == "code"]
-    assert len(codes) == 1, codes
-    return codes[0].split("?", 1)[1] if "?" in codes[0] else ""
+    link = sidebar_link(at)
+    assert link, "no link in the sidebar"
+    return link.split("?", 1)[1] if "?" in link else ""
 
 
 def settings_in_link(at: AppTest) -> dict[str, str]:

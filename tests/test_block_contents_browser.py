@@ -25,7 +25,7 @@ def test_an_old_link_to_the_batch_opens_its_part_and_the_tabs_and_next_part_walk
         tab_of(page, "batch").wait_for(timeout=90000)
         wait_until_idle(page)
         assert tab_of(page, "batch").get_attribute("aria-selected") == "true"
-        shared = page.locator("[data-testid='stSidebar'] [data-testid='stCode']").first.inner_text()
+        shared = page.locator("[data-testid='stSidebar'] .st-key-share_link code").first.inner_text()
         assert "part=batch" in shared and "at=" not in shared, shared  # the link to share names the part
         assert page.locator("[data-testid='stCheckbox']").filter(has_text="A padded batch").is_visible()
         assert page.get_by_text("Jump to", exact=True).count() == 0

@@ -130,11 +130,12 @@ PLAYGROUND_LINES = r"""
   const sizes = ['pg_n', 'pg_d_in', 'pg_d_k', 'pg_d_v']
     .map(k => main.querySelector(`.st-key-${k} [data-testid="stNumberInputContainer"]`)).filter(Boolean)
     .map(e => Math.round(e.getBoundingClientRect().top));
-  const copy = document.querySelector('[data-testid="stSidebar"] button[data-testid="stBaseButton-elementToolbar"]');
+  const host = document.querySelector('[data-testid="stSidebar"] .st-key-share_link [data-testid="stBidiComponentIsolated"]');
+  const copy = host && host.shadowRoot && host.shadowRoot.querySelector('button');
   let copyShown = null;
   if (copy && copy.getClientRects().length) {
     const r = copy.getBoundingClientRect();
-    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const hit = host.shadowRoot.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
     let o = 1; for (let e = copy; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity);
     copyShown = !!hit && copy.contains(hit) && o > 0.9 && getComputedStyle(copy).visibility === 'visible';
   }

@@ -38,10 +38,10 @@ def test_a_link_turns_the_projector_view_on_and_every_page_keeps_it_in_its_link(
     at.switch_page("pages/heads.py")
     at.run()
     assert at.session_state[look.PROJECTOR_KEY] is True and not at.exception
-    assert "big=1" in "\n".join(str(c.value) for c in at.sidebar.code)
+    assert "big=1" in apptest.sidebar_link(at)
     switch = next(t for t in at.toggle if t.key == look.PROJECTOR_KEY)
     switch.set_value(False).run()
-    assert "big=" not in "\n".join(str(c.value) for c in at.sidebar.code)
+    assert "big=" not in apptest.sidebar_link(at)
 
 
 def test_a_bad_projector_value_in_a_link_is_named_and_left_off():

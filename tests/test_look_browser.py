@@ -20,7 +20,7 @@ tests/test_projector_fit_browser.py opened the same pages).
   labels and axis titles inside the main area (Streamlit sized every chart to the zoomed width, and the charts ran
   176 px past the window, the KV-cache and loss charts' legends and the probability chart's 1.0 with them); no Chinese
   axis title on its side; no word of a control's label broken inside ("d_mode / l"); and the sidebar whole: every
-  page's name in the navigation, the link's text clear of its copy button.
+  page's name in the navigation, the link's text clear of its copy button (both drawn: every page has its link).
 """
 
 from __future__ import annotations
@@ -142,20 +142,20 @@ BROKEN_WORDS = r"""() => {
     }
   }
   return out; }"""
-# The sidebar: a page's name in the navigation cut short, and the link's copy button over the link's text (the code
-# box's scrolling area, where its text is drawn, reaching under the button).
+# The sidebar: a page's name in the navigation cut short, and the link's copy button over the link's text
+# (ui/components/share_link.py: the link's box and the button side by side in the element's shadow root).
 SIDEBAR_CUT = """() => {
   const out = [];
   for (const link of document.querySelectorAll('[data-testid=stSidebarNavLink]'))
     for (const e of link.querySelectorAll('*'))
       if (e.scrollWidth > e.clientWidth + 1 && e.innerText.trim()) out.push(['name cut', e.innerText.trim()]);
-  const code = document.querySelector('[data-testid=stSidebar] [data-testid=stCode]');
-  const pre = code && code.querySelector('pre'), button = code && code.querySelector('button');
-  if (pre && button && button.getClientRects().length) {
-    const text = pre.getBoundingClientRect().left + pre.clientLeft + pre.clientWidth;  // the padding box's right
-    if (text > button.getBoundingClientRect().left + 1)
-      out.push(['copy button over the link', Math.round(text - button.getBoundingClientRect().left)]);
-  }
+  const host = document.querySelector('[data-testid=stSidebar] .st-key-share_link [data-testid=stBidiComponentIsolated]');
+  const root = host && host.shadowRoot;
+  const code = root && root.querySelector('code'), button = root && root.querySelector('button');
+  if (!code || !button || !button.getClientRects().length) out.push(['no link with its copy button', !!code]);
+  else if (code.getBoundingClientRect().right > button.getBoundingClientRect().left + 1)
+    out.push(['copy button over the link', Math.round(code.getBoundingClientRect().right - button.getBoundingClientRect().left)]);
+  else if (button.scrollWidth > button.clientWidth + 1) out.push(['copy button cut', button.innerText]);
   return out; }"""
 
 # The projector view's measures: the main area's zoom, a caption line's and the title's heights, the sidebar switch,
@@ -167,7 +167,8 @@ PROJECTOR_SIZES = """() => {
             title: document.querySelector('[data-testid="stMain"] h1').getBoundingClientRect().height,
             on: document.querySelector('[data-testid="stSidebar"] input[type="checkbox"][role="switch"], '
                                        + '[data-testid="stSidebar"] [data-testid="stCheckbox"] input')?.checked,
-            link: document.querySelector('[data-testid="stSidebar"] code')?.innerText || ''};
+            link: document.querySelector('[data-testid="stSidebar"] .st-key-share_link [data-testid="stBidiComponentIsolated"]')
+                    ?.shadowRoot?.querySelector('code')?.innerText || ''};
 }"""
 
 

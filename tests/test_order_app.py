@@ -8,7 +8,7 @@ import torch
 
 from selfattn import embed
 from selfattn.core.attention import unit_rows
-from support.apptest import heatmap_specs, open_link, open_page, shown
+from support.apptest import heatmap_specs, open_link, open_page, shown, sidebar_link
 
 
 def all_maps(at, n: int = 6) -> list[np.ndarray]:
@@ -140,7 +140,8 @@ def test_dog_bites_man_from_its_button_and_in_the_link():
     successes, warnings = view_alerts(at)
     assert len(successes) == 1 and len(warnings) == 1 and f"{gap:.2g}" in warnings[0]
     assert any("order **3 2 1**" in shown(m.value) for m in at.markdown)
-    code = next(c.value for c in at.code if c.value.startswith("/embeddings"))
+    code = sidebar_link(at)
+    assert code.startswith("/embeddings"), code
     assert "oa=dog+bites+man" in code and "ob=man+bites+dog" in code and "part=order" in code
     again = open_link("embeddings", {"part": "order", "oa": "dog bites man", "ob": "man bites dog"}, timeout=300)
     assert not again.exception and not [w for w in again.warning if "not used" in w.value]

@@ -12,7 +12,8 @@ from selfattn import self_attention
 from selfattn.core.presets import tutorial_by_hand
 from selfattn.display.grid import read_csv_matrix
 from selfattn.i18n import LANGS, t, t_plain
-from support.apptest import choice_widget, edit, four_digits, heatmap_specs, open_link, open_page, shown, step_maps, texts
+from support.apptest import (choice_widget, edit, four_digits, heatmap_specs, open_link, open_page, shown, sidebar_link,
+                             step_maps, texts)
 from tests.glossary_rules import chinese_punctuation_problems
 
 BOM = b"\xef\xbb\xbf"
@@ -152,7 +153,7 @@ def test_the_zip_says_how_its_numbers_were_made(downloads):
     assert {"x.csv", "w_q.csv", "b_v.csv", "pe.csv", "outputs.csv", "shuffled_outputs.csv"} <= set(csvs)
     assert all(files[name].startswith(BOM) for name in csvs)  # Excel reads each as UTF-8
     lines = files["settings.txt"].decode("utf-8").splitlines()  # plain UTF-8, no mark needed
-    link = at.sidebar.code[0].value
+    link = sidebar_link(at)
     assert lines[0] == t_plain("pg.settings_title", "zh") and lines[2] == f"本视图的链接：{link}"
     assert lines[3:] == ["预设：随机（Xavier 初始化）", "表格：预设中的数字", "随机种子：7",
                          "尺寸：n = 4，d_in = 4，d_k = 3，d_v = 3", "除以 √d_k：开", "因果掩码：开", "偏置：开",
@@ -176,7 +177,7 @@ def test_an_edit_is_in_the_zips_settings_and_its_link(downloads):
     lines = files["settings.txt"].decode("utf-8").splitlines()
     assert lines[4] == "Tables: edited (x.csv, w_q.csv, ... hold them)"
     link = lines[2].removeprefix("Link to this view: ")
-    assert link == at.sidebar.code[0].value and "x=" in link  # the edit travels in the link (x= or dx=)
+    assert link == sidebar_link(at) and "x=" in link  # the edit travels in the link (x= or dx=)
     x, labels = read_csv_matrix(files["x.csv"], "X", cols=4)
     assert labels == ["Input 1", "Input 2", "Input 3"] and x[0, 0] == 2.5
     np.testing.assert_array_equal(x[1:], X[1:])

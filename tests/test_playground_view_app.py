@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from selfattn.playground import link
 from selfattn.playground.view import Tables
-from support.apptest import choice_widget, edit, open_page
+from support.apptest import choice_widget, edit, open_page, sidebar_link
 from ui.playground import page as pg
 
 
@@ -21,7 +21,7 @@ def test_the_link_the_page_writes_decodes_into_the_view_on_screen():
     edit(at, "w_k", 1, "k2", "2.5")
     choice_widget(at.selectbox, "pg_focus").set_value(3).run()
     assert not at.exception, [e.value for e in at.exception]
-    address = [str(c.value) for c in at.sidebar.code][-1]
+    address = sidebar_link(at)
     params = dict(parse_qsl(urlsplit(address).query))
     assert set(params) == {"causal", "focus", "size", "dwk"}, params
     opened, bad = link.decode(params, english_base)

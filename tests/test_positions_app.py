@@ -12,7 +12,7 @@ import pytest
 from selfattn import self_attention
 from selfattn.display import colours
 from support.apptest import (assert_map_shows, choice_widget, downloaded, edit, heatmap_specs, map_frame, open_link,
-                           open_page, shown, step_maps, texts)
+                           open_page, shown, sidebar_link, step_maps, texts)
 
 X = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)  # the tutorial's example
 W_Q = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=float)
@@ -36,7 +36,8 @@ def exact_outputs(downloads) -> np.ndarray:
 
 
 def link(at) -> dict[str, str]:
-    code = next(c.value for c in at.code if c.value.startswith("/playground"))
+    code = sidebar_link(at)
+    assert code.startswith("/playground"), code
     return dict(parse_qsl(code.split("?", 1)[1])) if "?" in code else {}
 
 

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from selfattn.core.heads import MISTAKES
 from selfattn.display import share
 from support import apptest
-from support.apptest import choice_widget, edit, heatmap_specs, open_page, open_part
+from support.apptest import choice_widget, edit, heatmap_specs, open_page, open_part, sidebar_link
 from ui import state as settings
 
 
@@ -32,7 +32,7 @@ def open_link(page: str, params: dict[str, str]) -> AppTest:
 
 def page_link(at: AppTest) -> str:
     """The link the sidebar offers to copy."""
-    return at.sidebar.code[0].value
+    return sidebar_link(at)
 
 
 def shown(at: AppTest) -> dict:

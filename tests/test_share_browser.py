@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 
 def sidebar_link(page) -> str:
-    return page.locator("[data-testid='stSidebar'] [data-testid='stCode']").inner_text().strip()
+    return page.locator("[data-testid='stSidebar'] .st-key-share_link code").inner_text().strip()
 
 
 def step_texts(page) -> list[str]:
@@ -40,6 +40,27 @@ def open_playground(page, url: str) -> None:
     page.get_by_role("textbox", name="X, Input 1, x1", exact=True).wait_for(timeout=60000)  # the matrix editor
     page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=60000)  # the last step map, drawn
     wait_until_idle(page)
+
+
+def test_the_copy_button_puts_the_link_on_the_clipboard_and_says_so(browser, url):
+    """The sidebar's link has its copy button (ui/components/share_link.py), in the visitor's language: a click puts
+    the link, as shown, on the clipboard and the button says it did."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/heads?lang=zh&d=8")
+        page.wait_for_selector("[data-testid='stSidebar'] .st-key-share_link code", timeout=60000)
+        wait_until_idle(page)
+        link = sidebar_link(page)
+        assert link.startswith(f"{url}/heads?") and "d=8" in link and "lang=zh" in link, link
+        button = page.locator("[data-testid='stSidebar'] .st-key-share_link button")
+        assert button.inner_text() == t_plain("share.copy", "zh")
+        button.click()
+        page.wait_for_function("(want) => navigator.clipboard.readText().then(t => t === want)", arg=link, timeout=10000)
+        assert button.inner_text() == t_plain("share.copied", "zh")
+    finally:
+        context.close()
 
 
 def test_a_copied_link_opens_the_same_numbers_in_a_new_browser(browser, url):

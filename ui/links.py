@@ -25,6 +25,7 @@ import streamlit as st
 from selfattn.display import share
 from selfattn.i18n import Markdown
 from ui.navigation import PAGE_NAMED
+from ui.components.share_link import share_link as share_link_box
 from ui.state import (GLOBAL, LANG_KEY, OPENED, PROJECTOR, REFUSED, STARTED, WRITTEN, current_lang, fields, put,
                       refuse_unfit_settings, require_frame, tr)
 
@@ -211,7 +212,7 @@ def publish(page: str, own: dict[str, str] | None = None, bulky: tuple[str, ...]
         st.query_params.from_dict(params)
     with st.sidebar:
         st.caption(tr("share.caption"))
-        st.code(link, language=None, wrap_lines=False)
+        share_link_box(link)
         if too_long:
             st.warning(tr("share.too_long", n=share.MAX_LINK_CHARS), icon=":material/link_off:")
 

@@ -5,11 +5,9 @@ One style element a run (``st.html`` with only a style sheet is added to the pag
 - **Readable captions.** Streamlit draws captions (the help lines under every step, the formulas
   in them, the preset note) at 60 % of the text colour: 3.9:1 against the page, under WCAG AA's
   4.5:1. Here they are drawn at 80 % (about 7:1), so they stay a step quieter than body text.
-- **Titles, size badges and the link's copy button.** A map's size badge ("3 × 3", the code span
-  after its bold name) never breaks inside; titles wrap in balanced lines (a Chinese title left one
-  character alone on its last line at 1024 px), and the copy button of the sidebar's link is always
-  shown (Streamlit shows it on hover only, which a tablet never has), beside the link, not over it: the link
-  scrolls inside its box short of the button (a transparent border the button sits on).
+- **Titles and size badges.** A map's size badge ("3 × 3", the code span after its bold name) never breaks
+  inside; titles wrap in balanced lines (a Chinese title left one character alone on its last line at 1024 px).
+  (The sidebar's link and its copy button, always shown beside it, are drawn by ui/components/share_link.py.)
 - **The navigation** names every page whole: a name wider than the sidebar wraps onto a second line instead of
   ending in "…" (the projector view's 210 px sidebar showed "Sentence embe…").
 - **Projector view** (the sidebar switch, kept in the link as ``big=1``): the main area is drawn
@@ -39,11 +37,6 @@ _READABLE = f"""
 [data-testid="stCaptionContainer"] code {{ color: inherit; }}
 [data-testid="stMain"] h1, [data-testid="stMain"] h2, [data-testid="stMain"] h3 {{ text-wrap: balance; }}
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] strong + code {{ white-space: nowrap; }}
-[data-testid="stSidebar"] [data-testid="stCode"] > div:has([data-testid="stElementToolbarButton"]) {{
-  opacity: 1 !important; visibility: visible !important; }}
-[data-testid="stSidebar"] [data-testid="stCode"] [data-testid="stElementToolbarButton"] * {{ visibility: visible !important; }}
-[data-testid="stSidebar"] button[data-testid="stBaseButton-elementToolbar"] {{ background-color: rgba(240, 240, 240, 0.92); }}
-[data-testid="stSidebar"] [data-testid="stCode"] pre {{ border-right: 2.5rem solid transparent; }}
 [data-testid="stSidebarNavLink"] {{ height: auto; min-height: 2rem; }}
 [data-testid="stSidebarNavLink"] > span:last-child, [data-testid="stSidebarNavLink"] > span:last-child * {{
   white-space: normal; height: auto; line-height: 1.3; }}

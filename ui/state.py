@@ -127,6 +127,7 @@ FRAME_WIDGETS: dict[str, str] = {
     "map_*": "the Playground's and the Transformer block's maps (a click on a token's row sends its trigger)",
     "heatmap_library": "the maps' drawing code, sent once a page run",
     "outdated_*": "the boxes the server writes that dim while the browser's preview is newer (ui/components/outdated.py)",
+    "share_link": "the page's link in the sidebar with its copy button (ui/components/share_link.py)",
 }
 
 

@@ -127,8 +127,10 @@ STRINGS: dict[str, dict[str, str]] = {
                                "{rows} × {cols}.",
                          "zh": "{matrix} 需要 {want_rows} 行、{want_cols} 列，而文件有 {rows} 行、{cols} 列。"},
     # ── Shareable links (ui/state.py) ──
-    "share.caption": {"en": "Share exactly this view: copy the link below (its copy icon, or select it).",
-                      "zh": "分享当前视图：复制下面的链接（点击复制图标，或选中文本）。"},
+    "share.caption": {"en": "Share exactly this view: copy the link below (its Copy button, or select it).",
+                      "zh": "分享当前视图：复制下面的链接（点击“复制”按钮，或选中文本）。"},
+    "share.copy": {"en": "Copy", "zh": "复制"},
+    "share.copied": {"en": "Copied", "zh": "已复制"},
     "share.ignored": {"en": "This link was opened, except for these settings, which were left as they were:",
                       "zh": "已按链接打开，但以下设置未被采用，保持原样："},
     "share.more": {"en": "and {n} more", "zh": "另有 {n} 项"},
