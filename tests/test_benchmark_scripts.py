@@ -66,6 +66,16 @@ def test_bench_sdpa_backends_on_cuda(tmp_path):
 
 @pytest.mark.browser
 @pytest.mark.browser
+def test_bench_load_cpu_times_chromium_for_each_load(tmp_path):
+    """benchmarks/bench_load_cpu.py: each load of a page in Chromium, its CPU from /proc (docs/benchmarks.md)."""
+    out = tmp_path / "loads.json"
+    done = run_script("benchmarks/bench_load_cpu.py", "--pages", "heads", "--repeat", "2", "--json", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    (row,) = json.loads(out.read_text())
+    assert row["page"] == "heads" and len(row["chromium_cpu_s"]) == 2 and all(0 < c < 60 for c in row["chromium_cpu_s"])
+    assert "Chromium CPU a load" in done.stdout
+
+
 def test_bench_browser_times_an_edit_in_chromium(tmp_path):
     out = tmp_path / "browser.json"
     done = run_script("benchmarks/bench_browser.py", "--repeats", "1", "--warmup", "0", "--sizes", "tutorial",

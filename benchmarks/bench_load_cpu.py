@@ -1,0 +1,85 @@
+"""What a page load costs the visitor's browser: Chromium's CPU seconds for each page, loaded again and again in one tab.
+
+Usage: python benchmarks/bench_load_cpu.py [--pages "" heads poet] [--repeat 3] [--app-dir A B ...] [--json FILE]
+
+Each ``--app-dir`` (a checkout: old and new code in the same run) is served on its own port, one after the other, and
+opened in one headless Chromium tab at 1024 x 768: every page ``--repeat`` times, each load timed from ``goto`` until
+the run is over and every chart drawn (tests/browser.py's ``settle``), Chromium's CPU read from /proc (all its
+processes) around it. Only Chromium runs in this process's children while a load is timed; the server is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from support.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def chromium_cpu() -> float:
+    """CPU seconds of every Chromium process on the machine (user and system)."""
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if b"chromium" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
+def measure(app_dir: Path, pages: list[str], repeat: int) -> dict[str, list[float]]:
+    import support.server as servers
+    from playwright.sync_api import sync_playwright
+    from tests.browser import settle
+
+    servers.ROOT = app_dir  # streamlit_server runs app.py from here
+    loads: dict[str, list[float]] = {}
+    with servers.streamlit_server(timeout=120) as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        for path in ["", *pages]:  # a first load warms the tab's caches, as a visitor's second page would find them
+            page.goto(f"{url}/{path}")
+            page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
+            settle(page, 0)
+        for _ in range(repeat):
+            for path in pages:
+                before = chromium_cpu()
+                page.goto(f"{url}/{path}")
+                page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
+                settle(page, 0)
+                loads.setdefault(path or "home", []).append(round(chromium_cpu() - before, 2))
+        browser.close()
+    return loads
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", nargs="+", default=["", "heads", "embeddings", "efficient", "poet", "playground"])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--app-dir", type=Path, nargs="+", default=[ROOT])
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    rows = []
+    for app_dir in args.app_dir:
+        loads = measure(app_dir.resolve(), args.pages, args.repeat)
+        for page, cpu in loads.items():
+            rows.append({"app": str(app_dir), "page": page, "chromium_cpu_s": cpu})
+            print(f"{str(app_dir)[-30:]:>30}  {page:12s} Chromium CPU a load: {', '.join(f'{c:.2f}' for c in cpu)} s",
+                  flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
