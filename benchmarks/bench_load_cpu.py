@@ -4,7 +4,7 @@ Usage: python benchmarks/bench_load_cpu.py [--pages "" heads poet] [--repeat 3] 
 
 Each ``--app-dir`` (a checkout: old and new code in the same run) is served on its own port, one after the other, and
 opened in one headless Chromium tab at 1024 x 768: every page ``--repeat`` times, each load timed from ``goto`` until
-the run is over and every chart drawn (tests/browser.py's ``settle``), Chromium's CPU read from /proc (all its
+the run is over (Streamlit's run state) and a second more for the charts, Chromium's CPU read from /proc (all its
 processes) around it. Only Chromium runs in this process's children while a load is timed; the server is not counted.
 """
 
@@ -41,7 +41,12 @@ def chromium_cpu() -> float:
 def measure(app_dir: Path, pages: list[str], repeat: int) -> dict[str, list[float]]:
     import support.server as servers
     from playwright.sync_api import sync_playwright
-    from tests.browser import settle
+
+    def settle(page) -> None:  # the run over (Streamlit's own run state), then a second for the charts to draw
+        page.wait_for_timeout(300)
+        page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
+                               "?.getAttribute('data-test-script-state') === 'notRunning'", timeout=120_000)
+        page.wait_for_timeout(1000)
 
     servers.ROOT = app_dir  # streamlit_server runs app.py from here
     loads: dict[str, list[float]] = {}
@@ -51,13 +56,13 @@ def measure(app_dir: Path, pages: list[str], repeat: int) -> dict[str, list[floa
         for path in ["", *pages]:  # a first load warms the tab's caches, as a visitor's second page would find them
             page.goto(f"{url}/{path}")
             page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
-            settle(page, 0)
+            settle(page)
         for _ in range(repeat):
             for path in pages:
                 before = chromium_cpu()
                 page.goto(f"{url}/{path}")
                 page.wait_for_selector("[data-testid='stMain'] h1", timeout=120_000)
-                settle(page, 0)
+                settle(page)
                 loads.setdefault(path or "home", []).append(round(chromium_cpu() - before, 2))
         browser.close()
     return loads
