@@ -13,7 +13,7 @@ from selfattn.i18n import Markdown
 from ui import map_sizes as fit
 from ui.heads import page as hd
 from ui import state as settings
-from ui.widgets import choice, csv_button, show_error, tr, tr_plain, vega
+from ui.widgets import choice, csv_button, folded, show_error, tr, tr_plain, vega
 from ui.widgets import uploaded as uploaded_file
 from ui import links
 from ui import parts
@@ -192,24 +192,24 @@ def part_bench() -> None:
             show_error(error, kept=records is not None)
 
     bundled = hd.bundled_results()
-    # Not run on demand: closed, its body is a chooser and an uploader (no work until a file comes), and a
-    # websocket client (tests/test_hostile_heads.py) reaches the uploader as the browser does.
-    with st.expander(tr("hd.upload"), icon=":material/upload_file:"):
-        st.caption(tr("hd.upload_help"))
-        settings.keep("hd_bundled")
-        st.multiselect(tr("hd.bundled"), list(bundled), format_func=hd.bundled_label, key="hd_bundled", wrap=True,
-                       placeholder=tr("hd.bundled_placeholder"))
-        upload = st.file_uploader(tr("hd.upload_file"), type=["json", "csv"], key="hd_upload",
-                                  help=tr("hd.upload_file_help", mb=bench.RESULTS_MAX_BYTES // 2**20))
-        if upload is not None:
-            def read_upload():
-                name, data = uploaded_file(upload)  # its name shortened: it is stamped on every record
-                return name, bench.load_results(data, name)
-            uploaded, error = settings.last_good("hd_uploaded", read_upload)
-            if error is None:
-                st.success(tr("hd.upload_ok", name=uploaded[0], n=len(uploaded[1])))
-            else:
-                show_error(error, kept=uploaded is not None)
+    settings.keep("hd_bundled")  # the chart shows the files chosen (a link may name them) while their box is closed
+    uploading = folded(tr("hd.upload"), "hd_upload_panel", icon=":material/upload_file:")
+    if uploading.open:  # closed, its chooser and uploader are not made
+        with uploading:
+            st.caption(tr("hd.upload_help"))
+            st.multiselect(tr("hd.bundled"), list(bundled), format_func=hd.bundled_label, key="hd_bundled", wrap=True,
+                           placeholder=tr("hd.bundled_placeholder"))
+            upload = st.file_uploader(tr("hd.upload_file"), type=["json", "csv"], key="hd_upload",
+                                      help=tr("hd.upload_file_help", mb=bench.RESULTS_MAX_BYTES // 2**20))
+            if upload is not None:
+                def read_upload():
+                    name, data = uploaded_file(upload)  # its name shortened: it is stamped on every record
+                    return name, bench.load_results(data, name)
+                uploaded, error = settings.last_good("hd_uploaded", read_upload)
+                if error is None:
+                    st.success(tr("hd.upload_ok", name=uploaded[0], n=len(uploaded[1])))
+                else:
+                    show_error(error, kept=uploaded is not None)
 
     shown = [{**r, "source": tr_plain("hd.this_run")} for r in settings.kept("hd_bench") or []]
     chosen = [name for name in st.session_state["hd_bundled"] if name in bundled]  # only files offered

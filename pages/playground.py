@@ -15,7 +15,7 @@ from selfattn.playground.link import CELL_LINK_PARAMS, LINK_PARAMS
 from ui.playground import page as pg
 from ui.playground import positions as order_ui
 from ui import state as settings
-from ui.widgets import choice, current_lang, show_error, tr
+from ui.widgets import choice, current_lang, folded, show_error, tr
 from ui.components.heatmap import library
 from ui import links
 
@@ -67,23 +67,25 @@ with st.container(border=True):
     pg.size_widgets()
     pg.EDITORS.notices(tr(f"pg.undo_{state['undo'][2]}_note") if state["undo"] else "", pg.undo, "pg_undo")
 
-with st.expander(tr("pg.import"), icon=":material/upload_file:"):
-    st.caption(tr("pg.import_help"))
-    target_key = "pg_upload_target"
-    st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key,
-                 placeholder=tr("common.choose_one"))
-    uploader_key = pg.EDITORS.generation_key("pg_upload")
-    # No max_upload_size of its own: a file over 1 MB reaches grid.read_csv_matrix, which says so in
-    # words (the browser's own refusal is an English tooltip; see .streamlit/config.toml).
-    st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key,
-                     on_change=pg.on_upload, args=(uploader_key, target_key),
-                     help=tr("pg.import_file_help"))
-    upload_notice = state.pop("upload_notice", None)
-    if upload_notice is not None:
-        if isinstance(upload_notice, InputError):
-            show_error(upload_notice, kept=False)
-        else:
-            st.success(tr("pg.upload_ok", name=upload_notice), icon=":material/check_circle:")
+importing = folded(tr("pg.import"), "pg_import_panel", icon=":material/upload_file:")
+if importing.open:  # closed, its chooser and uploader are not made
+    with importing:
+        st.caption(tr("pg.import_help"))
+        target_key = "pg_upload_target"
+        st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key,
+                     placeholder=tr("common.choose_one"))
+        uploader_key = pg.EDITORS.generation_key("pg_upload")
+        # No max_upload_size of its own: a file over 1 MB reaches grid.read_csv_matrix, which says so in
+        # words (the browser's own refusal is an English tooltip; see .streamlit/config.toml).
+        st.file_uploader(tr("pg.import_file"), type=["csv"], key=uploader_key,
+                         on_change=pg.on_upload, args=(uploader_key, target_key),
+                         help=tr("pg.import_file_help"))
+        upload_notice = state.pop("upload_notice", None)
+        if upload_notice is not None:
+            if isinstance(upload_notice, InputError):
+                show_error(upload_notice, kept=False)
+            else:
+                st.success(tr("pg.upload_ok", name=upload_notice), icon=":material/check_circle:")
 
 # ── Everything an edit changes runs as one fragment: an edit reruns only this part ─────────
 @st.fragment

@@ -285,6 +285,14 @@ def click_expander(at, key: str, opened: bool = True) -> None:
     at._run(states)
 
 
+def open_folded(at, key: str) -> AppTest:
+    """The expander ``key`` opened (as a click) where it is closed: a folded one (``ui.widgets.folded``) makes its body
+    only while open (the Playground's and Heads & devices' uploads, the tiles' Q, K and V)."""
+    if any(e.proto.id.endswith(f"-{key}") and not e.proto.expanded for e in at.main.expander):
+        click_expander(at, key)
+    return at
+
+
 def trigger_id(component_id: str, event_group: str = "events") -> str:
     """The widget id under which Streamlit takes a Components-v2 element's trigger events (its
     "aggregator": ``$$STREAMLIT_INTERNAL_KEY_<element id>__events``), as the browser sends them."""

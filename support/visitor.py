@@ -348,6 +348,9 @@ class Visitor:
             self.page_hash = msg.navigation.page_script_hash
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             self.draw(tuple(msg.metadata.delta_path), msg.delta.new_element, msg.delta.fragment_id)
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "add_block" and msg.delta.add_block.expandable.id:
+            self.drawn.add(msg.delta.add_block.expandable.id)  # an expander with a state (ui.widgets.folded): a widget
+            self.fragments[msg.delta.add_block.expandable.id] = msg.delta.fragment_id
         elif kind == "page_info_changed":  # the app set a query parameter: the tab's URL now has it
             self.query_string = msg.page_info_changed.query_string
         elif kind == "session_event" and msg.session_event.HasField("script_compilation_exception"):

@@ -254,6 +254,7 @@ def test_two_browser_visitors_download_and_upload_on_their_own_replicas(served):
                 with page.expect_download(timeout=30000) as info:
                     page.locator(".st-key-dl_outputs button").click()
                 assert Path(info.value.path()).read_bytes().startswith(b"\xef\xbb\xbf,v1,v2,v3")  # UTF-8 for Excel
+                page.locator(".st-key-pg_import_panel summary").click()  # the import's box: its uploader made once open
                 page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
                     files=[{"name": "x.csv", "mimeType": "text/csv", "buffer": b"1,0,1,0\n0,2,0,2\n1,1,1,1\n"}])
                 deadline = time.monotonic() + 30

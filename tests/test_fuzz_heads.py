@@ -15,6 +15,7 @@ import pytest
 from selfattn import bench
 from selfattn.core.heads import MISTAKES
 from selfattn.i18n import t
+from support import apptest
 from tests import fuzz
 from selfattn.bench.view import PARTS
 from ui.heads import page as hd
@@ -161,7 +162,10 @@ class HeadsWalk(fuzz.Walk):
 
     def upload(self) -> str:
         self.open_part("bench")
-        uploader = self.at.get("file_uploader")[0]
+        if self.rng.random() < 0.1 and self.at.get("file_uploader"):  # the box closed: its uploader is no longer made
+            apptest.click_expander(self.at, "hd_upload_panel", opened=False)
+            return "upload box closed"
+        uploader = apptest.open_folded(self.at, "hd_upload_panel").get("file_uploader")[0]
         if self.rng.random() < 0.1:
             uploader.clear().run()
             return "upload cleared"

@@ -153,7 +153,10 @@ class PlaygroundWalk(fuzz.Walk):
         return kind, data
 
     def upload(self) -> str:
-        uploader = self.at.get("file_uploader")[0]
+        if self.rng.random() < 0.1 and self.at.get("file_uploader"):  # the box closed: its uploader is no longer made
+            apptest.click_expander(self.at, "pg_import_panel", opened=False)
+            return "import box closed"
+        uploader = apptest.open_folded(self.at, "pg_import_panel").get("file_uploader")[0]
         if self.rng.random() < 0.1:
             uploader.clear().run()
             return "upload cleared"

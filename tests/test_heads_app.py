@@ -12,7 +12,7 @@ from selfattn import bench
 from selfattn.core.heads import MISTAKES
 from selfattn.display.charts import WORDS
 from selfattn.i18n import CATALOG
-from support.apptest import (assert_fits, assert_placeholders_speak, axis_labels, choice_widget, heatmap_specs,
+from support.apptest import (open_folded, assert_fits, assert_placeholders_speak, axis_labels, choice_widget, heatmap_specs,
                            open_page, open_part)
 from ui import map_sizes as fit
 from ui.heads import page as hd
@@ -107,11 +107,11 @@ def test_upload_results_and_bad_files():
     path = sorted(Path("benchmarks/results").glob("*.json"))[0]
     records = bench.load_results(path.read_bytes(), path.name)
     at = bench_part()
-    at.get("file_uploader")[0].upload("gpu.json", bench.records_to_json(records).encode(), "application/json").run()
+    open_folded(at, "hd_upload_panel").get("file_uploader")[0].upload("gpu.json", bench.records_to_json(records).encode(), "application/json").run()
     assert not at.exception and not at.error
     assert at.success and "gpu.json" in at.success[0].value
     at = bench_part()
-    at.get("file_uploader")[0].upload("bad.json", b"{not json", "application/json").run()
+    open_folded(at, "hd_upload_panel").get("file_uploader")[0].upload("bad.json", b"{not json", "application/json").run()
     assert not at.exception
     assert at.error and "JSON" in at.error[0].value
 
@@ -124,12 +124,12 @@ def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier
     from selfattn.i18n import t
 
     at = bench_part(lang)
-    (uploader,) = at.get("file_uploader")
+    (uploader,) = open_folded(at, "hd_upload_panel").get("file_uploader")
     assert uploader.proto.max_upload_size_mb * 2**20 == bench.RESULTS_MAX_BYTES
     uploader.set_value(("bad.json", b"{not json", "application/json")).run()  # an earlier, unrelated error
     assert len(at.error) == 1
     size = bench.RESULTS_MAX_BYTES + 1
-    at.get("file_uploader")[0].set_value(("big.json", b" " * size, "application/json")).run()
+    open_folded(at, "hd_upload_panel").get("file_uploader")[0].set_value(("big.json", b" " * size, "application/json")).run()
     assert not at.exception
     assert [e.value for e in at.error] == [t("err.results_too_big", lang, size=size, limit=bench.RESULTS_MAX_BYTES)]
 
@@ -137,12 +137,12 @@ def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier
 def test_bundled_results_can_be_shown():
     files = sorted(Path(__file__).parent.parent.joinpath("benchmarks", "results").glob("*.json"))
     at = bench_part()
-    box = at.multiselect(key="hd_bundled")
+    box = open_folded(at, "hd_upload_panel").multiselect(key="hd_bundled")
     assert sorted(box.value) == sorted(f.stem for f in files), "every committed results file loads and is shown"
     assert sorted(box.options) == sorted(hd.bundled_label(f.stem) for f in files)  # named by machine, precision
     gpu = [f.stem for f in files if "h100" in f.stem]
     assert gpu, "the H100 results measured on the device tool are offered"
-    at.multiselect(key="hd_bundled").set_value(gpu).run()
+    open_folded(at, "hd_upload_panel").multiselect(key="hd_bundled").set_value(gpu).run()
     assert not at.exception
     shown = pd.concat([frame.value for frame in at.dataframe])
     assert "NVIDIA H100 80GB HBM3" in set(shown.astype(str).stack())
@@ -241,7 +241,7 @@ def test_chart_words_are_translated():
 
 def test_results_headers_are_translated_but_exports_keep_field_names(downloads):
     at = bench_part("zh")
-    at.multiselect(key="hd_bundled").set_value([at.multiselect(key="hd_bundled").options[0]]).run()
+    open_folded(at, "hd_upload_panel").multiselect(key="hd_bundled").set_value([open_folded(at, "hd_upload_panel").multiselect(key="hd_bundled").options[0]]).run()
     assert not at.exception
     headers = [str(c) for frame in at.dataframe for c in frame.value.columns]
     assert CATALOG["hd.col_median_ms"]["zh"] in headers and CATALOG["hd.col_seq_len"]["zh"] in headers
@@ -284,7 +284,7 @@ def test_benchmark_settings_survive_leaving_the_page():
 def test_chinese_page_has_no_english_placeholder_of_ours():
     at = bench_part("zh")
     assert_placeholders_speak(at, "zh")
-    (uploader,) = at.get("file_uploader")
+    (uploader,) = open_folded(at, "hd_upload_panel").get("file_uploader")
     assert uploader.proto.label == "结果文件" and "不超过 2 MB" in uploader.proto.help
     open_part(at, "heads", "compare")
     assert_placeholders_speak(at, "zh")
@@ -330,8 +330,8 @@ def noisy_results() -> bytes:
                                            ("zh", "所显示的 17 个计时中有 1 个的四分位距超过中位数的 25%")])
 def test_a_noisy_timing_is_flagged_in_the_table_and_a_warning(lang, warning):
     at = bench_part(lang)
-    at.multiselect(key="hd_bundled").set_value([]).run()  # the uploaded file alone
-    at.get("file_uploader")[0].upload("noisy.json", noisy_results(), "application/json").run()
+    open_folded(at, "hd_upload_panel").multiselect(key="hd_bundled").set_value([]).run()  # the uploaded file alone
+    open_folded(at, "hd_upload_panel").get("file_uploader")[0].upload("noisy.json", noisy_results(), "application/json").run()
     assert not at.exception and not at.error
     assert any(warning in w.value for w in at.warning), [w.value for w in at.warning]
     table = at.dataframe[-1].value
@@ -352,7 +352,7 @@ def test_upload_errors_say_the_reason_in_words(lang, expected):
     records = bench.load_results(path.read_bytes(), path.name)
     bad = bench.records_to_json([records[0], {**records[1], "status": "great"}]).encode()
     at = bench_part(lang)
-    at.get("file_uploader")[0].upload("bad.json", bad, "application/json").run()
+    open_folded(at, "hd_upload_panel").get("file_uploader")[0].upload("bad.json", bad, "application/json").run()
     assert not at.exception
     (message,) = [e.value for e in at.error]
     assert expected in message and "not_allowed" not in message and ("Row 2" in message or "第 2 行" in message)
@@ -575,8 +575,8 @@ def test_an_upload_of_many_machines_draws_a_bounded_number_of_charts_and_says_so
     cpu = hd.bundled_results()["cpu-amd-epyc-2core"]
     many = [{**r, "device_name": f"machine {k}"} for k in range(10) for r in cpu]  # 10 machines, 2 head counts each
     at = bench_part()
-    at.multiselect(key="hd_bundled").set_value([]).run()
-    at.get("file_uploader")[0].upload("many.json", bench.records_to_json(many).encode(), "application/json").run()
+    open_folded(at, "hd_upload_panel").multiselect(key="hd_bundled").set_value([]).run()
+    open_folded(at, "hd_upload_panel").get("file_uploader")[0].upload("many.json", bench.records_to_json(many).encode(), "application/json").run()
     assert not at.exception and not at.error
     assert len(benchmark_charts(at)) == 2 * hd.MAX_CHARTS
     assert CATALOG["hd.charts_capped"]["en"].format(shown=hd.MAX_CHARTS, total=10) in [c.value for c in at.caption]

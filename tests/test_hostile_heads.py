@@ -30,6 +30,7 @@ import asyncio
 import fcntl
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -84,6 +85,9 @@ WORST_LINKS.update({f"{name}, check part": {**params, "part": "check"} for name,
                     if "open" in params})
 
 
+FOLDED = {"hd_upload": "hd_upload_panel", r"pg_upload_\d+": "pg_import_panel"}  # each uploader's folded box
+
+
 class Visitor(hostile.Hostile):
     """A hostile visitor that also clicks buttons and uploads files the way the browser does."""
 
@@ -131,8 +135,17 @@ class Visitor(hostile.Hostile):
         self.cookies.update(await wire.http_get(f"{self.base}/_stcore/health", self.timeout))  # the XSRF cookie
         return urls
 
+    async def unfold(self, panel: str) -> None:
+        """Open the folded box ``panel`` as a click on its header does (ui.widgets.folded: its uploader is made only
+        while it is open)."""
+        await self.send(**{f"-{panel}$": ("bool_value", True)})
+        await self.finish_run()
+
     async def choose(self, key: str, urls, name: str, size: int) -> None:
-        """Run the page with the uploader ``key`` naming the file at ``urls`` (uploaded or not)."""
+        """Run the page with the uploader ``key`` naming the file at ``urls`` (uploaded or not); its box opened first,
+        as a visitor opens it (an uploader's state sent while its box is closed reaches no widget)."""
+        if not any(re.search(f"-{key}$", wid) for wid in self.drawn):
+            await self.unfold(FOLDED[key])
         wid = self.widget_id(f"-{key}$")
         info = UploadedFileInfo(file_id=urls.file_id, name=name, size=size)
         info.file_urls.CopyFrom(urls)

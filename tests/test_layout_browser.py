@@ -75,6 +75,15 @@ LEGEND_WORDS = """() => [...document.querySelectorAll("[data-testid='stVegaLiteC
     })"""
 
 
+def unfolded_controls_are_whole(page, panel: str, what: str) -> None:
+    """The folded box ``panel`` (ui.widgets.folded: made only once opened) opened as a visitor opens it: every control
+    in it shows its whole text too (the uploads' choosers and drop zones)."""
+    page.locator(f".st-key-{panel} summary").click()
+    page.locator(f".st-key-{panel} [data-testid='stFileUploaderDropzone']").wait_for(timeout=60000)
+    wait_until_idle(page, timeout_ms=120000)
+    assert page.evaluate(CLIPPED_CONTROLS) == [], (what, panel)
+
+
 def heads_bench_shows_its_values(page, what: str) -> None:
     """The benchmark's controls show their values (the heads chips' numbers, not only their "×"; the device), and
     each line chart's legend is whole."""
@@ -86,6 +95,7 @@ def heads_bench_shows_its_values(page, what: str) -> None:
     assert len(legends) >= 2, (what, legends)
     for words in legends:
         assert len(words) >= 4 and all(inside for _, inside in words), (what, words)
+    unfolded_controls_are_whole(page, "hd_upload_panel", what)
 
 
 def embeddings_map_choice_is_whole(page, lang: str, what: str) -> None:
@@ -147,7 +157,7 @@ PLAYGROUND_LINES = r"""
 def playground_keeps_its_lines(page, lang: str, what: str) -> None:
     """No title leaves one character alone on its last line, no "3 × 3" badge breaks, the four size boxes stand in
     one line however their labels wrap, and the link's copy button shows without a hover (a tablet has none)
-    wherever the sidebar is open."""
+    wherever the sidebar is open; then the CSV import's box opened, its controls whole."""
     found = page.evaluate(PLAYGROUND_LINES)
     alone = [h for h in found["headings"] if len(h["lines"]) > 1 and min(h["lines"]) < 2]
     assert not alone, (what, alone)
@@ -155,6 +165,7 @@ def playground_keeps_its_lines(page, lang: str, what: str) -> None:
     assert len(found["sizes"]) == 4 and max(found["sizes"]) - min(found["sizes"]) <= 2, (what, found["sizes"])
     if sidebar_open(page):  # below 1024 px Streamlit starts with the sidebar closed
         assert found["copyShown"] is True, (what, found)
+    unfolded_controls_are_whole(page, "pg_import_panel", what)
 
 
 def a_picked_head_is_shown_where_the_visitor_is_looking(page, what: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from selfattn.i18n import t
-from support.apptest import open_link, open_page, open_part
+from support.apptest import open_folded, open_link, open_page, open_part
 from tests import fuzz
 from ui import parts
 
@@ -99,7 +99,7 @@ def test_heads_closed_parts_run_nothing(monkeypatch):
     forbid(monkeypatch, hd, "input_matrix", "torch_checks")  # the comparison and the checks
     forbid(monkeypatch, core, "mistake")
     at = open_page("heads", part="bench")
-    assert at.button(key="hd_run") and at.get("file_uploader") and not at.metric
+    assert at.button(key="hd_run") and not at.get("file_uploader") and not at.metric  # the upload's box folded
     assert not at.get("vega_lite_chart") or all("seq_len" in c.proto.spec for c in at.get("vega_lite_chart"))
 
 
@@ -238,3 +238,22 @@ def test_block_with_one_layer_its_stack_part_says_how_to_get_a_stack_and_makes_o
     from support.apptest import step_maps
     assert {"tb_stack1", "tb_stack2"} <= set(step_maps(at)) and not at.info
     assert fuzz.link_params(at)["layers"] == "2"
+
+
+@pytest.mark.parametrize("page, part, panel, made", [
+    ("playground", None, "pg_import_panel", lambda at: at.get("file_uploader") and at.selectbox(key="pg_upload_target")),
+    ("heads", "bench", "hd_upload_panel", lambda at: at.get("file_uploader") and at.multiselect(key="hd_bundled")),
+    ("efficient", None, "ef_qkv_panel", lambda at: {b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button")}
+     >= {"dl_ef_Q", "dl_ef_K", "dl_ef_V", "dl_ef_outputs"}),
+])
+def test_a_folded_box_makes_its_body_only_once_opened(page, part, panel, made):
+    """Issue 52: a collapsed expander's body runs only while it is open (ui.widgets.folded): closed, an open of the
+    page makes no uploader, chooser, table or CSV of it; a click on its header makes them, and the box says open."""
+    at = open_page(page, part=part)
+    assert not at.exception
+    header = [e for e in at.main.expander if e.proto.id.endswith(f"-{panel}")]
+    assert len(header) == 1 and not header[0].proto.expanded  # its header is drawn, closed
+    assert not made(at)
+    open_folded(at, panel)
+    assert not at.exception and made(at)
+    assert [e.proto.expanded for e in at.main.expander if e.proto.id.endswith(f"-{panel}")] == [True]

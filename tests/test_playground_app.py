@@ -10,7 +10,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display.grid import read_csv_matrix
-from support.apptest import (assert_fits, assert_map_shows, map_frame, step_maps, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
+from support.apptest import (open_folded, assert_fits, assert_map_shows, map_frame, step_maps, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
                            shown, texts)
 
 
@@ -128,14 +128,14 @@ def test_csv_downloads_round_trip(downloads):
 def test_upload_replaces_a_weight_and_bad_files_change_nothing():
     at = open_page("playground")
     before = outputs_table(at).to_numpy().copy()
-    at.selectbox(key="pg_upload_target").set_value("w_q").run()
-    at.get("file_uploader")[0].upload("bad.csv", b"1,2\n3,4\n", "text/csv").run()
+    open_folded(at, "pg_import_panel").selectbox(key="pg_upload_target").set_value("w_q").run()
+    open_folded(at, "pg_import_panel").get("file_uploader")[0].upload("bad.csv", b"1,2\n3,4\n", "text/csv").run()
     assert not at.exception
     assert "W_q" in shown(at.error[0].value) and "4" in at.error[0].value  # needs 4 rows and 3 columns
     np.testing.assert_array_equal(outputs_table(at).to_numpy(), before)
     w_q = np.arange(12.0).reshape(4, 3) / 10
     csv = "\n".join(",".join(str(v) for v in row) for row in w_q).encode()
-    at.get("file_uploader")[0].upload("w_q.csv", csv, "text/csv").run()
+    open_folded(at, "pg_import_panel").get("file_uploader")[0].upload("w_q.csv", csv, "text/csv").run()
     assert not at.exception and not at.error
     x = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)
     w_k = np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=float)
@@ -152,12 +152,12 @@ def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier
 
     at = open_page("playground", lang)
     before = outputs_table(at).to_numpy().copy()
-    (uploader,) = at.get("file_uploader")
+    (uploader,) = open_folded(at, "pg_import_panel").get("file_uploader")
     # the browser's cap (server.maxUploadSize, 2 MB since issue 29) lets a file of up to twice ours through
     assert uploader.proto.max_upload_size_mb * 2**20 >= 2 * MAX_UPLOAD_BYTES
     uploader.set_value(("bad.csv", b"1,2\n3,4\n", "text/csv")).run()  # an earlier, unrelated error
     assert len(at.error) == 1
-    at.get("file_uploader")[0].set_value(("big.csv", b"1," * (MAX_UPLOAD_BYTES // 2 + 1), "text/csv")).run()
+    open_folded(at, "pg_import_panel").get("file_uploader")[0].set_value(("big.csv", b"1," * (MAX_UPLOAD_BYTES // 2 + 1), "text/csv")).run()
     assert not at.exception
     assert [e.value for e in at.error] == [t("err.upload_too_big", lang, size_kb=1025, limit_kb=1024)]
     np.testing.assert_array_equal(outputs_table(at).to_numpy(), before)
@@ -165,9 +165,9 @@ def test_a_file_over_the_limit_gets_one_message_in_words_in_place_of_the_earlier
 
 def test_upload_of_x_may_change_the_number_of_tokens():
     at = open_page("playground")
-    at.selectbox(key="pg_upload_target").set_value("x").run()
+    open_folded(at, "pg_import_panel").selectbox(key="pg_upload_target").set_value("x").run()
     csv = ",x1,x2,x3,x4\n猫,1,0,0,1\n狗,0,1,1,0\n".encode()
-    at.get("file_uploader")[0].upload("x.csv", csv, "text/csv").run()
+    open_folded(at, "pg_import_panel").get("file_uploader")[0].upload("x.csv", csv, "text/csv").run()
     assert not at.exception and not at.error
     assert list(outputs_table(at).index) == ["猫", "狗"]
     assert at.number_input(key="pg_n").value == 2
@@ -366,8 +366,8 @@ def test_masked_scores_read_minus_infinity_in_the_table_the_chart_and_the_text()
 def test_a_label_longer_than_24_characters_is_said_to_be_cut():
     at = open_page("playground")
     long = "a-very-long-token-label-from-an-upload"  # longer than the editor lets one type
-    at.selectbox(key="pg_upload_target").set_value("x").run()
-    at.get("file_uploader")[0].upload("x.csv", f"{long},1,0,1,0\nb,0,2,0,2\nc,1,1,1,1\n".encode(), "text/csv").run()
+    open_folded(at, "pg_import_panel").selectbox(key="pg_upload_target").set_value("x").run()
+    open_folded(at, "pg_import_panel").get("file_uploader")[0].upload("x.csv", f"{long},1,0,1,0\nb,0,2,0,2\nc,1,1,1,1\n".encode(), "text/csv").run()
     assert any("cut to 24 characters" in i.value and long in i.value for i in at.info)
     assert list(outputs_table(at).index)[0] == long[:24]
     edit(at, "x", 1, "x1", "3")  # the editor sends the long label back unchanged with the edit: not refused

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from selfattn.core.heads import MISTAKES
 from selfattn.display import share
 from support import apptest
-from support.apptest import choice_widget, edit, heatmap_specs, open_page, open_part, sidebar_link
+from support.apptest import open_folded, choice_widget, edit, heatmap_specs, open_page, open_part, sidebar_link
 from ui import state as settings
 
 
@@ -113,8 +113,8 @@ def test_an_uploaded_label_longer_than_a_link_takes_opens_with_the_same_tables()
     """An upload may bring a 60-character label (the tables use its first 24): the link carries it as
     the tables show it, instead of one the page refuses (found by tests/test_fuzz_playground.py)."""
     at = open_page("playground")
-    at.selectbox(key="pg_upload_target").set_value("x").run()
-    at.get("file_uploader")[0].set_value(("x.csv", (",x1,x2,x3,x4\n" + "L" * 60 + ",1,0,0,1\n狗,0,1,1,0\n").encode(),
+    open_folded(at, "pg_import_panel").selectbox(key="pg_upload_target").set_value("x").run()
+    open_folded(at, "pg_import_panel").get("file_uploader")[0].set_value(("x.csv", (",x1,x2,x3,x4\n" + "L" * 60 + ",1,0,0,1\n狗,0,1,1,0\n").encode(),
                                           "text/csv")).run()
     fresh = reopened(at, "playground")
     assert not fresh.warning  # nothing in the link was ignored

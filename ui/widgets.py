@@ -123,6 +123,13 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
     return st.session_state[key]
 
 
+def folded(label: str, key: str, *, icon: str | None = None):
+    """A collapsed expander whose body runs only while it is open: the caller draws into it when ``.open`` (a click
+    on its header reruns the page, or the fragment it sits in). Closed, it costs an open its header alone, not the
+    widgets, tables and files inside (issue 52: only what a visitor opens runs)."""
+    return st.expander(label, key=key, icon=icon, on_change="rerun")
+
+
 def csv_button(frame: pd.DataFrame | Callable[[], pd.DataFrame], file_name: str, key: str,
                label: str | None = None) -> None:
     """A download button for one table as CSV (labels in the first column), UTF-8 after a byte-order mark.

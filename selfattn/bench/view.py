@@ -49,6 +49,7 @@ KEPT = {
 WIDGETS = {
     "hd_run": "the Run button",
     "hd_upload": "the results uploader",
+    "hd_upload_panel": "the expander of the results' upload (its chooser and uploader are made only while it is open)",
     "hd_part_tabs": "the parts' tab bar (its label; the part is hd_part)",
     "hd_part_next": "the button to the next part",
 }

@@ -126,5 +126,6 @@ WIDGETS = {
     "ef_first": "the tiles' first-step button",
     "ef_last": "the tiles' last-step button",
     "ef_play": "the tiles' Play/Pause button",
+    "ef_qkv_panel": "the tiles' expander of Q, K and V with their CSVs (made only while it is open)",
     "ef_time": "the traffic part's button that times SDPA against the materialised softmax on this server",
 }

@@ -29,7 +29,7 @@ from selfattn.hosting import is_hosted
 from selfattn.i18n import Markdown
 from ui import links
 from ui import state as settings
-from ui.widgets import arrow_datasets, choice, csv_button, listed, show_error, tr, tr_plain
+from ui.widgets import arrow_datasets, choice, csv_button, folded, listed, show_error, tr, tr_plain
 from ui.components.heatmap import heatmap, library, map_data
 from ui.play import Player
 
@@ -195,17 +195,19 @@ def _steps(view: ef.TilesView) -> None:
         st.caption(tr("ef.attend_equal", diff=difference_text(view.attend_difference)))
     else:
         st.caption(tr("ef.check_at_end", left=total - step))
-    with st.expander(tr("ef.qkv"), icon=":material/table:"):
-        q1, q2, q3 = st.columns(3)
-        for col, name, matrix in ((q1, "Q", view.q), (q2, "K", view.k), (q3, "V", view.v)):
-            with col:
-                st.markdown(f"**{name}**")
-                frame = number_frame(matrix, labels("q" if name == "Q" else "k", n), labels("c", d))
-                st.dataframe(frame, width="content")
-                csv_button(pd.DataFrame(matrix, index=frame.index, columns=frame.columns), f"efficient-{name}",
-                           key=f"dl_ef_{name}")
-        csv_button(pd.DataFrame(trace.outputs, index=labels("q", n), columns=column_names("o", d)),
-                   "efficient-outputs", key="dl_ef_outputs", label=tr("ef.download_outputs"))
+    tables = folded(tr("ef.qkv"), "ef_qkv_panel", icon=":material/table:")
+    if tables.open:  # closed, its three tables and four CSVs are not made
+        with tables:
+            q1, q2, q3 = st.columns(3)
+            for col, name, matrix in ((q1, "Q", view.q), (q2, "K", view.k), (q3, "V", view.v)):
+                with col:
+                    st.markdown(f"**{name}**")
+                    frame = number_frame(matrix, labels("q" if name == "Q" else "k", n), labels("c", d))
+                    st.dataframe(frame, width="content")
+                    csv_button(pd.DataFrame(matrix, index=frame.index, columns=frame.columns), f"efficient-{name}",
+                               key=f"dl_ef_{name}")
+            csv_button(pd.DataFrame(trace.outputs, index=labels("q", n), columns=column_names("o", d)),
+                       "efficient-outputs", key="dl_ef_outputs", label=tr("ef.download_outputs"))
     links.publish("efficient")
 
 
