@@ -24,12 +24,15 @@ from ui import links
 SHORT_TERMS = 4  # a sum of more terms (a vector of more numbers) is shortened to "…" but for the focus token
 
 
-def sums(full: list[str], short: list[str]) -> None:
-    """Lines of arithmetic: in full, or (when some are long) shortened, with the full ones in an expander."""
+def sums(full: list[str], short: list[str], step: int) -> None:
+    """Lines of arithmetic: in full, or (when some are long) shortened, with the full ones in a folded box of the
+    step (``pg_full_<step>``, made only once opened: at 32 tokens x 16 dimensions step 4's lines are 32 of 16 terms)."""
     st.code("\n".join(short), language=None, wrap_lines=True)
     if short != full:
-        with st.expander(tr("pg.focus_full"), icon=":material/unfold_more:"):
-            st.code("\n".join(full), language=None, wrap_lines=True)
+        whole = folded(tr("pg.focus_full"), f"pg_full_{step}", icon=":material/unfold_more:")
+        if whole.open:
+            with whole:
+                st.code("\n".join(full), language=None, wrap_lines=True)
 
 
 # ── Read: the frame, the settings, the page's tables, and (first open) the link ─────────────
@@ -185,7 +188,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
                 tail += f"   → ÷ {step_text(trace.scale_factor)} = {step_text(trace.scaled_scores[i, j])}"
             lines.append(head + terms + tail)
             short.append(head + ("…" if long_q and j != i else terms) + tail)
-        sums(lines, short)
+        sums(lines, short, 4)
         st.markdown(tr("pg.focus_step5"))
         st.code(f"softmax({step_vector_text(trace.scaled_scores[i])})\n"
                 f"= {step_vector_text(trace.weights[i])}", language=None, wrap_lines=True)
@@ -194,7 +197,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
               f"{step_vector_text(trace.weighted_values[i, j])}" for j in range(n)],
              [f"{step_text(trace.weights[i, j])} × "
               f"{step_vector_text(trace.values[j]) if j == i or not long_v else f'v{j + 1}'} = "
-              f"{step_vector_text(trace.weighted_values[i, j])}" for j in range(n)])
+              f"{step_vector_text(trace.weighted_values[i, j])}" for j in range(n)], 6)
         tables[f"weighted_values_{i + 1}"] = pg.show_map(
             tr("pg.weighted_values", token=tokens[i]), trace.weighted_values[i], tokens, v_cols,
             key=f"weighted_values_{i + 1}", link="wv", focus=i)
@@ -202,7 +205,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         added = [step_vector_text(v) for v in trace.weighted_values[i]]
         shown_terms = added if not long_v or n <= 2 else [added[0], "…", added[-1]]
         sums([" + ".join(added) + f"\n= {step_vector_text(trace.outputs[i])}"],
-             [" + ".join(shown_terms) + f"\n= {step_vector_text(trace.outputs[i])}"])
+             [" + ".join(shown_terms) + f"\n= {step_vector_text(trace.outputs[i])}"], 7)
 
     st.subheader(tr("pg.step8"))
     st.caption(tr("pg.step8_help", formula=maths["step8"]))

@@ -421,7 +421,11 @@ def test_long_sums_are_shortened_but_for_the_focus_token_with_every_line_in_an_e
     assert step4.splitlines()[:2] == [f"q1·k1 = 1×0 + 0×1 + 2×1{zeros} = 2", "q1·k2 = … = 4"]
     assert len(step4.splitlines()) == 32 and max(map(len, step4.splitlines()[1:])) < 40
     full = [e for e in at.expander if e.label == t("pg.focus_full", lang)]
-    assert len(full) == 3  # steps 4, 6 and 7
+    assert len(full) == 3 and not any(e.code for e in full)  # steps 4, 6 and 7, folded: their lines not made yet
+    assert not any(f"q1·k2 = 1×4 + 0×4 + 2×0{zeros} = 4" in c.value for c in at.code)
+    open_folded(at, "pg_full_4")
+    full = [e for e in at.expander if e.label == t("pg.focus_full", lang)]
+    assert not at.exception and len(full) == 3
     assert f"q1·k2 = 1×4 + 0×4 + 2×0{zeros} = 4" in full[0].code[0].value
     assert str(t("pg.focus_short_note", lang, token="Input 1" if lang == "en" else "输入 1")) in texts(at)
     maps = step_maps(at)  # every map drawn at 32 tokens, linked as at 3 (no limit on the linking)

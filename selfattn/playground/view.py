@@ -33,6 +33,7 @@ KEPT = {
 WIDGETS = {
     "pg_undo": "the Playground's Undo button",
     "pg_upload_target": "the matrix the Playground's CSV upload fills",
+    "pg_full_*": "the Playground's folded boxes of a step's sums in full (steps 4, 6, 7; made only while open)",
     "pg_import_panel": "the Playground's expander of the CSV import (its chooser and uploader are made only while open)",
     "pg_order_draw": "the Playground's button that draws a new order",
     "pg_order_reset": "the Playground's button that puts the tokens back in order",
