@@ -158,7 +158,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Every box is a map of its numbers. Point at a token's row: it lights up in every step. Click it to "
               "write out its LayerNorm below.",
         "zh": "每个方框都是它的数字热力图。指向某个词元的行：它在每一步都会高亮。点击它，下面会写出它的层归一化。"},
-    "tb.first_columns": {"en": "map: first {k} columns; the CSV holds all", "zh": "热力图：前 {k} 列；CSV 包含全部"},
+    "tb.first_columns": {"en": "map: first {k} columns; its CSV in the ZIP holds all",
+                         "zh": "热力图：前 {k} 列；ZIP 中它的 CSV 包含全部"},
     "tb.head": {"en": "Head {h}", "zh": "头 {h}"},  # as on Heads & devices and Sentence embeddings
     "tb.step_input": {"en": "Input x", "zh": "输入 x"},
     "tb.step_input_help": {"en": "X (with positions added) for layer 1, else the last layer's output.",
@@ -262,9 +263,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "tb.real_truncated": {"en": "The sentence was cut to {n} tokens.", "zh": "句子被截断为 {n} 个词元。"},
     "tb.real_help": {
         "en": "MiniLM is post-LN like BERT: d_model {d}, {h} heads, d_ff {d_ff}, GELU (erf), ε = {eps}. The maps "
-              "show the first {k} columns; every CSV holds them all.",
+              "show the first {k} columns; every CSV in the ZIP holds them all.",
         "zh": "MiniLM 与 BERT 一样是后置层归一化：d_model {d}，{h} 个头，d_ff {d_ff}，GELU（erf），ε = {eps}。"
-              "热力图只显示前 {k} 列；每个 CSV 都包含全部列。"},
+              "热力图只显示前 {k} 列；ZIP 中每个 CSV 都包含全部列。"},
     "tb.real_unknown": {
         "en": "{model} read {n} token(s) as [UNK] ({chars}; each such row is labelled with its character): it was "
               "trained mostly on English. The layer is still recomputed and checked against the model, but those tokens "

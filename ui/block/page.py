@@ -105,7 +105,7 @@ PAGE = EditablePage("tb", tbv.TABLES, decode, inputs=("x",), weights=layer_table
                     on_preset={"tb_layer": 0, "tb_focus": 0}, within=within, option_name=option_name,
                     edited_note="tb.edited", engine=engine)
 SLOTS, EDITORS, MAPS = PAGE.slots, PAGE.editors, PAGE.maps
-show_map = MAPS.show
+show_map = PAGE.show_map  # no CSV button a map: the part's ZIP holds them all
 # the declaration's callbacks and readers, by the names pages/block.py calls them
 (state, current, setup, renewed, read, open_link, editor, shown_tables, load_preset, on_size, on_layer, undo, divisors,
  follow_preset, preset_note, preview_engine, weights_panel) = (

@@ -88,7 +88,7 @@ PAGE = EditablePage("s2s", sv.TABLES, decode, inputs=("src", "tgt"), weights=gro
                     option_name=lambda key: tr(key.replace("s2s_", "s2s.")), edited_note="s2s.preset_edited",
                     engine=engine)
 SLOTS, EDITORS, MAPS = PAGE.slots, PAGE.editors, PAGE.maps
-show_map = MAPS.show
+show_map = PAGE.show_map  # no CSV button a map: the part's ZIP holds them all
 PLAYER = Player("s2s_playing", "s2s_step", "s2s_play", "seq2seq")  # generation's Play/Pause (ui/play.py)
 # the declaration's callbacks and readers, by the names pages/seq2seq.py calls them
 (state, current, setup, renewed, read, open_link, editor, shown_tables, load_preset, on_size, on_group, undo, divisors,
