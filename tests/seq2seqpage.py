@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from selfattn.i18n import t, t_plain
 from selfattn.seq2seq import view as sv
-from support.apptest import choice_widget, click_expander, editor_cells, editors, type_cell
+from support.apptest import choice_widget, editor_cells, editors, open_folded, type_cell
 from tests import fuzz
 
 
@@ -67,8 +67,7 @@ def send(at, table: str, row: int, col: int, text: str) -> None:
 
 def open_weights(at) -> None:
     """The weights' expander opened (as a click) where it is closed: its editors and its layer box are made then."""
-    if any(e.proto.id.endswith("-s2s_weights") and not e.proto.expanded for e in at.main.expander):
-        click_expander(at, "s2s_weights")
+    open_folded(at, "s2s_weights")
 
 
 def pick(at, kind: str, key: str, value) -> None:

@@ -195,9 +195,9 @@ def _steps(view: ef.TilesView) -> None:
         st.caption(tr("ef.attend_equal", diff=difference_text(view.attend_difference)))
     else:
         st.caption(tr("ef.check_at_end", left=total - step))
-    tables = folded(tr("ef.qkv"), "ef_qkv_panel", icon=":material/table:")
-    if tables.open:  # closed, its three tables and four CSVs are not made
-        with tables:
+    qkv = folded(tr("ef.qkv"), "ef_qkv_panel", icon=":material/table:")
+    if qkv.open:  # closed, its three tables and four CSVs are not made
+        with qkv:
             q1, q2, q3 = st.columns(3)
             for col, name, matrix in ((q1, "Q", view.q), (q2, "K", view.k), (q3, "V", view.v)):
                 with col:
