@@ -143,3 +143,22 @@ def test_hundreds_of_distinct_block_views_hold_the_caches_to_their_budget(server
     asyncio.run(views(range(200, 320)))
     grown = servers.rss_mb(pid) - before
     assert grown < memo.TOTAL_BUDGET / memo.MIB, f"+{grown:.0f} MB after 120 more distinct views"
+
+
+@pytest.mark.parametrize("kind, value", [("string_value", "open"), ("json_value", '{"open": true}'),
+                                         ("double_value", 1e308), ("int_value", 7)])
+def test_a_widget_state_of_the_wrong_kind_changes_nothing_and_raises_nothing(server, kind, value):
+    """A crafted client sends a folded box's state (ui.widgets.folded) and a switch's state as another kind than the
+    browser sends (a bool): Streamlit handed it on as it came and the page's run failed with a traceback. Dropped as
+    it arrives (selfattn.serving.backmsg.keep_widgets, by the widget's own kind): the box stays closed, the switch
+    as it was, and the page answers without a traceback."""
+    async def scenario():
+        async with hostile.visitor(server.url) as v:
+            await v.open_link("playground")
+            await v.send(**{"-pg_import_panel$": (kind, value), "-pg_scale$": (kind, value)})
+            await v.finish_run()
+            return v.tally.exceptions, any("pg_upload_" in w for w in v.drawn), v.step_text()
+
+    exceptions, uploader, text = asyncio.run(scenario())
+    assert exceptions == 0 and not uploader
+    assert "q1·k2 = 1×4 + 0×4 + 2×0 = 4" in text  # the page drew its steps, unscaled, as before

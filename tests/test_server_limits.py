@@ -519,6 +519,23 @@ def test_the_hooks_read_a_message_as_the_rules_do_and_drop_widgets_never_drawn()
     assert [w.id for w in mixed.rerun_script.widget_states.widgets] == ["known", "known too"]
 
 
+def test_a_widget_state_of_another_kind_than_the_widget_takes_is_dropped():
+    """Streamlit hands a widget's state on as it came: a text sent for a switch or an expander reached the page, whose
+    run failed on it (a traceback). With the widgets' metadata, such states are dropped like a widget never drawn."""
+    from types import SimpleNamespace
+
+    sent = _msg("rerun_script", widgets=["switch", "box", "gone", "whole", "number"])
+    states = sent.rerun_script.widget_states.widgets
+    states[0].bool_value = True
+    states[1].string_value = "open"
+    states[3].int_value = 3  # a number box of whole numbers: the browser sends an int, Streamlit's metadata says double
+    states[4].string_value = "3"
+    takes = {"switch": SimpleNamespace(value_type="bool_value"), "box": SimpleNamespace(value_type="bool_value"),
+             "whole": SimpleNamespace(value_type="double_value"), "number": SimpleNamespace(value_type="double_value")}
+    assert backmsg.keep_widgets(sent, takes) == 3
+    assert [w.id for w in sent.rerun_script.widget_states.widgets] == ["switch", "whole"]
+
+
 def test_a_session_sends_a_bounded_number_of_messages_a_second():
     guard = policy.SessionGuard()
     beat = Message("app_heartbeat")

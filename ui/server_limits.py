@@ -204,7 +204,8 @@ def _check(session, guard: SessionGuard, msg) -> str | None:
     if why is None and backmsg.read(msg).kind == "rerun_script":
         dropped = backmsg.keep_widgets(msg, hooks.session_of(session)[1])
         if dropped:
-            LOG.warning("%d widget states of widgets never drawn dropped", dropped)
+            LOG.warning("%d widget states of widgets never drawn, or of another kind than the widget takes, dropped",
+                        dropped)
     return why
 
 

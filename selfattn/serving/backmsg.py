@@ -6,7 +6,7 @@ listed in docs/streamlit-upgrade.md); nothing here imports Streamlit. ``ui/serve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Mapping
 
 from selfattn.serving.limits import Message
 
@@ -19,10 +19,23 @@ def read(msg) -> Message:
                    msg.backend_operation_request.WhichOneof("payload") if kind == "backend_operation_request" else None)
 
 
-def keep_widgets(msg, known: Container[str]) -> int:
-    """Drop from the rerun ``msg`` the states of widgets not ``known`` (the session never drew them); how many."""
+# Kinds a widget takes either of: a number box says "double_value" and the browser sends a whole number's as int_value.
+KINDS = {"int_value": "number", "double_value": "number"}
+
+
+def keep_widgets(msg, known: Container[str] | Mapping[str, object]) -> int:
+    """Drop from the rerun ``msg`` the states of widgets not ``known`` (the session never drew them) and, where
+    ``known`` maps each id to what the widget takes (an object with ``value_type``, Streamlit's widget metadata), the
+    states of another kind (a text for a switch or an expander: Streamlit hands a value on as it came, and the page's
+    run would fail on it); how many."""
+    def fits(state) -> bool:
+        if state.id not in known:
+            return False
+        takes = getattr(known[state.id], "value_type", None) if isinstance(known, Mapping) else None
+        return takes is None or KINDS.get(state.WhichOneof("value"), state.WhichOneof("value")) == KINDS.get(takes, takes)
+
     widgets = msg.rerun_script.widget_states.widgets
-    kept, dropped = [w for w in widgets if w.id in known], len(widgets)
+    kept, dropped = [w for w in widgets if fits(w)], len(widgets)
     if len(kept) != dropped:  # most reruns: every widget drawn, nothing copied
         del widgets[:]
         widgets.extend(kept)
