@@ -161,6 +161,13 @@ class Tally:
             self.samples.append(text)
 
 
+async def _read_to_the_end(ws) -> None:
+    """Read and drop a socket's frames until it is closed."""
+    with contextlib.suppress(Exception):
+        while True:
+            await ws.recv()
+
+
 class VisitorError(Exception):
     """A visit that could not go on; ``kind`` names its column in the report's errors."""
 
@@ -275,9 +282,19 @@ class Visitor:
         return seconds
 
     async def close(self) -> None:
-        if self.ws is not None:
+        """The closing handshake, reading what the server still sends meanwhile, as a browser does. Unread, a
+        socket's buffer of received frames stops the reading once full (websockets' flow control), so the server's
+        close frame queued behind them never arrived and every close of a flooding socket waited out its 10 s."""
+        if self.ws is None:
+            return
+        reading = asyncio.create_task(_read_to_the_end(self.ws))
+        try:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.ws.close(), 10)
+        finally:
+            reading.cancel()
+            with contextlib.suppress(BaseException):
+                await reading
 
     def step_text(self) -> str:
         """The step-by-step text of the page (every ``st.code`` block), in page order."""
