@@ -75,8 +75,10 @@ if importing.open:  # closed, its chooser and uploader are not made
     with importing:
         st.caption(tr("pg.import_help"))
         target_key = "pg_upload_target"
-        st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get, key=target_key,
-                     placeholder=tr("common.choose_one"))
+        if state.get("upload_target") in pg.MATRICES:  # as chosen before the box was last closed
+            st.session_state.setdefault(target_key, state["upload_target"])
+        state["upload_target"] = st.selectbox(tr("pg.import_target"), pg.MATRICES, format_func=pg.NAMES.get,
+                                              key=target_key, placeholder=tr("common.choose_one"))
         uploader_key = pg.EDITORS.generation_key("pg_upload")
         # No max_upload_size of its own: a file over 1 MB reaches grid.read_csv_matrix, which says so in
         # words (the browser's own refusal is an English tooltip; see .streamlit/config.toml).

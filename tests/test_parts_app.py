@@ -245,11 +245,13 @@ def test_block_with_one_layer_its_stack_part_says_how_to_get_a_stack_and_makes_o
     ("heads", "bench", "hd_upload_panel", lambda at: at.get("file_uploader") and at.multiselect(key="hd_bundled")),
     ("efficient", None, "ef_qkv_panel", lambda at: {b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button")}
      >= {"dl_ef_Q", "dl_ef_K", "dl_ef_V", "dl_ef_outputs"}),
+    ("seq2seq", {"source": "translator", "part": "learned"}, "s2s_train_panel",
+     lambda at: at.get("slider") and at.selectbox(key="s2s_train_d") and at.button(key="s2s_train_go")),
 ])
 def test_a_folded_box_makes_its_body_only_once_opened(page, part, panel, made):
     """Issue 52: a collapsed expander's body runs only while it is open (ui.widgets.folded): closed, an open of the
     page makes no uploader, chooser, table or CSV of it; a click on its header makes them, and the box says open."""
-    at = open_page(page, part=part)
+    at = open_link(page, part) if isinstance(part, dict) else open_page(page, part=part)  # a dict: a link's params
     assert not at.exception
     header = [e for e in at.main.expander if e.proto.id.endswith(f"-{panel}")]
     assert len(header) == 1 and not header[0].proto.expanded  # its header is drawn, closed
@@ -257,3 +259,21 @@ def test_a_folded_box_makes_its_body_only_once_opened(page, part, panel, made):
     open_folded(at, panel)
     assert not at.exception and made(at)
     assert [e.proto.expanded for e in at.main.expander if e.proto.id.endswith(f"-{panel}")] == [True]
+
+
+def test_the_translator_s_sentence_outlives_a_switch_to_the_toy_and_a_rerun():
+    """A setting whose widget comes and goes (the translator's sentence, drawn on its source only) keeps what the
+    visitor typed: Streamlit kept the default put under the key on the page's first open (the toy's closed settings)
+    behind the widget's own value, and showed it again once it dropped the widget: 早上好 came back a rerun after the
+    switch to the toy, in the link and in the box (found by tests/test_fuzz_seq2seq.py)."""
+    def source(at, name):
+        [w for w in at.get("button_group") if (w.key or "").startswith("s2s_source")][0].set_value(name).run()
+
+    at = open_page("seq2seq")  # the toy first: its closed settings are put, the sentence among them
+    source(at, "translator")
+    at.text_input(key="s2s_text").set_value("人咬狗").run()
+    source(at, "toy")
+    at.run()
+    assert fuzz.link_params(at).get("text") == "人咬狗", fuzz.link_params(at)
+    source(at, "translator")
+    assert not at.exception and at.text_input(key="s2s_text").value == "人咬狗"

@@ -10,7 +10,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display.grid import read_csv_matrix
-from support.apptest import (open_folded, assert_fits, assert_map_shows, map_frame, step_maps, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
+from support.apptest import (click_expander, open_folded, assert_fits, assert_map_shows, map_frame, step_maps, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
                            shown, texts)
 
 
@@ -141,6 +141,21 @@ def test_upload_replaces_a_weight_and_bad_files_change_nothing():
     w_k = np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=float)
     w_v = np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=float)
     assert_map_shows(at, "outputs", self_attention(x, w_q, w_k, w_v, scale=False).outputs)
+
+
+def test_the_import_box_keeps_its_chosen_matrix_once_closed_and_opened_again():
+    """The box's chooser is made only while the box is open (Streamlit forgets a widget it does not make): closed and
+    opened again, it still names the matrix chosen, and a file fills that one."""
+    at = open_page("playground")
+    open_folded(at, "pg_import_panel").selectbox(key="pg_upload_target").set_value("w_v").run()
+    click_expander(at, "pg_import_panel", opened=False)
+    assert not at.exception and not at.get("file_uploader")
+    assert open_folded(at, "pg_import_panel").selectbox(key="pg_upload_target").value == "w_v"
+    w_v = np.arange(12.0).reshape(4, 3) / 10
+    csv = "\n".join(",".join(str(v) for v in row) for row in w_v).encode()
+    at.get("file_uploader")[0].upload("w_v.csv", csv, "text/csv").run()
+    assert not at.exception and not at.error
+    assert at.session_state["pg"]["tables"]["w_v"][1] == ("0.3", "0.4", "0.5")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -15,12 +15,13 @@ from selfattn.hosting import HOSTED_ENV
 from selfattn.i18n import t_plain
 from selfattn.translate import corpus, load, translate
 from selfattn.translate.train import (LIVE_MAX_WORK, LiveSettings, live_plan, split, train_live)
-from support.apptest import assert_map_shows, open_part, step_maps
+from support.apptest import assert_map_shows, open_folded, open_part, step_maps
 from tests import fuzz
 from tests.seq2seqpage import ok, opened, output
 
 TINY = {"epochs": 10, "d_model": 16, "layers": 1, "seed": 0}  # about 2 s on one core
 LIVE = "s2s_train_model"
+PANEL = "s2s_train_panel"  # the folded box of training it again
 
 
 
@@ -42,6 +43,7 @@ def progress(at) -> list[tuple[int, str]]:
 
 
 def train_on_page(at, epochs: int, d_model: int, layers: int, seed: int):
+    open_folded(at, PANEL)
     at.slider(key="s2s_train_epochs").set_value(epochs)
     at.selectbox(key="s2s_train_d").set_value(d_model)
     at.selectbox(key="s2s_train_layers").set_value(layers)
@@ -64,6 +66,8 @@ def test_a_small_run_trains_here_then_the_page_translates_with_it_until_the_ship
     at = opened(part="generation")
     assert_map_shows(at, "s2t_step_l1", shipped.decoder.steps[0].cross_weights[0])
     open_part(at, "seq2seq", "learned")  # how it learned, and training it again
+    assert not [b for b in at.button if b.key == "s2s_train_go"]  # folded: nothing of it is made until opened
+    open_folded(at, PANEL)
     assert at.button(key="s2s_train_go") and not progress(at) and LIVE not in at.session_state
 
     train_on_page(at, **TINY)
@@ -105,7 +109,7 @@ def test_a_small_run_trains_here_then_the_page_translates_with_it_until_the_ship
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_hosted_the_demo_says_retraining_is_off_and_offers_nothing_to_press(monkeypatch, lang):
     monkeypatch.setenv(HOSTED_ENV, "1")
-    at = opened(lang, part="learned")
+    at = open_folded(opened(lang, part="learned"), PANEL)
     assert t_plain("tr.train_hosted", lang) in captions(at)
     keys = {w.key for kind in ("button", "slider", "selectbox", "number_input") for w in at.get(kind)}
     assert not {k for k in keys if k and k.startswith("s2s_train")}, keys
@@ -126,7 +130,7 @@ def test_a_second_run_waits_while_one_holds_the_process(not_hosted):
 
 
 def test_a_run_over_the_limit_is_refused_before_anything_trains(not_hosted):
-    at = opened(part="learned")
+    at = open_folded(opened(part="learned"), PANEL)
     at.slider(key="s2s_train_epochs").set_value(200)
     at.selectbox(key="s2s_train_d").set_value(48)
     at.selectbox(key="s2s_train_layers").set_value(2).run()

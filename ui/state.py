@@ -198,11 +198,10 @@ def value(key: str):
 def keep(key: str, options: Sequence | None = None, *, fallback=None):
     """A setting's value, kept across pages and runs where its widget is not drawn.
 
-    Call before drawing the widget with ``key=key``. Streamlit forgets the state of widgets
-    that were not drawn; a shadow copy (:func:`shadow`) brings it back, else the table's
-    default. The value is also written back under ``key`` on every run: a widget drawn only
-    some of the time (the pair's second sentence, the model box) would otherwise, on its first
-    run undrawn, fall back to its default, and the visitor's text would be lost (found by
+    Call before drawing the widget with ``key=key``. Streamlit forgets the state of widgets that were not drawn; a
+    shadow copy (:func:`shadow`) brings it back, else the table's default. The value is also written back under
+    ``key`` on every run: a widget drawn only some of the time (the pair's second sentence, the model box) would
+    otherwise, on its first run undrawn, fall back to its default, and the visitor's text would be lost (found by
     tests/test_fuzz_embeddings.py).
 
     Args:
@@ -221,6 +220,8 @@ def keep(key: str, options: Sequence | None = None, *, fallback=None):
     kept_value = value(key)  # KeyError for a key no table has
     if options is not None:
         kept_value = _offered(kept_value, options, default(key) if fallback is None else fallback)
+    if key in st.session_state:  # a value put while the widget was not drawn stays behind the widget's, and is back
+        del st.session_state[key]  # once Streamlit drops the widget's state (tests/test_parts_app.py)
     put(key, kept_value)
     return kept_value
 

@@ -49,6 +49,8 @@ WIDGETS = {
     "s2s_tex_held": "the Encoder–decoder page's translator: the pills of held-out sentences, as s2s_tex_trained",
     "s2s_play": "the Encoder–decoder page's Play/Pause button of generation",
     "s2s_tplay": "the Encoder–decoder page's translator: the Play/Pause button of its generation",
+    "s2s_train_panel": "the Encoder–decoder page's translator: the folded box of training it again (its settings and "
+                       "button are made only while open)",
     "s2s_train_epochs": "the Encoder–decoder page's translator: the epochs of a run of one's own",
     "s2s_train_d": "the Encoder–decoder page's translator: d_model of a run of one's own",
     "s2s_train_layers": "the Encoder–decoder page's translator: layers on each side of a run of one's own",

@@ -52,6 +52,7 @@ SLOTS = {
     "lang": "the language the tutorial's labels were last written in",
     "notice": "(kind, catalog key, parameters) a callback leaves for the page to say once",
     "upload_notice": "the uploaded file's name, or the InputError that refused it, said once",
+    "upload_target": "the matrix the CSV import fills, as last chosen (its chooser is made only while the box is open)",
     "undo": "(tables, settings, 'preset'/'resize'/'upload'): what the last such change replaced, or None",
     "note_edited": "whether the preset's note said 'edited' (the fragment reruns the page when that changes)",
     "revs": "{name: [editor key, revision]} the maps of this run were computed from (heatmap.js)",

@@ -37,7 +37,7 @@ from selfattn.translate import corpus
 from ui import links
 from ui.seq2seq import page as s2
 from ui import state as settings
-from ui.widgets import current_lang, listed, show_error, tr, tr_count, tr_plain, vega
+from ui.widgets import current_lang, folded, listed, show_error, tr, tr_count, tr_plain, vega
 from ui.editing import Maps, map_frame
 from ui.play import Player
 from ui import parts
@@ -474,8 +474,12 @@ def learning(good: Translation, record: explain.Record) -> None:
 
 def retrain() -> None:
     """"Train it again here": locally, the run's settings, a button and, while it runs, a progress bar and the loss
-    of each epoch; once done, the page translates with the new model. Hosted: a note, nothing to press."""
-    with st.expander(tr("tr.train_title"), icon=":material/model_training:"):
+    of each epoch; once done, the page translates with the new model. Hosted: a note, nothing to press. A folded
+    box (``s2s_train_panel``): closed, none of its widgets is made."""
+    box = folded(tr("tr.train_title"), "s2s_train_panel", icon=":material/model_training:")
+    if not box.open:
+        return
+    with box:
         if is_hosted():
             st.caption(tr("tr.train_hosted"))
             return
