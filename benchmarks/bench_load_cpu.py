@@ -5,7 +5,7 @@ Usage: python benchmarks/bench_load_cpu.py [--pages "" heads poet] [--repeat 3] 
 Each ``--app-dir`` (a checkout: old and new code in the same run) is served on its own port, one after the other, and
 opened in one headless Chromium tab at 1024 x 768: every page ``--repeat`` times, each load timed from ``goto`` until
 the run is over (Streamlit's run state) and a second more for the charts, Chromium's CPU read from /proc (all its
-processes) around it. Only Chromium runs in this process's children while a load is timed; the server is not counted.
+processes under this one, :func:`chromium_cpu`) around it. The server is not counted.
 """
 
 from __future__ import annotations
@@ -25,16 +25,30 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def chromium_cpu() -> float:
-    """CPU seconds of every Chromium process on the machine (user and system)."""
-    total = 0
+    """CPU seconds (user and system) of this process's own Chromium: its processes among this process's descendants,
+    each with the time of the children it has reaped (a renderer that ends moves its time into its parent's), so
+    neither another program's Chromium (a whole test run's, whose ending processes made a load's CPU -25 s) nor a
+    renderer that ends during a load makes the difference wrong."""
+    stats = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if b"chromium" not in Path(f"/proc/{pid}/cmdline").read_bytes():
-                continue
+            name = Path(f"/proc/{pid}/cmdline").read_bytes()
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])
+        stats[int(pid)] = (int(fields[1]), b"chromium" in name, sum(int(v) for v in fields[11:15]))
+    ours, total = {os.getpid()}, 0
+    grown = True  # a child's pid may be lower than its parent's: walk until nothing is added
+    while grown:
+        grown = False
+        for pid, (parent, _, _) in stats.items():
+            if parent in ours and pid not in ours:
+                ours.add(pid)
+                grown = True
+    for pid in ours - {os.getpid()}:
+        _, chromium, ticks = stats[pid]
+        if chromium:
+            total += ticks
     return total / TICK
 
 
