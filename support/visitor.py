@@ -293,8 +293,7 @@ class Visitor:
                 await asyncio.wait_for(self.ws.close(), 10)
         finally:
             reading.cancel()
-            with contextlib.suppress(BaseException):
-                await reading
+            await asyncio.gather(reading, return_exceptions=True)
 
     def step_text(self) -> str:
         """The step-by-step text of the page (every ``st.code`` block), in page order."""

@@ -64,6 +64,44 @@ def test_streamlit_keeps_uploads_in_the_manager_the_module_wraps():
 
 
 # ── A hook whose target moved fails loudly at start-up ──────────────────────────────────
+def _stale_key_script():
+    """A setting put while its widget is not drawn, then drawn and typed into, then not drawn again."""
+    import streamlit as st
+
+    from ui import streamlit_hooks as hooks
+
+    step = st.session_state.get("step", "put")
+    if step == "put":
+        st.session_state["k"] = "default"  # its widget not drawn yet: Streamlit keeps it under the key
+    elif step == "draw":
+        if st.session_state.get("drop"):
+            hooks.drop_value_under_key("k")  # ui/state.py's keep, before the widget is made
+        st.text_input("k", key="k")
+    st.markdown(repr(st.session_state.get("k")))
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_a_value_put_before_a_widget_first_ran_is_dropped_and_the_widget_s_own_stays(drop):
+    """Streamlit keeps a value put under a widget's key before the widget first ran behind the widget's own value, and
+    shows it again once it drops the widget's state (the translator's sentence back to 早上好); the hook drops that
+    value alone: the widget's own state (and the key's mapping) stay, so a rerun that stops a run before its widget
+    is made loses nothing the browser sent."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_stale_key_script)
+    at.session_state["drop"] = drop
+    at.run()
+    at.session_state["step"] = "draw"
+    at.run()
+    at.text_input(key="k").set_value("typed").run()
+    at.run()  # drawn again: the widget's own value stays, whether the older one was dropped or not
+    assert at.markdown[-1].value == "'typed'" and at.text_input(key="k").value == "typed"
+    at.session_state["step"] = "gone"
+    at.run()
+    at.run()  # Streamlit has dropped the widget's state
+    assert at.markdown[-1].value == ("None" if drop else "'default'")  # without the hook: the older value is back
+
+
 def test_every_hook_target_is_found_in_this_streamlit():
     found = hooks.check()
     assert len(found) == len(hooks.TARGETS) and all(obj is not None for obj in found.values())

@@ -141,6 +141,28 @@ def test_a_run_over_the_limit_is_refused_before_anything_trains(not_hosted):
     assert not [b for b in at.button if b.key == "s2s_train_go"]
 
 
+def test_the_training_box_keeps_its_settings_once_closed_and_opened_again(not_hosted):
+    """The box's widgets are made only while it is open (Streamlit forgets a widget it does not make): closed and
+    opened again, they hold what was chosen, and a Train click the box was closed after starts nothing."""
+    from support.apptest import click_expander
+
+    at = open_folded(opened(part="learned"), PANEL)
+    at.slider(key="s2s_train_epochs").set_value(30)
+    at.selectbox(key="s2s_train_d").set_value(48)
+    at.number_input(key="s2s_train_seed").set_value(7).run()
+    ok(at)
+    at.session_state["s2s_train_asked"] = LiveSettings(**TINY)  # a click whose run the closing box overtook
+    click_expander(at, PANEL, opened=False)
+    ok(at)
+    assert not [s for s in at.get("slider") if s.key == "s2s_train_epochs"] and LIVE not in at.session_state
+    open_folded(at, PANEL)
+    ok(at)
+    assert (at.slider(key="s2s_train_epochs").value, at.selectbox(key="s2s_train_d").value,
+            at.number_input(key="s2s_train_seed").value) == (30, 48, 7)
+    assert LIVE not in at.session_state and not progress(at)  # the dropped click trained nothing
+    assert not at.warning, [w.value for w in at.warning]  # no "set by both a default and Session State" note
+
+
 def test_the_bounds_are_checked_in_the_core():
     config, tc = live_plan(LiveSettings(epochs=30, d_model=48, layers=2, seed=7))
     assert (config.d_model, config.d_ff, config.num_heads, config.encoder_layers, config.decoder_layers) == (

@@ -26,6 +26,7 @@ from selfattn.display.share import Bool, Choice, Field
 from selfattn.errors import InputError
 from selfattn.hosting import is_hosted
 from selfattn.i18n import DEFAULT_LANG, LANGS, Markdown, t
+from ui import streamlit_hooks as hooks
 from ui.navigation import PAGE_NAMED
 
 T = TypeVar("T")
@@ -59,9 +60,7 @@ def require_frame() -> None:
     the page script alone. Switching that mode off and rerunning sends the visitor through
     ``app.py``'s ``st.navigation`` to the same page.
     """
-    from ui import streamlit_hooks
-
-    if streamlit_hooks.leave_pages_directory_mode():
+    if hooks.leave_pages_directory_mode():
         st.rerun()
 
 
@@ -202,7 +201,7 @@ def keep(key: str, options: Sequence | None = None, *, fallback=None):
     shadow copy (:func:`shadow`) brings it back, else the table's default. The value is also written back under
     ``key`` on every run: a widget drawn only some of the time (the pair's second sentence, the model box) would
     otherwise, on its first run undrawn, fall back to its default, and the visitor's text would be lost (found by
-    tests/test_fuzz_embeddings.py).
+    tests/test_fuzz_embeddings.py); a value Streamlit kept under the key from before the widget first ran is dropped.
 
     Args:
         options: what the widget offers now, when that can change (a smaller model, another
@@ -220,8 +219,7 @@ def keep(key: str, options: Sequence | None = None, *, fallback=None):
     kept_value = value(key)  # KeyError for a key no table has
     if options is not None:
         kept_value = _offered(kept_value, options, default(key) if fallback is None else fallback)
-    if key in st.session_state:  # a value put while the widget was not drawn stays behind the widget's, and is back
-        del st.session_state[key]  # once Streamlit drops the widget's state (tests/test_parts_app.py)
+    hooks.drop_value_under_key(key)  # a value put while the widget was not drawn (tests/test_parts_app.py)
     put(key, kept_value)
     return kept_value
 

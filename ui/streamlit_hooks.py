@@ -23,12 +23,14 @@ TARGETS = (  # "module:name(its parameters)" or "module:name{the fields read}"
     "streamlit.components.v2.bidi_component.main:deserialize_trigger_list(s)",  # a component's trigger list
     f"{SR}.scriptrunner.script_runner:exec_func_with_error_handling(func, ctx)",  # once a run: its end
     f"{CTX}:ScriptRunContext.on_script_start(self)",  # as a run's code starts, after the widgets' callbacks
-    f"{CTX}:ScriptRunContext{{session_id, page_script_hash, pages_manager, fragment_ids_this_run, yield_check}}",
+    f"{CTX}:ScriptRunContext{{session_id, page_script_hash, pages_manager, fragment_ids_this_run, yield_check, "
+    "session_state}",
+    f"{SR}.state.safe_session_state:SafeSessionState{{_state, _lock}}",  # ui/state.py's keep
     f"{CTX}:get_script_run_ctx(suppress_warning)",
     f"{SR}.pages_manager:PagesManager{{main_script_hash, intended_page_name, uses_pages_directory}}",  # ui/state.py
     f"{SR}.app_session:AppSession.handle_backmsg(self, msg)",  # every websocket message of a session
     f"{SR}.app_session:AppSession{{id, _session_state}}",
-    f"{SR}.state.session_state:SessionState{{_new_widget_state}}",  # the widgets a session has drawn
+    f"{SR}.state.session_state:SessionState{{_new_widget_state, _old_state}}",  # the widgets a session has drawn
     f"{SR}.state.session_state:WStates{{widget_metadata}}",
     f"{SR}.scriptrunner_utils.script_requests:_coalesce_widget_states(old_states, new_states)",
     f"{SR}.backend_operation_handler:DeferredFileHandler.handle(self, request, session_id)",  # a download
@@ -122,6 +124,17 @@ def current_session() -> str:
     """The session this thread runs for; "" outside a run (ui/heads and ui/efficient count a cooldown by it)."""
     ctx = _get(f"{CTX}:get_script_run_ctx")(suppress_warning=True)
     return ctx.session_id if ctx is not None else ""
+
+
+def drop_value_under_key(key: str) -> None:
+    """Drop the value a session keeps under the widget key ``key`` from a run its widget was not drawn in (ui/state.py's
+    keep, before the widget is made): it lies behind the widget's, and is back once Streamlit drops the widget's state.
+    The widget's own state and the key's mapping stay (deleting the key dropped both: a rerun that stopped the run
+    before the widget was made lost the browser's newer value)."""
+    ctx = _get(f"{CTX}:get_script_run_ctx")(suppress_warning=True)
+    if ctx is not None:
+        with ctx.session_state._lock:
+            ctx.session_state._state._old_state.pop(key, None)
 
 
 def leave_pages_directory_mode() -> bool:

@@ -30,6 +30,8 @@ KEPT = {
     "s2s_tr_good": "last_good: the Encoder–decoder page's translation (selfattn.translate.Translation)",
     "s2s_train_model": "the Encoder–decoder page's translator: the visitor's own run (selfattn.translate.train.LiveRun), "
                        "used while it is kept",
+    "s2s_train_chosen": "the Encoder–decoder page's translator: the settings of a run of one's own as last chosen (the "
+                        "training box's widgets are made only while it is open)",
     "s2s_train_asked": "the Encoder–decoder page's translator: the run the Train button asked for, until the expander "
                        "starts it",
     "s2sed_*": "the Encoder–decoder page's matrix editors, one per table and version",

@@ -49,6 +49,7 @@ TEMPERATURES = list(range(10, 301))  # the temperature × 100, as the setting s2
 MAPS = Maps("s2t", "s2t_", "translator-", "s2s_tstep", s2.EDITORS)
 LIVE = "s2s_train_model"  # the visitor's own run (selfattn.translate.train.LiveRun), while the page uses it
 ASKED = "s2s_train_asked"  # the run the Train button asked for, until the script reaches the place that draws it
+TRAIN_CHOSEN = "s2s_train_chosen"  # the training box's settings as last chosen (its widgets made only while open)
 PLAYER = Player("s2s_tplaying", "s2s_tstep", "s2s_tplay", "seq2seq", words="tr")  # Play/Pause (ui/play.py)
 # The sentences offered to click: corpus sentences it was trained on, and held-out ones it never saw in training
 # (their right translation is known, so its answer can be judged). tests/test_translator_app.py holds them to the
@@ -477,6 +478,7 @@ def retrain() -> None:
     of each epoch; once done, the page translates with the new model. Hosted: a note, nothing to press. A folded
     box (``s2s_train_panel``): closed, none of its widgets is made."""
     box = folded(tr("tr.train_title"), "s2s_train_panel", icon=":material/model_training:")
+    asked = st.session_state.pop(ASKED, None)  # a Train click the box was closed after is dropped with it
     if not box.open:
         return
     with box:
@@ -485,16 +487,24 @@ def retrain() -> None:
             return
         from selfattn.translate import train as training  # torch, only where a run can start
 
+        defaults = {"s2s_train_epochs": training.LiveSettings.epochs, "s2s_train_d": training.LiveSettings.d_model,
+                    "s2s_train_layers": training.LiveSettings.layers, "s2s_train_seed": training.LiveSettings.seed}
+        offered = dict(zip(defaults, (training.LIVE_EPOCHS, training.LIVE_D_MODELS, training.LIVE_LAYERS,
+                                      training.LIVE_SEEDS)))
+        chosen = st.session_state.get(TRAIN_CHOSEN, {})
+        for key, default in defaults.items():
+            if key not in st.session_state:  # the box was closed: its widgets' values went with them
+                st.session_state[key] = chosen[key] if chosen.get(key) in offered[key] else default
         st.caption(tr("tr.train_help", limit=f"{training.LIVE_MAX_WORK:,}"))
         epochs = st.slider(tr("tr.train_epochs"), training.LIVE_EPOCHS.start, training.LIVE_EPOCHS.stop - 1,
-                           training.LiveSettings.epochs, step=10, key="s2s_train_epochs")
+                           step=10, key="s2s_train_epochs")
         c1, c2, c3 = st.columns(3)
-        d_model = c1.selectbox(tr("tr.train_d"), training.LIVE_D_MODELS, key="s2s_train_d",
-                               index=training.LIVE_D_MODELS.index(training.LiveSettings.d_model))
+        d_model = c1.selectbox(tr("tr.train_d"), training.LIVE_D_MODELS, key="s2s_train_d")
         layers = c2.selectbox(tr("tr.train_layers"), training.LIVE_LAYERS, key="s2s_train_layers",
                               format_func=lambda n: tr_plain("tr.train_layers_option", n=n))
         seed = c3.number_input(tr("tr.train_seed"), training.LIVE_SEEDS.start, training.LIVE_SEEDS.stop - 1,
-                               training.LiveSettings.seed, key="s2s_train_seed")
+                               key="s2s_train_seed")
+        st.session_state[TRAIN_CHOSEN] = dict(zip(defaults, (epochs, d_model, layers, seed)))
         live = training.LiveSettings(epochs=int(epochs), d_model=int(d_model), layers=int(layers), seed=int(seed))
         try:
             training.live_plan(live)
@@ -503,7 +513,6 @@ def retrain() -> None:
             return
         st.button(tr("tr.train_go"), key="s2s_train_go", type="primary", icon=":material/play_arrow:",
                   on_click=_ask, args=(live,))
-        asked = st.session_state.pop(ASKED, None)
         if asked is not None:
             run = _run(training, asked)
             if run is not None:
