@@ -127,10 +127,8 @@ def current_session() -> str:
 
 
 def drop_value_under_key(key: str) -> None:
-    """Drop the value a session keeps under the widget key ``key`` from a run its widget was not drawn in (ui/state.py's
-    keep, before the widget is made): it lies behind the widget's, and is back once Streamlit drops the widget's state.
-    The widget's own state and the key's mapping stay (deleting the key dropped both: a rerun that stopped the run
-    before the widget was made lost the browser's newer value)."""
+    """Drop the value kept under the widget key ``key`` from a run its widget was not drawn in (ui/state.py's keep): it
+    is back once Streamlit drops the widget's state. The widget's own state and the key's mapping stay."""
     ctx = _get(f"{CTX}:get_script_run_ctx")(suppress_warning=True)
     if ctx is not None:
         with ctx.session_state._lock:
