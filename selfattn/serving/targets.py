@@ -43,9 +43,9 @@ def find(target: str):
 def _has(cls, field: str) -> bool:
     """Whether ``cls`` has ``field``: a dataclass or named tuple field, a class attribute or annotation, or set by
     ``__init__``."""
-    if field in getattr(cls, "__dataclass_fields__", ()) or field in getattr(cls, "_fields", ()) or hasattr(cls, field):
-        return True
-    if field in getattr(cls, "__annotations__", {}):
+    declared = (*getattr(cls, "__dataclass_fields__", ()), *getattr(cls, "_fields", ()),
+                *getattr(cls, "__annotations__", ()))
+    if field in declared or hasattr(cls, field):
         return True
     try:
         return re.search(rf"self\.{field}\s*[:=]", inspect.getsource(cls.__init__)) is not None
