@@ -285,6 +285,17 @@ def click_expander(at, key: str, opened: bool = True) -> None:
     at._run(states)
 
 
+def setting(at, key: str):
+    """A setting's value after the run, as ``ui.state.value`` gives it in one: its widget's, else (the widget not drawn:
+    the Playground's shuffle in its closed box) the value kept under its shadow, else its default."""
+    from ui import state as settings
+
+    for where in (key, settings.shadow(key)):
+        if where in at.session_state:
+            return at.session_state[where]
+    return settings.default(key)
+
+
 def open_folded(at, key: str) -> AppTest:
     """The expander ``key`` opened (as a click) where it is closed: a folded one (``ui.widgets.folded``) makes its body
     only while open (the Playground's and Heads & devices' uploads, the tiles' Q, K and V)."""

@@ -37,7 +37,7 @@ class PlaygroundWalk(fuzz.Walk):
     def moves(self):
         return [(3, self.toggle), (3, self.number), (3, self.choose), (1, self.click),
                 (14, self.edit_cell), (3, self.edit_label), (3, self.upload), (1, self.switch_language),
-                (0.5, self.rerun)]
+                (1.5, self.order_box), (0.5, self.rerun)]
 
     def extra_options(self):
         return list(pg.MATRICES)
@@ -113,6 +113,27 @@ class PlaygroundWalk(fuzz.Walk):
         value = self.rng.choice([*fuzz.HOSTILE_TEXT[:20], None, "早", "t1", "Input 1", "输入 2", "x" * 24, "y" * 30])
         self.type_cell("x", row, pg.TOKEN_COL, value)
         return f"label {row} = {value!r:.80}"
+
+    # ── the shuffle's folded box ──
+    def order_box(self) -> str:
+        """Open or close the shuffle's box: open, its order box is made (and the walk's other moves reach its widgets);
+        closed, none of them; the link as it was."""
+        panel = next((e for e in self.at.main.expander if e.proto.id.endswith("-pg_order_panel")), None)
+        if panel is None:  # no result drawn yet
+            return self.rerun()
+        opened = not panel.proto.expanded
+        before = fuzz.settings_in_link(self.at)
+        apptest.click_expander(self.at, "pg_order_panel", opened)
+
+        def clicked() -> None:
+            now = next(e for e in self.at.main.expander if e.proto.id.endswith("-pg_order_panel"))
+            assert now.proto.expanded == opened, ("the shuffle's box clicked", opened)
+            made = any(w.key == "pg_order" for w in self.at.text_input)
+            assert made == opened, ("its order box made only while open", opened, made)
+            assert fuzz.settings_in_link(self.at) == before, "the link kept"
+
+        self.expect.append(clicked)
+        return f"shuffle box {'opened' if opened else 'closed'}"
 
     # ── uploads ──
     def upload_file(self) -> tuple[str, bytes]:

@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from selfattn.playground import link
 from selfattn.playground.view import Tables
-from support.apptest import choice_widget, edit, open_page, sidebar_link
+from support.apptest import choice_widget, edit, open_page, setting, sidebar_link
 from ui.playground import page as pg
 
 
@@ -28,4 +28,4 @@ def test_the_link_the_page_writes_decodes_into_the_view_on_screen():
     assert bad == {}
     assert opened.causal and opened.focus == 3 and opened.tables.sizes.n == 4
     assert opened.tables == Tables(**at.session_state["pg"]["tables"])  # every cell as on screen
-    assert opened.settings() == {key: at.session_state[key] for key in opened.settings()}
+    assert opened.settings() == {key: setting(at, key) for key in opened.settings()}

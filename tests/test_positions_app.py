@@ -11,8 +11,8 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display import colours
-from support.apptest import (assert_map_shows, choice_widget, downloaded, edit, heatmap_specs, map_frame, open_link,
-                           open_page, shown, sidebar_link, step_maps, texts)
+from support.apptest import (assert_map_shows, choice_widget, click_expander, downloaded, edit, heatmap_specs, map_frame,
+                           open_folded, open_link, open_page, shown, sidebar_link, step_maps, texts)
 
 X = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)  # the tutorial's example
 W_Q = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=float)
@@ -56,7 +56,8 @@ def before_after(at) -> tuple[np.ndarray, np.ndarray]:
 
 
 def set_order(at, text: str) -> None:
-    at.text_input(key="pg_order").set_value(text).run()
+    """Type ``text`` as the order, in the shuffle's folded box (opened first where it is closed)."""
+    open_folded(at, "pg_order_panel").text_input(key="pg_order").set_value(text).run()
     assert not at.exception, [e.value for e in at.exception]
 
 
@@ -157,7 +158,7 @@ def test_a_bad_order_in_a_link_is_explained_not_a_traceback():
 
 
 def test_random_draw_undo_and_original_order():
-    at = open_page("playground")
+    at = open_folded(open_page("playground"), "pg_order_panel")
     at.number_input(key="pg_order_seed").set_value(4).run()  # a new seed draws at once
     drawn = at.text_input(key="pg_order").value
     assert sorted(drawn.split()) == ["1", "2", "3"] and drawn != "1 2 3"
@@ -189,6 +190,39 @@ def test_the_zip_holds_the_positions_and_the_shuffle(downloads):
                                self_attention(X[[2, 0, 1]] + pe, W_Q, W_K, W_V, scale=False).outputs, rtol=1e-15)
 
 
+def shuffle_box(at):
+    """The shuffle's folded box (``pg_order_panel``) as drawn, and whether its body ran (its order box made)."""
+    box = next(e for e in at.main.expander if e.proto.id.endswith("-pg_order_panel"))
+    return box.proto.expanded, any(w.key == "pg_order" for w in at.text_input)
+
+
+def zipped(downloads) -> set[str]:
+    with zipfile.ZipFile(io.BytesIO(downloads["selfattn-playground.zip"])) as archive:
+        return set(archive.namelist())
+
+
+def test_the_shuffle_box_runs_nothing_closed_and_keeps_the_order_in_the_link_and_the_zip(downloads):
+    """Issue 52: the shuffle's box is folded. A newcomer finds it closed and its body does not run; a link that names
+    an order opens it; closed over an order, the order stays in the link and its tables in the ZIP, and opened again
+    (in another language too) it draws the check for that order."""
+    at = open_page("playground")
+    assert shuffle_box(at) == (False, False) and len(heatmap_specs(at)) == 0  # closed: no widget, no chart made
+    at = open_link("playground", {"order": "3 1 2"})
+    assert shuffle_box(at) == (True, True)
+    drawn = before_after(at)
+    click_expander(at, "pg_order_panel", opened=False)
+    assert shuffle_box(at) == (False, False) and len(heatmap_specs(at)) == 0
+    assert link(at)["order"] == "3 1 2"
+    downloads.clear()
+    at.run()
+    assert {"order.csv", "shuffled_x.csv", "shuffled_outputs.csv"} <= zipped(downloads)
+    at.radio(key="lang").set_value("zh").run()
+    assert shuffle_box(at) == (False, False), "a relabelled box stays as the visitor left it"
+    click_expander(at, "pg_order_panel", opened=True)
+    assert shuffle_box(at) == (True, True) and at.text_input(key="pg_order").value == "3 1 2"
+    np.testing.assert_array_equal(before_after(at)[1], drawn[1])
+
+
 @pytest.mark.parametrize("preset, n", [("tutorial", 3), ("raw", 3), ("random", 4)])
 @pytest.mark.parametrize("causal, bias", [(False, False), (True, True)])
 def test_every_preset_mask_and_bias(preset, n, causal, bias):
@@ -213,7 +247,7 @@ def test_a_big_table_with_positions_and_a_long_order():
     set_order(at, " ".join(str(32 - i) for i in range(32)))
     assert not at.exception and not at.error
     assert len(at.warning) == 1 and "position vector" in at.warning[0].value
-    assert any("The other 24 tokens" in e.label for e in at.expander)
+    assert any("The other 24 tokens" in e.proto.popover.label for e in at.get("popover"))
     edit(at, "x", 0, "x1", "2")  # an edit recomputes the shuffle too
     assert not at.exception and not at.error
 

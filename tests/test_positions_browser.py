@@ -2,7 +2,8 @@
 
 Opened from a link with sinusoidal positions and an order, the section draws PE, X + PE, P and
 the outputs before and after inside their columns, none over another; typing a new order in the
-box and pressing Enter redraws the check.
+box and pressing Enter redraws the check. The shuffle's folded box (opened by the link's order) closes and opens
+again with the order as typed.
 """
 
 from pathlib import Path
@@ -26,7 +27,7 @@ def test_the_shuffle_section_draws_at_1024_px(tmp_path: Path, url, browser):
         body = page.inner_text("body")
         assert "Output of Input 2 (row 2) changed: in row 3" in body
         assert "Permutation matrix P" in body and "Position vectors PE" in body
-        section = page.locator("[data-testid='stHeading']").filter(has_text="Shuffle the tokens")
+        section = page.locator(".st-key-pg_order_panel")  # the shuffle's folded box, opened by the link's order
         section.scroll_into_view_if_needed()
         box = page.locator(".st-key-pg_order input")
         box.fill("2 1 3")
@@ -41,7 +42,16 @@ def test_the_shuffle_section_draws_at_1024_px(tmp_path: Path, url, browser):
         page.wait_for_function("() => document.body.innerText.includes('Every output only moved')", timeout=60000)
         wait_until_idle(page, timeout_ms=120000)
         assert "Output of Input 1 (row 1) is unchanged; it moved to row 2" in page.inner_text("body")
+        section.locator("summary").click()  # closed: its controls and maps are no longer made
+        page.locator(".st-key-pg_order input").wait_for(state="detached", timeout=60000)
+        wait_until_idle(page, timeout_ms=120000)
+        assert page.locator("[data-testid='stVegaLiteChart']").count() == 0, "P and the outputs before and after gone"
+        section.locator("summary").click()  # opened again: the order as typed
+        page.locator(".st-key-pg_order input").wait_for(timeout=60000)
+        wait_until_idle(page, timeout_ms=120000)
+        assert page.locator(".st-key-pg_order input").input_value() == "2 1 3"
+        settle(page, CHARTS - 2)  # positions off: no PE, no X + PE
         shot = tmp_path / "shuffle.png"
-        page.locator("[data-testid='stHeading']").filter(has_text="Shuffle the tokens").scroll_into_view_if_needed()
+        section.scroll_into_view_if_needed()
         page.screenshot(path=str(shot))
         assert_rendered(shot)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.apptest import choice_widget, open_page
+from support.apptest import choice_widget, open_folded, open_page
 from ui.playground import page as pg
 from ui import state as settings
 
@@ -35,7 +35,7 @@ def test_the_playground_writes_only_declared_keys():
     at.number_input(key="pg_n").set_value(5.0).run()
     choice_widget(at.selectbox, "pg_focus").set_value(2).run()
     choice_widget(at.button_group, "pg_pos").set_value("learned").run()
-    at.text_input(key="pg_order").set_value("2 1 3 5 4").run()
+    open_folded(at, "pg_order_panel").text_input(key="pg_order").set_value("2 1 3 5 4").run()
     at.button(key="pg_order_draw").click().run()
     at.switch_page("pages/home.py").run()
     at.session_state["lang"] = "zh"

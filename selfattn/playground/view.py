@@ -28,6 +28,7 @@ KEPT = {
     "pg_upload_*": "the Playground's CSV uploader (one per editor version) and which matrix it fills",
     "ed_*": "the Playground's matrix editors, one per matrix and version",
     "pg_order_good": "last_good: the Playground's last good order of the tokens, 0-based (ui/playground/positions.py)",
+    "pg_order_open": "whether the Playground's folded box of the shuffle is open, as the visitor left it",
     "pg_order_undo": "the Playground's earlier orders of the tokens, for its Undo button (ui/playground/positions.py)",
 }
 WIDGETS = {
@@ -35,6 +36,7 @@ WIDGETS = {
     "pg_upload_target": "the matrix the Playground's CSV upload fills",
     "pg_full_*": "the Playground's folded boxes of a step's sums in full (steps 4, 6, 7; made only while open)",
     "pg_import_panel": "the Playground's expander of the CSV import (its chooser and uploader are made only while open)",
+    "pg_order_panel": "the Playground's folded box of the shuffle (its widgets and maps are made only while open)",
     "pg_order_draw": "the Playground's button that draws a new order",
     "pg_order_reset": "the Playground's button that puts the tokens back in order",
     "pg_order_undo_button": "the Playground's button that brings back the order before",

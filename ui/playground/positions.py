@@ -27,7 +27,9 @@ from ui import state as settings
 from ui.widgets import choice, error_text, tr, tr_plain
 
 MAX_UNDO = 20  # orders the Undo button can go back through
-LISTED = 8  # rows of the check written out before the rest go into an expander
+LISTED = 8  # rows of the check written out before the rest go into a popover
+PANEL, PANEL_OPEN = "pg_order_panel", "pg_order_open"  # the shuffle's folded box, and whether it is open (kept: the
+# box's label is in the visitor's language, and Streamlit makes a relabelled box anew, closed)
 
 
 def _chosen(key: str, options=None):
@@ -146,49 +148,75 @@ def read_order(n: int) -> tuple[tuple[int, ...] | None, InputError | None]:
 
     What is kept is the order, not its results: they are computed on the tables the page shows now.
     """
-    good, error = settings.last_good("pg_order_good", lambda: parse_order(st.session_state.get("pg_order", ""), n))
+    good, error = settings.last_good("pg_order_good", lambda: parse_order(settings.value("pg_order"), n))  # kept
+    # while its box is closed (its widget not drawn)
     usable = good is not None and len(good) == n  # an order for another number of tokens is no use
     return (tuple(int(i) for i in good) if usable else None), error
 
 
 def shuffle_section(result: Result, order: tuple[int, ...] | None, error: InputError | None, causal: bool,
                     tables: dict) -> str | None:
-    """Shuffle the tokens: the controls, the outputs before and after, the permutation, and the check in words.
+    """Shuffle the tokens, in a folded box (``pg_order_panel``: closed, none of its widgets and maps is made; a link
+    that names an order opens it, and it stays as the visitor leaves it): the controls, the outputs before and after, the permutation, and
+    the check in words.
 
     Args:
         result: the page's computation, with its shuffled run (``result.shuffle``).
         order, error: :func:`read_order`'s answer (the order used, and why the typed one was not).
         causal: whether the page's mask is on (a reason the outputs may change).
-        tables: the page's tables for the ZIP; the order and the shuffled run are added.
+        tables: the page's tables for the ZIP; the order and the shuffled run are added, the box open or not.
 
     Returns:
-        The order the shuffled run used, written "3 1 2", or None when no shuffled run is shown.
+        The order the shuffled run used, written "3 1 2", or None when there is no shuffled run.
     """
     tokens = result.inputs.tokens
     n = len(tokens)
-    st.subheader(tr("pg.order_title"))
-    st.caption(tr("pg.order_intro"))
-    _controls(n)
-    if error is not None:
-        message = error_text(error)
-        if order is not None and list(order) != list(range(n)):
-            message += "\n\n" + tr("pg.order_kept", order=_order_text(order))
-        st.error(message, icon=":material/error:")
-    if order is None:
-        return None
-    if list(order) == list(range(n)):
-        st.caption(tr("pg.order_same"))
-        return None
-    if result.shuffle_error is not None:  # the shuffled numbers overflow where the page's did not: said, nothing drawn
-        st.error(error_text(result.shuffle_error), icon=":material/error:")
-        return None
-    if result.shuffle is None:  # the result kept from before a bad edit was computed for another order
-        return None
-    _show(tokens, result.shuffle, causal, tables)
-    return _order_text(result.shuffle.order)
+    check = result.shuffle if order is not None and list(order) != list(range(n)) and result.shuffle_error is None \
+        else None  # None too for a result kept from before a bad edit (computed for another order)
+    if check is not None:
+        _zip_tables(tokens, check, tables)
+    kept = st.session_state.get(PANEL_OPEN)  # as the visitor left it; at first, open where an order is named (a link)
+    st.session_state[PANEL] = bool(settings.value("pg_order").strip()) if kept is None else kept
+    box = st.expander(tr("pg.order_title"), key=PANEL, icon=":material/shuffle:", on_change=_kept_open)
+    if not box.open:
+        return None if check is None else _order_text(check.order)
+    with box:
+        st.caption(tr("pg.order_intro"))
+        _controls(n)
+        if error is not None:
+            message = error_text(error)
+            if order is not None and list(order) != list(range(n)):
+                message += "\n\n" + tr("pg.order_kept", order=_order_text(order))
+            st.error(message, icon=":material/error:")
+        if order is None:
+            return None
+        if list(order) == list(range(n)):
+            st.caption(tr("pg.order_same"))
+            return None
+        if result.shuffle_error is not None:  # the shuffled numbers overflow where the page's did not: said, not drawn
+            st.error(error_text(result.shuffle_error), icon=":material/error:")
+            return None
+        if check is None:
+            return None
+        _show(tokens, check, causal)
+        return _order_text(check.order)
 
 
-def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) -> None:
+def _kept_open() -> None:
+    """Callback of the shuffle's box: keep whether it is open (its body is made only then)."""
+    st.session_state[PANEL_OPEN] = bool(st.session_state.get(PANEL))
+
+
+def _zip_tables(tokens: list[str], check: ShuffleTrace, tables: dict) -> None:
+    """The shuffle's tables for the page's ZIP (as its maps write them): P, the shuffled X and outputs."""
+    moved = [tokens[i] for i in check.order]
+    tables["order"] = partial(labelled, np.asarray(permutation(check.order), dtype=float), moved, tokens)
+    tables["shuffled_outputs"] = partial(labelled, np.asarray(check.after.outputs, dtype=float), moved,
+                                         column_names("v", check.after.outputs.shape[1]))
+    tables["shuffled_x"] = partial(labelled, check.after.x, moved, column_names("x", check.after.x.shape[1]))
+
+
+def _show(tokens: list[str], check: ShuffleTrace, causal: bool) -> None:
     order, n = check.order, len(check.order)
     moved = [tokens[i] for i in order]
     v_cols = column_names("v", check.before.outputs.shape[1])
@@ -196,18 +224,16 @@ def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) ->
     st.markdown(tr("pg.order_new", order=_order_text(order)))
     has_pe = bool(np.any(check.pe))
     st.markdown(tr("pg.order_formula_pe" if has_pe else "pg.order_formula"))
-    tables["order"] = fit.show_map(tr("pg.order_p"), perm, moved, tokens, key="order", width=fit.PAGE_PX,
-                                   role="weights", domain=(0.0, 1.0), caption=tr("pg.order_p_help"), write=map_text)
+    fit.show_map(tr("pg.order_p"), perm, moved, tokens, key="order", width=fit.PAGE_PX, role="weights",
+                 domain=(0.0, 1.0), caption=tr("pg.order_p_help"), write=map_text)
     slots, px = fit.side_by_side(2, len(v_cols), moved, min_cell=fit.LABEL_GAP_PX)
     domain = shared_domain_if_spread(check.before.outputs, check.after.outputs)  # one colour scale: colours compare
     with slots[0]:
         fit.show_map(tr("pg.order_before"), check.before.outputs, tokens, v_cols, key="outputs_before", width=px,
                      role="outputs", domain=domain, write=map_text)  # as step 8 writes the same numbers
     with slots[1]:
-        tables["shuffled_outputs"] = fit.show_map(tr("pg.order_after"), check.after.outputs, moved, v_cols,
-                                                  key="shuffled_outputs", width=px, role="outputs", domain=domain,
-                                                  write=map_text)
-    tables["shuffled_x"] = partial(labelled, check.after.x, moved, column_names("x", check.after.x.shape[1]))
+        fit.show_map(tr("pg.order_after"), check.after.outputs, moved, v_cols, key="shuffled_outputs", width=px,
+                     role="outputs", domain=domain, write=map_text)
     if check.equivariant:
         st.success(tr("pg.order_verdict_same", diff=difference_text(check.max_diff), tol=difference_text(check.tolerance)),
                    icon=":material/check_circle:")
@@ -223,5 +249,6 @@ def _show(tokens: list[str], check: ShuffleTrace, causal: bool, tables: dict) ->
         by_old.append("- " + tr(key, label=tokens[i], old=i + 1, new=r + 1, diff=difference_text(diff)))
     st.markdown("\n".join(by_old[:LISTED]))
     if n > LISTED:
-        with st.expander(tr("pg.order_more", n=n - LISTED), icon=":material/unfold_more:"):
+        with st.popover(tr("pg.order_more", n=n - LISTED), icon=":material/unfold_more:"):  # in the folded box: no
+            # expander (Streamlit nests none)
             st.markdown("\n".join(by_old[LISTED:]))
