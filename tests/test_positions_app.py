@@ -11,8 +11,8 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display import colours
-from support.apptest import (assert_map_shows, choice_widget, click_expander, downloaded, edit, heatmap_specs, map_frame,
-                           open_folded, open_link, open_page, shown, sidebar_link, step_maps, texts)
+from support.apptest import (assert_map_shows, choice_widget, click_expander, downloaded, edit, heatmap_specs,
+                           map_frame, open_folded, open_link, open_page, shown, sidebar_link, step_maps, texts)
 
 X = np.array([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], dtype=float)  # the tutorial's example
 W_Q = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=float)

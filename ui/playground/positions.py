@@ -157,8 +157,8 @@ def read_order(n: int) -> tuple[tuple[int, ...] | None, InputError | None]:
 def shuffle_section(result: Result, order: tuple[int, ...] | None, error: InputError | None, causal: bool,
                     tables: dict) -> str | None:
     """Shuffle the tokens, in a folded box (``pg_order_panel``: closed, none of its widgets and maps is made; a link
-    that names an order opens it, and it stays as the visitor leaves it): the controls, the outputs before and after, the permutation, and
-    the check in words.
+    that names an order opens it, and it stays as the visitor leaves it): the controls, the outputs before and after,
+    the permutation, and the check in words.
 
     Args:
         result: the page's computation, with its shuffled run (``result.shuffle``).
