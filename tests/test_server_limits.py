@@ -485,7 +485,7 @@ def test_the_line_is_first_come_first_served_and_a_client_holds_one_place():
     order = sorted(tickets, key=lambda name: turns.place(tickets[name]))
     assert order == ["a2", "b1", "c1", "a3", "a4"]  # b and c wait behind one of a's runs, not three
     assert turns.try_enter(tickets["b1"], 0) is False  # a place is taken
-    turns.leave()
+    turns.leave(client="ip:a")
     assert turns.try_enter(tickets["b1"], 0) is False  # not b's turn: a2 came first
     assert turns.try_enter(tickets["a2"], 0) is True
     again = turns.join("ip:a", "s3")  # session s3's next run takes the place of its old one
@@ -707,17 +707,36 @@ def test_light_runs_pass_a_heavy_one_waiting_and_over_budget_runs_take_one_place
     heavy = turns.join("ip:b", "h2", heavy=True)
     light = turns.join("ip:c", "l1")
     assert turns.try_enter(heavy, 0) is False and turns.try_enter(light, 0) is True  # the heavy place is taken
-    turns.leave(heavy=True)
-    turns.leave()
+    turns.leave(heavy=True, client="ip:a")
+    turns.leave(client="ip:c")
     turns.charge("ip:f", "f1", line.SESSION_BUDGET_S + 1)
     turns.charge("ip:f", "f2", line.SESSION_BUDGET_S + 1)
     first, second = turns.join("ip:f", "f1"), turns.join("ip:f", "f2")
     assert turns.try_enter(heavy, 0) is True  # under budget: first, though it came before them anyway
-    turns.leave(heavy=True, over=turns.over_budget(heavy))
+    turns.leave(heavy=True, over=turns.over_budget(heavy), client="ip:b")
     assert turns.try_enter(first, 0) is True and turns.over_budget(first) is True
     assert turns.try_enter(second, 0) is False  # a place is free, but over-budget runs take one at most
-    turns.leave(over=True)
+    turns.leave(over=True, client="ip:f")
     assert turns.try_enter(second, 0) is True
+
+
+def test_a_client_holds_one_place_and_the_other_stays_free_for_the_next_client():
+    """A flooding client's runs go one at a time (line.CLIENT_AT_ONCE): its second run waits with a place free, the
+    next client's run takes that place, and the client's next run enters once its first gives its place back."""
+    turns = line.Turns(2, 1, client_at_once=line.CLIENT_AT_ONCE)
+    assert line.CLIENT_AT_ONCE == 1
+    flood = [turns.join("ip:f", f"f{k}") for k in range(4)]
+    assert turns.try_enter(flood[0], 0) is True
+    assert turns.try_enter(flood[1], 0) is False  # a place is free, but not for this client
+    honest = turns.join("ip:h", "h1")
+    assert turns.try_enter(honest, 0) is True  # the free place: the next client's
+    turns.leave(client="ip:f")
+    assert turns.try_enter(flood[1], 0) is True and turns.try_enter(flood[2], 0) is False
+    turns.leave(client="ip:h")
+    turns.leave(client="ip:f")
+    assert turns.try_enter(flood[2], 0) is True
+    turns.leave(client="ip:f")
+    assert turns._running == 0 and turns._clients == {}  # every place and every client's count given back
 
 
 def _rerun(*widgets, fragment: str = ""):

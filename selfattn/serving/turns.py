@@ -5,8 +5,9 @@ Thirty visitors opening the heaviest Heads or Embeddings link at once kept a Pla
 (issue 55). So every run, whole or a fragment's, waits for a place as it starts (:func:`run_started`, called by
 ``ui/server_limits.py`` after the widgets' callbacks and before any of the app's code) and gives it back whatever
 ends the run (:func:`run_scope`), its CPU counted. At most :data:`RUNS_AT_ONCE` runs at a time per process, of
-which :data:`HEAVY_AT_ONCE` of a page marked ``heavy`` (``ui/navigation.py``) and :data:`OVER_BUDGET_AT_ONCE` of
-sessions over their budget; the others wait, told so after :data:`NOTE_AFTER_S`.
+which :data:`HEAVY_AT_ONCE` of a page marked ``heavy`` (``ui/navigation.py``), :data:`OVER_BUDGET_AT_ONCE` of
+sessions over their budget and :data:`CLIENT_AT_ONCE` of one client's; the others wait, told so after
+:data:`NOTE_AFTER_S`.
 
 The line is fair (:class:`Turns`): by client, then session. A client's second waiting run is served after every
 other client's first, so a client with ten sockets waits as one visitor does; of two clients the one that used
@@ -27,6 +28,9 @@ import time
 from collections.abc import Callable, Iterator
 
 RUNS_AT_ONCE = 2  # runs of any page at once per process (each a thread sharing one interpreter with the event loop)
+CLIENT_AT_ONCE = 1  # of which one client's (an address: one visitor, or a class behind one school address); two of a
+# flooding client's runs at once left the event loop a third of the interpreter: a page's GET 0.25 s (median) and
+# 1.9 s (slowest) under a Playground flood beside other work, against 0.05 and 0.8 s (docs/reliability.md)
 HEAVY_AT_ONCE = 1  # heavy page runs at once per process (2: a Playground open during a crowd 0.85-1.54 s; 1: 0.64-1.18 s)
 NOTE_EVERY_S = 2.0  # how often a waiting run may update its note
 NOTE_AFTER_S = 1.0  # a run waiting as it starts says so only after this long (most waits are shorter)
@@ -79,13 +83,15 @@ class Turns:
       visitor before a flooding one), then the first to come.
 
     A run is served when it is the first in that order whose place fits (a heavy run waiting for the heavy place
-    does not hold up the light runs behind it). A session holds one entry: its new run takes the place of its
+    does not hold up the light runs behind it; a client holds at most ``client_at_once`` places, so a client's second
+    run leaves a free place to the next client's). A session holds one entry: its new run takes the place of its
     old one (:meth:`join`), whose :meth:`try_enter` then answers None.
     """
 
     def __init__(self, at_once: int, heavy_at_once: int | None = None, *, budget_s: float | None = None,
-                 usage: Usage | None = None):
+                 usage: Usage | None = None, client_at_once: int | None = None):
         self.at_once = at_once
+        self.client_at_once = at_once if client_at_once is None else client_at_once
         self.heavy_at_once = at_once if heavy_at_once is None else heavy_at_once
         self.budget_s = SESSION_BUDGET_S if budget_s is None else budget_s
         self.usage = Usage() if usage is None else usage
@@ -94,6 +100,7 @@ class Turns:
         self._running = 0
         self._heavy = 0
         self._over = 0  # runs of sessions over budget, which take at most OVER_BUDGET_AT_ONCE places
+        self._clients: dict[str, int] = {}  # client -> its runs that hold a place (at most client_at_once each)
         self._entered: dict[int, bool] = {}  # ticket -> whether its session was over budget as it entered
         self._next = 0
 
@@ -133,14 +140,16 @@ class Turns:
             tickets = [e[0] for e in self._order()]
             return tickets.index(ticket) + 1 if ticket in tickets else 0
 
-    def _fits(self, heavy: bool, over: bool = False) -> bool:
+    def _fits(self, heavy: bool, over: bool = False, client: str = "") -> bool:
         return (self._running < self.at_once and (not heavy or self._heavy < self.heavy_at_once)
-                and (not over or self._over < OVER_BUDGET_AT_ONCE))
+                and (not over or self._over < OVER_BUDGET_AT_ONCE)
+                and self._clients.get(client, 0) < self.client_at_once)
 
-    def _take(self, heavy: bool, over: bool = False) -> None:
+    def _take(self, heavy: bool, over: bool = False, client: str = "") -> None:
         self._running += 1
         self._heavy += bool(heavy)
         self._over += bool(over)
+        self._clients[client] = self._clients.get(client, 0) + 1
 
     def try_enter(self, ticket: int, timeout: float) -> bool | None:
         """Take a place if ``ticket`` is next and one is free, waiting at most ``timeout`` s; None when the
@@ -152,10 +161,10 @@ class Turns:
                 mine = next((e for _, e in keyed if e[0] == ticket), None)
                 if mine is None:
                     return None
-                first = next(((key[0], e) for key, e in keyed if self._fits(e[3], key[0])), None)
+                first = next(((key[0], e) for key, e in keyed if self._fits(e[3], key[0], e[1])), None)
                 if first is not None and first[1] is mine:
                     self._line.remove(mine)
-                    self._take(mine[3], first[0])
+                    self._take(mine[3], first[0], mine[1])
                     self._entered[ticket] = first[0]
                     self._cond.notify_all()
                     return True
@@ -174,19 +183,24 @@ class Turns:
         with self._cond:
             return self._entered.pop(ticket, False)
 
-    def leave(self, heavy: bool = False, over: bool = False) -> None:
+    def leave(self, heavy: bool = False, over: bool = False, client: str = "") -> None:
         with self._cond:
             self._running -= 1
             self._heavy -= bool(heavy)
             self._over -= bool(over)
+            held = self._clients.get(client, 0) - 1
+            if held > 0:
+                self._clients[client] = held
+            else:
+                self._clients.pop(client, None)
             self._cond.notify_all()
 
-    def enter_again(self, heavy: bool = False, over: bool = False) -> None:
+    def enter_again(self, heavy: bool = False, over: bool = False, client: str = "") -> None:
         """Take a place again after :meth:`leave`, before the line (the run was already served once)."""
         with self._cond:
-            while not self._fits(heavy, over):
+            while not self._fits(heavy, over, client):
                 self._cond.wait()
-            self._take(heavy, over)
+            self._take(heavy, over, client)
 
     def state(self) -> str:
         """The places taken and the line, in words (for the server's log)."""
@@ -220,7 +234,7 @@ class Run:
         return self.page_hash in hashes or (self.page_hash == self.main_hash and self.page_name.strip("/") in paths)
 
 
-_turns = Turns(RUNS_AT_ONCE, HEAVY_AT_ONCE)  # this process's line
+_turns = Turns(RUNS_AT_ONCE, HEAVY_AT_ONCE, client_at_once=CLIENT_AT_ONCE)  # this process's line
 _holder = threading.local()  # .place: the _Place this thread's run holds (or None); .run: inside a run (run_scope)
 
 
@@ -241,7 +255,7 @@ def _release(place: _Place) -> None:
     """Give ``place`` back (once) and charge the CPU its thread used since it took it."""
     if place.held:
         place.held = False
-        _turns.leave(place.heavy, place.over)
+        _turns.leave(place.heavy, place.over, place.client)
         _turns.charge(place.client, place.session, time.thread_time() - place.cpu_at)
 
 
@@ -325,7 +339,7 @@ def outside_heavy_turn() -> Iterator[None]:
     try:
         yield
     finally:
-        _turns.enter_again(place.heavy, place.over)
+        _turns.enter_again(place.heavy, place.over, place.client)
         place.held, place.cpu_at = True, time.thread_time()
 
 
