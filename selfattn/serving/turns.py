@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 RUNS_AT_ONCE = 2  # runs of any page at once per process (each a thread sharing one interpreter with the event loop)
 CLIENT_AT_ONCE = 1  # of which one client's (an address: one visitor, or a class behind one school address); two of a
 # flooding client's runs at once left the event loop a third of the interpreter: a page's GET 0.25 s (median) and
-# 1.9 s (slowest) under a Playground flood beside other work, against 0.05 and 0.8 s (docs/reliability.md)
+# 1.9 s (slowest) under a Playground flood beside other work, against 0.05 and 0.6 s (docs/reliability.md)
 HEAVY_AT_ONCE = 1  # heavy page runs at once per process (2: a Playground open during a crowd 0.85-1.54 s; 1: 0.64-1.18 s)
 NOTE_EVERY_S = 2.0  # how often a waiting run may update its note
 NOTE_AFTER_S = 1.0  # a run waiting as it starts says so only after this long (most waits are shorter)
