@@ -250,13 +250,17 @@ def test_block_with_one_layer_its_stack_part_says_how_to_get_a_stack_and_makes_o
 ])
 def test_a_folded_box_makes_its_body_only_once_opened(page, part, panel, made):
     """Issue 52: a collapsed expander's body runs only while it is open (ui.widgets.folded): closed, an open of the
-    page makes no uploader, chooser, table or CSV of it; a click on its header makes them, and the box says open."""
+    page makes no uploader, chooser, table or CSV of it; a click on its header makes them, and the box says open, and
+    still does after a language switch (found closing on the Playground's shuffle)."""
     at = open_link(page, part) if isinstance(part, dict) else open_page(page, part=part)  # a dict: a link's params
     assert not at.exception
     header = [e for e in at.main.expander if e.proto.id.endswith(f"-{panel}")]
     assert len(header) == 1 and not header[0].proto.expanded  # its header is drawn, closed
     assert not made(at)
     open_folded(at, panel)
+    assert not at.exception and made(at)
+    assert [e.proto.expanded for e in at.main.expander if e.proto.id.endswith(f"-{panel}")] == [True]
+    at.radio(key="lang").set_value("zh").run()  # relabelled, Streamlit makes the box anew: it stays as left, open
     assert not at.exception and made(at)
     assert [e.proto.expanded for e in at.main.expander if e.proto.id.endswith(f"-{panel}")] == [True]
 

@@ -31,6 +31,7 @@ from ui.navigation import PAGE_NAMED
 
 T = TypeVar("T")
 LANG_KEY = "lang"  # the visitor's language (the sidebar's switch, app.py)
+FOLDED = "_folded"  # ui.widgets.folded's boxes, open or not
 REFUSED = "_refused"  # the settings refused in this run (:func:`refuse_unfit_settings`), shown by :func:`show_problems`
 OPENED = "_link_opened"  # pages whose link has been read in this session
 STARTED = "_link_started"  # set as the session's first run starts (begin_run)
@@ -117,6 +118,7 @@ FRAME_KEPT: dict[str, str] = {
     "_link_bad_*": "per page: the link's parameters that were not used, with why, until the page says so",
     "_keep_*": "a setting's value while its widget is not drawn (shadow)",
     "_choice_widgets": "per setting, the widget keys ui.widgets.choice made for it in this session (put sets them)",
+    FOLDED: "{folded box's key: whether it is open}, as the visitor left each (ui.widgets.folded)",
     REFUSED: "the settings whose values from the browser were refused in this run (refuse_unfit_settings)",
 }
 # Widgets whose state no code reads back as a setting or result (buttons, downloads, uploaders,

@@ -123,11 +123,21 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
     return st.session_state[key]
 
 
-def folded(label: str, key: str, *, icon: str | None = None):
+def folded(label: str, key: str, *, icon: str | None = None, opened: bool = False):
     """A collapsed expander whose body runs only while it is open: the caller draws into it when ``.open`` (a click
     on its header reruns the page, or the fragment it sits in). Closed, it costs an open its header alone, not the
-    widgets, tables and files inside (issue 52: only what a visitor opens runs)."""
-    return st.expander(label, key=key, icon=icon, on_change="rerun")
+    widgets, tables and files inside (issue 52: only what a visitor opens runs).
+
+    It stays as the visitor left it (kept in ``settings.FOLDED``): its label is in the visitor's language, and
+    Streamlit makes a relabelled expander anew, closed. ``opened``: how it starts (a link naming what is inside)."""
+    kept = st.session_state.get(settings.FOLDED, {})
+    st.session_state[key] = kept.get(key, opened)  # before the widget is made, as the visitor left it
+    return st.expander(label, key=key, icon=icon, on_change=_keep_folded, args=(key,))
+
+
+def _keep_folded(key: str) -> None:
+    """Callback of a folded box: keep whether it is open."""
+    st.session_state.setdefault(settings.FOLDED, {})[key] = bool(st.session_state.get(key))
 
 
 def csv_button(frame: pd.DataFrame | Callable[[], pd.DataFrame], file_name: str, key: str,

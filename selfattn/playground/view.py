@@ -28,7 +28,6 @@ KEPT = {
     "pg_upload_*": "the Playground's CSV uploader (one per editor version) and which matrix it fills",
     "ed_*": "the Playground's matrix editors, one per matrix and version",
     "pg_order_good": "last_good: the Playground's last good order of the tokens, 0-based (ui/playground/positions.py)",
-    "pg_order_open": "whether the Playground's folded box of the shuffle is open, as the visitor left it",
     "pg_order_undo": "the Playground's earlier orders of the tokens, for its Undo button (ui/playground/positions.py)",
 }
 WIDGETS = {

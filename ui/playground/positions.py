@@ -24,12 +24,11 @@ from selfattn.errors import InputError
 from selfattn.i18n import Markdown
 from ui import map_sizes as fit
 from ui import state as settings
-from ui.widgets import choice, error_text, tr, tr_plain
+from ui.widgets import choice, error_text, folded, tr, tr_plain
 
 MAX_UNDO = 20  # orders the Undo button can go back through
 LISTED = 8  # rows of the check written out before the rest go into a popover
-PANEL, PANEL_OPEN = "pg_order_panel", "pg_order_open"  # the shuffle's folded box, and whether it is open (kept: the
-# box's label is in the visitor's language, and Streamlit makes a relabelled box anew, closed)
+PANEL = "pg_order_panel"  # the shuffle's folded box
 
 
 def _chosen(key: str, options=None):
@@ -175,9 +174,8 @@ def shuffle_section(result: Result, order: tuple[int, ...] | None, error: InputE
         else None  # None too for a result kept from before a bad edit (computed for another order)
     if check is not None:
         _zip_tables(tokens, check, tables)
-    kept = st.session_state.get(PANEL_OPEN)  # as the visitor left it; at first, open where an order is named (a link)
-    st.session_state[PANEL] = bool(settings.value("pg_order").strip()) if kept is None else kept
-    box = st.expander(tr("pg.order_title"), key=PANEL, icon=":material/shuffle:", on_change=_kept_open)
+    box = folded(tr("pg.order_title"), PANEL, icon=":material/shuffle:",
+                 opened=bool(settings.value("pg_order").strip()))  # a link naming an order opens it
     if not box.open:
         return None if check is None else _order_text(check.order)
     with box:
@@ -200,11 +198,6 @@ def shuffle_section(result: Result, order: tuple[int, ...] | None, error: InputE
             return None
         _show(tokens, check, causal)
         return _order_text(check.order)
-
-
-def _kept_open() -> None:
-    """Callback of the shuffle's box: keep whether it is open (its body is made only then)."""
-    st.session_state[PANEL_OPEN] = bool(st.session_state.get(PANEL))
 
 
 def _zip_tables(tokens: list[str], check: ShuffleTrace, tables: dict) -> None:
