@@ -9,7 +9,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.core.presets import tutorial_example
-from tests.browser import (assert_rendered, browser_page, cell, EDITOR_HOSTS, MAP_HOSTS, maps_fit, maps_within,
+from tests.browser import (assert_rendered, browser_page, cell, EDITOR_HOSTS, maps_fit, maps_within,
                            open_playground, output_text, pick, type_into, wait_for_new_output, wait_until_idle)
 
 pytestmark = pytest.mark.browser
@@ -111,37 +111,6 @@ def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path, url, brow
         page.screenshot(path=str(shot), full_page=True)
         assert_rendered(shot)
         assert page.locator("[data-testid='stException']").count() == 0
-
-
-def test_heatmaps_fit_their_columns_at_the_largest_sizes(tmp_path, url, browser):
-    with browser_page(browser, width=1280, height=2400) as page:
-        page.goto(f"{url}/playground?lang=zh")
-        page.wait_for_selector("[class*='st-key-map_outputs'] td", timeout=60000)
-        wait_until_idle(page)
-        sizes = page.locator("[data-testid='stNumberInput'] input")  # seed, then n, d_in, d_k, d_v
-        assert [sizes.nth(i).input_value() for i in range(5)] == ["0", "3", "4", "3", "3"]
-        for index, value in ((1, "32"), (2, "16"), (3, "16"), (4, "16")):
-            sizes.nth(index).fill(value)
-            sizes.nth(index).press("Enter")
-            page.wait_for_timeout(500)
-            wait_until_idle(page)
-        # Measured once the maps of the last size are drawn: a box's Enter may not have started its run within
-        # wait_until_idle's first look on a loaded machine (it saw no run yet and returned), and a run that moves the
-        # page's elements replaces the maps as it goes (the whole suite saw no map at all: 0 = len([])).
-        shapes = """(sel) => [...document.querySelectorAll(sel)].map(host => !host.shadowRoot ? [0, 0] :
-            [host.shadowRoot.querySelectorAll("tbody tr").length, host.shadowRoot.querySelectorAll("tbody tr:first-child td").length])"""
-        page.wait_for_function(f"(sel) => {{ const s = ({shapes})(sel).map(String).sort().join(' ');"
-                               " return s === '32,16 32,16 32,16 32,16 32,16 32,32 32,32'; }", arg=MAP_HOSTS,
-                               timeout=120000)
-        wait_until_idle(page)
-        page.wait_for_timeout(1000)  # Vega-free, but the maps' frames settle a frame after their cells
-        fits = maps_fit(page)
-        assert len(fits) == 7 and maps_within(fits), fits  # 7 maps: Q, K, V, scores, weights, weighted values, outputs
-        shape = page.evaluate(shapes, MAP_HOSTS)
-        assert sorted(shape) == sorted([[32, 16]] * 5 + [[32, 32]] * 2), shape
-        shot = tmp_path / "playground-32.png"
-        page.screenshot(path=str(shot))
-        assert_rendered(shot)
 
 
 def test_an_edit_back_to_the_original_value_sticks_and_editors_switch_at_once(url, browser):
