@@ -1,6 +1,6 @@
 """Where a whole test run's CPU goes: every process's CPU, by kind and by the test file it was spent for.
 
-Usage: python benchmarks/suite_cpu.py [--every 1] [--top 40] [--json FILE] -- bash tests/run.sh [pytest args]
+Usage: python benchmarks/suite_cpu.py [--every 1] [--top 40] [--by test] [--json FILE] -- bash tests/run.sh [pytest args]
 
 Runs the command with ``SELFATTN_TEST_TIMELINE`` set (tests/conftest.py: each test's worker, start and end), reads
 every process's CPU from /proc every ``--every`` seconds until the command ends, and prints what the run's CPU went
@@ -156,13 +156,14 @@ class Sampler:
         return dict(deltas)
 
 
-def read_timeline(lines) -> dict[str, list[tuple[float, float, str]]]:
-    """The timeline's tests by worker, in order: (start, end, test file)."""
+def read_timeline(lines, by: str = "file") -> dict[str, list[tuple[float, float, str]]]:
+    """The timeline's tests by worker, in order: (start, end, the test's file, or with ``by="test"`` its node id)."""
     tests = collections.defaultdict(list)
     for line in lines:
         parts = line.split(None, 4)
         if len(parts) == 5:
-            tests[parts[0]].append((float(parts[1]), float(parts[2]), parts[4].strip().split("::")[0]))
+            node = parts[4].strip()
+            tests[parts[0]].append((float(parts[1]), float(parts[2]), node if by == "test" else node.split("::")[0]))
     for runs in tests.values():
         runs.sort()
     return tests
@@ -192,6 +193,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--every", type=float, default=1.0, help="seconds between samples")
     parser.add_argument("--top", type=int, default=40, help="test files to list")
+    parser.add_argument("--by", choices=("file", "test"), default="file", help="what the CPU is listed by")
     parser.add_argument("--json", type=Path)
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command, e.g. bash tests/run.sh")
     args = parser.parse_args(argv)
@@ -207,14 +209,14 @@ def main(argv=None) -> None:
         samples.append((at, sampler.sample(read_procs())))
         time.sleep(max(0.0, args.every - (time.time() - at)))
     wall, busy = time.time() - started, machine_busy() - busy
-    by_file, by_kind = attribute(samples, read_timeline(timeline.read_text().splitlines()))
+    by_file, by_kind = attribute(samples, read_timeline(timeline.read_text().splitlines(), args.by))
     total = sum(by_kind.values())
     print(f"\nexit {proc.returncode}, wall {wall / 60:.1f} min, CPU {total:.0f} s "
           f"({total / wall / (os.cpu_count() or 1):.0%} of {os.cpu_count()} cores); the whole machine's CPU meanwhile "
           f"{busy:.0f} s (this sampler's and anything else's included)")
     for what, seconds in by_kind.most_common():
         print(f"  {seconds:7.0f} s  {what}")
-    print(f"CPU by test file (the {args.top} largest of {len(by_file)}):")
+    print(f"CPU by test {args.by} (the {args.top} largest of {len(by_file)}):")
     for name, seconds in by_file.most_common(args.top):
         print(f"  {seconds:7.1f} s  {name}")
     if args.json:

@@ -43,11 +43,10 @@ def test_processes_are_told_apart_by_what_they_are():
 
 
 def test_cpu_goes_to_the_file_its_worker_ran_then():
-    timeline = suite_cpu.read_timeline([
-        "gw0 100.00 110.00 10.00 tests/test_a.py::test_one",
-        "gw0 110.00 130.00 20.00 tests/test_b.py::test_two[x]",
-        "gw1 100.00 140.00 40.00 tests/test_c.py::test_three",
-    ])
+    lines = ["gw0 100.00 110.00 10.00 tests/test_a.py::test_one",
+             "gw0 110.00 130.00 20.00 tests/test_b.py::test_two[x]",
+             "gw1 100.00 140.00 40.00 tests/test_c.py::test_three"]
+    timeline = suite_cpu.read_timeline(lines)
     samples = [(105, {("gw0", "Chromium"): 1.0, ("gw1", "pip"): 2.0, (None, "pytest and other Python"): 0.5}),
                (111, {("gw0", "Chromium"): 1.5}),  # the test before ended a second ago: its teardown lags into it
                (120, {("gw0", "Streamlit servers"): 3.0}),
@@ -56,6 +55,8 @@ def test_cpu_goes_to_the_file_its_worker_ran_then():
     assert by_file == {"tests/test_a.py": 1.0, "tests/test_b.py": 4.5, "tests/test_c.py": 2.0,
                        "pytest (before a worker is known)": 0.5, "gw0 between tests": 0.25}
     assert by_kind == {"Chromium": 2.75, "pip": 2.0, "pytest and other Python": 0.5, "Streamlit servers": 3.0}
+    by_test, _ = suite_cpu.attribute(samples, suite_cpu.read_timeline(lines, by="test"))
+    assert by_test["tests/test_b.py::test_two[x]"] == 4.5 and by_test["tests/test_a.py::test_one"] == 1.0
 
 
 def test_a_child_that_ends_between_samples_is_counted_once_through_its_parent(monkeypatch):
