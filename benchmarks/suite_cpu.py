@@ -106,6 +106,21 @@ def worker_in_env(environ: bytes) -> str | None:
     return None
 
 
+def counted_of_ended(ended: dict[int, Proc]) -> collections.Counter:
+    """By parent still running: what was counted already of its children that ended since the last sample, each with
+    the children that ended under it (a build step's shell and the pip under it ending in the same second: pip's time
+    goes to the shell as the shell reaps it, then with the shell's to its parent, and was counted while pip ran)."""
+    under = collections.defaultdict(list)
+    for proc in ended.values():
+        under[proc.ppid].append(proc)
+
+    def counted(proc: Proc) -> int:
+        return proc.own + proc.reaped + sum(counted(child) for child in under.get(proc.pid, ()))
+
+    return collections.Counter({parent: sum(counted(child) for child in children)
+                                for parent, children in under.items() if parent not in ended})
+
+
 class Sampler:
     """CPU deltas per (worker, kind) at each sample, for the processes under ``root``."""
 
@@ -138,10 +153,8 @@ class Sampler:
             if self.worker.get(pid) and parent in ours and self.worker.get(parent) is None \
                     and XDIST_WORKER_CMD in read_bytes(f"/proc/{parent}/cmdline"):
                 self.worker[parent] = self.worker[pid]
-        counted_ended = collections.Counter()  # by parent: what was counted of its children that ended since
-        for pid in set(self.last) - ours:
-            ended = self.last.pop(pid)
-            counted_ended[ended.ppid] += ended.own + ended.reaped
+        counted_ended = counted_of_ended({pid: self.last.pop(pid) for pid in set(self.last) - ours})
+        for pid in set(self.worker) - ours:
             self.worker.pop(pid, None)
             self.kinds.pop(pid, None)
         deltas: dict[tuple[str | None, str], float] = collections.Counter()

@@ -90,3 +90,17 @@ def test_a_real_run_counts_what_its_processes_spent(tmp_path):
     got = json.loads(out.read_text())
     assert 0.5 <= got["cpu_s"] <= 1.0, got
     assert "CPU by test file" in done.stdout and "the whole machine's CPU" in done.stdout
+
+
+def test_a_child_and_its_child_ending_in_the_same_second_are_counted_once(monkeypatch):
+    """A build step's shell and the pip under it end between two samples: pip's time reaches the shell as the shell
+    reaps it, then with the shell's the step's parent; only what neither had been counted for is added (before:
+    pip's 60 s of a container build were counted twice, 168 s against the machine's 121)."""
+    monkeypatch.setattr(suite_cpu, "read_bytes", lambda path: b"")
+    monkeypatch.setattr(suite_cpu, "TICK", 100)
+    sampler = suite_cpu.Sampler(root=1)
+    root = Proc(1, 0, "buildah", 0, 0)
+    sampler.sample({1: root, 2: Proc(2, 1, "sh", 10, 0), 3: Proc(3, 2, "pip", 50, 0)})
+    # the shell spent 2 more ticks, pip 10 more; the shell reaped pip (60), then buildah the shell (12 + 60)
+    after = sampler.sample({1: Proc(1, 0, "buildah", 0, 72)})
+    assert after == {(None, "container build"): 0.12}
