@@ -19,37 +19,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import suite_cpu  # noqa: E402 -- beside this script
 from support.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 def chromium_cpu() -> float:
     """CPU seconds (user and system) of this process's own Chromium: its processes among this process's descendants,
     each with the time of the children it has reaped (a renderer that ends moves its time into its parent's), so
     neither another program's Chromium (a whole test run's, whose ending processes made a load's CPU -25 s) nor a
-    renderer that ends during a load makes the difference wrong."""
-    stats = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            name = Path(f"/proc/{pid}/cmdline").read_bytes()
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        stats[int(pid)] = (int(fields[1]), b"chromium" in name, sum(int(v) for v in fields[11:15]))
-    ours, total = {os.getpid()}, 0
-    grown = True  # a child's pid may be lower than its parent's: walk until nothing is added
-    while grown:
-        grown = False
-        for pid, (parent, _, _) in stats.items():
-            if parent in ours and pid not in ours:
-                ours.add(pid)
-                grown = True
-    for pid in ours - {os.getpid()}:
-        _, chromium, ticks = stats[pid]
-        if chromium:
-            total += ticks
-    return total / TICK
+    renderer that ends during a load makes the difference wrong. /proc is read as ``suite_cpu.py`` reads it."""
+    procs = suite_cpu.read_procs()
+    ours = suite_cpu.descendants(os.getpid(), procs) - {os.getpid()}
+    return sum(procs[pid].own + procs[pid].reaped for pid in ours
+               if b"chromium" in suite_cpu.read_bytes(f"/proc/{pid}/cmdline")) / suite_cpu.TICK
 
 
 def measure(app_dir: Path, pages: list[str], repeat: int) -> dict[str, list[float]]:

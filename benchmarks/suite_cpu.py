@@ -92,6 +92,20 @@ def read_procs() -> dict[int, Proc]:
     return procs
 
 
+def descendants(root: int, procs: dict[int, Proc]) -> set[int]:
+    """``root`` and every process under it (by each one's parent, whatever the order of their pids)."""
+    children = collections.defaultdict(list)
+    for proc in procs.values():
+        children[proc.ppid].append(proc.pid)
+    found, stack = set(), [root]
+    while stack:
+        pid = stack.pop()
+        if pid in procs and pid not in found:
+            found.add(pid)
+            stack.extend(children[pid])
+    return found
+
+
 def read_bytes(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
@@ -130,20 +144,8 @@ class Sampler:
         self.worker: dict[int, str | None] = {}
         self.kinds: dict[int, str] = {}
 
-    def ours(self, procs: dict[int, Proc]) -> set[int]:
-        children = collections.defaultdict(list)
-        for proc in procs.values():
-            children[proc.ppid].append(proc.pid)
-        found, stack = set(), [self.root]
-        while stack:
-            pid = stack.pop()
-            if pid in procs and pid not in found:
-                found.add(pid)
-                stack.extend(children[pid])
-        return found
-
     def sample(self, procs: dict[int, Proc]) -> dict[tuple[str | None, str], float]:
-        ours = self.ours(procs)
+        ours = descendants(self.root, procs)
         for pid in sorted(ours - self.worker.keys()):  # new: their worker from their environment, or their parent's
             # (Chromium's zygote clears what /proc shows of its environment); their kind
             self.worker[pid] = worker_in_env(read_bytes(f"/proc/{pid}/environ")) or self.worker.get(procs[pid].ppid)
