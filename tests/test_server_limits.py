@@ -102,6 +102,69 @@ def test_a_value_put_before_a_widget_first_ran_is_dropped_and_the_widget_s_own_s
     assert at.markdown[-1].value == ("None" if drop else "'default'")  # without the hook: the older value is back
 
 
+def _widgets_script():
+    """Every kind of box that asks Streamlit's copy of the session state whether its key holds None, with its key
+    absent, None, or a value; and the one-key reads beside the whole copy, for every key the session has."""
+    import streamlit as st
+    from streamlit.runtime.state import get_session_state
+
+    from ui import server_limits, streamlit_hooks as hooks
+
+    server_limits.install()
+    for key in ("n_none", "s_none", "r_none", "t_none", "a_none", "d_none"):
+        st.session_state.setdefault(key, None)
+    st.session_state.setdefault("n_set", 3.0)
+    st.number_input("n", key="n_none")
+    st.number_input("n", key="n_set")
+    st.number_input("n", key="n_new", value=2.0)
+    st.selectbox("s", ["a", "b"], key="s_none")
+    st.selectbox("s", ["a", "b"], key="s_new")
+    st.radio("r", ["a", "b"], key="r_none")
+    st.text_input("t", key="t_none")
+    st.text_area("a", key="a_none")
+    st.date_input("d", key="d_none")
+    st.slider("l", 0, 9, key="l_new")
+    st.button("b", key="b")  # a keyed widget no box reads, and a Components-v2 one (a map's, an editor's)
+    from ui.components.matrix_editor import matrix_editor
+
+    matrix_editor("ed", name="x", matrix="X", rows=["1"], cols=["1"], cells=[["1"]], max_chars=[40], labels=[False],
+                  rev=0, bad=None, texts={})
+    safe = get_session_state()
+    whole, one = safe.filtered_state, hooks._WidgetsView(safe).filtered_state
+    for key in [*whole, "absent", "$$internal"]:
+        assert (key in one) == (key in whole), key
+        if key in whole:
+            assert one[key] == whole[key], key
+    st.markdown(f"checked {len(whole)}")
+
+
+def test_a_box_reads_its_own_key_as_streamlit_s_copy_of_the_session_holds_it():
+    """The hook (``ui.streamlit_hooks._WidgetsView``) answers a box's question, is my key None, for that key alone;
+    Streamlit copied every key of the session for it (10-12 times a run on the pages of typed tables). Each kind of
+    box that asks, with its key None, set or absent, shows what it shows without the hook, and for every key of the
+    session the one-key read is the copy's."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_widgets_script).run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="n_none").value is None and at.number_input(key="n_set").value == 3.0
+    assert at.number_input(key="n_new").value == 2.0
+    assert at.selectbox(key="s_none").value is None and at.selectbox(key="s_new").value == "a"
+    assert at.radio(key="r_none").value is None and at.text_input(key="t_none").value is None
+    assert at.text_area(key="a_none").value is None and at.date_input(key="d_none").value is None
+    assert at.slider(key="l_new").value == 0
+    at.number_input(key="n_none").set_value(5.0).run()
+    at.selectbox(key="s_none").set_value("b").run()
+    assert not at.exception and at.number_input(key="n_none").value == 5.0 and at.selectbox(key="s_none").value == "b"
+    assert at.markdown[-1].value.startswith("checked ")
+    assert int(at.markdown[-1].value.split()[-1]) >= 12
+    import importlib
+
+    for module in hooks.WIDGET_MODULES:  # the boxes read through the hook
+        reads = importlib.import_module(f"streamlit.elements.widgets.{module}").get_session_state
+        assert getattr(reads, "selfattn_hook", False) and isinstance(reads(), hooks._WidgetsView), module
+
+
 def test_every_hook_target_is_found_in_this_streamlit():
     found = hooks.check()
     assert len(found) == len(hooks.TARGETS) and all(obj is not None for obj in found.values())

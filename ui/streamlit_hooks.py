@@ -19,6 +19,7 @@ from selfattn.serving.turns import Run
 SR = "streamlit.runtime"
 CTX = f"{SR}.scriptrunner_utils.script_run_context"
 UPLOADS = f"{SR}.memory_uploaded_file_manager:MemoryUploadedFileManager"
+WIDGET_MODULES = ("number_input", "radio", "selectbox", "slider", "text_widgets", "time_widgets")  # read filtered_state
 TARGETS = (  # "module:name(its parameters)" or "module:name{the fields read}"
     "streamlit.components.v2.bidi_component.main:deserialize_trigger_list(s)",  # a component's trigger list
     f"{SR}.scriptrunner.script_runner:exec_func_with_error_handling(func, ctx)",  # once a run: its end
@@ -44,6 +45,7 @@ TARGETS = (  # "module:name(its parameters)" or "module:name{the fields read}"
     f"{SR}.uploaded_file_manager:UploadedFile{{file_id}}",
     "streamlit.util:calc_hash(s)",  # a page's hash: its url path's
     "streamlit.dataframe_util:convert_arrow_table_to_arrow_bytes(table)",  # a Vega chart's data (ui/widgets.py)
+    *(f"streamlit.elements.widgets.{module}:get_session_state()" for module in WIDGET_MODULES),  # widgets' reads
 )
 _found: dict[str, object] = {}  # check()'s answer, once taken
 
@@ -84,6 +86,8 @@ def install(*, read_triggers, around_run, run_started, on_message, on_download, 
     _wrap(f"{SR}.app_session:AppSession.handle_backmsg",
           lambda old: lambda self, msg: on_message(self, msg, lambda m: old(self, m)))
     _wrap(f"{SR}.backend_operation_handler:DeferredFileHandler.handle", lambda old: _download(old, on_download))
+    for module in WIDGET_MODULES:
+        _wrap(f"streamlit.elements.widgets.{module}:get_session_state", lambda old: lambda: _WidgetsView(old()))
     if _get(f"{SR}:Runtime").exists():
         runtime = _get(f"{SR}:Runtime").instance()
         _wrap(":add_file", lambda old: lambda session_id, file: on_upload(session_id, file.file_id, len(file.data),
@@ -99,6 +103,33 @@ def _started(original, run_started):
         run_started(Run(self.session_id, self.page_script_hash, pages.main_script_hash,
                         pages.intended_page_name or "", bool(self.fragment_ids_this_run), self.yield_check))
     return on_script_start
+
+
+class _WidgetsView:
+    """The session state as a box reads it (a select, number, text, radio or time box asks whether its key holds
+    None): ``filtered_state`` answers for one key, where Streamlit's copied every key of the session, a Components-v2
+    one (each map, each editor) through a class built per read: 8-12 copies a run on the pages of typed tables."""
+
+    def __init__(self, safe) -> None:
+        self._safe = safe
+
+    def __getattr__(self, name: str):
+        return getattr(self._safe, name)
+
+    @property
+    def filtered_state(self):
+        return self
+
+    def __getitem__(self, key: str):
+        with self._safe._lock:
+            return self._safe._state[key]
+
+    def __contains__(self, key: str) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
 
 
 def _download(original, on_download):

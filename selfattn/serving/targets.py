@@ -29,7 +29,7 @@ def name_of(target: str) -> str:
 def find(target: str):
     """The object ``target`` names, checked; :class:`HookMissing` naming it if it moved or changed."""
     module, name, params, fields = re.fullmatch(r"([\w.]+):([\w.]+)(?:\((.*)\)|\{(.*)\})", target).groups()
-    wanted = [p.strip() for p in (params if params is not None else fields).split(",")]
+    wanted = [p.strip() for p in (params if params is not None else fields).split(",") if p.strip()]
     try:
         found = functools.reduce(getattr, name.split("."), importlib.import_module(module))
     except (ImportError, AttributeError) as missing:
