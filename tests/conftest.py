@@ -9,6 +9,14 @@ process fails at once, naming the command: mark it, or make it cheaper.
 from __future__ import annotations
 
 import os
+
+# One thread a computation in every test process and every server it starts (unless set already): the workers fill
+# the cores (tests/run.sh: four on two), and torch's and OpenBLAS's own pools of a thread a core in each worker waited
+# for one another spinning. The fast tier's translation and embeddings files: 63 -> 47 s, 104 -> 83 CPU-s
+# (docs/benchmarks.md). Tests that time or check threads set them themselves (torch.set_num_threads).
+for _pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_pool, "1")
+
 import shutil
 import socket
 import subprocess

@@ -386,6 +386,7 @@ def hosted(monkeypatch, tmp_path):
     monkeypatch.setenv("SELFATTN_CACHE_DIR", str(tmp_path))
     hd._finished_at().clear()
     threads = torch.get_num_threads()
+    torch.set_num_threads(2)  # the tests' own one thread (tests/conftest.py) would hide a hosted mode that sets none
     yield tmp_path
     hd._finished_at().clear()
     torch.set_num_threads(threads)  # hosted mode sets one thread for the whole process
