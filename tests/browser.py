@@ -103,6 +103,70 @@ def click_part(page, prefix: str, parts: tuple[str, ...], lang: str, part: str) 
                            arg=[part, parts[0]], timeout=30_000)
 
 
+# ── Linked step maps (ui/components/heatmap.js): each is one component element, key class st-key-map_<prefix><key>,
+# holding a table in an open shadow root; cell (i, j) is the td of body row i, column j (Playwright's CSS pierces it).
+
+_LINKED_MAPS = r"""(prefix) => {
+    const out = {}, named = new RegExp("^st-key-map_" + prefix + "(\\w+)$");
+    for (const el of document.querySelectorAll(`[class*='st-key-map_${prefix}']`)) {
+        const key = [...el.classList].map(c => c.match(named)).find(m => m);
+        const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
+        const root = host && host.shadowRoot;
+        const body = root && root.querySelector("tbody");
+        if (!key || !body) continue;
+        const rows = [...body.rows];
+        out[key[1]] = {
+            lit: rows.flatMap((tr, r) => [...tr.querySelectorAll("td")].map((td, c) => td.classList.contains("lit") ? [r, c] : null))
+                     .filter(x => x),
+            rows: rows.map((tr, r) => tr.cells[0].classList.contains("lit-row") ? r : null).filter(r => r !== null),
+            heads: rows.map(tr => tr.cells[0].className),
+            cols_lit: [...root.querySelectorAll("thead th")].slice(1).map((th, c) => th.classList.contains("lit-col") ? c : null)
+                     .filter(c => c !== null),
+            n: rows.length, cols: rows[0].cells.length - 1,
+        };
+    }
+    return out;
+}"""
+_MAP_CELLS = """(prefix, key) => [...document.querySelector(`[class*='st-key-map_${prefix}${key}'] [data-testid='stBidiComponentIsolated']`)
+    .shadowRoot.querySelector('tbody').rows].map(tr => [...tr.cells].slice(1).map(td => td.textContent))"""
+
+
+def linked_maps(prefix: str) -> str:
+    """A script, ``() => {key: map}``: every linked map of a page whose keys are ``map_<prefix><key>`` (block "tb_",
+    Encoder–decoder "s2s_", translator "s2t_", Playground ""), each {"lit": [[row, col], ...] of its lit cells, "rows":
+    rows whose header is lit, "heads": each row header's classes, "cols_lit": columns whose header is lit, "n": rows,
+    "cols": columns}. A map out of sight is found all the same (it is not laid out, but its table is there)."""
+    return f"() => ({_LINKED_MAPS})({json.dumps(prefix)})"
+
+
+def map_cells(prefix: str) -> str:
+    """A script, ``(key) => rows``: the text of every cell of map ``<prefix><key>``, row by row."""
+    return f"(key) => ({_MAP_CELLS})({json.dumps(prefix)}, key)"
+
+
+def map_td(prefix: str, key: str, i: int, j: int) -> str:
+    """The selector of cell (i, j) (0-based) of map ``<prefix><key>``."""
+    return f"[class*='st-key-map_{prefix}{key}'] tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
+
+
+def map_row_head(prefix: str, key: str, i: int) -> str:
+    """The selector of row i's header (its token) in map ``<prefix><key>``."""
+    return f"[class*='st-key-map_{prefix}{key}'] tbody tr:nth-child({i + 1}) th"
+
+
+def hover(page, selector: str) -> None:
+    """Point at ``selector`` (scrolled into view), and give the maps a frame or two to light up."""
+    target = page.locator(selector)
+    target.scroll_into_view_if_needed()
+    target.hover()
+    page.wait_for_timeout(150)
+
+
+def whole_rows(rows, cols: int) -> list[list[int]]:
+    """Every cell of ``rows`` in a map of ``cols`` columns, as [row, col] pairs."""
+    return [[r, c] for r in rows for c in range(cols)]
+
+
 def wait_until_idle(page, timeout_ms: int = 30000) -> None:
     """Wait until Streamlit has finished running the script (no running indicator, no Stop button)."""
     page.wait_for_timeout(300)

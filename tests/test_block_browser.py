@@ -22,8 +22,9 @@ import pytest
 
 from selfattn.block.view import PAGE_PARTS
 from selfattn.i18n import t_plain
-from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, click_part, maps_within, settle,
-                           sidebar_open, wait_until_idle, release, tab)
+from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, click_part, hover, linked_maps, map_cells,
+                           map_row_head, map_td, maps_within, settle, sidebar_open, wait_until_idle, release, tab,
+                           whole_rows)
 
 pytestmark = pytest.mark.browser
 
@@ -92,30 +93,7 @@ def test_every_view_fits_desktop_projector_and_tablet(browser, url, view, lang):
 
 # ── The maps, linked ──────────────────────────────────────────────────────────────────────────────────
 
-# Every map of the block: {key: {"link": its place, "lit": [[row, col], ...] of its lit cells, "rows": rows whose
-# header is lit, "n": rows, "cols": columns}}.
-MAPS = """() => {
-    const out = {};
-    for (const el of document.querySelectorAll("[class*='st-key-map_tb_']")) {
-        const key = [...el.classList].map(c => c.match(/^st-key-map_tb_(\\w+)$/)).find(m => m);
-        const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
-        const body = host && host.shadowRoot && host.shadowRoot.querySelector("tbody");
-        if (!key || !body) continue;
-        const rows = [...body.rows];
-        out[key[1]] = {
-            lit: rows.flatMap((tr, r) => [...tr.querySelectorAll("td")].map((td, c) => td.classList.contains("lit") ? [r, c] : null))
-                     .filter(x => x),
-            rows: rows.map((tr, r) => tr.cells[0].classList.contains("lit-row") ? r : null).filter(r => r !== null),
-            n: rows.length, cols: rows[0].cells.length - 1,
-        };
-    }
-    return out;
-}"""
-
-
-# The text of every cell of map ``key``, row by row (drawn or not: a map out of sight is not laid out).
-CELLS = """(key) => [...document.querySelector(`[class*='st-key-map_tb_${key}'] [data-testid='stBidiComponentIsolated']`)
-    .shadowRoot.querySelector('tbody').rows].map(tr => [...tr.cells].slice(1).map(td => td.textContent))"""
+MAPS, CELLS = linked_maps("tb_"), map_cells("tb_")  # every map of the block; one map's cells (tests/browser.py)
 
 
 def cells(page, key: str) -> list[list[str]]:
@@ -127,22 +105,15 @@ def maps(page) -> dict:
 
 
 def row_head(key: str, i: int) -> str:
-    return f"[class*='st-key-map_tb_{key}'] tbody tr:nth-child({i + 1}) th"
+    return map_row_head("tb_", key, i)
 
 
 def td(key: str, i: int, j: int) -> str:
-    return f"[class*='st-key-map_tb_{key}'] tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
-
-
-def hover(page, selector: str) -> None:
-    target = page.locator(selector)
-    target.scroll_into_view_if_needed()
-    target.hover()
-    page.wait_for_timeout(150)
+    return map_td("tb_", key, i, j)
 
 
 def whole_row(i: int, cols: int) -> list[list[int]]:
-    return [[i, c] for c in range(cols)]
+    return whole_rows([i], cols)
 
 
 # The layer's token-row maps (link "row:<step>") and its heads' weights (link "att:<h>"), by key.

@@ -8,7 +8,7 @@ Each map is one component element (key ``map_<name>``) holding a table in an ope
 """
 
 import pytest
-from tests.browser import wait_until_idle
+from tests.browser import linked_maps, map_row_head, map_td, wait_until_idle, whole_rows
 
 
 pytestmark = pytest.mark.browser
@@ -17,26 +17,7 @@ N = 3  # the tutorial's example: 3 tokens, d_k = d_v = 3
 WIDTHS = (1400, 1024, 768)
 LINKED = ("queries", "keys", "values", "scores", "weights", "outputs")  # the maps without scaling or a mask
 
-# Every map on the page: {name: {"lit": [[row, col], ...] of its td.lit, "rows": [its rows' header classes],
-# "n": its number of rows}}, found by the component's key class st-key-map_<name>.
-MAPS = """() => {
-    const out = {};
-    for (const el of document.querySelectorAll("[class*='st-key-map_']")) {
-        const key = [...el.classList].map(c => c.match(/^st-key-map_(\\w+)$/)).find(m => m);
-        const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
-        if (!key || !host || !host.shadowRoot) continue;
-        const body = host.shadowRoot.querySelector("tbody");
-        if (!body) continue;
-        const rows = [...body.rows];
-        out[key[1]] = {
-            lit: rows.flatMap((tr, r) => [...tr.querySelectorAll("td")].map((td, c) => td.classList.contains("lit") ? [r, c] : null))
-                     .filter(x => x),
-            heads: rows.map(tr => tr.cells[0].className),
-            n: rows.length,
-        };
-    }
-    return out;
-}"""
+MAPS = linked_maps("")  # every map on the page (tests/browser.py): its lit cells, row headers' classes, rows
 
 # Counts every message the page sends on a websocket (Streamlit's one), from before the app loads.
 COUNT_SENDS = """(() => {
@@ -47,16 +28,11 @@ COUNT_SENDS = """(() => {
 
 
 def td(name: str, i: int, j: int) -> str:
-    """The selector of cell (i, j) (0-based) of map ``name``."""
-    return f"[class*='st-key-map_{name}'] tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
+    return map_td("", name, i, j)
 
 
 def row_head(name: str, i: int) -> str:
-    return f"[class*='st-key-map_{name}'] tbody tr:nth-child({i + 1}) th"
-
-
-def whole_rows(rows, cols: int) -> list[list[int]]:
-    return [[r, c] for r in rows for c in range(cols)]
+    return map_row_head("", name, i)
 
 
 def lit(page) -> dict[str, list[list[int]]]:

@@ -22,8 +22,9 @@ import pytest
 from selfattn.i18n import t_plain
 from selfattn.seq2seq.view import SOURCE_PARTS
 from tests.browser import click_part as click_tab
-from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, maps_within, settle, sidebar_open,
-                           wait_until_idle, release, tab)
+from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, hover, linked_maps, map_cells,
+                           map_row_head, map_td, maps_within, settle, sidebar_open, wait_until_idle, release, tab,
+                           whole_rows)
 
 pytestmark = pytest.mark.browser
 
@@ -117,31 +118,7 @@ def test_a_part_s_tab_opens_it_the_link_names_it_and_reopens_it_and_next_part_le
         release(page)
 
 
-# Every map of the page: {key: {"lit": [[row, col], ...] of its lit cells, "rows": rows whose header is lit,
-# "cols_lit": columns whose header is lit, "n": rows, "cols": columns}}.
-MAPS = """() => {
-    const out = {};
-    for (const el of document.querySelectorAll("[class*='st-key-map_s2s_']")) {
-        const key = [...el.classList].map(c => c.match(/^st-key-map_s2s_(\\w+)$/)).find(m => m);
-        const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
-        const root = host && host.shadowRoot;
-        const body = root && root.querySelector("tbody");
-        if (!key || !body) continue;
-        const rows = [...body.rows];
-        out[key[1]] = {
-            lit: rows.flatMap((tr, r) => [...tr.querySelectorAll("td")].map((td, c) => td.classList.contains("lit") ? [r, c] : null))
-                     .filter(x => x),
-            rows: rows.map((tr, r) => tr.cells[0].classList.contains("lit-row") ? r : null).filter(r => r !== null),
-            cols_lit: [...root.querySelectorAll("thead th")].slice(1).map((th, c) => th.classList.contains("lit-col") ? c : null)
-                     .filter(c => c !== null),
-            n: rows.length, cols: rows[0].cells.length - 1,
-        };
-    }
-    return out;
-}"""
-
-CELLS = """(key) => [...document.querySelector(`[class*='st-key-map_s2s_${key}'] [data-testid='stBidiComponentIsolated']`)
-    .shadowRoot.querySelector('tbody').rows].map(tr => [...tr.cells].slice(1).map(td => td.textContent))"""
+MAPS, CELLS = linked_maps("s2s_"), map_cells("s2s_")  # every map of the page; one map's cells (tests/browser.py)
 
 
 def maps(page) -> dict:
@@ -149,22 +126,15 @@ def maps(page) -> dict:
 
 
 def row_head(key: str, i: int) -> str:
-    return f"[class*='st-key-map_s2s_{key}'] tbody tr:nth-child({i + 1}) th"
+    return map_row_head("s2s_", key, i)
 
 
 def td(key: str, i: int, j: int) -> str:
-    return f"[class*='st-key-map_s2s_{key}'] tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
-
-
-def hover(page, selector: str) -> None:
-    target = page.locator(selector)
-    target.scroll_into_view_if_needed()
-    target.hover()
-    page.wait_for_timeout(150)
+    return map_td("s2s_", key, i, j)
 
 
 def whole_row(i: int, cols: int) -> list[list[int]]:
-    return [[i, c] for c in range(cols)]
+    return whole_rows([i], cols)
 
 
 TARGET_ROWS = ("d1_input", "d1_h1", "d1_h2", "d1_out", "outputs")

@@ -20,7 +20,7 @@ import pytest
 from selfattn.i18n import t_plain
 from selfattn.seq2seq.view import SOURCE_PARTS
 from tests.browser import click_part as click_tab
-from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, CUT_CHART_TITLES, maps_fit, maps_within,
+from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, linked_maps, map_td, whole_rows, CUT_CHART_TITLES, maps_fit, maps_within,
                            settle, sidebar_open, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT, TEXT_LAYOUT,
                            wait_until_idle, release, tab)
 
@@ -139,32 +139,15 @@ def test_the_translator_fits_desktop_projector_and_tablet(browser, url, lang):
         release(page)
 
 
-# Every translator map: {key: {"lit": [[row, col], ...] of its lit cells, "n": rows, "cols": columns}}.
-MAPS = """() => {
-    const out = {};
-    for (const el of document.querySelectorAll("[class*='st-key-map_s2t_']")) {
-        const key = [...el.classList].map(c => c.match(/^st-key-map_s2t_(\\w+)$/)).find(m => m);
-        const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
-        const body = host && host.shadowRoot && host.shadowRoot.querySelector("tbody");
-        if (!key || !body) continue;
-        const rows = [...body.rows];
-        out[key[1]] = {
-            lit: rows.flatMap((tr, r) => [...tr.querySelectorAll("td")]
-                                          .map((td, c) => td.classList.contains("lit") ? [r, c] : null))
-                     .filter(x => x),
-            n: rows.length, cols: rows[0].cells.length - 1,
-        };
-    }
-    return out;
-}"""
+MAPS = linked_maps("s2t_")  # every translator map (tests/browser.py): its lit cells, rows, columns
 
 
 def td(key: str, i: int, j: int) -> str:
-    return f"[class*='st-key-map_s2t_{key}'] tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
+    return map_td("s2t_", key, i, j)
 
 
 def whole_row(i: int, cols: int) -> list[list[int]]:
-    return [[i, c] for c in range(cols)]
+    return whole_rows([i], cols)
 
 
 def test_typing_translates_and_a_cross_attention_weight_lights_its_word_and_its_character(browser, url):
