@@ -122,7 +122,7 @@ _LINKED_MAPS = r"""(prefix) => {
             heads: rows.map(tr => tr.cells[0].className),
             cols_lit: [...root.querySelectorAll("thead th")].slice(1).map((th, c) => th.classList.contains("lit-col") ? c : null)
                      .filter(c => c !== null),
-            n: rows.length, cols: rows[0].cells.length - 1,
+            n: rows.length, cols: rows.length ? rows[0].cells.length - 1 : 0,
         };
     }
     return out;

@@ -12,8 +12,8 @@ import os
 
 # One thread a computation in every test process and every server it starts (unless set already): the workers fill
 # the cores (tests/run.sh: four on two), and torch's and OpenBLAS's own pools of a thread a core in each worker waited
-# for one another spinning. The fast tier's translation and embeddings files: 63 -> 47 s, 104 -> 83 CPU-s
-# (docs/benchmarks.md). Tests that time or check threads set them themselves (torch.set_num_threads).
+# for one another spinning. The fast tier's translation and embeddings files: 63 -> 47 s, 109 -> 89 CPU-s
+# (docs/benchmarks.md). A test whose guarantee is about threads takes the ``two_threads`` fixture below.
 for _pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_pool, "1")
 
@@ -42,6 +42,18 @@ from support.chromium import chromium_browser
 from support.deploy import find_nginx
 from support.server import streamlit_server
 from tests.fakehub import PICKLE_REPO, REPO, FakeHub, make_tiny_chinese_bert
+
+
+@pytest.fixture
+def two_threads():
+    """torch on two threads for one test: the tests' own one thread (above) would hide code that sets none, or that
+    does not give the threads back."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield 2
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")

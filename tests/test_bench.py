@@ -74,7 +74,7 @@ def test_flop_count_counts_attention_and_projections():
     assert flop_count(b, n, d) == 4 * b * h * n * n * (d // h) + 4 * 2 * b * n * d * d
 
 
-def test_run_benchmark_records_and_progress():
+def test_run_benchmark_records_and_progress(two_threads):
     calls = []
     records = run_benchmark(TINY, progress=lambda done, total, label: calls.append((done, total, label)))
     assert [(r["heads"], r["impl"]) for r in records] == [(h, i) for h in (1, 2) for i in IMPLS]
@@ -426,7 +426,7 @@ def test_the_implementations_of_one_configuration_take_turns_in_every_round(monk
         assert sorted(block) == [0, 1, 2] and block[0] == turn % len(IMPLS), (turn, block)
 
 
-def test_a_sweep_on_one_thread_records_it_and_gives_the_threads_back():
+def test_a_sweep_on_one_thread_records_it_and_gives_the_threads_back(two_threads):
     before = torch.get_num_threads()
     records = run_benchmark(replace(TINY, threads=1))
     assert {r["num_threads"] for r in records} == {1} and {r["status"] for r in records} == {"ok"}

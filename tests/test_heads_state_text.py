@@ -165,7 +165,7 @@ def test_bundled_results_are_shown_by_default_with_machine_date_and_settings(lan
     assert impls == {CATALOG[f"hd.impl_{i}"][lang] for i in ("naive", "fused", "torch_mha")}
 
 
-def test_the_device_box_names_the_device_briefly_and_the_caption_names_the_machine():
+def test_the_device_box_names_the_device_briefly_and_the_caption_names_the_machine(two_threads):
     from selfattn import bench
 
     at = open_link("heads", {"part": "bench"})

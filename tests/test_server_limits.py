@@ -111,7 +111,7 @@ def _widgets_script():
     from ui import server_limits, streamlit_hooks as hooks
 
     server_limits.install()
-    for key in ("n_none", "s_none", "r_none", "t_none", "a_none", "d_none"):
+    for key in ("n_none", "s_none", "r_none", "t_none", "a_none", "d_none", "m_none"):
         st.session_state.setdefault(key, None)
     st.session_state.setdefault("n_set", 3.0)
     st.number_input("n", key="n_none")
@@ -124,17 +124,21 @@ def _widgets_script():
     st.text_area("a", key="a_none")
     st.date_input("d", key="d_none")
     st.slider("l", 0, 9, key="l_new")
+    st.session_state.setdefault("l_range", (2, 5))
+    st.slider("l", 0, 9, key="l_range")  # a range: the box asks what its key holds, not only whether it is None
+    st.time_input("m", key="m_none")
     st.button("b", key="b")  # a keyed widget no box reads, and a Components-v2 one (a map's, an editor's)
     from ui.components.matrix_editor import matrix_editor
 
     matrix_editor("ed", name="x", matrix="X", rows=["1"], cols=["1"], cells=[["1"]], max_chars=[40], labels=[False],
                   rev=0, bad=None, texts={})
+    from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
+
     safe = get_session_state()
     whole, one = safe.filtered_state, hooks._WidgetsView(safe).filtered_state
-    for key in [*whole, "absent", "$$internal"]:
-        assert (key in one) == (key in whole), key
-        if key in whole:
-            assert one[key] == whole[key], key
+    for key in [*whole, "absent", f"{STREAMLIT_INTERNAL_KEY_PREFIX}_absent"]:
+        assert (key in one) == (key in whole) and one.get(key) == whole.get(key), key
+    assert dict(one) == whole  # walked whole, it is Streamlit's copy
     st.markdown(f"checked {len(whole)}")
 
 
@@ -152,7 +156,8 @@ def test_a_box_reads_its_own_key_as_streamlit_s_copy_of_the_session_holds_it():
     assert at.selectbox(key="s_none").value is None and at.selectbox(key="s_new").value == "a"
     assert at.radio(key="r_none").value is None and at.text_input(key="t_none").value is None
     assert at.text_area(key="a_none").value is None and at.date_input(key="d_none").value is None
-    assert at.slider(key="l_new").value == 0
+    assert at.slider(key="l_new").value == 0 and at.slider(key="l_range").value == (2, 5)
+    assert at.time_input(key="m_none").value is None
     at.number_input(key="n_none").set_value(5.0).run()
     at.selectbox(key="s_none").set_value("b").run()
     assert not at.exception and at.number_input(key="n_none").value == 5.0 and at.selectbox(key="s_none").value == "b"
@@ -234,6 +239,12 @@ def test_a_target_is_found_with_its_parameters_and_fields_or_named_as_missing():
     for target, named in missing.items():
         with pytest.raises(hooks.HookMissing, match=named):
             find(target)
+
+
+def test_a_target_with_no_parameters_is_found_and_one_with_a_parameter_it_lacks_is_not():
+    assert find("os:getcwd()") is __import__("os").getcwd
+    with pytest.raises(hooks.HookMissing, match="getcwd"):
+        find("os:getcwd(path)")
 
 
 def test_a_hook_whose_target_changed_its_parameters_fails_at_start_up(monkeypatch):

@@ -9,6 +9,7 @@ The hooks hand over plain values; the rules are ``selfattn/serving/``'s. docs/st
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import importlib
 
@@ -106,9 +107,10 @@ def _started(original, run_started):
 
 
 class _WidgetsView:
-    """The session state as a box reads it (a select, number, text, radio or time box asks whether its key holds
-    None): ``filtered_state`` answers for one key, where Streamlit's copied every key of the session, a Components-v2
-    one (each map, each editor) through a class built per read: 8-12 copies a run on the pages of typed tables."""
+    """The session state as a box reads it (a select, number, text, radio, slider or time box asks whether its key
+    holds None): its ``filtered_state`` answers for one key, where Streamlit's copied every key of the session, a
+    Components-v2 one (each map, each editor) through a class built per read: 8-12 copies a run on the pages of typed
+    tables. Anything else is the session state's own."""
 
     def __init__(self, safe) -> None:
         self._safe = safe
@@ -117,19 +119,26 @@ class _WidgetsView:
         return getattr(self._safe, name)
 
     @property
-    def filtered_state(self):
-        return self
+    def filtered_state(self) -> _OneKey:
+        return _OneKey(self._safe)
+
+
+class _OneKey(collections.abc.Mapping):
+    """Streamlit's ``filtered_state`` read a key at a time (``in``, ``[]``, ``get``); walked whole (a later release
+    that iterates it), it is Streamlit's own copy."""
+
+    def __init__(self, safe) -> None:
+        self._safe = safe
 
     def __getitem__(self, key: str):
         with self._safe._lock:
             return self._safe._state[key]
 
-    def __contains__(self, key: str) -> bool:
-        try:
-            self[key]
-        except KeyError:
-            return False
-        return True
+    def __iter__(self):
+        return iter(self._safe.filtered_state)
+
+    def __len__(self) -> int:
+        return len(self._safe.filtered_state)
 
 
 def _download(original, on_download):
