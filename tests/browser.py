@@ -167,6 +167,11 @@ def whole_rows(rows, cols: int) -> list[list[int]]:
     return [[r, c] for r in rows for c in range(cols)]
 
 
+def whole_row(i: int, cols: int) -> list[list[int]]:
+    """Every cell of row ``i`` in a map of ``cols`` columns."""
+    return whole_rows([i], cols)
+
+
 def wait_until_idle(page, timeout_ms: int = 30000) -> None:
     """Wait until Streamlit has finished running the script (no running indicator, no Stop button)."""
     page.wait_for_timeout(300)

@@ -24,7 +24,7 @@ from selfattn.block.view import PAGE_PARTS
 from selfattn.i18n import t_plain
 from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, click_part, hover, linked_maps, map_cells,
                            map_row_head, map_td, maps_within, settle, sidebar_open, wait_until_idle, release, tab,
-                           whole_rows)
+                           whole_row)
 
 pytestmark = pytest.mark.browser
 
@@ -110,10 +110,6 @@ def row_head(key: str, i: int) -> str:
 
 def td(key: str, i: int, j: int) -> str:
     return map_td("tb_", key, i, j)
-
-
-def whole_row(i: int, cols: int) -> list[list[int]]:
-    return whole_rows([i], cols)
 
 
 # The layer's token-row maps (link "row:<step>") and its heads' weights (link "att:<h>"), by key.

@@ -24,7 +24,7 @@ from selfattn.seq2seq.view import SOURCE_PARTS
 from tests.browser import click_part as click_tab
 from tests.browser import (ALL_DRAWN, assert_charts_fit, assert_text_fits, hover, linked_maps, map_cells,
                            map_row_head, map_td, maps_within, settle, sidebar_open, wait_until_idle, release, tab,
-                           whole_rows)
+                           whole_row)
 
 pytestmark = pytest.mark.browser
 
@@ -131,10 +131,6 @@ def row_head(key: str, i: int) -> str:
 
 def td(key: str, i: int, j: int) -> str:
     return map_td("s2s_", key, i, j)
-
-
-def whole_row(i: int, cols: int) -> list[list[int]]:
-    return whole_rows([i], cols)
 
 
 TARGET_ROWS = ("d1_input", "d1_h1", "d1_h2", "d1_out", "outputs")

@@ -20,7 +20,8 @@ import pytest
 from selfattn.i18n import t_plain
 from selfattn.seq2seq.view import SOURCE_PARTS
 from tests.browser import click_part as click_tab
-from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, linked_maps, map_td, whole_rows, CUT_CHART_TITLES, maps_fit, maps_within,
+from tests.browser import (ALL_DRAWN, assert_charts_fit, CLIPPED_CONTROLS, CUT_CHART_TITLES, linked_maps, map_td,
+                           maps_fit, maps_within, whole_row,
                            settle, sidebar_open, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT, TEXT_LAYOUT,
                            wait_until_idle, release, tab)
 
@@ -144,10 +145,6 @@ MAPS = linked_maps("s2t_")  # every translator map (tests/browser.py): its lit c
 
 def td(key: str, i: int, j: int) -> str:
     return map_td("s2t_", key, i, j)
-
-
-def whole_row(i: int, cols: int) -> list[list[int]]:
-    return whole_rows([i], cols)
 
 
 def test_typing_translates_and_a_cross_attention_weight_lights_its_word_and_its_character(browser, url):
