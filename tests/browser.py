@@ -357,7 +357,12 @@ CHART_BOXES = """(holders) => [...document.querySelectorAll(CHARTS)].map(el => {
             width: Math.round(drawn.width), holder, past: Math.round(past)};
 })""".replace("CHARTS", json.dumps(CHARTS))
 
+# Drawn: no element still waiting for its code (Streamlit draws a skeleton where an element whose code it loads on
+# first use will be: every component, the maps and the sidebar's link included, for about 0.5 s after a page's first
+# run on an idle machine; a page once looked at with only its skeletons had "every map drawn", there being none yet, and
+# under load the sidebar's link was still a skeleton a second later), and the ``count`` charts or more, each drawn.
 ALL_DRAWN = """(count) => {
+    if (document.querySelector('[data-testid=stSkeleton]')) return false;
     const charts = [...document.querySelectorAll(CHARTS)];
     const drawn = el => ((el.shadowRoot ? el.shadowRoot.querySelector('.map td') && el.shadowRoot.querySelector('.map')
                                         : el.querySelector('canvas, svg.marks'))?.getBoundingClientRect().width || 0) > 0;
