@@ -17,6 +17,14 @@ import os
 for _pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_pool, "1")
 
+import sys
+
+# The test modules' and the app's bytecode kept between runs, as tests/run.sh keeps it (it unsets
+# PYTHONDONTWRITEBYTECODE): with it set, as on this project's machines, each worker of the fast tier rewrote every test
+# module's asserts and compiled the app again, run after run (a worker's collection 15-17 s, 10-11 s with the bytecode
+# kept; docs/benchmarks.md).
+sys.dont_write_bytecode = False
+
 import shutil
 import socket
 import subprocess

@@ -8,6 +8,8 @@ The only training here is one tiny run (one epoch), twice, to pin determinism.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -44,9 +46,23 @@ def record() -> dict:
     return json.loads(RECORD_PATH.read_text(encoding="utf-8"))
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
+def command(*args: str) -> subprocess.CompletedProcess:
+    """``python -m selfattn.translate`` as typed, in a process of its own (the entry point, its exit status)."""
     return subprocess.run([sys.executable, "-m", "selfattn.translate", *args], cwd=ROOT, capture_output=True,
                           text=True, encoding="utf-8", timeout=120)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    """The command's ``main`` with these arguments, in this process: what it prints on stdout and stderr, and the
+    status it exits with. (Each process of its own imported numpy and torch again, about 3 s of CPU each: twelve a
+    run; the two tests of ``command`` keep the entry point's guarantee, test_the_cli_prints_the_translation and
+    test_the_command_exits_2_naming_unseen_characters.)"""
+    from selfattn.translate.__main__ import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(args))
+    return subprocess.CompletedProcess(["selfattn.translate", *args], status, out.getvalue(), err.getvalue())
 
 
 # ── The corpus ─────────────────────────────────────────────────────────────────────────
@@ -247,7 +263,7 @@ def test_missing_files_are_named(tmp_path):
 # ── The command line ────────────────────────────────────────────────────────────────────
 
 def test_the_cli_prints_the_translation():
-    done = cli("早上好")
+    done = command("早上好")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "good morning\n" and done.stderr == ""
 
@@ -289,6 +305,12 @@ def test_the_cli_names_unseen_characters_in_the_chosen_language(lang):
     assert done.returncode == 2 and done.stdout == ""
     params = {"chars": "龙", "known": " ".join(load().vocab.source[1:])}
     assert done.stderr.strip() == t_plain("err.tr_unseen", lang, **params)
+
+
+def test_the_command_exits_2_naming_unseen_characters():
+    done = command("--lang", "zh", "龙咬人")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == cli("--lang", "zh", "龙咬人").stderr.strip() != ""
 
 
 # ── The record of training ─────────────────────────────────────────────────────────────
