@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/suite_cpu.py [--every 1] [--top 40] [--by test] [--json FILE] -- bash tests/run.sh [pytest args]
 
-Runs the command with ``SELFATTN_TEST_TIMELINE`` set (tests/conftest.py: each test's worker, start and end), reads
+Runs the command with ``SELFATTN_TEST_TIMELINE`` set (tests/conftest.py: each test's worker, its pid, start and end), reads
 every process's CPU from /proc every ``--every`` seconds until the command ends, and prints what the run's CPU went
 to. On two cores with four workers the suite is CPU-bound (docs/benchmarks.md), so the test times of the timeline
 say what waited, not what cost: a browser test waits on Chromium, a flood on its server. Here each process's CPU is
@@ -148,11 +148,13 @@ class Sampler:
         ours = descendants(self.root, procs)
         for pid in sorted(ours - self.worker.keys()):  # new: their worker from their environment, or their parent's
             # (Chromium's zygote clears what /proc shows of its environment); their kind
-            self.worker[pid] = worker_in_env(read_bytes(f"/proc/{pid}/environ")) or self.worker.get(procs[pid].ppid)
-            self.kinds[pid] = kind(procs[pid].comm, read_bytes(f"/proc/{pid}/cmdline"))
+            cmdline = read_bytes(f"/proc/{pid}/cmdline")
+            self.worker[pid] = (worker_in_env(read_bytes(f"/proc/{pid}/environ")) or self.worker.get(procs[pid].ppid)
+                                or (f"pid {pid}" if XDIST_WORKER_CMD in cmdline else None))  # a worker not named yet
+            self.kinds[pid] = kind(procs[pid].comm, cmdline)
         for pid in ours:  # a worker itself: the parent of a process that names it, started as execnet starts one
             parent = procs[pid].ppid
-            if self.worker.get(pid) and parent in ours and self.worker.get(parent) is None \
+            if self.worker.get(pid) and parent in ours and (self.worker.get(parent) or "pid ").startswith("pid ") \
                     and XDIST_WORKER_CMD in read_bytes(f"/proc/{parent}/cmdline"):
                 self.worker[parent] = self.worker[pid]
         counted_ended = counted_of_ended({pid: self.last.pop(pid) for pid in set(self.last) - ours})
@@ -172,13 +174,18 @@ class Sampler:
 
 
 def read_timeline(lines, by: str = "file") -> dict[str, list[tuple[float, float, str]]]:
-    """The timeline's tests by worker, in order: (start, end, the test's file, or with ``by="test"`` its node id)."""
+    """The timeline's tests by worker, in order: (start, end, the test's file, or with ``by="test"`` its node id).
+    A line is "worker start end seconds pid node id" (tests/conftest.py); a worker's pid names it too ("pid <pid>"):
+    a worker that starts no process is known by it alone (the fast tier's, whose CPU was all "before a worker is
+    known")."""
     tests = collections.defaultdict(list)
     for line in lines:
-        parts = line.split(None, 4)
-        if len(parts) == 5:
-            node = parts[4].strip()
-            tests[parts[0]].append((float(parts[1]), float(parts[2]), node if by == "test" else node.split("::")[0]))
+        parts = line.split(None, 5)
+        if len(parts) == 6:
+            node = parts[5].strip()
+            run = (float(parts[1]), float(parts[2]), node if by == "test" else node.split("::")[0])
+            tests[parts[0]].append(run)
+            tests[f"pid {parts[4]}"].append(run)
     for runs in tests.values():
         runs.sort()
     return tests

@@ -317,13 +317,13 @@ _scan_once()
 
 # ── A timeline of the run, on request ─────────────────────────────────────────────────────
 
-TIMELINE_ENV = "SELFATTN_TEST_TIMELINE"  # a file: each test appends "worker start end seconds nodeid" to it
+TIMELINE_ENV = "SELFATTN_TEST_TIMELINE"  # a file: each test appends "worker start end seconds pid nodeid" to it
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """With ``SELFATTN_TEST_TIMELINE=FILE``, each test's worker, wall-clock start and end (setup to teardown) are
-    appended to FILE: where a whole run's minutes go, and which worker's tail ends it (docs/benchmarks.md)."""
+    """With ``SELFATTN_TEST_TIMELINE=FILE``, each test's worker, wall-clock start and end (setup to teardown) and the
+    worker's pid are appended to FILE: where a whole run's minutes go, and which worker's tail ends it (docs/benchmarks.md)."""
     path = os.environ.get(TIMELINE_ENV)
     started = time.time()
     yield
@@ -331,7 +331,7 @@ def pytest_runtest_protocol(item, nextitem):
         ended = time.time()
         with open(path, "a", encoding="utf-8") as out:
             out.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')} {started:.2f} {ended:.2f} "
-                      f"{ended - started:.2f} {item.nodeid}\n")
+                      f"{ended - started:.2f} {os.getpid()} {item.nodeid}\n")
 
 
 # ── A failure named as it happens ─────────────────────────────────────────────────────────

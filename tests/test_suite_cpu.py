@@ -43,9 +43,9 @@ def test_processes_are_told_apart_by_what_they_are():
 
 
 def test_cpu_goes_to_the_file_its_worker_ran_then():
-    lines = ["gw0 100.00 110.00 10.00 tests/test_a.py::test_one",
-             "gw0 110.00 130.00 20.00 tests/test_b.py::test_two[x]",
-             "gw1 100.00 140.00 40.00 tests/test_c.py::test_three"]
+    lines = ["gw0 100.00 110.00 10.00 70 tests/test_a.py::test_one",
+             "gw0 110.00 130.00 20.00 70 tests/test_b.py::test_two[x y]",
+             "gw1 100.00 140.00 40.00 71 tests/test_c.py::test_three"]
     timeline = suite_cpu.read_timeline(lines)
     samples = [(105, {("gw0", "Chromium"): 1.0, ("gw1", "pip"): 2.0, (None, "pytest and other Python"): 0.5}),
                (111, {("gw0", "Chromium"): 1.5}),  # the test before ended a second ago: its teardown lags into it
@@ -56,7 +56,27 @@ def test_cpu_goes_to_the_file_its_worker_ran_then():
                        "pytest (before a worker is known)": 0.5, "gw0 between tests": 0.25}
     assert by_kind == {"Chromium": 2.75, "pip": 2.0, "pytest and other Python": 0.5, "Streamlit servers": 3.0}
     by_test, _ = suite_cpu.attribute(samples, suite_cpu.read_timeline(lines, by="test"))
-    assert by_test["tests/test_b.py::test_two[x]"] == 4.5 and by_test["tests/test_a.py::test_one"] == 1.0
+    assert by_test["tests/test_b.py::test_two[x y]"] == 4.5 and by_test["tests/test_a.py::test_one"] == 1.0
+
+
+def test_a_worker_that_starts_no_process_is_known_by_its_pid(monkeypatch):
+    """A worker is named in its own environment only after it started (xdist names it then), and by a process it
+    starts; one that starts none (the fast tier's) is known by its pid, which the timeline gives with each test."""
+    files = {"/proc/10/cmdline": b"python3\0-c\0import sys;exec(eval(sys.stdin.readline()))",
+             "/proc/1/cmdline": b"python3\0-m\0pytest"}
+    monkeypatch.setattr(suite_cpu, "read_bytes", lambda path: files.get(path, b""))
+    monkeypatch.setattr(suite_cpu, "TICK", 100)
+    sampler = suite_cpu.Sampler(root=1)
+    first = sampler.sample({1: Proc(1, 0, "python3", 100, 0), 10: Proc(10, 1, "python3", 300, 0)})
+    assert first == {(None, "pytest and other Python"): 1.0, ("pid 10", "pytest and other Python"): 3.0}
+    timeline = suite_cpu.read_timeline(["gw1 99.00 110.00 11.00 10 tests/test_a.py::test_one"])
+    by_file, _ = suite_cpu.attribute([(105, first)], timeline)
+    assert by_file == {"tests/test_a.py": 3.0, "pytest (before a worker is known)": 1.0}
+    # named later by a process it starts: its name from then on
+    files["/proc/11/environ"] = b"PYTEST_XDIST_WORKER=gw1\0"
+    later = sampler.sample({1: Proc(1, 0, "python3", 100, 0), 10: Proc(10, 1, "python3", 400, 0),
+                            11: Proc(11, 10, "chromium", 50, 0)})
+    assert later == {("gw1", "pytest and other Python"): 1.0, ("gw1", "Chromium"): 0.5}
 
 
 def test_a_child_that_ends_between_samples_is_counted_once_through_its_parent(monkeypatch):
