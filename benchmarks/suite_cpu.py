@@ -113,6 +113,11 @@ def read_bytes(path: str) -> bytes:
         return b""
 
 
+def named(worker: str | None) -> bool:
+    """Whether a worker is known by its name (gw0), not yet by its pid alone ("pid 4242") or not at all."""
+    return worker is not None and not worker.startswith("pid ")
+
+
 def worker_in_env(environ: bytes) -> str | None:
     for entry in environ.split(b"\0"):
         if entry.startswith(WORKER_ENV):
@@ -154,7 +159,7 @@ class Sampler:
             self.kinds[pid] = kind(procs[pid].comm, cmdline)
         for pid in ours:  # a worker itself: the parent of a process that names it, started as execnet starts one
             parent = procs[pid].ppid
-            if self.worker.get(pid) and parent in ours and (self.worker.get(parent) or "pid ").startswith("pid ") \
+            if self.worker.get(pid) and parent in ours and not named(self.worker.get(parent)) \
                     and XDIST_WORKER_CMD in read_bytes(f"/proc/{parent}/cmdline"):
                 self.worker[parent] = self.worker[pid]
         counted_ended = counted_of_ended({pid: self.last.pop(pid) for pid in set(self.last) - ours})
