@@ -1,10 +1,7 @@
-"""Every private name of Streamlit the app touches, in one place: found at start-up, or a loud error.
-
-Streamlit has no public hook for what ``ui/server_limits.py`` bounds (a message, a trigger list, an upload, a
-run's start and end), so this module wraps its internals; the rest of the app uses ``import streamlit as st``
-only (tests/test_server_limits.py checks). :func:`install` first finds every one of :data:`TARGETS` (:func:`check`),
-so a target an upgrade moved raises :class:`HookMissing` naming it at start-up, never quietly turns a guard off.
-The hooks hand over plain values; the rules are ``selfattn/serving/``'s. docs/streamlit-upgrade.md: the checklist.
+"""Every private name of Streamlit the app touches (:data:`TARGETS`), each found at start-up or a loud
+:class:`HookMissing` naming it (:func:`check`): an upgrade that moved one never quietly turns a guard off. The rest of
+the app uses ``import streamlit as st`` only (tests/test_server_limits.py checks); the hooks hand plain values to
+``ui/server_limits.py``, whose rules are ``selfattn/serving/``'s. What an upgrade checks: docs/streamlit-upgrade.md.
 """
 
 from __future__ import annotations
@@ -45,7 +42,6 @@ TARGETS = (  # "module:name(its parameters)" or "module:name{the fields read}"
     f"{SR}.uploaded_file_manager:UploadedFileRec{{file_id, name, data}}",
     f"{SR}.uploaded_file_manager:UploadedFile{{file_id}}",
     "streamlit.util:calc_hash(s)",  # a page's hash: its url path's
-    "streamlit.dataframe_util:convert_arrow_table_to_arrow_bytes(table)",  # a Vega chart's data (ui/widgets.py)
     *(f"streamlit.elements.widgets.{module}:get_session_state()" for module in WIDGET_MODULES),  # widgets' reads
 )
 _found: dict[str, object] = {}  # check()'s answer, once taken
@@ -75,10 +71,7 @@ def _wrap(target: str, make, owner=None) -> None:
 
 def install(*, read_triggers, around_run, run_started, on_message, on_download, on_upload, on_disconnect) -> None:
     """Check every target, then route Streamlit's calls through these (idempotent), each handed plain values and
-    ``go``, Streamlit's own call: ``read_triggers(text)`` (in place of Streamlit's); ``around_run(go)`` for each
-    run, ``run_started(Run)`` as its code starts; ``on_message(session, msg, go)``; ``await on_download(session id,
-    request, go)``; once the runtime exists, ``on_upload(session id, file id, size, go)``, ``on_disconnect(session
-    id, go)``."""
+    ``go``, Streamlit's own call (``read_triggers`` replaces Streamlit's; uploads and disconnects once a runtime is)."""
     _found.update(check())
     _wrap("streamlit.components.v2.bidi_component.main:deserialize_trigger_list", lambda _: lambda s: read_triggers(s))
     _wrap(f"{SR}.scriptrunner.script_runner:exec_func_with_error_handling",
@@ -107,10 +100,9 @@ def _started(original, run_started):
 
 
 class _WidgetsView:
-    """The session state as a box reads it (a select, number, text, radio, slider or time box asks whether its key
-    holds None): its ``filtered_state`` answers for one key, where Streamlit's copied every key of the session, a
-    Components-v2 one (each map, each editor) through a class built per read: 8-12 copies a run on the pages of typed
-    tables. Anything else is the session state's own."""
+    """The session state as a select, number, text, radio, slider or time box asks whether its key holds None: its
+    ``filtered_state`` reads that key alone, where Streamlit's copied every key (8-12 times a run on the pages of
+    typed tables, a map's or editor's key through a class built per read). The rest is the session state's own."""
 
     def __init__(self, safe) -> None:
         self._safe = safe
@@ -124,8 +116,7 @@ class _WidgetsView:
 
 
 class _OneKey(collections.abc.Mapping):
-    """Streamlit's ``filtered_state`` read a key at a time (``in``, ``[]``, ``get``); walked whole (a later release
-    that iterates it), it is Streamlit's own copy."""
+    """``filtered_state`` read a key at a time (``in``, ``[]``, ``get``); walked whole, it is Streamlit's own copy."""
 
     def __init__(self, safe) -> None:
         self._safe = safe
@@ -151,25 +142,25 @@ def _download(original, on_download):
 
 def _function(target: str):
     """The function ``target`` names (``module:name``), called as checked (a reader before install checks first)."""
-    return lambda *args: _get(target)(*args)
+    return lambda *args, **kwargs: _get(target)(*args, **kwargs)
 
 
 page_hash = _function("streamlit.util:calc_hash")  # a page's hash, as a run names its page: its url path's
-arrow_bytes = _function("streamlit.dataframe_util:convert_arrow_table_to_arrow_bytes")  # a chart's data (ui/widgets)
 # two reruns' widget states merged as Streamlit merges two requests (None where both are empty)
 coalesce_widget_states = _function(f"{SR}.scriptrunner_utils.script_requests:_coalesce_widget_states")
+_context = _function(f"{CTX}:get_script_run_ctx")  # the run this thread is in, or None
 
 
 def current_session() -> str:
     """The session this thread runs for; "" outside a run (ui/heads and ui/efficient count a cooldown by it)."""
-    ctx = _get(f"{CTX}:get_script_run_ctx")(suppress_warning=True)
+    ctx = _context(suppress_warning=True)
     return ctx.session_id if ctx is not None else ""
 
 
 def drop_value_under_key(key: str) -> None:
-    """Drop the value kept under the widget key ``key`` from a run its widget was not drawn in (ui/state.py's keep): it
-    is back once Streamlit drops the widget's state. The widget's own state and the key's mapping stay."""
-    ctx = _get(f"{CTX}:get_script_run_ctx")(suppress_warning=True)
+    """Drop the value kept under a widget's key from a run that did not draw it (ui/state.py's keep); the widget's
+    own state and its key's mapping stay."""
+    ctx = _context(suppress_warning=True)
     if ctx is not None:
         with ctx.session_state._lock:
             ctx.session_state._state._old_state.pop(key, None)

@@ -16,7 +16,6 @@ from selfattn.errors import InputError
 from selfattn.i18n import CATALOG, Markdown, escape_markdown, t_plain
 from ui import state as settings
 from ui.state import current_lang, tr  # the language helpers every page uses, here with the widgets
-from ui.streamlit_hooks import arrow_bytes
 
 CANVAS_MIN_CELLS = 256  # charts with more cells are drawn on a canvas (docs/benchmarks.md, felt speed)
 
@@ -187,6 +186,15 @@ def drawn_as_lines(spec: dict) -> bool:
     points."""
     marks = [view.get("mark") for view in spec.get("layer", [spec])]
     return bool(marks) and all((m.get("type") if isinstance(m, dict) else m) in ("line", "rule") for m in marks)
+
+
+def arrow_bytes(table: pa.Table) -> bytes:
+    """A table as Arrow IPC stream bytes, the form Streamlit sends a chart's data in (its records are scalars: no
+    list column for the browser's Arrow to refuse)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
 
 
 def arrow_datasets(spec: dict) -> dict:
