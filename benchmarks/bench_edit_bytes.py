@@ -28,7 +28,7 @@ from support import server as servers, visitor as wire  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 LINKS = {"tutorial (3 tokens, d=3)": "", "n=32, d=16": "size=32.16.16.16"}
-EDITS = {"X[0, x1]": r"-ed_x_\d+$", "W_v[0, 0]": r"-ed_w_v_\d+$"}
+EDITS = {"X[0, x1]": r"-pged_x_\d+$", "W_v[0, 0]": r"-pged_w_v_\d+$"}
 
 
 def is_chart(element) -> bool:

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 import bench_load  # noqa: E402
 from support import hostile, server as servers, visitor as wire  # noqa: E402
 
-X = r"-ed_x_\d+$"
+X = r"-pged_x_\d+$"
 ROW = ["t", "1", "0", "1", "0"]  # a row of the tutorial's X: its label, then x1..x4
 
 

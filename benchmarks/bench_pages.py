@@ -63,7 +63,7 @@ def time_sentences(at: AppTest, edits: int, tokens: int, chinese: bool) -> list[
 def time_edits(at: AppTest, edits: int) -> list[float]:
     times = []
     for k in range(edits):
-        rows = len(at.session_state["pg"]["tables"]["x"])
+        rows = len(apptest.playground_tables(at)["x"])
         apptest.send_cell(at, "x", k % rows, "x1", str(k % 7))  # the matrix editor's full table, as typed
         start = time.perf_counter()
         at.run()

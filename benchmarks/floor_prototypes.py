@@ -52,14 +52,13 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     if settings.refuse_unfit_settings(settings.fields("playground")) or pg.setup()["version"] != version:
         st.rerun(scope="app")
     boxes = []
+    shown = pg.read()
     for name in ("x", "w_q", "w_k", "w_v") + (pg.BIASES if use_bias else ()):
-        rev = pg._take_sent(name)
-        table = pg.state()["tables"][name]
+        table = shown.rows(name)  # as the editor holds it (X: its labels first)
         rows = [str(i + 1) for i in range(len(table))] if name == "x" else pg.row_names(name, len(table))
         boxes.append({"kind": "editor", "name": name, "rows": rows,
-                      "cols": pg.columns(name, len(table[0])), "cells": _EDITORS.mounted(name, pg._cells(name)),
-                      "rev": rev, "texts": pg.editor_texts()})
-    shown = pg.read()
+                      "cols": pg.columns(name, len(table[0]) - (name == "x")), "cells": _EDITORS.mounted(name, table),
+                      "rev": _EDITORS.revs().get(f"pg_{name}", [None, 0])[1], "texts": pg.editor_texts()})
     order, order_error = order_ui.read_order(shown.tables.sizes.n)
     good, error = settings.last_good("pg_good", partial(compute_view, shown, order))
     if error is not None:

@@ -103,12 +103,13 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
     pg.state()  # as the run finds it (a language switch relabels the tokens: a generation before the check's)
     if settings.refuse_unfit_settings(settings.fields("playground")) or pg.EDITORS.renewed_by(pg.setup):
         st.rerun(scope="app")
+    shown = pg.read()  # the page's state, the editors' tables included: what is computed and what the link says
     # ── Step 1 and 2: the editable inputs ───────────────────────────────────────────────────
     st.subheader(tr("pg.step1"))
     st.caption(tr("pg.step1_help"))
-    pg.editor("x")
+    pg.editor("x", shown)
     st.subheader(tr("pg.step2_bias" if use_bias else "pg.step2"))
-    sizes = pg.current_sizes()
+    sizes = shown.size
     st.caption(tr("pg.step2_help", d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
                + (" " + tr("pg.step2_bias_help", d_k=sizes.d_k, d_v=sizes.d_v) if use_bias else ""))
     # Each editor as wide as its columns; a row that does not fit the window wraps (1024 px projectors).
@@ -117,11 +118,10 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
             for name in names:
                 with st.container(width="content"):
                     st.markdown(f"**${pg.NAMES[name]}$**")  # typeset, as in the formulas
-                    pg.editor(name)
-    if pg.edited() != pg.state().get("note_edited"):  # the preset's note, above this fragment, says otherwise
+                    pg.editor(name, shown)
+    if pg.edited(shown) != pg.state().get("note_edited"):  # the preset's note, above this fragment, says otherwise
         st.rerun(scope="app")
 
-    shown = pg.read()  # the page's state, the editors' tables included: what is computed and what the link says
     order, order_error = order_ui.read_order(shown.tables.sizes.n)  # the tokens' new order (shuffled below)
     good, error = settings.last_good("pg_good", partial(compute_view, shown, order))
     if error is not None and error.code.startswith("cell_"):  # named in full under its editor, which is marked red
@@ -227,7 +227,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
                               "b_k": partial(labelled, [inputs.b_k], ["b_k"], k_cols),
                               "b_v": partial(labelled, [inputs.b_v], ["b_v"], v_cols)})
     address, _, link_short = links.share_link(**sharing)
-    made = {"settings.txt": words.settings_text(address, link_short, shown, bias=shown_bias, edited=pg.edited(),
+    made = {"settings.txt": words.settings_text(address, link_short, shown, bias=shown_bias, edited=pg.edited(shown),
                                                 order=order, lang=current_lang())}
     pg.MAPS.zip_button(tr("pg.download_zip"), {**inputs_tables, **tables}, made, file_name="selfattn-playground.zip",
                        key="dl_zip")

@@ -195,6 +195,35 @@ def type_cell(at: AppTest, matrix: str, row: int, col: int, text: str) -> None:
 MATRIX_NAMES = {"x": "X", "w_q": "W_q", "w_k": "W_k", "w_v": "W_v", "b_q": "b_q", "b_k": "b_k", "b_v": "b_v"}
 
 
+def playground_view(at: AppTest):
+    """The Playground's View as its session holds it (its settings, its typed tables against the preset's at its
+    sizes, in its language): what the page reads (``ui.playground.page.current``), without running it."""
+    from selfattn.playground.view import FIELDS, TABLES
+
+    page = at.session_state["pg"]
+    values = {f.key: at.session_state[f.key] for f in FIELDS if f.key in at.session_state}
+    return TABLES.view(values, page["edits"], size=page["size"], lang=page["lang"])
+
+
+def playground_tables(at: AppTest) -> dict:
+    """Every table of the Playground as its session holds it, by name ("tokens": X's labels; "x": its numbers)."""
+    tables = playground_view(at).tables
+    return {name: getattr(tables, name) for name in ("tokens", "x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v")}
+
+
+def set_playground_tables(at: AppTest, tables: dict) -> None:
+    """Make ``tables`` (by name, as :func:`playground_tables` gives them) the Playground's, as an upload does: its
+    typed tables and sizes; its editors mount again from them on the next run."""
+    from selfattn.playground.tables import Tables
+    from selfattn.playground.view import view
+
+    shown = playground_view(at)
+    replaced = view(shown.settings(), Tables(**tables), shown.lang)
+    at.session_state["pg"]["edits"] = dict(replaced.edits)
+    at.session_state["pg"]["size"] = replaced.size
+    at.session_state["pg"]["version"] += 1
+
+
 def send_cell(at: AppTest, name: str, row: int, col: str, value) -> None:
     """Set the state a browser's matrix editor sends after one cell is typed (no run).
 
@@ -205,7 +234,7 @@ def send_cell(at: AppTest, name: str, row: int, col: str, value) -> None:
     from selfattn.playground.seeded import columns as editor_columns
 
     data = editors(at)[MATRIX_NAMES[name]]
-    columns = editor_columns(name, len(at.session_state["pg"]["tables"][name][0]))
+    columns = editor_columns(name, len(playground_tables(at)[name][0]))
     cells, rev = [list(r) for r in data["cells"]], 0
     sent = at.session_state.get(data["instance"])  # what this editor sent before (the page may not show it yet)
     if sent and "table" in sent:

@@ -82,7 +82,7 @@ class Hostile(wire.Visitor):
 
     async def send(self, **values) -> None:
         """Send a rerun with widget states set: ``values`` maps a key pattern to a WidgetState field
-        and value, e.g. ``{"ed_x_": ("json_value", "...")}`` given as ``ed_x_=("json_value", ...)``."""
+        and value, e.g. ``{"pged_x_": ("json_value", "...")}`` given as ``pged_x_=("json_value", ...)``."""
         for pattern, (kind, value) in values.items():
             wid = self.widget_id(pattern)
             state = WidgetState(id=wid)

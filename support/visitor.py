@@ -34,7 +34,7 @@ def component_data(text: str):
     return json.loads(value) if isinstance(value, str) else value
 
 PAGES = {page.name: page.url_path for page in APP_PAGES}  # name -> url path
-X_EDITOR = re.compile(r"-ed_x_\d+$")  # the Playground's X editor: its key is ed_x_<version> (ui/playground/page.py)
+X_EDITOR = re.compile(r"-pged_x_\d+$")  # the Playground's X editor: its key is pged_x_<version> (ui/playground/page.py)
 EDIT_ROW, EDIT_COLUMN = 0, 1  # first token, first number x1 (the label column comes first)
 
 

@@ -293,7 +293,7 @@ SMALL_CHART_LABELS = """() => [...document.querySelectorAll("[data-testid=stVega
 # The Playground's step maps (ui/components/heatmap.py): one component element a map, key map_<name>,
 # its table in an open shadow root.
 MAP_HOSTS = "[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']"
-EDITOR_HOSTS = "[class*='st-key-ed_'] [data-testid='stBidiComponentIsolated']"  # the matrix editors
+EDITOR_HOSTS = "[class*='st-key-pged_'] [data-testid='stBidiComponentIsolated']"  # the matrix editors
 
 
 def maps_fit(page) -> list[list[int]]:

@@ -70,4 +70,4 @@ def test_the_playground_s_maps_still_carry_theirs():
     at.session_state[x["instance"]] = {"table": {"rev": 3, "cells": table}}
     at.run()
     revs = raw_revs(at)
-    assert revs and all(r["x"] == [x["instance"], 3] for r in revs.values()), revs
+    assert revs and all(r["pg_x"] == [x["instance"], 3] for r in revs.values()), revs

@@ -14,14 +14,16 @@ from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, MAX_UPLO
 from selfattn.i18n import t
 from support import apptest
 from tests import fuzz
+from selfattn.playground.tables import TOKEN_COL
 from selfattn.playground.seeded import columns
+from selfattn.playground.view import CELL_CHARS
 from ui.playground import page as pg
 
 
 def cell(at, name: str, row: int, col: str) -> str:
     """One cell of the Playground's tables as the page holds it (``col`` a column of its editor: "x1", "token")."""
-    tables = at.session_state["pg"]["tables"]
-    if col == pg.TOKEN_COL:
+    tables = apptest.playground_tables(at)
+    if col == TOKEN_COL:
         return tables["tokens"][row]
     return tables[name][row][columns(name, len(tables[name][0])).index(col) - (name == "x")]
 
@@ -81,7 +83,7 @@ class PlaygroundWalk(fuzz.Walk):
         at = self.at
         apptest.send_cell(at, name, row, col, value)
         value = "" if value is None else value  # an emptied cell is empty text
-        limit = MAX_LABEL_CHARS if col == pg.TOKEN_COL else pg.CELL_CHARS
+        limit = MAX_LABEL_CHARS if col == TOKEN_COL else CELL_CHARS
         refused = len(value) > limit  # past the editor's maxlength: no browser sends it
         before = cell(at, name, row, col)
         at.run()
@@ -99,7 +101,7 @@ class PlaygroundWalk(fuzz.Walk):
 
     def edit_cell(self) -> str:
         name = self.rng.choice(self.shown_editors())
-        rows = self.at.session_state["pg"]["tables"][name]
+        rows = apptest.playground_tables(self.at)[name]
         row = self.rng.randrange(len(rows))
         col = self.rng.choice(columns(name, len(rows[0]))[1 if name == "x" else 0:])
         r = self.rng.random()
@@ -109,9 +111,9 @@ class PlaygroundWalk(fuzz.Walk):
         return f"cell {name}[{row}, {col}] = {value!r}"
 
     def edit_label(self) -> str:
-        row = self.rng.randrange(len(self.at.session_state["pg"]["tables"]["tokens"]))
+        row = self.rng.randrange(len(apptest.playground_tables(self.at)["tokens"]))
         value = self.rng.choice([*fuzz.HOSTILE_TEXT[:20], None, "早", "t1", "Input 1", "输入 2", "x" * 24, "y" * 30])
-        self.type_cell("x", row, pg.TOKEN_COL, value)
+        self.type_cell("x", row, TOKEN_COL, value)
         return f"label {row} = {value!r:.80}"
 
     # ── the shuffle's folded box ──
@@ -138,7 +140,7 @@ class PlaygroundWalk(fuzz.Walk):
     # ── uploads ──
     def upload_file(self) -> tuple[str, bytes]:
         at, rng = self.at, self.rng
-        tables = at.session_state["pg"]["tables"]
+        tables = apptest.playground_tables(at)
         d_in = len(tables["w_q"])
         d_k, d_v = len(tables["w_q"][0]), len(tables["w_v"][0])
         target = at.session_state["pg_upload_target"] if "pg_upload_target" in at.session_state else "x"

@@ -24,7 +24,7 @@ from tests.browser import chromium_page, wait_until_idle
 pytestmark = pytest.mark.system  # a hosted Streamlit server process, attacked over its websocket
 
 ROOT = Path(__file__).resolve().parents[1]
-X = r"-ed_x_\d+$"  # the X editor's widget id ends with its key
+X = r"-pged_x_\d+$"  # the X editor's widget id ends with its key
 MAX_CPU_S = 1.0  # any crafted widget message
 MAX_LINK_BYTES, MAX_LINK_CPU_S = hostile.MAX_LINK_BYTES, hostile.MAX_LINK_CPU_S  # any link
 
@@ -407,11 +407,11 @@ def test_the_playground_maps_show_torch_computed_attention_of_its_own_tables():
     import torch
 
     from selfattn.display import colours
-    from support.apptest import assert_map_shows, open_link, step_maps
+    from support.apptest import assert_map_shows, open_link, playground_tables, step_maps
 
     at = open_link("playground", {"preset": "random", "seed": "7", "causal": "1", "scale": "1"})
     assert not at.exception and not at.error and at.session_state["pg_scale"]
-    tables = at.session_state["pg"]["tables"]
+    tables = playground_tables(at)
 
     def tensor(name: str) -> torch.Tensor:
         return torch.tensor([[float(cell) for cell in row] for row in tables[name]], dtype=torch.float64)
@@ -524,7 +524,7 @@ def test_a_pick_over_one_megabyte_closes_only_its_senders_connection(server):
 # ── Issue 29: a flood of events in one trigger list (Streamlit calls a callback per event) ─
 FLOODED = {"weights map": (MAP_WEIGHTS, "pick"), "queries map": (r"-map_queries$", "pick"),
            "outputs map": (r"-map_outputs$", "pick"), "focus's map": (r"-map_weighted_values_\d+$", "pick"),
-           "X editor": (X, "table"), "W_v editor": (r"-ed_w_v_\d+$", "table")}
+           "X editor": (X, "table"), "W_v editor": (r"-pged_w_v_\d+$", "table")}
 
 
 def flood(event: str, n: int, value: str = "0") -> str:

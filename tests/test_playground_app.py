@@ -10,7 +10,7 @@ import pytest
 
 from selfattn import self_attention
 from selfattn.display.grid import read_csv_matrix
-from support.apptest import (click_expander, open_folded, assert_fits, assert_map_shows, map_frame, step_maps, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
+from support.apptest import (playground_tables, click_expander, open_folded, assert_fits, assert_map_shows, map_frame, step_maps, choice_widget, edit, editor_cells, editors, heatmap_specs, open_link, open_page,
                            shown, texts)
 
 
@@ -155,7 +155,7 @@ def test_the_import_box_keeps_its_chosen_matrix_once_closed_and_opened_again():
     csv = "\n".join(",".join(str(v) for v in row) for row in w_v).encode()
     at.get("file_uploader")[0].upload("w_v.csv", csv, "text/csv").run()
     assert not at.exception and not at.error
-    assert at.session_state["pg"]["tables"]["w_v"][1] == ("0.3", "0.4", "0.5")
+    assert playground_tables(at)["w_v"][1] == ("0.3", "0.4", "0.5")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -258,7 +258,7 @@ def test_an_edit_back_to_the_original_value_is_kept():
     assert outputs_table(at).to_numpy()[0, 0] == pytest.approx(1.00005, abs=5e-4)  # shown to 4 digits
     edit(at, "x", 0, "x1", "1")
     np.testing.assert_allclose(outputs_table(at).to_numpy()[0], TUTORIAL_OUT_1, rtol=5e-4)
-    assert at.session_state["pg"]["tables"]["x"][0][0] == "1"
+    assert playground_tables(at)["x"][0][0] == "1"
     edit(at, "x", 0, "token", "Input 1")  # the same holds for labels
     assert list(outputs_table(at).index)[0] == "Input 1"
 
@@ -283,6 +283,19 @@ def test_edits_survive_a_language_switch_and_leaving_the_page():
     assert editor_cells(at, "X")[1][2] == "7" and editor_cells(at, "W_q")[0][0] == "2"
     at.radio(key="lang").set_value("en").run()
     assert list(outputs_table(at).index) == ["cat", "Input 2", "Input 3"]
+
+
+def test_a_typed_label_the_new_language_seeds_is_no_edit_after_the_switch():
+    """The page keeps the tables typed into against the preset's (``pg["edits"]``): a label typed as the tutorial
+    writes it in Chinese, "输入 1", is X's one difference in English, and none once the page is in Chinese."""
+    at = open_page("playground")
+    edit(at, "x", 0, "token", "输入 1")
+    assert set(at.session_state["pg"]["edits"]) == {"x"} and "dx" not in dict(at.query_params)
+    assert dict(at.query_params).get("tok")  # the link names the labels in English
+    at.radio(key="lang").set_value("zh").run()
+    assert not at.exception and at.session_state["pg"]["edits"] == {}
+    assert "tok" not in dict(at.query_params)  # the tutorial as it is, in Chinese
+    assert [row[0] for row in editor_cells(at, "X")] == ["输入 1", "输入 2", "输入 3"]
 
 
 def test_choosing_a_preset_loads_it_and_undo_brings_the_edits_back():
@@ -359,7 +372,7 @@ def test_a_bad_cell_is_named_under_its_own_editor():
     at = open_page("playground")
     edit(at, "w_v", 3, "v2", "abc")
     assert "W_v" in shown(at.error[0].value) and "“abc”" in at.error[0].value
-    assert at.session_state["pg"]["tables"]["w_v"][3][1] == "abc"  # what was typed stays
+    assert playground_tables(at)["w_v"][3][1] == "abc"  # what was typed stays
     assert editors(at)["W_v"]["bad"] == [3, 1]  # the cell is outlined where it sits, in W_v's editor
     assert all(data["bad"] is None for name, data in editors(at).items() if name != "W_v")
 
@@ -408,7 +421,7 @@ def test_a_crafted_editor_state_is_refused_by_name_and_changes_nothing(state, wh
     at = open_page("playground")
     before = outputs_table(at).to_numpy().copy()
     version = at.session_state["pg"]["version"]
-    at.session_state[f"ed_x_{version}"] = state
+    at.session_state[f"pged_x_{version}"] = state
     at.run()
     assert not at.exception
     assert any(why in w.value and "X" in w.value for w in at.warning), [w.value for w in at.warning]

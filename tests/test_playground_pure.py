@@ -19,9 +19,16 @@ from selfattn.display.numbers import editor_text
 from selfattn.errors import InputError
 from selfattn.playground import link
 from selfattn.playground.inputs import TOKEN_COL, Inputs, compute, compute_view, parse_rows, parse_table, permutation
-from selfattn.playground.view import BIASES, FIELDS, MATRICES, MAX_SEED, Tables, View, natural_sizes, tables, view
+from selfattn.playground.tables import BIASES, MATRICES, Tables, tables
+from selfattn.playground.view import FIELDS, MAX_SEED, View, natural_sizes, view
 
 SMALL = Sizes(n=2, d_in=2, d_k=1, d_v=1)
+
+
+def as_view(tables: Tables, **settings) -> View:
+    """A View of ``tables`` in full with these settings (by the View's names): its edits what differs from the
+    preset's."""
+    return view({f"pg_{name}": value for name, value in settings.items()}, tables)
 
 
 def base(name: str, seed: int, sizes: Sizes) -> Tables:
@@ -37,24 +44,24 @@ def base(name: str, seed: int, sizes: Sizes) -> Tables:
 
 
 def test_the_view_follows_the_settings_table():
-    shown = View(tables=base("tutorial", 0, natural_sizes("tutorial", 0)))
+    shown = as_view(base("tutorial", 0, natural_sizes("tutorial", 0)))
     assert set(shown.settings()) == {f.key for f in FIELDS}
     assert all(shown.settings()[f.key] == f.default for f in FIELDS)  # a View's defaults are the table's
     assert view({}, shown.tables) == shown
 
 
 def test_a_view_at_the_preset_writes_no_link():
-    at_preset = View(tables=base("raw", 0, natural_sizes("raw", 0)), preset="raw")
+    at_preset = as_view(base("raw", 0, natural_sizes("raw", 0)), preset="raw")
     assert link.encode(at_preset, base) == {"preset": "raw"}
     assert link.decode({"preset": "raw"}, base) == (at_preset, {})
 
 
 def test_a_changed_cell_is_written_as_a_diff_and_a_resize_as_sizes():
     start = base("tutorial", 0, natural_sizes("tutorial", 0))
-    edited = View(tables=start.with_rows("w_q", [["2", *start.w_q[0][1:]], *start.w_q[1:]]), scale=True, focus=2)
+    edited = as_view(start.with_rows("w_q", [["2", *start.w_q[0][1:]], *start.w_q[1:]]), scale=True, focus=2)
     params = link.encode(edited, base)
     assert params == {"scale": "1", "focus": "3", "dwq": "0.0.2"}
-    grown = View(tables=base("tutorial", 0, Sizes(n=4, d_in=4, d_k=3, d_v=3)))
+    grown = as_view(base("tutorial", 0, Sizes(n=4, d_in=4, d_k=3, d_v=3)))
     assert link.encode(grown, base) == {"size": "4.4.3.3"}
 
 
@@ -95,7 +102,7 @@ def views(draw) -> View:
     shown = tables(tokens, {m: edited(start.rows(m)) for m in (*MATRICES, *BIASES)})
     no_control = st.text(alphabet=st.characters(codec="utf-8", min_codepoint=32, exclude_categories=("Cs", "Cc")),
                          max_size=MAX_ORDER_CHARS)
-    return View(tables=shown, preset=name, seed=seed, scale=draw(st.booleans()), causal=draw(st.booleans()),
+    return as_view(shown, preset=name, seed=seed, scale=draw(st.booleans()), causal=draw(st.booleans()),
                 bias=draw(st.booleans()), focus=draw(st.integers(0, sizes.n - 1)), pos=draw(st.sampled_from(KINDS)),
                 pos_seed=draw(st.integers(0, MAX_SEED)), order=draw(no_control), order_seed=draw(st.integers(0, MAX_SEED)))
 
@@ -124,7 +131,7 @@ def test_compute_adds_the_chosen_positions_and_the_biases():
     x, w_q, w_k, w_v = (rng.normal(size=s) for s in ((3, 4), (4, 2), (4, 2), (4, 3)))
     b_q, b_k, b_v = rng.normal(size=2), rng.normal(size=2), rng.normal(size=3)
     inputs = Inputs(["a", "b", "c"], x, w_q, w_k, w_v, b_q, b_k, b_v)
-    shown = View(tables=base("tutorial", 0, SMALL), scale=True, causal=True, bias=True, pos="learned", pos_seed=7)
+    shown = as_view(base("tutorial", 0, SMALL), scale=True, causal=True, bias=True, pos="learned", pos_seed=7)
     trace = compute(inputs, shown)
     pe = positional_encoding(3, 4, "learned", 7)
     expected = self_attention(x + pe, w_q, w_k, w_v, scale=True, mask="causal", b_q=b_q, b_k=b_k, b_v=b_v)
@@ -151,7 +158,7 @@ def test_a_table_as_typed_parses_as_its_frame_does_and_names_the_same_cell():
 
 
 def test_compute_view_is_the_steps_of_its_view_and_its_shuffle_the_core_check():
-    shown = View(tables=base("random", 3, Sizes(n=4, d_in=3, d_k=2, d_v=2)), seed=3, scale=True, causal=True,
+    shown = as_view(base("random", 3, Sizes(n=4, d_in=3, d_k=2, d_v=2)), seed=3, scale=True, causal=True,
                  bias=True, pos="sinusoidal")
     t = shown.tables
     x, w_q, w_k, w_v = (np.array([[float(v) for v in row] for row in t.rows(m)]) for m in MATRICES)
@@ -170,7 +177,7 @@ def test_compute_view_is_the_steps_of_its_view_and_its_shuffle_the_core_check():
     assert compute_view(replace(shown, focus=2), order) is result  # the focus changes no number: kept once
     assert compute_view(shown, (0, 1, 2, 3)).shuffle is None  # the same order: nothing to compare
     assert permutation(order).tolist() == [[0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0]]
-    bad = replace(shown, tables=t.with_rows("w_k", [["1", "nan?"]] + [list(r) for r in t.w_k[1:]]))
+    bad = view(shown.settings(), t.with_rows("w_k", [["1", "nan?"]] + [list(r) for r in t.w_k[1:]]))
     with pytest.raises(InputError) as caught:
         compute_view(bad, order)
     assert caught.value.params["matrix"] == "W_k" and caught.value.params["col"] == "k2"
@@ -207,7 +214,7 @@ def test_settings_txt_names_every_choice_that_made_the_numbers():
     from selfattn.i18n import t_plain
     from selfattn.playground.text import settings_text
 
-    shown = View(tables=base("random", 5, SMALL), preset="random", seed=5, scale=True, pos="learned", pos_seed=9)
+    shown = as_view(base("random", 5, SMALL), preset="random", seed=5, scale=True, pos="learned", pos_seed=9)
     lines = settings_text("http://x/playground?seed=5", True, shown, bias=False, edited=True, order="2 1",
                           lang="zh").splitlines()
     assert lines[0] == t_plain("pg.settings_title", "zh") and lines[2].endswith("http://x/playground?seed=5")

@@ -5,13 +5,13 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlsplit
 
 from selfattn.playground import link
-from selfattn.playground.view import Tables
-from support.apptest import choice_widget, edit, open_page, setting, sidebar_link
-from ui.playground import page as pg
+from selfattn.playground.seeded import seeded_tables
+from selfattn.playground.tables import Tables
+from support.apptest import playground_tables, choice_widget, edit, open_page, setting, sidebar_link
 
 
 def english_base(name, seed, sizes):
-    return pg.base_tables(name, seed, sizes, "en")
+    return seeded_tables(name, seed, sizes, "en")
 
 
 def test_the_link_the_page_writes_decodes_into_the_view_on_screen():
@@ -27,5 +27,6 @@ def test_the_link_the_page_writes_decodes_into_the_view_on_screen():
     opened, bad = link.decode(params, english_base)
     assert bad == {}
     assert opened.causal and opened.focus == 3 and opened.tables.sizes.n == 4
-    assert opened.tables == Tables(**at.session_state["pg"]["tables"])  # every cell as on screen
+    assert opened.tables == Tables(**playground_tables(at))  # every cell as on screen
+    assert opened.edits == tuple(sorted(at.session_state["pg"]["edits"].items()))  # the page's typed tables, no more
     assert opened.settings() == {key: setting(at, key) for key in opened.settings()}

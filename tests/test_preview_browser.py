@@ -22,7 +22,7 @@ from tests.browser import browser_page, wait_until_idle
 pytestmark = pytest.mark.browser
 
 MAPS = "[class*='st-key-map_outputs'] [data-testid='stBidiComponentIsolated']"
-X_CELLS = "[class*='st-key-ed_x'] input"
+X_CELLS = "[class*='st-key-pged_x'] input"
 
 
 def outputs_cells(page) -> list[list[str]]:

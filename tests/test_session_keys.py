@@ -23,7 +23,7 @@ def test_declared_is_exact_for_shadows_choices_and_families():
     assert settings.declared("_keep_pg_scale") and not settings.declared("_keep_pg_scales")
     assert settings.declared("pg_focus__c00bbd55") and not settings.declared("pg_nope__c00bbd55")
     assert settings.declared("_link_bad_heads") and not settings.declared("_link_bad_nowhere")
-    assert settings.declared("dl_outputs") and settings.declared("ed_x_3") and settings.declared("_shown_page")
+    assert settings.declared("dl_outputs") and settings.declared("pged_x_3") and settings.declared("_shown_page")
     assert not settings.declared("pg_plant") and not settings.declared("pg_")
 
 

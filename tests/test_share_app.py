@@ -37,9 +37,8 @@ def page_link(at: AppTest) -> str:
 
 def shown(at: AppTest) -> dict:
     """Everything the main area shows that comes from the numbers: tables, charts, step maps, metrics, code."""
-    pg = at.session_state["pg"] if "pg" in at.session_state else {"tables": {}}
     return {"tables": [f.value.to_csv() for f in at.dataframe if f.proto.editing_mode == 0],
-            "cells": dict(pg["tables"]),  # as typed, edits included
+            "cells": apptest.playground_tables(at) if "pg" in at.session_state else {},  # as typed, edits included
             "charts": json.dumps(heatmap_specs(at), sort_keys=True, default=str),  # specs with their cells
             "maps": json.dumps(apptest.step_maps(at), sort_keys=True),  # the Playground's step maps, as drawn
             "metrics": [(m.label, m.value) for m in at.metric],
@@ -78,7 +77,7 @@ def test_playground_link_brings_back_preset_toggles_focus_labels_and_hand_edits(
     assert params["bv"] == "1e-3_0_0"  # a one-row table is as short written in full
     fresh = reopened(at, "playground")
     assert_same_page(at, fresh)
-    assert fresh.session_state["pg"]["tables"]["tokens"][3] == "早_~!"
+    assert apptest.playground_tables(fresh)["tokens"][3] == "早_~!"
     assert {m["focus"] for m in apptest.step_maps(fresh).values()} == {3}  # every map marks the focus token
     assert apptest.step_maps(fresh)["queries"]["rows"][3] == "早_~!"
 
@@ -88,9 +87,9 @@ def test_playground_link_keeps_a_bad_cell_as_typed_and_the_last_good_numbers_sta
     edit(at, "w_q", 0, "q1", "2")
     edit(at, "w_k", 2, "k3", "abc")
     fresh = open_link("playground", dict(at.query_params))
-    assert fresh.session_state["pg"]["tables"]["w_k"][2][2] == "abc"
+    assert apptest.playground_tables(fresh)["w_k"][2][2] == "abc"
     assert "W_k" in apptest.shown(fresh.error[0].value)  # named under its editor, as in the session that made the link
-    assert fresh.session_state["pg"]["tables"]["w_q"][0][0] == "2"
+    assert apptest.playground_tables(fresh)["w_q"][0][0] == "2"
 
 
 def test_the_largest_playground_opens_from_its_link_with_every_cell_typed():
@@ -98,11 +97,11 @@ def test_the_largest_playground_opens_from_its_link_with_every_cell_typed():
     for field, value in (("pg_n", 32), ("pg_d_in", 16), ("pg_d_k", 16), ("pg_d_v", 16)):
         at.number_input(key=field).set_value(value).run()
     rng = np.random.default_rng(0)
-    tables = at.session_state["pg"]["tables"]
+    tables = apptest.playground_tables(at)
     for name in ("x", "w_q", "w_k", "w_v"):  # every cell a 17-digit float, as an upload of long floats gives
         rows, cols = len(tables[name]), len(tables[name][0])
         tables[name] = tuple(tuple(repr(float(v)) for v in row) for row in rng.standard_normal((rows, cols)))
-    at.session_state["pg"]["version"] += 1  # new editors drawn from these tables
+    apptest.set_playground_tables(at, tables)  # new editors drawn from these tables
     at.run()
     query = urlencode(dict(at.query_params))
     assert 20_000 < len(query) <= share.MAX_LINK_CHARS, len(query)

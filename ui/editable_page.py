@@ -1,5 +1,5 @@
-"""A page of typed tables, declared once (the Transformer block, the Encoder–decoder; the next ones): the wiring
-every such page repeats, written here, the page passing what differs as data.
+"""A page of typed tables, declared once (the Playground, the Transformer block, the Encoder–decoder; the next
+ones): the wiring every such page repeats, written here, the page passing what differs as data.
 
 :class:`EditablePage` owns the page's state dict (``st.session_state[slot]``, :data:`SLOTS`), its View as the
 settings and the editors stand (:meth:`~EditablePage.current`, and :meth:`~EditablePage.read`, which takes each
@@ -7,8 +7,9 @@ editor's sent table once a run), a link's tables (:meth:`~EditablePage.open_link
 (:meth:`~EditablePage.editor`, their generation through :class:`ui.editing.Editors`: no page touches it), the presets
 with their note, size changes that refit the tables, undo, and the browser preview's payload
 (:meth:`~EditablePage.preview_engine`). What a page's View, settings table, presets and tables are comes from its
-core declaration (:class:`selfattn.display.edits.Editable`); what is the page's own (its flow's drawing, its words,
-the row names of its tables) stays in its ui module.
+core declaration (:class:`selfattn.display.edits.Editable`), and what else its seeded tables depend on from the page's
+``context`` (the Playground's sizes and language); what is the page's own (its flow's drawing, its words, the row
+names of its tables; the Playground's sizes, uploads and labels) stays in its ui module.
 
 Names follow the slot: the settings are ``<slot>_…``, the editors' keys ``<slot>ed_<table>_<version>``, their names
 ``<slot>_<table>``, the maps' ``map_<slot>_…``, and the page's words ``<slot>.…`` in the catalog (``preset_loaded``,
@@ -47,21 +48,25 @@ SLOTS = {
 class EditablePage:
     """One page of typed tables: ``slot`` names its state and keys, ``tables`` is its core declaration."""
 
-    slot: str  # "tb", "s2s"
+    slot: str  # "pg", "tb", "s2s"
     tables: Editable  # the View, settings table, presets, table ids and shapes (selfattn/<page>/view.py TABLES)
-    decode: Callable  # the link's decode(params) -> (View, {parameter: BadValue})
-    inputs: tuple[str, ...]  # the editors always drawn (X; the source and the target)
+    inputs: tuple[str, ...]  # the editors always drawn (X; the source and the target; the Playground's X and W's)
     weights: Callable[[Any], tuple[str, ...]]  # the weights' editors drawn besides, for a View
     label: Callable[[str], str]  # a table's name, in the current language
-    row_names: Callable[[str, int], list[str]]  # a table's row names, given its rows
-    csv_prefix: str  # a map's CSV is <csv_prefix><key>.csv
-    from_link: tuple[str, ...]  # settings a link's View puts back (those links.open_page cannot check alone)
-    on_preset: Mapping[str, Any]  # what a loaded preset also sets (the layer, the token shown back to the first)
-    within: Callable[[Any], None]  # after a size change: keeps what is shown (layer, token) within the sizes
-    option_name: Callable[[str], str]  # a setting's name (by session key) in the preset's note
-    edited_note: str  # the catalog key of the note's sentence saying the tables are edited
+    row_names: Callable[[str, int], list[str]] | None = None  # a table's row names, given its rows
+    decode: Callable | None = None  # the link's decode(params) -> (View, {parameter: BadValue})
+    csv_prefix: str = ""  # a map's CSV is <csv_prefix><key>.csv
+    from_link: tuple[str, ...] = ()  # settings a link's View puts back (those links.open_page cannot check alone)
+    on_preset: Mapping[str, Any] = field(default_factory=dict)  # what a loaded preset also sets (the layer, ...)
+    within: Callable[[Any], None] | None = None  # after a size change: keeps what is shown within the sizes
+    option_name: Callable[[str], str] = str  # a setting's name (by session key) in the preset's note
+    edited_note: str = ""  # the catalog key of the note's sentence saying the tables are edited
     engine: Callable[..., dict | None] | None = None  # the browser preview's payload (the page's own numbers)
     extra_slots: Mapping[str, str] = field(default_factory=dict)  # the page's own entries in its state dict
+    context: Callable[[], dict] = dict  # the View's fields besides settings and edits (the Playground's sizes, language)
+    max_chars: Callable[[str, int], list[int]] | None = None  # a table's most characters a column (default: a cell's)
+    label_chars: int | None = None  # the most characters of a label, in the check's notice (default: a cell's)
+    folded: bool = True  # whether the weights' editors sit in a folded box (the Playground draws every table)
 
     # ── State and View ───────────────────────────────────────────────────────────────────────────
 
@@ -95,11 +100,11 @@ class EditablePage:
 
     def current(self):
         """The View from the settings as they stand and the edits (without reading the editors)."""
-        return self.tables.view(self.values(), self.state()["edits"])
+        return self.tables.view(self.values(), self.state()["edits"], **self.context())
 
     def drawn(self, shown) -> tuple[str, ...]:
         """The editors drawn for ``shown``: the inputs, then the weights while their expander is open."""
-        return (*self.inputs, *self.weights(shown)) if self.weights_open() else self.inputs
+        return (*self.inputs, *self.weights(shown)) if not self.folded or self.weights_open() else self.inputs
 
     def setup(self) -> dict:
         """The page's state, each editor's sent table checked before anything reads it (the kit's
@@ -110,7 +115,7 @@ class EditablePage:
             tables = self.drawn(shown)
         except Exception:  # noqa: BLE001 -- settings a fragment puts back (refuse_unfit_settings) before reading
             tables = self.inputs
-        self.editors.check_view(shown, tables, self.label, self.tables.cell_chars)
+        self.editors.check_view(shown, tables, self.label, self.tables.cell_chars, self.max_chars, self.label_chars)
         return page
 
     def renewed(self) -> bool:
@@ -122,11 +127,11 @@ class EditablePage:
     def read(self):
         """The page's state as one frozen View: every setting and every drawn editor's table as typed (each taken
         once a run: this is the only place that takes them)."""
-        values = self.values()
-        shown = self.tables.view(values, self.state()["edits"])
+        values, context = self.values(), self.context()
+        shown = self.tables.view(values, self.state()["edits"], **context)
         self.state()["revs"] = {}  # this run's editors alone: a closed expander's sent nothing the maps wait for
         changed = [self.take_sent(table, shown) for table in self.drawn(shown)]
-        return self.tables.view(values, self.state()["edits"]) if any(changed) else shown
+        return self.tables.view(values, self.state()["edits"], **context) if any(changed) else shown
 
     def take_sent(self, table: str, shown) -> bool:
         """Make the table an editor sent the table typed (the kit's :meth:`ui.editing.Editors.take`)."""
@@ -224,9 +229,10 @@ class EditablePage:
             page["edits"] = kept
         self.editors.renew()
 
-    def undo(self) -> None:
-        """Callback of the Undo button: the typed tables and settings from before the last preset or size change."""
-        self.editors.undo_edits(f"{self.slot}.undone")
+    def undo(self):
+        """Callback of the Undo button: the typed tables and settings from before the last preset or size change
+        (returns what was kept, :meth:`ui.editing.Editors.undo_edits`)."""
+        return self.editors.undo_edits(f"{self.slot}.undone")
 
     def divisors(self, d: int) -> list[int]:
         """The heads offered: divisors of d_model (:meth:`selfattn.display.edits.Editable.divisors`)."""

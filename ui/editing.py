@@ -13,8 +13,8 @@ before anything reads it (:meth:`Editors.check`, ``ui.guard``), a notice a callb
 (:meth:`Editors.say`), the one-click undo of the last change that replaced typed tables (:meth:`Editors.keep_undo`,
 :meth:`Editors.take_undo`), and the two drawn together under the page's controls (:meth:`Editors.notices`).
 
-A page keeps its own truth (the Playground every table in full by name, the block page its edits by table id) and
-says what a sent table means for it; the kit never calls back into a page.
+Every page keeps its truth the same way, the tables typed into by table id against the tables it seeds
+(``state()["edits"]``), and says how it seeds them; the kit never calls back into a page.
 """
 
 from __future__ import annotations
@@ -113,20 +113,20 @@ class Editors:
             return True
         return False
 
-    def undo_edits(self, what: str, tables: str = "edits") -> bool:
+    def undo_edits(self, what: str) -> tuple | None:
         """The Undo button's callback for such a page: the typed tables and settings kept by :meth:`keep_undo` as
-        (tables, {setting: value}[, the change that replaced them]) come back into the state's ``tables`` (the
-        Playground's "tables"), and the notice ``what`` says so. Returns whether there was anything to undo."""
+        (edits, {setting: value}, what else the page kept) come back, and the notice ``what`` says so. Returns what
+        was kept (the page puts back what else it kept), or None when there was nothing to undo."""
         saved = self.take_undo()
         if not saved:
-            return False
+            return None
         edits, values = saved[:2]
         for key, value in values.items():
             settings.put(key, value)
-        self.state()[tables] = dict(edits)
+        self.state()["edits"] = dict(edits)
         self.renew()
         self.say("success", what)
-        return True
+        return saved
 
     def check(self, tables, *, cell_chars: int, label_chars: int) -> None:
         """Before anything reads an editor: drop a sent table no visitor editing these tables could have sent.
@@ -146,17 +146,19 @@ class Editors:
                 self.say("warning", "guard.editor", matrix=label, why=reason)
                 return
 
-    def check_view(self, shown, tables, label, cell_chars: int) -> None:
+    def check_view(self, shown, tables, label, cell_chars: int, max_chars=None, label_chars: int | None = None) -> None:
         """:meth:`check` for a page of typed tables by id (``shown.rows(table)``, every cell of ``cell_chars`` at
-        most), ``label(table)`` naming each in the notice; a table the view cannot size is skipped."""
+        most, or ``max_chars(table, columns)`` a column: the Playground's labels), ``label(table)`` naming each in
+        the notice; a table the view cannot size is skipped."""
         drawn = []
         for table in tables:
             try:
                 rows = shown.rows(table)
             except (KeyError, ValueError):
                 continue
-            drawn.append((table, rows, [cell_chars] * len(rows[0]), label(table)))
-        self.check(drawn, cell_chars=cell_chars, label_chars=cell_chars)
+            cols = len(rows[0])
+            drawn.append((table, rows, max_chars(table, cols) if max_chars else [cell_chars] * cols, label(table)))
+        self.check(drawn, cell_chars=cell_chars, label_chars=label_chars or cell_chars)
 
     def say(self, kind: str, what: str, **params) -> None:
         """Leave a notice for the page to say once: ``kind`` "success" or "warning", ``what`` a catalog key."""

@@ -36,21 +36,25 @@ def text_rows(matrix: np.ndarray) -> Rows:
 
 
 def check_fields(cls, fields, prefix: str) -> None:
-    """A View's settings follow its settings table, name for name and in order (checked as its module loads)."""
-    names = tuple(f.name for f in dataclasses.fields(cls) if f.name != "edits")
+    """A View's settings follow its settings table, name for name and in order (checked as its module loads); its
+    other fields (``cls.STATE``: the edits, and what else the page's tables depend on) are not settings."""
+    names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in getattr(cls, "STATE", ("edits",)))
     if names != tuple(f.key[len(prefix):] for f in fields):
         raise AssertionError(f"{cls.__module__}.View's settings do not follow FIELDS")
 
 
 class Edited:
     """A View's typed tables and settings: needs a field ``edits``, a method ``base(table)`` giving the seeded table
-    and a class attribute ``PREFIX`` (its settings' session keys are ``PREFIX`` + the field's name)."""
+    and a class attribute ``PREFIX`` (its settings' session keys are ``PREFIX`` + the field's name). ``STATE`` names
+    the fields that are not settings: the edits, and what else its seeded tables depend on (the Playground's sizes
+    and the language of its tutorial's labels), which the page passes as its context (``EditablePage.context``)."""
 
     PREFIX = ""
+    STATE = ("edits",)
 
     def settings(self) -> dict:
         """Each setting by its session-state key (``tb_seed``: ``shown.seed``)."""
-        return {self.PREFIX + f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "edits"}
+        return {self.PREFIX + f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in self.STATE}
 
     @property
     def edited(self) -> dict[str, Rows]:
@@ -180,10 +184,11 @@ class Editable:
         """The link parameters that may carry tables: t<id> and d<id>."""
         return params_of(self.all_ids)
 
-    def view(self, settings: dict, edits: dict[str, Rows] | None = None):
-        """A View from settings by session-state key (missing ones at their defaults) and edits."""
+    def view(self, settings: dict, edits: dict[str, Rows] | None = None, **context):
+        """A View from settings by session-state key (missing ones at their defaults), edits, and the page's context
+        (the View's other fields: the Playground's sizes and language)."""
         values = {f.key[len(self.prefix):]: settings.get(f.key, f.default) for f in self.fields}
-        return self.view_class(edits=tuple(sorted((edits or {}).items())), **values)
+        return self.view_class(edits=tuple(sorted((edits or {}).items())), **values, **context)
 
     def fit_edits(self, shown) -> tuple[dict[str, Rows], list[str]]:
         """The edits that still fit the view's sizes and layers, and the ids of those that no longer do."""

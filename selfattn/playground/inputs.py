@@ -20,9 +20,9 @@ from selfattn.core.positions import ShuffleTrace, positional_encoding, shuffle_c
 from selfattn.display.export import column_names
 from selfattn.display.grid import frame_to_matrix, parse_cell, parse_labels
 from selfattn.errors import InputError
-from selfattn.playground.view import BIASES, MATRICES, NAMES, Rows, Tables, View
+from selfattn.playground.tables import BIASES, COLUMN_PREFIX, MATRICES, NAMES, TOKEN_COL, Rows, Tables
+from selfattn.playground.view import View
 
-TOKEN_COL = "token"  # X's first column in the editors: the token labels
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,6 @@ def parse_table(name: str, frame: pd.DataFrame) -> np.ndarray:
     return frame_to_matrix(frame, NAMES[name], rows)
 
 
-COLUMN_PREFIX = {"x": "x", "w_q": "q", "w_k": "k", "w_v": "v", "b_q": "q", "b_k": "k", "b_v": "v"}
 
 
 def row_labels(name: str, count: int, tokens=()) -> tuple[str, ...]:

@@ -17,14 +17,14 @@ from dataclasses import replace
 from selfattn.display import share
 from selfattn.display.edits import decode_edits, encode_edits
 from selfattn.display.grid import MAX_DIM, MAX_LABEL_CHARS, MAX_TOKENS, Sizes, parse_labels
-from selfattn.playground.view import FIELDS, Tables, View, natural_sizes, view
+from selfattn.playground.tables import Tables
+from selfattn.playground.view import CELL_CHARS, FIELDS, View, natural_sizes, view
 
 CELL_PARAMS = {"x": "x", "w_q": "wq", "w_k": "wk", "w_v": "wv", "b_q": "bq", "b_k": "bk", "b_v": "bv"}
 TABLE_PARAMS = {matrix: (param, f"d{param}") for matrix, param in CELL_PARAMS.items()}  # a table's full, diff param
 CELL_LINK_PARAMS = (*CELL_PARAMS.values(), *(f"d{p}" for p in CELL_PARAMS.values()))  # dropped from a link too long
 LINK_PARAMS = ("size", "tok", *CELL_LINK_PARAMS)  # the page's parameters beyond its settings table
 LINK_LABEL_CHARS = 2 * MAX_LABEL_CHARS  # a label in a link; the tables use the first MAX_LABEL_CHARS only
-CELL_CHARS = 40  # the most characters a number's cell takes (the editors' limit)
 
 Base = Callable[[str, int, Sizes], Tables]  # (preset, seed, sizes) -> the tables that preset gives there
 
@@ -123,8 +123,9 @@ def encode(shown: View, base: Base) -> dict[str, str]:
     return params
 
 
-def decode(params: Mapping[str, str], base: Base) -> tuple[View, dict[str, share.BadValue]]:
-    """The :class:`View` a link opens, and its parameters that could not be used, with why.
+def decode(params: Mapping[str, str], base: Base, lang: str = "en") -> tuple[View, dict[str, share.BadValue]]:
+    """The :class:`View` a link opens (``base``: what a preset gives, the tutorial's labels in ``lang``), and its
+    parameters that could not be used, with why.
 
     Parameters neither the settings table nor :data:`LINK_PARAMS` names are left for the caller.
     """
@@ -134,5 +135,5 @@ def decode(params: Mapping[str, str], base: Base) -> tuple[View, dict[str, share
     tables, bad_tables = decode_tables(params, preset, seed, base)
     bad.update(bad_tables)
     bad.update(check_focus(settings, tables.sizes.n))
-    return view(settings, tables), bad
+    return view(settings, tables, lang), bad
 

@@ -1,8 +1,9 @@
 """The Playground's tables as the editors hold them: a preset's matrices as text, translated and resized.
 
 The tables are a :class:`~selfattn.playground.view.Tables`: X's token labels, then each matrix's cells as text
-(a bias one row), the way the kit's pages keep their typed tables (rows of text by table id). The tutorial's
-token labels ("Input i") are written in the language asked for. The editors' row and column names are here too.
+(a bias one row); :func:`seeded_tables` are a preset's at some sizes, what the page's typed tables are written
+against. The tutorial's token labels ("Input i") are written in the language asked for. The editors' row and column
+names are here too.
 """
 
 from __future__ import annotations
@@ -10,16 +11,12 @@ from __future__ import annotations
 import functools
 import re
 
-from selfattn.core.presets import Example
+from selfattn.core.presets import Example, preset
 from selfattn.display.edits import Rows, text_rows
 from selfattn.display.export import column_names
 from selfattn.display.grid import Sizes
 from selfattn.i18n import LANGS, t, t_plain
-from selfattn.playground.inputs import COLUMN_PREFIX, TOKEN_COL
-from selfattn.playground.view import BIASES, MATRICES, NAMES, Tables
-
-TABLES = ("tokens", *MATRICES, *BIASES)  # what the page's state keeps, by name (X's labels first)
-
+from selfattn.playground.tables import BIASES, COLUMN_PREFIX, MATRICES, NAMES, TOKEN_COL, Tables
 
 def columns(name: str, width: int) -> list[str]:
     """The columns of ``name``'s editor: X's :data:`TOKEN_COL` and x1, x2, ...; a weight's or bias's q1, k1, v1, ..."""
@@ -74,6 +71,12 @@ def fit_tables(tables: Tables, sizes: Sizes, lang: str) -> Tables:
     return Tables(tokens=tokens, x=_fit(tables.x, n, d_in), **fitted)
 
 
-def as_state(tables: Tables) -> dict:
-    """The tables as the page's state keeps them: {name: rows of text, "tokens": X's labels} (:data:`TABLES`)."""
-    return {name: getattr(tables, name) for name in TABLES}
+@functools.lru_cache(maxsize=64)
+def seeded_tables(name: str, seed: int, sizes: Sizes, lang: str) -> Tables:
+    """The tables the preset ``name`` gives at ``sizes`` (random: drawn at those sizes, another preset's cut or
+    zero-padded), as text, the tutorial's "Input i" labels in ``lang``: what the page's edits are written against."""
+    if name == "random":
+        example = preset(name, seed=seed, n=sizes.n, d_in=sizes.d_in, d_k=sizes.d_k, d_v=sizes.d_v)
+    else:
+        example = preset(name, seed=seed)
+    return fit_tables(example_tables(example, lang), sizes, lang)

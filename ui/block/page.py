@@ -99,7 +99,7 @@ def engine(shown: View, result: ToyResult, eps: float, *, typed: bool = True) ->
             "pe": None if result.positions is None else result.positions.tolist()}
 
 
-PAGE = EditablePage("tb", tbv.TABLES, decode, inputs=("x",), weights=layer_tables, label=table_label,
+PAGE = EditablePage("tb", tbv.TABLES, decode=decode, inputs=("x",), weights=layer_tables, label=table_label,
                     row_names=row_names, csv_prefix="block-",
                     from_link=("tb_focus", "tb_layer", "tb_heads", "tb_part"),  # tb_part: an old link's at= too
                     on_preset={"tb_layer": 0, "tb_focus": 0}, within=within, option_name=option_name,

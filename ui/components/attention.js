@@ -67,7 +67,10 @@ function stepCells(tables, engine, focus) {
 // The Playground's maps (group "pg"): the steps worked out from the typed tables with the options the outputs map
 // brings (engine), for the focus row; all of them or none (a map left with older numbers than its neighbours
 // would mislead), and only while the tokens typed are the tokens the maps show.
-function playgroundPreview(views, tables) {
+function playgroundPreview(views, typed) {
+  // the Playground's editors are named pg_<table> (the kit's names: ui/editable_page.py)
+  const tables = Object.fromEntries(Object.entries(typed).filter(([name]) => name.startsWith("pg_"))
+    .map(([name, table]) => [name.slice(3), table]));
   const out = views.get("out");
   if (!out || !out.data.engine) return null;
   const x = tables.x;

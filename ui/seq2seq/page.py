@@ -81,7 +81,7 @@ def engine(shown: View, result: Result, *, typed: bool = True) -> dict | None:
             "decoder": [layers[f"d{k + 1}"] for k in range(len(result.decoder))]}
 
 
-PAGE = EditablePage("s2s", sv.TABLES, decode, inputs=("src", "tgt"), weights=group_tables, label=table_label,
+PAGE = EditablePage("s2s", sv.TABLES, decode=decode, inputs=("src", "tgt"), weights=group_tables, label=table_label,
                     row_names=row_names, csv_prefix="seq2seq-",
                     from_link=("s2s_focus", "s2s_step", "s2s_layer", "s2s_heads", "s2s_edit"),
                     on_preset={"s2s_layer": 0, "s2s_focus": 0, "s2s_step": 0, "s2s_edit": "d1"}, within=within,
