@@ -26,6 +26,7 @@ from selfattn.serving import backmsg
 from selfattn.serving import limits as policy
 from selfattn.serving import turns as line
 from selfattn.serving.limits import Message
+from selfattn.serving.one_key import KeyView
 from selfattn.serving.targets import find
 from ui import server_limits as limits
 from ui import streamlit_hooks as hooks
@@ -108,6 +109,7 @@ def _widgets_script():
     import streamlit as st
     from streamlit.runtime.state import get_session_state
 
+    from selfattn.serving.one_key import KeyView
     from ui import server_limits, streamlit_hooks as hooks
 
     server_limits.install()
@@ -135,15 +137,41 @@ def _widgets_script():
     from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
 
     safe = get_session_state()
-    whole, one = safe.filtered_state, hooks._WidgetsView(safe).filtered_state
+    whole, one = safe.filtered_state, KeyView(safe, hooks._one_value).filtered_state
     for key in [*whole, "absent", f"{STREAMLIT_INTERNAL_KEY_PREFIX}_absent"]:
         assert (key in one) == (key in whole) and one.get(key) == whole.get(key), key
     assert dict(one) == whole  # walked whole, it is Streamlit's copy
     st.markdown(f"checked {len(whole)}")
 
 
+def test_a_key_view_reads_one_key_and_is_the_state_s_copy_walked_whole():
+    """``KeyView`` without Streamlit: a state whose copy of every key is counted; a key read costs no copy, a walk
+    is the copy, and everything else is the state's own."""
+
+    class State:
+        copies = 0
+        values = {"a": None, "b": 2}
+
+        @property
+        def filtered_state(self):
+            State.copies += 1
+            return dict(self.values)
+
+        def reset_state_value(self, key, value):
+            self.values[key] = value
+
+    reads = []
+    view = KeyView(State(), lambda state, key: reads.append(key) or state.values[key])
+    one = view.filtered_state
+    assert "a" in one and one["a"] is None and one.get("b") == 2 and "c" not in one and one.get("c") is None
+    assert State.copies == 0 and reads == ["a", "a", "b", "c", "c"]
+    assert dict(one) == {"a": None, "b": 2} and len(one) == 2 and State.copies >= 1  # walked whole: the copy
+    view.reset_state_value("a", 1)  # what a box calls besides: the state's own
+    assert State.values["a"] == 1
+
+
 def test_a_box_reads_its_own_key_as_streamlit_s_copy_of_the_session_holds_it():
-    """The hook (``ui.streamlit_hooks._WidgetsView``) answers a box's question, is my key None, for that key alone;
+    """The hook (``selfattn.serving.one_key.KeyView``, reading through ``ui.streamlit_hooks._one_value``) answers a box's question, is my key None, for that key alone;
     Streamlit copied every key of the session for it (10-12 times a run on the pages of typed tables). Each kind of
     box that asks, with its key None, set or absent, shows what it shows without the hook, and for every key of the
     session the one-key read is the copy's."""
@@ -167,7 +195,7 @@ def test_a_box_reads_its_own_key_as_streamlit_s_copy_of_the_session_holds_it():
 
     for module in hooks.WIDGET_MODULES:  # the boxes read through the hook
         reads = importlib.import_module(f"streamlit.elements.widgets.{module}").get_session_state
-        assert getattr(reads, "selfattn_hook", False) and isinstance(reads(), hooks._WidgetsView), module
+        assert getattr(reads, "selfattn_hook", False) and isinstance(reads(), KeyView), module
 
 
 def test_every_hook_target_is_found_in_this_streamlit():

@@ -6,11 +6,11 @@ the app uses ``import streamlit as st`` only (tests/test_server_limits.py checks
 
 from __future__ import annotations
 
-import collections.abc
 import functools
 import importlib
 
 from selfattn.display.guard import short_name
+from selfattn.serving.one_key import KeyView
 from selfattn.serving.targets import HookMissing, find, name_of  # HookMissing: what check and install raise
 from selfattn.serving.turns import Run
 
@@ -81,7 +81,7 @@ def install(*, read_triggers, around_run, run_started, on_message, on_download, 
           lambda old: lambda self, msg: on_message(self, msg, lambda m: old(self, m)))
     _wrap(f"{SR}.backend_operation_handler:DeferredFileHandler.handle", lambda old: _download(old, on_download))
     for module in WIDGET_MODULES:
-        _wrap(f"streamlit.elements.widgets.{module}:get_session_state", lambda old: lambda: _WidgetsView(old()))
+        _wrap(f"streamlit.elements.widgets.{module}:get_session_state", lambda old: lambda: KeyView(old(), _one_value))
     if _get(f"{SR}:Runtime").exists():
         runtime = _get(f"{SR}:Runtime").instance()
         _wrap(":add_file", lambda old: lambda session_id, file: on_upload(session_id, file.file_id, len(file.data),
@@ -99,37 +99,11 @@ def _started(original, run_started):
     return on_script_start
 
 
-class _WidgetsView:
-    """The session state as a select, number, text, radio, slider or time box asks whether its key holds None: its
-    ``filtered_state`` reads that key alone, where Streamlit's copied every key (8-12 times a run on the pages of
-    typed tables, a map's or editor's key through a class built per read). The rest is the session state's own."""
-
-    def __init__(self, safe) -> None:
-        self._safe = safe
-
-    def __getattr__(self, name: str):
-        return getattr(self._safe, name)
-
-    @property
-    def filtered_state(self) -> _OneKey:
-        return _OneKey(self._safe)
-
-
-class _OneKey(collections.abc.Mapping):
-    """``filtered_state`` read a key at a time (``in``, ``[]``, ``get``); walked whole, it is Streamlit's own copy."""
-
-    def __init__(self, safe) -> None:
-        self._safe = safe
-
-    def __getitem__(self, key: str):
-        with self._safe._lock:
-            return self._safe._state[key]
-
-    def __iter__(self):
-        return iter(self._safe.filtered_state)
-
-    def __len__(self) -> int:
-        return len(self._safe.filtered_state)
+def _one_value(safe, key: str):
+    """One key of the session state as ``filtered_state`` holds it, read under the session's lock (a box's
+    question, ``selfattn.serving.one_key``)."""
+    with safe._lock:
+        return safe._state[key]
 
 
 def _download(original, on_download):
