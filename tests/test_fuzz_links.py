@@ -20,7 +20,7 @@ from selfattn.i18n import LANGS, t
 from support import apptest
 from tests import fuzz
 from selfattn.seq2seq.link import TABLE_PARAMS as S2S_TABLES
-from ui.playground import page as pg
+from selfattn.playground.link import CELL_PARAMS
 from ui import state as settings
 
 PAGES = ("home", "playground", "embeddings", "heads", "block", "seq2seq", "efficient", "poet")
@@ -69,7 +69,7 @@ def playground_extras(rng: random.Random) -> dict[str, str]:
     if rng.random() < 0.4:
         labels = [rng.choice([*fuzz.HOSTILE_TEXT[:25], "Input 1", "输入 2", "y" * 49]) for _ in range(rng.randint(1, 6))]
         params["tok"] = share.encode_table([labels])
-    for param in pg.CELL_PARAMS.values():
+    for param in CELL_PARAMS.values():
         r = rng.random()
         if r < 0.15:
             params[param] = hostile_table(rng, rng.randint(1, 5), rng.randint(1, 5))
