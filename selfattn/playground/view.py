@@ -57,6 +57,7 @@ FIELDS = (Field("pg_preset", "preset", Choice(PRESETS), "tutorial"),
           Field("pg_order", "order", Text(MAX_ORDER_CHARS), ""),  # the tokens' new order as typed
           Field("pg_order_seed", "oseed", Int(0, MAX_SEED), 0))
 
+
 @dataclass(frozen=True)
 class View(Edited):
     """What the Playground shows: every setting of :data:`FIELDS`, and its tables as the kit's pages keep theirs, the
@@ -103,7 +104,6 @@ TABLES = Editable(View, FIELDS, {name: {"pg_scale": bool(preset(name).scale), "p
                                  for name in PRESETS},
                   ids=lambda shown: TABLE_IDS, all_ids=TABLE_IDS, shape=_shape, max_heads=1, max_rows=MAX_TOKENS,
                   max_cols=MAX_DIM + 1, cell_chars=CELL_CHARS)
-SETTING_NAMES = tuple(f.key[len(PREFIX):] for f in FIELDS)
 
 
 def editor_rows(tables: Tables, table: str) -> Rows:
