@@ -58,7 +58,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
         rows = [str(i + 1) for i in range(len(table))] if name == "x" else pg.row_names(name, len(table))
         boxes.append({"kind": "editor", "name": name, "rows": rows,
                       "cols": pg.columns(name, len(table[0]) - (name == "x")), "cells": _EDITORS.mounted(name, table),
-                      "rev": _EDITORS.revs().get(f"pg_{name}", [None, 0])[1], "texts": pg.editor_texts()})
+                      "rev": pg.PAGE.sent_rev(name), "texts": pg.editor_texts()})
     order, order_error = order_ui.read_order(shown.tables.sizes.n)
     good, error = settings.last_good("pg_good", partial(compute_view, shown, order))
     if error is not None:

@@ -115,7 +115,7 @@ class EditablePage:
             tables = self.drawn(shown)
         except Exception:  # noqa: BLE001 -- settings a fragment puts back (refuse_unfit_settings) before reading
             tables = self.inputs
-        self.editors.check_view(shown, tables, self.label, self.tables.cell_chars, self.max_chars, self.label_chars)
+        self.editors.check_view(shown, tables, self.label, self.tables.cell_chars, self.column_chars, self.label_chars)
         return page
 
     def renewed(self) -> bool:
@@ -135,7 +135,19 @@ class EditablePage:
 
     def take_sent(self, table: str, shown) -> bool:
         """Make the table an editor sent the table typed (the kit's :meth:`ui.editing.Editors.take`)."""
-        return self.editors.take(table, f"{self.slot}_{table}", shown.base(table))
+        return self.editors.take(table, self.editor_name(table), shown.base(table))
+
+    def editor_name(self, table: str) -> str:
+        """A table's editor's name (``<slot>_<table>``): what the browser's preview and the maps' revisions know it by."""
+        return f"{self.slot}_{table}"
+
+    def sent_rev(self, table: str) -> int:
+        """The revision of the table ``table``'s editor sent this run (noted by :meth:`read`; 0 when none)."""
+        return self.editors.revs().get(self.editor_name(table), [None, 0])[1]
+
+    def column_chars(self, table: str, cols: int) -> list[int]:
+        """The most characters each of a table's ``cols`` columns takes (``max_chars``, else a cell's)."""
+        return self.max_chars(table, cols) if self.max_chars else [self.tables.cell_chars] * cols
 
     def open_link(self, params: dict) -> dict[str, BadValue]:
         """Take the tables a link names (its settings were put in by ``links.open_page``)."""
@@ -152,9 +164,9 @@ class EditablePage:
         """One table's editor (the Playground's matrix editor), mounted with its cells as typed."""
         rows = shown.rows(table)
         cols = len(rows[0])
-        editor_component.matrix_editor(self.editors.key(table), name=f"{self.slot}_{table}", matrix=self.label(table),
+        editor_component.matrix_editor(self.editors.key(table), name=self.editor_name(table), matrix=self.label(table),
                                        rows=self.row_names(table, len(rows)), cols=[str(j + 1) for j in range(cols)],
-                                       cells=self.editors.mounted(table, rows), max_chars=[self.tables.cell_chars] * cols,
+                                       cells=self.editors.mounted(table, rows), max_chars=self.column_chars(table, cols),
                                        labels=[False] * cols, rev=0, bad=None, texts=editor_texts())
 
     def weights_open(self) -> bool:
@@ -190,7 +202,7 @@ class EditablePage:
         payload = self.engine(shown, result, *args, typed=self.weights_open())
         if payload is None:
             return None
-        return {**payload, "instances": {f"{self.slot}_{table}": self.editors.key(table) for table in self.drawn(shown)}}
+        return {**payload, "instances": {self.editor_name(table): self.editors.key(table) for table in self.drawn(shown)}}
 
     # ── Presets, sizes, undo ─────────────────────────────────────────────────────────────────────
 

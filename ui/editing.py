@@ -146,10 +146,10 @@ class Editors:
                 self.say("warning", "guard.editor", matrix=label, why=reason)
                 return
 
-    def check_view(self, shown, tables, label, cell_chars: int, max_chars=None, label_chars: int | None = None) -> None:
-        """:meth:`check` for a page of typed tables by id (``shown.rows(table)``, every cell of ``cell_chars`` at
-        most, or ``max_chars(table, columns)`` a column: the Playground's labels), ``label(table)`` naming each in
-        the notice; a table the view cannot size is skipped."""
+    def check_view(self, shown, tables, label, cell_chars: int, max_chars, label_chars: int | None = None) -> None:
+        """:meth:`check` for a page of typed tables by id (``shown.rows(table)``, ``max_chars(table, columns)`` the
+        most characters of each column: a cell's, the Playground's labels fewer), ``label(table)`` naming each in the
+        notice; a table the view cannot size is skipped."""
         drawn = []
         for table in tables:
             try:
@@ -157,7 +157,7 @@ class Editors:
             except (KeyError, ValueError):
                 continue
             cols = len(rows[0])
-            drawn.append((table, rows, max_chars(table, cols) if max_chars else [cell_chars] * cols, label(table)))
+            drawn.append((table, rows, max_chars(table, cols), label(table)))
         self.check(drawn, cell_chars=cell_chars, label_chars=label_chars or cell_chars)
 
     def say(self, kind: str, what: str, **params) -> None:

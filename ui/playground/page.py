@@ -247,11 +247,11 @@ def editor(name: str, shown: View) -> None:
     if name == "x":
         cols[0] = tr("pg.token_col")
     bad = _bad_cell(name, rows, problem)
-    rev = EDITORS.revs().get(f"pg_{name}", [None, 0])[1]  # noted when the run read the editors (PAGE.read)
-    editor_component.matrix_editor(EDITORS.key(name), name=f"pg_{name}", matrix=NAMES[name],
+    rev = PAGE.sent_rev(name)  # noted when the run read the editors (PAGE.read)
+    editor_component.matrix_editor(EDITORS.key(name), name=PAGE.editor_name(name), matrix=NAMES[name],
                                    rows=[str(i + 1) for i in range(len(rows))] if name == "x" else
                                    row_names(name, len(rows)), cols=cols, cells=EDITORS.mounted(name, rows),
-                                   max_chars=_max_chars(name, len(cols)), labels=[name == "x" and j == 0 for j in
+                                   max_chars=PAGE.column_chars(name, len(cols)), labels=[name == "x" and j == 0 for j in
                                                                                  range(len(cols))],
                                    rev=rev if bad else 0, bad=bad, texts=editor_texts())
     if name == "x":
