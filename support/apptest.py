@@ -10,7 +10,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from selfattn.display import colours
-from selfattn.display.charts import to_altair
+from selfattn.display.charts import check_vega_lite
 from support.visitor import component_data
 from ui import map_sizes as fit
 
@@ -145,7 +145,7 @@ def label_spacing(spec: dict, channel: str) -> float:
 
 def assert_fits(spec: dict, name: str = "") -> None:
     """A heatmap (or head grid) from :mod:`ui.map_sizes`: valid, within its column, labels apart."""
-    to_altair({**spec, "data": {"values": spec["data"]["values"][:4]}}).to_dict()  # still valid Vega-Lite
+    check_vega_lite({**spec, "data": {"values": spec["data"]["values"][:4]}})  # still valid Vega-Lite
     assert drawn_width(spec) <= spec["usermeta"]["fit_px"] <= fit.PAGE_PX, name
     assert spec["usermeta"]["width_px"] == math.ceil(drawn_width(spec)), name  # what Streamlit is asked for
     assert spec["config"]["legend"]["orient"] == "bottom", name  # under the chart, never over a neighbour

@@ -2,13 +2,13 @@
 
 import numpy as np
 
-from selfattn.display.charts import EXACT, MASKED, heatmap, to_altair
+from selfattn.display.charts import EXACT, MASKED, check_vega_lite, heatmap
 
 
 def test_heatmap_spec_is_valid_and_exact():
     m = np.array([[0.0633789405, 0.5], [-np.inf, 2.0]])
     spec = heatmap(m, ["早", "上"], ["k1", "k2"], title="w")
-    to_altair(spec).to_dict()  # raises if Altair's schema rejects the spec
+    check_vega_lite(spec)  # raises if Altair's schema rejects the spec
     cells = spec["data"]["values"]
     assert cells[0]["v"] == 0.0633789405 and set(cells[0]) == {"v", "shown", "dark"}  # the float64 itself
     assert cells[2]["v"] is None and cells[2]["shown"] == "−∞"  # masked cell drawn grey
@@ -55,7 +55,7 @@ def test_head_grid_is_one_view_with_panels_apart_and_exact_tooltips():
     stack = np.random.default_rng(0).dirichlet(np.ones(3), size=(5, 3))  # (heads, queries, keys)
     spec = heatmap_grid(stack, ["a", "b", "c"], ["a", "b", "c"], [f"head {p + 1}" for p in range(5)],
                         columns=2, cell=10, spacing=12)
-    to_altair(spec).to_dict()
+    check_vega_lite(spec)
     assert "facet" not in spec and spec["autosize"]["type"] == "fit-x"
     assert (spec["width"], spec["height"]) == (2 * 30 + 12, 3 * (GRID_TITLE_PX + 30) + 2 * 12)
     cells = spec["data"]["values"]
@@ -79,7 +79,7 @@ def test_a_heatmap_draws_its_layout_as_given():
                     font_size="min(11, bandwidth('x'))")
     spec = heatmap(np.zeros((5, 5)), "abcde", "abcde", annotate=True, layout=layout, legend={"orient": "bottom"},
                    usermeta={"width_px": 72})
-    to_altair(spec).to_dict()
+    check_vega_lite(spec)
     assert spec["width"] == spec["height"] == {"step": 5}  # smaller than a notebook heatmap's 8 px least
     x_axis, y_axis = ({k: v for k, v in spec["encoding"][c]["axis"].items() if k != "labelExpr"} for c in "xy")
     fonts = {"labelFontSize": 12, "titleFontSize": 12}  # readable from the back of a room
@@ -136,7 +136,7 @@ def test_a_head_grid_labels_every_token_of_every_panel():
     stack = np.full((5, 3, 3), 1 / 3)
     labels = GridLabels(left=30, below=28, font=11)
     spec = heatmap_grid(stack, tokens, tokens, list("12345"), columns=2, cell=10, spacing=12, labels=labels)
-    to_altair(spec).to_dict()
+    check_vega_lite(spec)
     assert grid_extent(5, 3, 3, columns=2, cell=10, spacing=12, left=30, below=28) == (2, spec["width"],
                                                                                        spec["height"])
     rows, cols = ({(t["t"], t["x"], t["y"]) for t in layer["data"]["values"]} for layer in spec["layer"][2:])
@@ -164,7 +164,7 @@ def test_a_benchmark_chart_draws_memory_in_mib_with_mib_and_gib_ticks_and_one_hu
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "gpu-nvidia-h100-80gb-bf16.json"
     records = bench.load_results(path.read_bytes(), path.name)
     spec = benchmark_chart(records, y="peak_mem_bytes", impls=bench.IMPLS)
-    to_altair(spec).to_dict()  # valid Vega-Lite
+    check_vega_lite(spec)  # valid Vega-Lite
     lines, points = spec["layer"]
     rows = spec["datasets"][spec["data"]["name"]]
     assert sorted(r["y"] for r in rows) == sorted(r["peak_mem_bytes"] / 2**20 for r in records)  # MiB
@@ -178,7 +178,7 @@ def test_a_benchmark_chart_draws_memory_in_mib_with_mib_and_gib_ticks_and_one_hu
                                                                  for k in (0, 1)]  # 1 head solid, 16 dashed
     assert memory_ticks([2.5, 272]) == [4, 16, 64, 256] and memory_ticks([2.5, 3]) == [2.5, 3]
     time = benchmark_chart(records, impls=bench.IMPLS)
-    to_altair(time).to_dict()
+    check_vega_lite(time)
     assert "labelExpr" not in time["layer"][0]["encoding"]["y"]["axis"]
     assert sorted(r["y"] for r in time["datasets"]["bench"]) == sorted(r["median_ms"] for r in records)
     assert points["encoding"]["color"]["legend"] is None and lines["encoding"]["color"]["legend"]["labelFontSize"] >= 12
@@ -202,3 +202,17 @@ def test_a_charts_records_go_to_streamlit_as_arrow_bytes_holding_the_same_rows()
     from streamlit.dataframe_util import convert_arrow_table_to_arrow_bytes
 
     assert sent["datasets"]["other"] == convert_arrow_table_to_arrow_bytes(pa.Table.from_pylist(rows[:1]))
+
+
+def test_the_schema_check_rejects_what_vega_lite_would_not_draw():
+    """check_vega_lite is the check the tests above lean on: a mark Vega-Lite does not know, or a field of the wrong
+    type, is an error, as Altair's ``from_dict`` made it."""
+    import jsonschema
+    import pytest
+
+    spec = heatmap(np.ones((2, 2)), "ab", "ab")
+    check_vega_lite(spec)
+    for broken in ({**spec, "layer": [{**spec["layer"][0], "mark": {"type": "rectangle"}}]},
+                   {**spec, "width": "wide"}, {**spec, "autosize": {"type": "stretch"}}):
+        with pytest.raises(jsonschema.ValidationError):
+            check_vega_lite(broken)
