@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from selfattn.display.charts import EXACT, MASKED, check_vega_lite, heatmap
+from selfattn.display.charts import EXACT, MASKED, check_vega_lite, heatmap, to_altair
 
 
 def test_heatmap_spec_is_valid_and_exact():
@@ -212,6 +212,7 @@ def test_the_schema_check_rejects_what_vega_lite_would_not_draw():
 
     spec = heatmap(np.ones((2, 2)), "ab", "ab")
     check_vega_lite(spec)
+    assert len(to_altair(spec).to_dict()["layer"]) == len(spec["layer"])  # the notebooks' Altair chart of it
     for broken in ({**spec, "layer": [{**spec["layer"][0], "mark": {"type": "rectangle"}}]},
                    {**spec, "width": "wide"}, {**spec, "autosize": {"type": "stretch"}}):
         with pytest.raises(jsonschema.ValidationError):
