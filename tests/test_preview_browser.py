@@ -133,6 +133,9 @@ def test_an_edit_shows_in_the_maps_before_the_server_answers_and_the_answer_chan
     wait_until_idle(page)
 
 
+ERROR = "[data-testid='stAlertContentError']"
+
+
 @pytest.mark.parametrize("typed", ["abc", "1,5", "1e400", "nan"])
 def test_a_cell_that_is_not_a_plain_number_is_not_previewed(page, typed):
     """Only the server says what is wrong with a cell: the maps keep their numbers until it answers
@@ -143,38 +146,37 @@ def test_a_cell_that_is_not_a_plain_number_is_not_previewed(page, typed):
     page.keyboard.type(typed)
     page.keyboard.press("Enter")
     assert outputs_cells(page) == before
+    # the server's answer, waited for as what it shows (a run not started yet shows no running indicator)
+    page.wait_for_function(f"() => document.querySelector({ERROR!r})", timeout=60_000)
     wait_until_idle(page)
     assert outputs_cells(page) == before
     cell.click()
     page.keyboard.type("0")  # back to the tutorial's 0
     page.keyboard.press("Enter")
+    page.wait_for_function(f"() => !document.querySelector({ERROR!r})", timeout=60_000)  # the tests after this one
     wait_until_idle(page)
 
 
 def test_every_value_written_in_a_map_reads_at_a_contrast_of_4_5_or_more(page):
     """WCAG AA for text: each cell's value against its own colour, black or white as the map chose."""
-    # every map drawn: the browser mounts the components after the run has ended, later still on a busy machine
-    page.wait_for_function("""() => { const hosts = [...document.querySelectorAll(
-                                          "[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']")];
-                                      return hosts.every((h) => h.shadowRoot && h.shadowRoot.querySelector("td"))
-                                          && hosts.reduce((n, h) => n + h.shadowRoot.querySelectorAll("td").length, 0)
-                                             >= 60; }""", timeout=30000)
-    ratios = page.evaluate("""() => {
+    # Every map drawn, and read in the same task as that check: the browser mounts the components after the run has
+    # ended, later still on a busy machine. A wait, then a read in a second call, once found 60 cells drawn and then
+    # read 27: the maps changed between the two calls (a whole run, 2-core VM, 2026-11-30).
+    ratios = page.wait_for_function("""() => {
+        const hosts = [...document.querySelectorAll("[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']")];
+        const cells = hosts.map((h) => h.shadowRoot ? [...h.shadowRoot.querySelectorAll("td")] : []);
+        if (!cells.every((tds) => tds.length) || cells.flat().length < 60) return null;
         const lum = (rgb) => {
             const [r, g, b] = rgb.match(/[\\d.]+/g).slice(0, 3).map(Number).map((v) => {
                 v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
             return 0.2126 * r + 0.7152 * g + 0.0722 * b;
         };
-        const out = [];
-        for (const host of document.querySelectorAll("[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']")) {
-            for (const td of host.shadowRoot.querySelectorAll("td")) {
-                const style = getComputedStyle(td);
-                const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
-                out.push([(a + 0.05) / (b + 0.05), td.textContent]);
-            }
-        }
-        return out;
-    }""")
+        return cells.flat().map((td) => {
+            const style = getComputedStyle(td);
+            const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
+            return [(a + 0.05) / (b + 0.05), td.textContent];
+        });
+    }""", timeout=30000).json_value()
     assert len(ratios) >= 60
     low = [(round(r, 2), text) for r, text in ratios if r < 4.5]
     assert not low, low
