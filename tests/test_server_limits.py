@@ -226,7 +226,7 @@ def test_a_hook_whose_target_is_missing_fails_at_start_up_and_changes_nothing(mo
     else:
         monkeypatch.setattr(owner, name, stand_in)
     wrapped = []
-    monkeypatch.setattr(hooks, "_wrap", lambda *args: wrapped.append(args))
+    monkeypatch.setattr(hooks, "wrap", lambda *args: wrapped.append(args))
     monkeypatch.setattr(limits, "_installed", False)
     with pytest.raises(hooks.HookMissing, match=rf"{cls + '.' if cls else ''}{name}\b"):
         limits.install()
@@ -273,6 +273,28 @@ def test_a_target_with_no_parameters_is_found_and_one_with_a_parameter_it_lacks_
     assert find("os:getcwd()") is __import__("os").getcwd
     with pytest.raises(hooks.HookMissing, match="getcwd"):
         find("os:getcwd(path)")
+
+
+def test_a_wrapped_target_is_replaced_once_and_keeps_its_name(monkeypatch):
+    """``wrap`` (what install routes every hook through): a ``module:Class.method`` found by import, the replacement
+    calling the original; a second install leaves the first replacement (never a wrapper around a wrapper)."""
+    import sys
+    import types
+
+    from selfattn.serving.targets import wrap
+
+    class Box:
+        def double(self, x):
+            return 2 * x
+
+    original, calls = Box.double, []
+    monkeypatch.setitem(sys.modules, "selfattn_wrap_probe", types.SimpleNamespace(Box=Box))
+    make = lambda old: lambda self, x: calls.append(x) or old(self, x) + 1  # noqa: E731
+    wrap("selfattn_wrap_probe:Box.double", make)
+    first = Box.double
+    wrap("selfattn_wrap_probe:Box.double", make)
+    assert Box.double is first and Box().double(5) == 11 and calls == [5]
+    assert Box.double.__name__ == "double" and Box.double.__wrapped__ is original
 
 
 def test_a_hook_whose_target_changed_its_parameters_fails_at_start_up(monkeypatch):

@@ -6,12 +6,9 @@ the app uses ``import streamlit as st`` only (tests/test_server_limits.py checks
 
 from __future__ import annotations
 
-import functools
-import importlib
-
 from selfattn.display.guard import short_name
 from selfattn.serving.one_key import KeyView
-from selfattn.serving.targets import HookMissing, find, name_of  # HookMissing: what check and install raise
+from selfattn.serving.targets import HookMissing, find, name_of, wrap  # HookMissing: what check and install raise
 from selfattn.serving.turns import Run
 
 SR = "streamlit.runtime"
@@ -58,35 +55,24 @@ def _get(name: str):
     return _found[name]
 
 
-def _wrap(target: str, make, owner=None) -> None:
-    """``target`` (``module:name``, or an attribute of ``owner``) replaced by ``make(original)``, once."""
-    module, _, name = target.partition(":")
-    *path, attr = name.split(".")
-    owner = functools.reduce(getattr, path, importlib.import_module(module)) if owner is None else owner
-    original = getattr(owner, attr)
-    if not getattr(original, "selfattn_hook", False):
-        setattr(owner, attr, functools.wraps(original)(make(original)))
-        getattr(owner, attr).selfattn_hook = True
-
-
 def install(*, read_triggers, around_run, run_started, on_message, on_download, on_upload, on_disconnect) -> None:
     """Check every target, then route Streamlit's calls through these (idempotent), each handed plain values and
     ``go``, Streamlit's own call (``read_triggers`` replaces Streamlit's; uploads and disconnects once a runtime is)."""
     _found.update(check())
-    _wrap("streamlit.components.v2.bidi_component.main:deserialize_trigger_list", lambda _: lambda s: read_triggers(s))
-    _wrap(f"{SR}.scriptrunner.script_runner:exec_func_with_error_handling",
+    wrap("streamlit.components.v2.bidi_component.main:deserialize_trigger_list", lambda _: lambda s: read_triggers(s))
+    wrap(f"{SR}.scriptrunner.script_runner:exec_func_with_error_handling",
           lambda old: lambda func, ctx: around_run(lambda: old(func, ctx)))
-    _wrap(f"{CTX}:ScriptRunContext.on_script_start", lambda old: _started(old, run_started))
-    _wrap(f"{SR}.app_session:AppSession.handle_backmsg",
+    wrap(f"{CTX}:ScriptRunContext.on_script_start", lambda old: _started(old, run_started))
+    wrap(f"{SR}.app_session:AppSession.handle_backmsg",
           lambda old: lambda self, msg: on_message(self, msg, lambda m: old(self, m)))
-    _wrap(f"{SR}.backend_operation_handler:DeferredFileHandler.handle", lambda old: _download(old, on_download))
+    wrap(f"{SR}.backend_operation_handler:DeferredFileHandler.handle", lambda old: _download(old, on_download))
     for module in WIDGET_MODULES:
-        _wrap(f"streamlit.elements.widgets.{module}:get_session_state", lambda old: lambda: KeyView(old(), _one_value))
+        wrap(f"streamlit.elements.widgets.{module}:get_session_state", lambda old: lambda: KeyView(old(), _one_value))
     if _get(f"{SR}:Runtime").exists():
         runtime = _get(f"{SR}:Runtime").instance()
-        _wrap(":add_file", lambda old: lambda session_id, file: on_upload(session_id, file.file_id, len(file.data),
+        wrap(":add_file", lambda old: lambda session_id, file: on_upload(session_id, file.file_id, len(file.data),
               lambda: old(session_id, file._replace(name=short_name(file.name)))), runtime.uploaded_file_mgr)
-        _wrap(":disconnect_session", lambda old: lambda session_id, client=None: on_disconnect(
+        wrap(":disconnect_session", lambda old: lambda session_id, client=None: on_disconnect(
               session_id, lambda: old(session_id, client=client)), runtime)
 
 
@@ -100,8 +86,7 @@ def _started(original, run_started):
 
 
 def _one_value(safe, key: str):
-    """One key of the session state as ``filtered_state`` holds it, read under the session's lock (a box's
-    question, ``selfattn.serving.one_key``)."""
+    """One key of the session state as ``filtered_state`` holds it, under the session's lock (``serving.one_key``)."""
     with safe._lock:
         return safe._state[key]
 

@@ -2,8 +2,9 @@
 
 A spec is ``"module:name(its parameters)"`` for a function or ``"module:name{the fields read}"`` for a class
 (``name`` may be dotted: ``Class.method``). :func:`find` imports the module, walks to the name and compares its
-parameters (all of them, in order) or looks up each field. ``ui/streamlit_hooks.py`` names Streamlit's private
-names this way, so that an upgrade that moved one stops the app at start-up instead of turning a guard off.
+parameters (all of them, in order) or looks up each field; :func:`wrap` replaces what a ``module:name`` names, once.
+``ui/streamlit_hooks.py`` names Streamlit's private names this way, so that an upgrade that moved one stops the app at
+start-up instead of turning a guard off.
 Plain Python, tested against the standard library (tests/test_server_limits.py).
 """
 
@@ -38,6 +39,18 @@ def find(target: str):
     if have != wanted:
         raise HookMissing(f"{module}:{name} has {have}, the hook needs {wanted}; {SEE}")
     return found
+
+
+def wrap(target: str, make, owner=None) -> None:
+    """``target`` (``module:name``, or ``:name``, an attribute of ``owner``) replaced by ``make(original)``, once: a
+    second call finds the replacement marked and leaves it."""
+    module, _, name = target.partition(":")
+    *path, attr = name.split(".")
+    owner = functools.reduce(getattr, path, importlib.import_module(module)) if owner is None else owner
+    original = getattr(owner, attr)
+    if not getattr(original, "selfattn_hook", False):
+        setattr(owner, attr, functools.wraps(original)(make(original)))
+        getattr(owner, attr).selfattn_hook = True
 
 
 def _has(cls, field: str) -> bool:
