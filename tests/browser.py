@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from pathlib import Path
 
 from support.chromium import CHROMIUM, CHROMIUM_ARGS, chromium_browser, chromium_page  # noqa: F401
@@ -36,6 +37,7 @@ def tab(browser, width: int = 1400, height: int = 1000):
         page.set_viewport_size({"width": width, "height": height})
     else:
         page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        watch_runs(page)
         if browser not in _TABS or _TABS[browser].is_closed():
             _TABS[browser] = page
     _LENT.add(page)
@@ -65,7 +67,9 @@ def browser_page(browser, width: int = 1400, height: int = 1000, **options):
     if options:
         context = browser.new_context(viewport={"width": width, "height": height}, **options)
         try:
-            yield context.new_page()
+            page = context.new_page()
+            watch_runs(page)
+            yield page
         finally:
             context.close()
         return
@@ -172,10 +176,78 @@ def whole_row(i: int, cols: int) -> list[list[int]]:
     return whole_rows([i], cols)
 
 
+class RunWatch:
+    """What a page's websocket says of its runs, frame by frame: a rerun the browser asked for (``rerun_script``) is
+    answered once a run starts after it (``new_session``) and that run ends (``script_finished``, not one stopped for
+    another run). The page's own run state cannot tell an asked-for run the server has not started yet from no run at
+    all: that gap, wide on a busy machine, let tests read a page before the run their click asked for (docs/
+    benchmarks.md, the preview race of 2026-11-30)."""
+
+    def __init__(self, page, late: bool = False) -> None:
+        self.socket = None  # the app's websocket now open, None before the first and after it closes
+        self.asked = False  # a rerun asked for since the last run started
+        self.running = False
+        self.late = late  # made after the page opened its websocket: it knows nothing until the next one
+        self.runs = 0  # runs started on the page's websockets
+        page.on("websocket", self._opened)
+
+    def _opened(self, ws) -> None:
+        if "/_stcore/stream" not in ws.url:
+            return
+        self.socket, self.asked, self.running, self.late = ws, True, False, False  # it asks for a first run
+        ws.on("framesent", lambda payload: self._sent(ws, payload))
+        ws.on("framereceived", lambda payload: self._received(ws, payload))
+        ws.on("close", lambda _: self._closed(ws))
+
+    def _sent(self, ws, payload) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        if ws is self.socket and isinstance(payload, bytes) and \
+                BackMsg.FromString(payload).WhichOneof("type") == "rerun_script":
+            self.asked = True
+
+    def _received(self, ws, payload) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if ws is not self.socket or not isinstance(payload, bytes):
+            return
+        msg = ForwardMsg.FromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            self.asked, self.running, self.runs = False, True, self.runs + 1
+        elif kind == "script_finished":
+            self.running = False
+            if msg.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:  # the run that replaces it is to come
+                self.asked = True
+
+    def _closed(self, ws) -> None:
+        if ws is self.socket:
+            self.socket = None
+
+    def idle(self) -> bool:
+        return self.late or (self.socket is not None and not self.asked and not self.running)
+
+
+def watch_runs(page, late: bool = False) -> RunWatch:
+    """The page's :class:`RunWatch`, made with the page (:func:`tab`, :func:`browser_page`); a page made elsewhere
+    gets one ``late``, at its first wait: it answers from the next websocket the page opens."""
+    if getattr(page, "_selfattn_runs", None) is None:
+        page._selfattn_runs = RunWatch(page, late)
+    return page._selfattn_runs
+
+
 def wait_until_idle(page, timeout_ms: int = 30000) -> None:
-    """Wait until Streamlit has finished running the script (no running indicator, no Stop button)."""
+    """Wait until Streamlit has run every run the page asked for, to its end (:class:`RunWatch`, where the page is
+    watched), and the page shows no running indicator, no Stop button."""
     page.wait_for_timeout(300)
-    page.wait_for_function(f"() => !({RUNNING})()", timeout=timeout_ms)
+    watch, deadline = watch_runs(page, late=True), time.monotonic() + timeout_ms / 1000
+    while not watch.idle():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"a run was still to come or going after {timeout_ms / 1000:g} s: websocket "
+                                 f"{'open' if watch.socket else 'not open'}, a rerun asked for and not started "
+                                 f"{watch.asked}, a run going {watch.running}")
+        page.wait_for_timeout(50)
+    page.wait_for_function(f"() => !({RUNNING})()", timeout=max(1, int((deadline - time.monotonic()) * 1000)))
     page.wait_for_timeout(300)
 
 
