@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 
+from streamlit import config
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest
 
 from selfattn.display import colours
@@ -15,6 +18,30 @@ from support.visitor import component_data
 from ui import map_sizes as fit
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+class KeptScripts(ScriptCache):
+    """A script's bytecode kept for the test process, as a server keeps it for its life: AppTest makes a new
+    ``ScriptCache`` on every run, so every ``at.run()`` compiled app.py and the page again (4-9 ms a page script;
+    5 % of the fast tier's CPU, py-spy, docs/benchmarks.md). Kept by the file's path, size and modification time
+    and Streamlit's magic setting, so a script written again is compiled again."""
+
+    _kept: dict = {}
+
+    def get_bytecode(self, script_path: str):
+        path = os.path.abspath(script_path)
+        stat = os.stat(path)
+        key = (path, stat.st_size, stat.st_mtime_ns, config.get_option("runner.magicEnabled"))
+        if key not in KeptScripts._kept:
+            KeptScripts._kept[key] = super().get_bytecode(path)
+        return KeptScripts._kept[key]
+
+
+def keep_compiled_scripts() -> None:
+    """Every AppTest of this process compiles a script once (:class:`KeptScripts`; tests/conftest.py)."""
+    from streamlit.testing.v1 import app_test, local_script_runner
+
+    app_test.ScriptCache = local_script_runner.ScriptCache = KeptScripts
 
 
 def open_page(page: str, lang: str = "en", timeout: float = 60, part: str | None = None) -> AppTest:
