@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from support.source import tree
 from ui.navigation import PAGES
 from ui import state
 
@@ -33,7 +34,7 @@ PAGE_PACKAGES = ("selfattn.playground", "selfattn.block", "selfattn.text", "self
 def imports_of(path: Path) -> set[str]:
     """Every module ``path`` imports, anywhere in it (``from a import b`` counts as a and a.b)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -164,7 +165,7 @@ MATRIX_MATH = {"mean", "sum", "cumsum", "cumprod", "prod", "std", "var", "dot", 
 def matrix_math(path: Path) -> list[str]:
     """Each line of ``path`` that multiplies matrices (``@``) or calls a maths method or numpy function on one."""
     found, name = [], path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree(path)):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             found.append(f"{name}:{node.lineno}: @")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MATRIX_MATH:
@@ -225,7 +226,7 @@ def test_no_page_package_imports_another():
     crossing = []
     for package in packages:
         for path in sorted((ROOT / "ui" / package).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in ast.walk(tree(path)):
                 names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
                          else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
                 for name in names:

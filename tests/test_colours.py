@@ -13,6 +13,7 @@ from altair.vegalite.v6.schema.core import load_schema
 from selfattn.core.heads import MISTAKES
 from selfattn.display import charts, colours
 from support.apptest import assert_coloured_by_role, heatmap_specs, is_attention, is_signed, open_link, open_page, open_part, scale
+from support.source import tree
 
 ROOT = Path(__file__).resolve().parents[1]
 VEGA = load_schema()["definitions"]  # Vega-Lite's own lists of colour scheme names, by kind
@@ -68,7 +69,7 @@ def test_no_scheme_or_colour_is_written_outside_the_table():
     for path in python_files():
         if path == table:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree(path)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if node.value.lower() in VEGA_SCHEMES:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from support.apptest import editors, open_page
+from support.source import tree
 from support.visitor import component_data
 from tests import blockpage
 
@@ -23,7 +24,7 @@ DECLARED = ("state", "current", "setup", "open_link", "take_sent", "read", "edit
 
 
 def defined_in(module: str) -> set[str]:
-    return {node.name for node in ast.walk(ast.parse((ROOT / module).read_text(encoding="utf-8")))
+    return {node.name for node in ast.walk(tree(ROOT / module))
             if isinstance(node, ast.FunctionDef)}
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from selfattn.i18n import CATALOG, LANGS, t, t_plain
+from support.source import tree
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY_CALL = re.compile(r"""\btr?\(\s*f?["']([a-z_]+\.[A-Za-z0-9_.{}\[\]'"]+)["']""")
@@ -79,7 +80,7 @@ def test_every_input_error_has_a_translated_message_with_its_parameters():
 
     seen = 0
     for path in (ROOT / "selfattn").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree(path)):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError"):
                 continue
             if not (node.args and isinstance(node.args[0], ast.Constant)):
@@ -102,7 +103,7 @@ def raised_params() -> dict[str, set[str]]:
 
     codes: dict[str, set[str]] = {}
     for path in (ROOT / "selfattn").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree(path)):
             if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "InputError" and node.args
                     and isinstance(node.args[0], ast.Constant)):
                 codes.setdefault(node.args[0].value, set()).update(k.arg for k in node.keywords if k.arg)

@@ -14,6 +14,7 @@ import pytest
 from selfattn.display.grid import parse_cell
 from selfattn.display.numbers import (MINUS_INFINITY, chart_text, difference_text, editor_text, map_text, step_text,
                                       step_vector_text)
+from support.source import tree
 
 ROOT = Path(__file__).resolve().parents[1]
 INF, NAN = math.inf, math.nan
@@ -103,7 +104,7 @@ def test_numbers_are_written_by_one_module_under_one_name_each():
                         *ROOT.glob("pages/*.py")}):
         if path == numbers:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in WRITERS | OLD_NAMES:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not offenders, offenders

@@ -30,6 +30,7 @@ from selfattn.serving.one_key import KeyView
 from selfattn.serving.targets import find
 from ui import server_limits as limits
 from ui import streamlit_hooks as hooks
+from support.source import tree
 
 
 def events(n: int, name: str = "pick", last: int = 0) -> str:
@@ -244,7 +245,7 @@ def test_no_module_of_the_app_but_the_hooks_imports_streamlit_s_internals():
     for path in files:
         if path.name == "streamlit_hooks.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree(path)):
             names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
                      else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
             found += [f"{path.relative_to(root)}: {n}" for n in names if n.startswith("streamlit.")]
