@@ -188,7 +188,7 @@ class RunWatch:
         self.asked = False  # a rerun asked for since the last run started
         self.running = False
         self.late = late  # made after the page opened its websocket: it knows nothing until the next one
-        self.runs = 0  # runs started on the page's websockets
+        self.runs = self.asks = 0  # runs started on the page's websockets, and reruns the page asked for
         page.on("websocket", self._opened)
 
     def _opened(self, ws) -> None:
@@ -204,7 +204,7 @@ class RunWatch:
 
         if ws is self.socket and isinstance(payload, bytes) and \
                 BackMsg.FromString(payload).WhichOneof("type") == "rerun_script":
-            self.asked = True
+            self.asked, self.asks = True, self.asks + 1
 
     def _received(self, ws, payload) -> None:
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg

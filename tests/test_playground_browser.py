@@ -37,13 +37,14 @@ def test_edit_a_cell_in_the_browser_changes_the_output(tmp_path, url, browser):
         assert "= [1.93662, 6.68311, 1.59507]" in before  # the tutorial's output 1
 
         # Click x1 of the first row (the first click selects the cell), type 5, press Enter.
-        runs = watch_runs(page).runs
-        assert runs >= 1  # the page's websocket read frame by frame (tests/browser.py RunWatch): the first run seen
+        runs, asks = watch_runs(page).runs, watch_runs(page).asks
+        assert runs >= 1 and asks >= 1  # the websocket read frame by frame (tests/browser.py RunWatch): the first run
         cell(page, "X, Input 1, x1").click()
         page.keyboard.type("5")
         page.keyboard.press("Enter")
         wait_for_new_output(page, before)
-        assert watch_runs(page).runs > runs and watch_runs(page).idle()  # the edit's own run, seen to its end
+        watch = watch_runs(page)
+        assert watch.asks > asks and watch.runs > runs and watch.idle()  # the edit's ask, and its run seen to its end
         after = output_text(page)
         assert after != before
         # Input 1 becomes [5, 0, 1, 0]: q1 = [5, 0, 6], k1 = [0, 1, 5], v1 = [1, 10, 3]; the score

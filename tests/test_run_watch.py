@@ -81,7 +81,7 @@ def test_a_rerun_asked_for_is_waited_for_until_the_run_after_it_has_ended(opened
     ws.fire("framereceived", started())
     assert not watch.idle()
     ws.fire("framereceived", finished())
-    assert watch.idle() and watch.runs == 2
+    assert watch.idle() and watch.runs == 2 and watch.asks == 1
 
 
 def test_a_rerun_asked_for_as_a_run_ends_waits_for_its_own_run(opened):
