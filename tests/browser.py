@@ -11,6 +11,9 @@ import json
 import time
 from pathlib import Path
 
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
 from support.chromium import CHROMIUM, CHROMIUM_ARGS, chromium_browser, chromium_page  # noqa: F401
 from support.server import ROOT, free_port, stop_process, streamlit_server  # noqa: F401
 
@@ -200,15 +203,11 @@ class RunWatch:
         ws.on("close", lambda _: self._closed(ws))
 
     def _sent(self, ws, payload) -> None:
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-
         if ws is self.socket and isinstance(payload, bytes) and \
                 BackMsg.FromString(payload).WhichOneof("type") == "rerun_script":
             self.asked, self.asks = True, self.asks + 1
 
     def _received(self, ws, payload) -> None:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
         if ws is not self.socket or not isinstance(payload, bytes):
             return
         msg = ForwardMsg.FromString(payload)

@@ -28,9 +28,9 @@ from selfattn.serving import turns as line
 from selfattn.serving.limits import Message
 from selfattn.serving.one_key import KeyView
 from selfattn.serving.targets import find
+from support.source import tree
 from ui import server_limits as limits
 from ui import streamlit_hooks as hooks
-from support.source import tree
 
 
 def events(n: int, name: str = "pick", last: int = 0) -> str:
