@@ -28,6 +28,7 @@ ENV HOME=/home/user \
     PYTHON=/home/user/venv/bin/python \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
+    PIP_COMPILE=0 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     SELFATTN_HOSTED=1 \
     SELFATTN_CACHE_DIR=/home/user/.cache/selfattn \
@@ -42,7 +43,10 @@ COPY --chown=user deploy/install.sh deploy/
 ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 RUN TORCH_INDEX_URL="$TORCH_INDEX_URL" bash deploy/install.sh deps
 
-# The app, its Chinese character vectors built into $SELFATTN_CACHE_DIR, and an import check.
+# The app, its Chinese character vectors built into $SELFATTN_CACHE_DIR, and an import check. pip
+# compiles nothing (PIP_COMPILE=0 above; pip reads PIP_NO_COMPILE=1 as "compile"): the check's
+# imports write the bytecode of what the server runs, not of every module torch and transformers
+# ship (docs/benchmarks.md).
 COPY --chown=user . .
 RUN bash deploy/install.sh cache check
 

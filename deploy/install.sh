@@ -10,7 +10,8 @@
 #          nvidia-* packages come in).
 #   cache  builds the Chinese character vectors into $SELFATTN_CACHE_DIR (default
 #          ~/.cache/selfattn) so that no visitor waits for them.
-#   check  imports the app's packages and prints the versions.
+#   check  imports the app's packages and the server's (writing their bytecode where pip wrote none:
+#          the Dockerfile sets PIP_COMPILE=0) and prints the versions.
 #   prefetch  (optional, not a default step) downloads the hub models in $SELFATTN_PREFETCH
 #          (default: bert-base-chinese) into the Hugging Face cache ($HF_HOME, $HF_HUB_CACHE) with
 #          `python -m selfattn.text.prefetch`, so that visitors get them offline. It needs the hub, or
@@ -57,7 +58,8 @@ print(f"install.sh: {len(table)} characters x {table.dim} dimensions cached in {
 step_check() {
   say "checking imports"
   "$PYTHON" -c '
-import selfattn, streamlit, torch, transformers
+import selfattn, streamlit, torch, transformers, altair, pandas
+from streamlit.web import bootstrap  # the server itself: its modules compiled here, not at the first start
 from selfattn.text import charvec
 from selfattn.text import models
 from ui import streamlit_hooks

@@ -295,6 +295,13 @@ def test_the_dockerfile_builds_and_the_container_serves_the_app_slow(tools, tmp_
         assert re.search(rf"(?m)^streamlit=={re.escape(requirement_pin('streamlit'))}$", inside), "streamlit is not the pin"
         assert not re.search(r"(?im)^nvidia-", inside), "CUDA packages came in with torch"
         assert re.search(r"(?m)^charvec-.*\.npz$", inside), "no character vectors in the image"
+        # pip compiled nothing (the Dockerfile's PIP_COMPILE=0): torch's compiler (torch._inductor), never imported,
+        # has no bytecode; the server's modules have theirs, written by install.sh's check as it imported them
+        count = ("import os, sys, torch, streamlit; print(*(sum(n.endswith('.pyc') for _, _, names in os.walk(d) "
+                 "for n in names) for d in (os.path.dirname(torch.__file__) + '/_inductor', "
+                 "os.path.dirname(streamlit.__file__) + '/web/server')))")
+        never_imported, server = map(int, store.podman("exec", "selfattn-test", "python", "-c", count).stdout.split())
+        assert never_imported == 0 and server > 0, (never_imported, server)
 
         # The command warms the server (deploy/warm.py: one open of the home page starts the background load).
         deadline = time.monotonic() + 60
