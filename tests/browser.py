@@ -448,15 +448,22 @@ def settle(page, charts: int) -> None:
     page.wait_for_timeout(1000)
 
 
-def assert_charts_fit(page, where: str, charts: int) -> None:
-    assert page.locator("[data-testid='stException']").count() == 0, where
+def chart_misfits(page) -> tuple[list, list, list]:
+    """Every chart (:data:`CHARTS`) as drawn now; those drawn past a block that holds them, as (drawn width, column
+    [left, right], px past); and the pairs drawn over each other, by index."""
     boxes = page.evaluate(CHART_BOXES, HOLDERS)
-    assert len(boxes) >= charts, (where, len(boxes))
     past = [(b["width"], b["holder"], b["past"]) for b in boxes if b["past"] > 1]
-    assert not past, (where, "charts past their column: (drawn width, column [left, right], px past)", past)
     overlapping = [(i, j) for i, a in enumerate(boxes) for j, b in enumerate(boxes[i + 1:], i + 1)
                    if not (a["right"] <= b["left"] + 1 or b["right"] <= a["left"] + 1
                            or a["bottom"] <= b["top"] + 1 or b["bottom"] <= a["top"] + 1)]
+    return boxes, past, overlapping
+
+
+def assert_charts_fit(page, where: str, charts: int) -> None:
+    assert page.locator("[data-testid='stException']").count() == 0, where
+    boxes, past, overlapping = chart_misfits(page)
+    assert len(boxes) >= charts, (where, len(boxes))
+    assert not past, (where, "charts past their column: (drawn width, column [left, right], px past)", past)
     assert not overlapping, (where, "charts drawn over each other", overlapping, boxes)
 
 

@@ -1,7 +1,9 @@
 """Every page at desktop (1400 px), projector (1024 px) and tablet (768 px) widths, in English and Chinese: no
 chart (a Vega chart, or one of the Playground's step maps) leaves its column and none is drawn over another, and no
 control's text is cut (tests/browser.py's CLIPPED_CONTROLS). The one table of these layout checks: each case opens
-its page once and looks at everything there is to look at on it.
+its page once and looks at everything there is to look at on it. At 1024 px these checks are made on every part of
+every page, in both languages, by tests/test_look_browser.py; here only the two projector cases with checks of their
+own (CASES).
 
 One server and one Chromium serve every case; each case opens the page in the module's tab at its window width (at
 1024 px the sidebar is open, at 768 px Streamlit collapses it). The two largest layouts (the Playground at n=32,
@@ -213,10 +215,15 @@ CASE_CHECKS = {("embeddings:model", 1024, "en"): a_picked_head_is_shown_where_th
 
 # Each page at each width in both languages, its parts walked in its tabs, and Heads & devices' parts with the sentence
 # box at the projector's width in Chinese: one load a case, every check on each part (a load costs Chromium about 0.9 s
-# of CPU more than a part's tab; until issue 51's item 5 each part was a case of its own, 45 loads, now 21; before
-# that the same page at the same width was opened by three files).
+# of CPU more than a part's tab; until issue 51's item 5 each part was a case of its own, 45 loads, then 21; before
+# that the same page at the same width was opened by three files). At 1024 px every part of every page in both
+# languages is tests/test_look_browser.py's, with these checks (charts in their columns and apart, no control cut,
+# labels and map text of 12 px or more, the sidebar drawn); here only the case whose check is its own
+# (CASE_CHECKS) and the sentence box: 16 loads.
 PAGES = ("playground", "embeddings", "heads")
-CASES = [(path, width, lang, "") for path in PAGES for width in WIDTHS for lang in ("en", "zh")]
+OWN_AT_1024 = {(name.partition(":")[0], lang) for name, width, lang in CASE_CHECKS if width == 1024}
+CASES = [(path, width, lang, "") for path in PAGES for width in WIDTHS for lang in ("en", "zh")
+         if width != 1024 or (path, lang) in OWN_AT_1024]
 CASES += [("heads", 1024, "zh", SENTENCE_HEADS)]
 
 

@@ -18,6 +18,10 @@ pages; until then each view was loaded again with ``?big=1``, 24 loads a languag
   control that shows less than it holds), no formula wider than the text around it, no chart or map running past the
   main area. Before issue 37 the projector view cut something on every page (the sidebar kept 300 of the 1,024 px and
   the main area its 5 rem margins: 397 px of zoomed page were left).
+* The layout checks at the projector's width (issue 51, item 5): no chart or step map past the block that holds it or
+  drawn over another, no chart label and no map text under 12 px or cut (tests/browser.py's ``chart_misfits``,
+  SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT). Until then tests/test_layout_browser.py, tests/test_poet_browser.py
+  and tests/test_efficient_browser.py opened their pages at 1024 px again for these, eight loads in all.
 * Issue 50 (item 12): what a chart draws, not its element's box, is measured: the drawing itself, its legends, axis
   labels and axis titles inside the main area (Streamlit sized every chart to the zoomed width, and the charts ran
   176 px past the window, the KV-cache and loss charts' legends and the probability chart's 1.0 with them); no Chinese
@@ -30,13 +34,15 @@ from __future__ import annotations
 import pytest
 
 from selfattn.bench.view import PARTS as HEADS_PARTS
+from selfattn.core.heads import MISTAKES
 from selfattn.block.view import PAGE_PARTS as BLOCK_PARTS
 from selfattn.efficient.view import PARTS as EFFICIENT_PARTS
 from selfattn.poet.view import PARTS as POET_PARTS
 from selfattn.seq2seq.view import SOURCE_PARTS
 from selfattn.text.view import PARTS as EMBEDDINGS_PARTS
 from ui.projector import PROJECTOR_ZOOM
-from tests.browser import CLIPPED_CONTROLS, CUT_CHART_TITLES, browser_page, click_part, settle, wait_until_idle
+from tests.browser import (CLIPPED_CONTROLS, CUT_CHART_TITLES, SMALL_CHART_LABELS, SMALL_OR_CLIPPED_MAP_TEXT,
+                           browser_page, chart_misfits, click_part, settle, wait_until_idle)
 
 pytestmark = pytest.mark.browser
 
@@ -47,13 +53,14 @@ ZH_SENTENCE = "%E6%88%91%E5%96%9C%E6%AC%A2%E6%9C%BA%E5%99%A8%E5%AD%A6%E4%B9%A0" 
 # prefix, the parts as the page declares them). The efficient page's switches were cut at 1024 px, unseen while
 # its parts were not here; its grouped-query heads are looked at with the causal mask as well.
 PLAYGROUND = "playground?order=3+1+2"  # an order named: the shuffle's folded box opens with its controls and maps
+HEADS = f"heads?open={'~'.join(MISTAKES)}"  # every mistake panel open (a link): the longest check part
 VIEWS = [("", None, ()), (PLAYGROUND, None, ()), (f"embeddings?text={ZH_SENTENCE}", "emb", EMBEDDINGS_PARTS),
-         ("heads", "hd", HEADS_PARTS), ("block?layers=2&batch=1", "tb", BLOCK_PARTS), ("block?source=real", None, ()),
+         (HEADS, "hd", HEADS_PARTS), ("block?layers=2&batch=1", "tb", BLOCK_PARTS), ("block?source=real", None, ()),
          ("seq2seq", "s2s", SOURCE_PARTS["toy"]), ("seq2seq?source=translator", "s2s", SOURCE_PARTS["translator"]),
          ("efficient", "ef", EFFICIENT_PARTS), ("efficient?part=heads&causal=1", None, ()), ("poet", "po", POET_PARTS)]
 # Each page's first part once, for contrast (the block page with its batch box switched on: a switched-off box is
 # exempt, and a second layer's words).
-CONTRAST_PAGES = ("", PLAYGROUND, f"embeddings?text={ZH_SENTENCE}", "heads", "block?layers=2&batch=1", "seq2seq")
+CONTRAST_PAGES = ("", PLAYGROUND, f"embeddings?text={ZH_SENTENCE}", HEADS, "block?layers=2&batch=1", "seq2seq")
 MIN_CONTRAST = 4.5
 
 # Every text node of the main area with its contrast, computed as the eye sees it.
@@ -200,13 +207,15 @@ def assert_all(*checks) -> None:
 @pytest.mark.timeout(1800)  # 12 page loads (11 links, the Playground's with ?big=1 too) and 32 parts picked
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_page_fits_1024_by_768_and_reads_from_the_back_row(url, browser, lang):
-    found, contrast, sizes = {}, {}, {}
+    found, contrast, sizes, charts = {}, {}, {}, {}
     PARTS_OF: dict = {}  # (the tabs' prefix, the view's link) -> its parts
     with browser_page(browser, width=1024, height=768) as page:
 
         def look(where: str) -> None:
             settle(page, 0)  # the run over, then every chart and map drawn
             assert page.locator("[data-testid='stException']").count() == 0, where
+            boxes, past, overlapping = chart_misfits(page)
+            charts[where.split(" ")[0]] = max(charts.get(where.split(" ")[0], 0), len(boxes))
             # every control's value counted too: the Encoder-decoder's preset box cut its value at 1024 px ("Vaswani
             # et al. (post-LN, R…", 188 px in 179) until the preset row wrapped (EditablePage.preset_row)
             problems = {"cut": page.evaluate(CLIPPED_CONTROLS, True),
@@ -215,7 +224,10 @@ def test_every_page_fits_1024_by_768_and_reads_from_the_back_row(url, browser, l
                         "chart text cut": page.evaluate(CUT_CHART_TITLES),
                         "Chinese axis titles on their side": page.evaluate(SIDEWAYS_TITLES),
                         "words broken in labels": page.evaluate(BROKEN_WORDS),
-                        "sidebar": page.evaluate(SIDEBAR_CUT)}
+                        "sidebar": page.evaluate(SIDEBAR_CUT),
+                        "charts past their column": past, "charts drawn over each other": overlapping,
+                        "chart labels under 12 px": page.evaluate(SMALL_CHART_LABELS),
+                        "map text under 12 px or cut": page.evaluate(SMALL_OR_CLIPPED_MAP_TEXT)}
             if any(problems.values()):
                 found[where] = {k: v for k, v in problems.items() if v}
 
@@ -252,6 +264,7 @@ def test_every_page_fits_1024_by_768_and_reads_from_the_back_row(url, browser, l
             walk(path, prefix, parts[-2::-1], "1")
 
     def every_page_fits():
+        assert all(charts[path or "home"] for path, _, _ in VIEWS[1:]), charts  # the charts' checks saw charts
         assert not found, "\n".join(f"{path}: {problems}" for path, problems in found.items())
 
     def every_text_reads_at_4_5_to_1():
