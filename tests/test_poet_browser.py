@@ -7,7 +7,8 @@ every head's map and its K and V rows in every layer."""
 import pytest
 
 from selfattn.i18n import t
-from tests.browser import assert_charts_fit, browser_page, settle, wait_for_text
+from selfattn.poet.view import PARTS
+from tests.browser import assert_charts_fit, browser_page, click_part, settle, wait_for_text
 
 pytestmark = pytest.mark.browser
 
@@ -56,7 +57,7 @@ def test_the_page_renders_and_its_charts_fit(url, browser, width, lang, tmp_path
         assert lit["k1"]["rows"] == lit["v1"]["rows"] == lit["k2"]["rows"] == lit["v2"]["rows"] == [1], lit
         assert lit["attn1"]["cols"] == lit["attn2"]["cols"] == [1], lit
         page.screenshot(path=str(tmp_path / f"poet-step-{width}-{lang}.png"), full_page=True)
-        page.goto(f"{url}/poet?lang={lang}&part=learned")
+        click_part(page, "po", PARTS, lang, "learned")  # a rerun in the same tab, as a visitor picks it
         wait_for_text(page, t("po.learn_title", lang))
         settle(page, LEARNED_CHARTS)
         assert page.locator("[data-testid='stException']").count() == 0
