@@ -17,7 +17,7 @@ SELFATTN_TEST_TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu where that in
 
 Needs root and Debian's buildah, podman, runc and debootstrap (tests/run.sh installs them; this
 test installs them too when root and apt-get are there). Skipped with the reason otherwise.
-Cold on a 2-core VM: debootstrap about 45 s, the build about 2.5-3 minutes, the container
+Cold on a 2-core VM: debootstrap about 45 s, the build about 1.5 minutes, the container
 healthy in about 2 s.
 """
 
