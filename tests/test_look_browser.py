@@ -34,8 +34,8 @@ from __future__ import annotations
 import pytest
 
 from selfattn.bench.view import PARTS as HEADS_PARTS
-from selfattn.core.heads import MISTAKES
 from selfattn.block.view import PAGE_PARTS as BLOCK_PARTS
+from selfattn.core.heads import MISTAKES
 from selfattn.efficient.view import PARTS as EFFICIENT_PARTS
 from selfattn.poet.view import PARTS as POET_PARTS
 from selfattn.seq2seq.view import SOURCE_PARTS
@@ -215,7 +215,8 @@ def test_every_page_fits_1024_by_768_and_reads_from_the_back_row(url, browser, l
             settle(page, 0)  # the run over, then every chart and map drawn
             assert page.locator("[data-testid='stException']").count() == 0, where
             boxes, past, overlapping = chart_misfits(page)
-            charts[where.split(" ")[0]] = max(charts.get(where.split(" ")[0], 0), len(boxes))
+            view = where.split(" ")[0]  # the view's link ("home" for the Home page)
+            charts[view] = max(charts.get(view, 0), len(boxes))
             # every control's value counted too: the Encoder-decoder's preset box cut its value at 1024 px ("Vaswani
             # et al. (post-LN, R…", 188 px in 179) until the preset row wrapped (EditablePage.preset_row)
             problems = {"cut": page.evaluate(CLIPPED_CONTROLS, True),
