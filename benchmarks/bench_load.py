@@ -30,7 +30,7 @@ first cell of X's column x1 and presses Enter: the editor's widget state, the JS
 ``{"table":{"rev":1,"cells":[["Input 1","5","0","1","0"],...]}}`` (the full table as typed, its
 revision counting up; each edit a value not sent before), in a rerun request with all the other
 widgets' values (for an editor inside an ``st.fragment``, a rerun of that fragment, as the browser
-asks). The edit must change the step-by-step text of the page (the ``st.code`` blocks), or it is
+asks). The edit must change the step-by-step text of the page (the boxes of worked-out lines), or it is
 counted as an error. Every page has its own edit (``support.visitor.EDITS``): on the Transformer
 block and the Encoder–decoder the first cell of X (the source X), typed into their matrix editors
 the same way; on Sentence embeddings a new six-character sentence in the text box; on Heads &

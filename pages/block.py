@@ -14,7 +14,7 @@ from selfattn.core.positions import KINDS
 from selfattn.display.export import column_names, labelled
 from ui.block import page as tb
 from ui import state as settings
-from ui.widgets import choice, current_lang, show_error, tr, vega
+from ui.widgets import choice, current_lang, show_error, tr, vega, worked_lines
 from ui.components.heatmap import library
 from ui import links
 from ui import parts
@@ -234,7 +234,7 @@ def padded_batch(shown, sharing: dict) -> None:
         tables["batch_key_padding"] = tb.show_map(
             tr("tb.batch_mask"), batch.key_padding.astype(float), [f"#{b + 1}" for b in range(len(batch.lengths))],
             pad_rows, key="batch_mask", link=None, focus=None, role="weights", domain=(0.0, 1.0))
-        st.code("\n".join(batch_lines(batch, result.batch_lengths, shown.maxlen, current_lang())), language=None)
+        worked_lines("\n".join(batch_lines(batch, result.batch_lengths, shown.maxlen, current_lang())))
         with st.container(horizontal=True, wrap=True, gap="medium"):
             for b, stack_b in enumerate(batch.stacks):
                 with st.container(width="content"):

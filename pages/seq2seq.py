@@ -16,7 +16,7 @@ from selfattn.seq2seq.link import LINK_PARAMS, TABLE_PARAMS, encode
 from selfattn.seq2seq.text import cost_numbers, cost_spec, focus_lines, masked, merged, settings_text
 from ui.seq2seq import page as s2
 from ui import state as settings
-from ui.widgets import choice, current_lang, show_error, tr, tr_count, vega
+from ui.widgets import choice, current_lang, show_error, tr, tr_count, vega, worked_lines
 from ui.components.heatmap import library
 from ui.components.outdated import served
 from ui import links
@@ -157,7 +157,7 @@ def draw(result, shown: sv.View, engine: dict | None, tables: dict | None = None
     choice(st.selectbox, tr("s2s.focus"), range(shown.m), "s2s_focus", {i: f"y{i + 1}" for i in range(shown.m)})
     with served("s2s_focus_box", s2.EDITORS.revs(), border=True):  # dimmed while the maps show a newer edit
         st.markdown(tr("s2s.focus_title", token=tgt[focus]))
-        st.code("\n".join(focus_lines(cross, focus, src, tgt[focus], current_lang())), language=None, wrap_lines=True)
+        worked_lines("\n".join(focus_lines(cross, focus, src, tgt[focus], current_lang())))
 
     st.markdown(f"#### {tr('s2s.rest_title')}")
     side_by_side([(tr("s2s.after_self"), lt.after_self, tgt, d_cols, f"d{layer + 1}_h1", "row:h1"),

@@ -92,10 +92,10 @@ def shown(markdown: str) -> str:
 
 
 def texts(at: AppTest) -> str:
-    """All markdown, captions, code and messages on the page, as one string, escapes read as shown."""
+    """All markdown, captions, worked-out lines and messages on the page, as one string, escapes read as shown."""
     parts = [e.value for e in (*at.markdown, *at.caption, *at.error, *at.warning, *at.info,
                                *at.success, *at.title, *at.subheader)]
-    return "\n".join([*(shown(str(p)) for p in parts), *(str(e.value) for e in at.code)])
+    return "\n".join([*(shown(str(p)) for p in parts), *(str(e.value) for e in at.text)])
 
 
 def placeholders(at: AppTest) -> dict[str, str]:

@@ -47,7 +47,7 @@ class Edit:
     key: re.Pattern  # the widget's id ends with its key
     kind: str  # "editor": a cell of a matrix editor (the grid's JSON state); "text": a text box; "int": a number box
     cell: tuple[int, int] = (0, 0)  # "editor": the (row, column) typed into, label columns counted
-    check: str = "content"  # what the edit must change: "steps" (the st.code step text) or "content" (see content())
+    check: str = "content"  # what the edit must change: "steps" (the worked-out lines) or "content" (see content())
 
 
 EDITS = {  # page name -> its edit
@@ -298,9 +298,9 @@ class Visitor:
             await asyncio.gather(reading, return_exceptions=True)
 
     def step_text(self) -> str:
-        """The step-by-step text of the page (every ``st.code`` block), in page order."""
-        codes = [(path, el.code.code_text) for path, el in self.elements.items() if el.WhichOneof("type") == "code"]
-        return "\n".join(text for _, text in sorted(codes))
+        """The step-by-step text of the page (every box of worked-out lines, ``ui.widgets.worked_lines``), in page order."""
+        lines = [(path, el.text.body) for path, el in self.elements.items() if el.WhichOneof("type") == "text"]
+        return "\n".join(text for _, text in sorted(lines))
 
     def content(self) -> str:
         """A digest of what the last run showed: every element but the inputs (texts, maps' and
@@ -334,7 +334,7 @@ class Visitor:
                 raise VisitorError("run_status", ForwardMsg.ScriptFinishedStatus.Name(status))
 
     def texts(self) -> list[str]:
-        """Every piece of text the last run drew: markdown, alerts, code, captions, headings."""
+        """Every piece of text the last run drew: markdown, alerts, worked-out lines, captions, headings."""
         out = []
         for _, element in sorted(self.elements.items()):
             kind = element.WhichOneof("type")
@@ -342,8 +342,8 @@ class Visitor:
                 out.append(element.markdown.body)
             elif kind == "alert":
                 out.append(element.alert.body)
-            elif kind == "code":
-                out.append(element.code.code_text)
+            elif kind == "text":
+                out.append(element.text.body)
         return out
 
     def handle(self, msg: ForwardMsg):

@@ -471,7 +471,7 @@ def assert_charts_fit(page, where: str, charts: int) -> None:
 
 def output_text(page) -> str:
     """The written-out sum of step 7, whose last line is the output of the focused input."""
-    return page.locator("[data-testid='stMain'] [data-testid='stCode']:visible").last.inner_text()  # not the full lines
+    return page.locator("[data-testid='stMain'] [data-testid='stText']:visible").last.inner_text()  # not the full lines
 
 
 def cell(page, name: str):
@@ -489,7 +489,7 @@ def open_playground(page, url: str, query: str = "", first: str = "X, Input 1, x
 def wait_for_new_output(page, before: str) -> str:
     """The last line of step 7 once it differs from ``before`` (the page has recomputed)."""
     page.wait_for_function(
-        "(old) => { const c = document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stCode\"]');"
+        "(old) => { const c = document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stText\"]');"
         " return c.length && c[c.length - 1].innerText !== old; }", arg=before, timeout=30000)
     wait_until_idle(page)
     return output_text(page).splitlines()[-1]
@@ -510,7 +510,7 @@ def type_into(page, name: str, text: str) -> str:
 TEXT_LAYOUT = r"""() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const sel = 'h1, h2, h3, h4, [data-testid="stMarkdownContainer"] > p, [data-testid="stCaptionContainer"],'
-            + ' [data-testid="stAlertContentSuccess"], [data-testid="stAlertContentInfo"], [data-testid="stCode"] pre,'
+            + ' [data-testid="stAlertContentSuccess"], [data-testid="stAlertContentInfo"], [data-testid="stText"],'
             + ' [data-testid="stWidgetLabel"]';
   const els = [...main.querySelectorAll(sel)].filter(e => e.getClientRects().length && e.innerText.trim());
   const name = e => (e.closest('[data-testid]') || {dataset: {}}).dataset.testid || e.tagName;

@@ -92,11 +92,11 @@ def test_every_control_changes_what_is_shown():
     assert label(at, "3wq") in editors(at) and label(at, "1wq") not in editors(at)
     assert maps(at) != before and link(at)["layer"] == "3"
     # the focus token: its LayerNorm written out
-    before = [c.value for c in at.code]
+    before = [c.value for c in at.text]
     pick(at, "selectbox", "tb_focus", 4)
     ok(at)
     assert any(s.value == t("tb.norm_title", "en", token="t5") for s in at.subheader)
-    assert [c.value for c in at.code] != before and link(at)["focus"] == "5"
+    assert [c.value for c in at.text] != before and link(at)["focus"] == "5"
     # the padded batch, in its part
     open_part(at, "block", "batch")
     assert at.text_input(key="tb_lengths").proto.disabled

@@ -242,7 +242,6 @@ def payloads(site: str) -> list[str]:
 
 
 @pytest.mark.browser
-@pytest.mark.browser
 def test_crafted_links_show_visitor_text_as_text(canary, server):
     """Cells and token labels with markdown links, images, autolinks and HTML, in every message that
     quotes them (the bad-cell error, the labels-cut notice, the step-4 text, a heading)."""
@@ -288,7 +287,6 @@ def drawn_maps(page, url: str, query: str) -> dict:
     return page.evaluate(MAP_LABELS)
 
 
-@pytest.mark.browser
 @pytest.mark.browser
 def test_line_separators_in_labels_do_not_blank_the_charts(server):
     """A U+2028 or U+2029 in a token label used to make Vega fail to parse every chart (0 px high); the
@@ -348,7 +346,7 @@ def test_a_crafted_pick_through_apptest_changes_nothing_and_a_click_picks():
     assert not at.exception and at.session_state["pg_focus"] == 2
     maps = step_maps(at)
     assert {data["focus"] for data in maps.values()} == {2} and "weighted_values_3" in maps
-    assert any(c.value.startswith("q3·k1") for c in at.code)  # step 4 of token 3
+    assert any(c.value.startswith("q3·k1") for c in at.text)  # step 4 of token 3
     send_pick(at, "outputs", 1)  # a click on row 2 of the outputs
     assert at.session_state["pg_focus"] == 1
     send_pick(at, "weighted_values_2", 0)  # the focus's own map picks nothing
@@ -589,7 +587,6 @@ def test_a_crafted_map_state_is_ignored(server, state):
     assert numbers(after) == numbers(before) and focus_token(after) == ["q1"]
 
 
-@pytest.mark.browser
 @pytest.mark.browser
 def test_html_in_a_label_is_written_as_text_in_the_maps(server):
     """A token label that is HTML shows as its literal text in every map's headers: no img element is made

@@ -444,17 +444,17 @@ def test_long_sums_are_shortened_but_for_the_focus_token_with_every_line_in_an_e
     for key, value in {"pg_n": 32, "pg_d_in": 16, "pg_d_k": 16, "pg_d_v": 16}.items():
         at.number_input(key=key).set_value(value).run()
     assert not at.exception
-    step4 = next(c.value for c in at.code if c.value.startswith("q1·k1"))
+    step4 = next(c.value for c in at.text if c.value.startswith("q1·k1"))
     zeros = " + 0×0" * 13
     assert step4.splitlines()[:2] == [f"q1·k1 = 1×0 + 0×1 + 2×1{zeros} = 2", "q1·k2 = … = 4"]
     assert len(step4.splitlines()) == 32 and max(map(len, step4.splitlines()[1:])) < 40
     full = [e for e in at.expander if e.label == t("pg.focus_full", lang)]
     assert len(full) == 3 and not any(e.code for e in full)  # steps 4, 6 and 7, folded: their lines not made yet
-    assert not any(f"q1·k2 = 1×4 + 0×4 + 2×0{zeros} = 4" in c.value for c in at.code)
+    assert not any(f"q1·k2 = 1×4 + 0×4 + 2×0{zeros} = 4" in c.value for c in at.text)
     open_folded(at, "pg_full_4")
     full = [e for e in at.expander if e.label == t("pg.focus_full", lang)]
     assert not at.exception and len(full) == 3
-    assert f"q1·k2 = 1×4 + 0×4 + 2×0{zeros} = 4" in full[0].code[0].value
+    assert f"q1·k2 = 1×4 + 0×4 + 2×0{zeros} = 4" in full[0].text[0].value
     assert str(t("pg.focus_short_note", lang, token="Input 1" if lang == "en" else "输入 1")) in texts(at)
     maps = step_maps(at)  # every map drawn at 32 tokens, linked as at 3 (no limit on the linking)
     assert len(maps["weights"]["cells"]) == 32 and len(maps["weights"]["cells"][0]) == 32

@@ -101,7 +101,7 @@ def test_renamed_tokens_and_a_language_switch_keep_the_focus(tmp_path, url, brow
         page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stSelectbox\"] input')]"
                                ".some(e => e.value === '3: 猫')", timeout=30000)
         wait_until_idle(page)
-        assert "q3·k1 = 2×0 + 1×1 + 3×1 = 4" in page.locator("[data-testid='stMain'] [data-testid='stCode']").first.inner_text()
+        assert "q3·k1 = 2×0 + 1×1 + 3×1 = 4" in page.locator("[data-testid='stMain'] [data-testid='stText']").first.inner_text()
 
         page.locator("[data-testid='stSidebar']").get_by_text("简体中文").click()
         page.wait_for_function("() => document.body.innerText.includes('动手实验')", timeout=30000)

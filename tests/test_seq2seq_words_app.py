@@ -113,7 +113,7 @@ def test_the_words_of_the_toy_are_those_of_what_is_drawn(lang):
     assert "softmax(QKᵀ/√d_k)V" in page and "√d)" not in page
     if lang == "zh":
         assert "规范化" not in page and "层归一化" in page and "残差连接与层归一化（Add & Norm）" in page
-    assert at.code and not [c.value for c in at.code if "**" in c.value]
+    assert at.text and not [c.value for c in at.text if "**" in c.value]
     one = t_plain("s2s.memory_help_one", lang, layers=1)
     assert one in captions(at) and "(s)" not in captions(at)
     if lang == "en":

@@ -28,7 +28,7 @@ SNAP = """() => {
         const td = host && host.shadowRoot && host.shadowRoot.querySelectorAll('tbody tr')[i]?.querySelectorAll('td')[j];
         return td ? [td.textContent, td.classList.contains('masked')] : [null, false];
     };
-    const code = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stCode]')]
+    const code = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stText]')]
         .find(c => c.innerText.startsWith(FOCUS_LINE));  // the box's first line: "Head 1: q = [..."
     const box = code && code.closest('[data-testid=stVerticalBlock]');
     let opacity = 1;

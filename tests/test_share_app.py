@@ -36,13 +36,13 @@ def page_link(at: AppTest) -> str:
 
 
 def shown(at: AppTest) -> dict:
-    """Everything the main area shows that comes from the numbers: tables, charts, step maps, metrics, code."""
+    """Everything the main area shows that comes from the numbers: tables, charts, step maps, metrics, worked-out lines."""
     return {"tables": [f.value.to_csv() for f in at.dataframe if f.proto.editing_mode == 0],
             "cells": apptest.playground_tables(at) if "pg" in at.session_state else {},  # as typed, edits included
             "charts": json.dumps(heatmap_specs(at), sort_keys=True, default=str),  # specs with their cells
             "maps": json.dumps(apptest.step_maps(at), sort_keys=True),  # the Playground's step maps, as drawn
             "metrics": [(m.label, m.value) for m in at.metric],
-            "code": [c.value for c in at.main.code],
+            "text": [c.value for c in at.main.text],
             "markdown": [m.value for m in at.main.markdown]}
 
 

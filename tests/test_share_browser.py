@@ -24,7 +24,7 @@ def sidebar_link(page) -> str:
 
 def step_texts(page) -> list[str]:
     """Every written-out step of the main area (steps 4 to 7 for the focused input)."""
-    return page.locator("[data-testid='stMain'] [data-testid='stCode']").all_inner_texts()
+    return page.locator("[data-testid='stMain'] [data-testid='stText']").all_inner_texts()
 
 
 def zip_download(page) -> dict[str, bytes]:

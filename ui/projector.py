@@ -5,6 +5,8 @@ One style element a run (``st.html`` with only a style sheet is added to the pag
 - **Readable captions.** Streamlit draws captions (the help lines under every step, the formulas
   in them, the preset note) at 60 % of the text colour: 3.9:1 against the page, under WCAG AA's
   4.5:1. Here they are drawn at 80 % (about 7:1), so they stay a step quieter than body text.
+- **Worked-out lines** (``ui.widgets.worked_lines``, Streamlit's plain text element, the only one the pages draw):
+  in a box of their own, in a fixed-width font, as a code box drew them without its highlighter.
 - **Titles and size badges.** A map's size badge ("3 × 3", the code span after its bold name) never breaks
   inside; titles wrap in balanced lines (a Chinese title left one character alone on its last line at 1024 px).
   (The sidebar's link and its copy button, always shown beside it, are drawn by ui/components/share_link.py.)
@@ -37,6 +39,10 @@ _READABLE = f"""
 [data-testid="stCaptionContainer"] code {{ color: inherit; }}
 [data-testid="stMain"] h1, [data-testid="stMain"] h2, [data-testid="stMain"] h3 {{ text-wrap: balance; }}
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] strong + code {{ white-space: nowrap; }}
+[data-testid="stMain"] [data-testid="stText"] {{ padding: 0.75rem 1rem; border-radius: 0.5rem;
+  background: rgba(128, 128, 128, 0.1); overflow-wrap: anywhere; }}
+[data-testid="stMain"] [data-testid="stText"] > * {{ font-family: "Source Code Pro", monospace; font-size: 0.875rem;
+  line-height: 1.6; }}
 [data-testid="stSidebarNavLink"] {{ height: auto; min-height: 2rem; }}
 [data-testid="stSidebarNavLink"] > span:last-child, [data-testid="stSidebarNavLink"] > span:last-child * {{
   white-space: normal; height: auto; line-height: 1.3; }}

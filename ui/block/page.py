@@ -27,7 +27,7 @@ from ui.editable_page import EditablePage
 from selfattn.block.text import flow_steps, norm_lines, similarity_change
 from selfattn.display.numbers import step_text
 from selfattn.display.export import column_names
-from ui.widgets import current_lang, tr, vega
+from ui.widgets import current_lang, tr, vega, worked_lines
 from ui import map_sizes as fit
 
 
@@ -172,7 +172,7 @@ def draw_norms(trace, tokens: list[str], focus: int) -> None:
     for number, norm in ((1, trace.norm1), (2, trace.norm2)):
         with st.container(border=True):
             st.markdown(tr("tb.norm_which", k=number, where=tr(f"tb.norm_where_{order}{number}")))
-            st.code("\n".join(norm_lines(norm, focus)), language=None, wrap_lines=True)
+            worked_lines("\n".join(norm_lines(norm, focus)))
 
 
 def similarity_caption(similarity, *, causal: bool) -> None:

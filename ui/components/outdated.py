@@ -1,7 +1,7 @@
 """Boxes the server writes from the editors' tables, marked out of date while newer tables are typed.
 
 The step maps are redrawn in the browser the moment an edit is committed (the previews, ``heatmap.js``); a box the
-server writes (``st.code`` with a sum written out, a check's difference, maps no preview draws) keeps its numbers
+server writes (worked-out lines of a sum, a check's difference, maps no preview draws) keeps its numbers
 until the server answers, a second or more later. :func:`served` wraps such a box: while the editors hold a table
 typed since the run that wrote it, the browser dims it and says it is being updated (``outdated.js``), so old numbers
 are never shown unmarked beside new ones.
