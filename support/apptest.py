@@ -44,6 +44,32 @@ def keep_compiled_scripts() -> None:
     app_test.ScriptCache = local_script_runner.ScriptCache = KeptScripts
 
 
+def ask_one_key() -> None:
+    """``key in at.session_state`` answered from that key alone (tests/conftest.py). AppTest answers it from
+    ``filtered_state``, a copy of the whole session state with every component's state presented: a Playground
+    fuzz walk's helpers (``playground_view``, ten fields asked a read) spent over a third of the walk's own CPU there
+    (py-spy, docs/benchmarks.md). A user's key is looked up as ``at.session_state[key]`` reads it, the way
+    ``ui/streamlit_hooks.py`` answers Streamlit's own boxes; a widget's id or an internal key is asked of the copy, as
+    before, since the copy leaves those out (tests/test_session_keys.py checks the two answers agree)."""
+    from streamlit.runtime.state.common import is_element_id
+    from streamlit.runtime.state.session_state import _is_internal_key
+    from streamlit.testing.v1.app_test import _AppTestSessionState
+
+    whole = getattr(_AppTestSessionState.__contains__, "asked_of_the_copy", _AppTestSessionState.__contains__)
+
+    def contains(self, key) -> bool:
+        if not isinstance(key, str) or is_element_id(key) or _is_internal_key(key):
+            return whole(self, key)
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    contains.asked_of_the_copy = whole
+    _AppTestSessionState.__contains__ = contains
+
+
 def open_page(page: str, lang: str = "en", timeout: float = 60, part: str | None = None) -> AppTest:
     """Run app.py, switch to ``pages/<page>.py`` (its ``part``, else its first) and return the AppTest after the run."""
     at = AppTest.from_file(APP, default_timeout=timeout)

@@ -46,7 +46,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from selfattn.hosting import HOSTED_ENV
 from selfattn.text import models
-from support.apptest import keep_compiled_scripts
+from support.apptest import ask_one_key, keep_compiled_scripts
 from support.chromium import chromium_browser
 from support.deploy import find_nginx
 from support.server import streamlit_server
@@ -224,6 +224,7 @@ def _worker_cache() -> None:
 
 _worker_cache()
 keep_compiled_scripts()  # AppTest compiles each script once a process, as a server does (support/apptest.py)
+ask_one_key()  # `key in at.session_state` reads that key, not a copy of every key (support/apptest.py)
 
 
 # ── The tier guard ───────────────────────────────────────────────────────────────────────

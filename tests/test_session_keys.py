@@ -106,3 +106,20 @@ def test_the_poet_writes_only_declared_keys_in_every_part():
     at.switch_page("pages/poet.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert undeclared(at) == []
+
+
+def test_a_key_asked_alone_is_in_the_session_exactly_when_the_whole_copy_holds_it():
+    """support/apptest.py's ``ask_one_key`` (installed for every test by tests/conftest.py) answers ``key in
+    at.session_state`` from that key alone; it must answer as AppTest's copy of the whole session state does, for
+    every key the Playground holds after an edit (settings, its page slot, widgets' keys, maps' and editors' keys),
+    for keys it never held, and for a widget's id, which the copy leaves out."""
+    from streamlit.testing.v1.app_test import _AppTestSessionState
+
+    whole = _AppTestSessionState.__contains__.asked_of_the_copy
+    at = open_page("playground")
+    at.toggle(key="pg_scale").set_value(True).run()
+    held = list(at.session_state._state.filtered_state)
+    widget_ids = [k for k in at.session_state._state._state._keys() if k.startswith("$$ID")]
+    assert len(held) > 20 and widget_ids
+    for key in [*held, *widget_ids, "pg_nope", "lang_", "", "$$STREAMLIT_INTERNAL_KEY_x"]:
+        assert (key in at.session_state) == whole(at.session_state, key), key
