@@ -27,12 +27,12 @@ SHORT_TERMS = 4  # a sum of more terms (a vector of more numbers) is shortened t
 def sums(full: list[str], short: list[str], step: int) -> None:
     """Lines of arithmetic: in full, or (when some are long) shortened, with the full ones in a folded box of the
     step (``pg_full_<step>``, made only once opened: at 32 tokens x 16 dimensions step 4's lines are 32 of 16 terms)."""
-    worked_lines("\n".join(short))
+    worked_lines(short)
     if short != full:
         whole = folded(tr("pg.focus_full"), f"pg_full_{step}", icon=":material/unfold_more:")
         if whole.open:
             with whole:
-                worked_lines("\n".join(full))
+                worked_lines(full)
 
 
 # ── Read: the frame, the settings, the page's tables, and (first open) the link ─────────────
@@ -192,7 +192,7 @@ def steps(scale: bool, causal: bool, use_bias: bool) -> None:
             short.append(head + ("…" if long_q and j != i else terms) + tail)
         sums(lines, short, 4)
         st.markdown(tr("pg.focus_step5"))
-        worked_lines(f"softmax({step_vector_text(trace.scaled_scores[i])})\n= {step_vector_text(trace.weights[i])}")
+        worked_lines([f"softmax({step_vector_text(trace.scaled_scores[i])})", f"= {step_vector_text(trace.weights[i])}"])
         st.markdown(tr("pg.focus_step6"))
         sums([f"{step_text(trace.weights[i, j])} × {step_vector_text(trace.values[j])} = "
               f"{step_vector_text(trace.weighted_values[i, j])}" for j in range(n)],

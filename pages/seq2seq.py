@@ -157,7 +157,7 @@ def draw(result, shown: sv.View, engine: dict | None, tables: dict | None = None
     choice(st.selectbox, tr("s2s.focus"), range(shown.m), "s2s_focus", {i: f"y{i + 1}" for i in range(shown.m)})
     with served("s2s_focus_box", s2.EDITORS.revs(), border=True):  # dimmed while the maps show a newer edit
         st.markdown(tr("s2s.focus_title", token=tgt[focus]))
-        worked_lines("\n".join(focus_lines(cross, focus, src, tgt[focus], current_lang())))
+        worked_lines(focus_lines(cross, focus, src, tgt[focus], current_lang()))
 
     st.markdown(f"#### {tr('s2s.rest_title')}")
     side_by_side([(tr("s2s.after_self"), lt.after_self, tgt, d_cols, f"d{layer + 1}_h1", "row:h1"),

@@ -122,12 +122,13 @@ def choice(widget: Callable, label: str, options, key: str, names: dict | None =
     return st.session_state[key]
 
 
-def worked_lines(lines: str) -> None:
+def worked_lines(lines: list[str]) -> None:
     """Lines of arithmetic worked out (a step's sums, a LayerNorm's, a batch's rows): plain text, never markdown (token
     labels are visitor text), drawn in a code-like box (ui/projector.py's style sheet), wrapped at the column's width.
-    Not ``st.code``: it loads Streamlit's code highlighter into the page, 0.2-0.3 s of a visitor's CPU on each load
-    of the Playground, the block and the Encoder–decoder pages (docs/benchmarks.md)."""
-    st.text(lines, width="stretch")
+    Not ``st.code``: it loads Streamlit's code highlighter into the page, 0.3-0.4 s of a visitor's CPU on each load
+    of the Playground, the block and the Encoder–decoder pages (docs/benchmarks.md). (Streamlit strips the text and
+    takes off an indent every line shares; no line here begins with a space.)"""
+    st.text("\n".join(lines), width="stretch")
 
 
 def folded(label: str, key: str, *, icon: str | None = None, opened: bool = False):

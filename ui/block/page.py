@@ -172,7 +172,7 @@ def draw_norms(trace, tokens: list[str], focus: int) -> None:
     for number, norm in ((1, trace.norm1), (2, trace.norm2)):
         with st.container(border=True):
             st.markdown(tr("tb.norm_which", k=number, where=tr(f"tb.norm_where_{order}{number}")))
-            worked_lines("\n".join(norm_lines(norm, focus)))
+            worked_lines(norm_lines(norm, focus))
 
 
 def similarity_caption(similarity, *, causal: bool) -> None:
