@@ -197,23 +197,23 @@ def read_timeline(lines, by: str = "file") -> dict[str, list[tuple[float, float,
 
 
 def attribute(samples, timeline: dict[str, list[tuple[float, float, str]]]):
-    """(CPU seconds by test file, by kind) from ``samples``: [(time, {(worker, kind): seconds})]. A worker's CPU at a
-    time when it ran no test (between two, or before its first) counts for "<worker> between tests"."""
+    """(CPU seconds by test file, by kind, by test file and kind) from ``samples``: [(time, {(worker, kind): seconds})].
+    A worker's CPU at a time when it ran no test (between two, or before its first) counts for "<worker> between
+    tests"."""
     starts = {worker: [start for start, _, _ in runs] for worker, runs in timeline.items()}
-    by_file, by_kind = collections.Counter(), collections.Counter()
+    by_file, by_kind, by_both = collections.Counter(), collections.Counter(), collections.defaultdict(collections.Counter)
     for at, deltas in samples:
         for (worker, what), seconds in deltas.items():
             by_kind[what] += seconds
             if worker is None:
-                by_file["pytest (before a worker is known)"] += seconds
-                continue
-            i = bisect.bisect_right(starts.get(worker, []), at) - 1
-            runs = timeline.get(worker, [])
-            if i >= 0 and at <= runs[i][1] + AFTER_END:
-                by_file[runs[i][2]] += seconds
+                name = "pytest (before a worker is known)"
             else:
-                by_file[f"{worker} between tests"] += seconds
-    return by_file, by_kind
+                i = bisect.bisect_right(starts.get(worker, []), at) - 1
+                runs = timeline.get(worker, [])
+                name = runs[i][2] if i >= 0 and at <= runs[i][1] + AFTER_END else f"{worker} between tests"
+            by_file[name] += seconds
+            by_both[name][what] += seconds
+    return by_file, by_kind, by_both
 
 
 def main(argv=None) -> None:
@@ -236,7 +236,7 @@ def main(argv=None) -> None:
         samples.append((at, sampler.sample(read_procs())))
         time.sleep(max(0.0, args.every - (time.time() - at)))
     wall, busy = time.time() - started, machine_busy() - busy
-    by_file, by_kind = attribute(samples, read_timeline(timeline.read_text().splitlines(), args.by))
+    by_file, by_kind, by_both = attribute(samples, read_timeline(timeline.read_text().splitlines(), args.by))
     total = sum(by_kind.values())
     print(f"\nexit {proc.returncode}, wall {wall / 60:.1f} min, CPU {total:.0f} s "
           f"({total / wall / (os.cpu_count() or 1):.0%} of {os.cpu_count()} cores); the whole machine's CPU meanwhile "
@@ -248,7 +248,8 @@ def main(argv=None) -> None:
         print(f"  {seconds:7.1f} s  {name}")
     if args.json:
         args.json.write_text(json.dumps({"exit": proc.returncode, "wall_s": round(wall, 1), "cpu_s": round(total, 1),
-                                         "by_kind": by_kind, "by_file": by_file}, indent=1))
+                                         "by_kind": by_kind, "by_file": by_file,
+                                         "by_file_and_kind": by_both}, indent=1))
     sys.exit(proc.returncode)
 
 

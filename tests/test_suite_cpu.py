@@ -51,11 +51,13 @@ def test_cpu_goes_to_the_file_its_worker_ran_then():
                (111, {("gw0", "Chromium"): 1.5}),  # the test before ended a second ago: its teardown lags into it
                (120, {("gw0", "Streamlit servers"): 3.0}),
                (135, {("gw0", "Chromium"): 0.25})]  # gw0 runs nothing then
-    by_file, by_kind = suite_cpu.attribute(samples, timeline)
+    by_file, by_kind, by_both = suite_cpu.attribute(samples, timeline)
     assert by_file == {"tests/test_a.py": 1.0, "tests/test_b.py": 4.5, "tests/test_c.py": 2.0,
                        "pytest (before a worker is known)": 0.5, "gw0 between tests": 0.25}
     assert by_kind == {"Chromium": 2.75, "pip": 2.0, "pytest and other Python": 0.5, "Streamlit servers": 3.0}
-    by_test, _ = suite_cpu.attribute(samples, suite_cpu.read_timeline(lines, by="test"))
+    assert by_both["tests/test_b.py"] == {"Chromium": 1.5, "Streamlit servers": 3.0}
+    assert by_both["gw0 between tests"] == {"Chromium": 0.25}
+    by_test, _, _ = suite_cpu.attribute(samples, suite_cpu.read_timeline(lines, by="test"))
     assert by_test["tests/test_b.py::test_two[x y]"] == 4.5 and by_test["tests/test_a.py::test_one"] == 1.0
 
 
@@ -70,7 +72,7 @@ def test_a_worker_that_starts_no_process_is_known_by_its_pid(monkeypatch):
     first = sampler.sample({1: Proc(1, 0, "python3", 100, 0), 10: Proc(10, 1, "python3", 300, 0)})
     assert first == {(None, "pytest and other Python"): 1.0, ("pid 10", "pytest and other Python"): 3.0}
     timeline = suite_cpu.read_timeline(["gw1 99.00 110.00 11.00 10 tests/test_a.py::test_one"])
-    by_file, _ = suite_cpu.attribute([(105, first)], timeline)
+    by_file, _, _ = suite_cpu.attribute([(105, first)], timeline)
     assert by_file == {"tests/test_a.py": 3.0, "pytest (before a worker is known)": 1.0}
     # named later by a process it starts: its name from then on
     files["/proc/11/environ"] = b"PYTEST_XDIST_WORKER=gw1\0"
