@@ -65,9 +65,10 @@ def release(page) -> None:
 
 
 @contextlib.contextmanager
-def browser_page(browser, width: int = 1400, height: int = 1000, **options):
-    """A page for one test: the module's tab (:func:`tab`), or with ``options`` (touch, mobile) a context of its own."""
-    if options:
+def browser_page(browser, width: int = 1400, height: int = 1000, own: bool = False, **options):
+    """A page for one test: the module's tab (:func:`tab`), or with ``options`` (touch, mobile) or ``own`` a context of
+    its own (what the test adds to the page, listeners or init scripts, goes with it)."""
+    if options or own:
         context = browser.new_context(viewport={"width": width, "height": height}, **options)
         try:
             page = context.new_page()

@@ -8,7 +8,7 @@ Each map is one component element (key ``map_<name>``) holding a table in an ope
 """
 
 import pytest
-from tests.browser import linked_maps, map_row_head, map_td, wait_until_idle, whole_rows
+from tests.browser import linked_maps, map_row_head, map_td, release, tab, wait_until_idle, whole_rows
 
 
 pytestmark = pytest.mark.browser
@@ -44,6 +44,7 @@ def open_maps(page, url: str, query: str = "", n: int = N) -> None:
     page.wait_for_selector(td("outputs", n - 1, 0), timeout=120000)
     wait_until_idle(page, timeout_ms=120000)
     page.wait_for_function("(n) => document.body.innerText.includes(`${n} × ${n}`)", arg=n, timeout=60000)
+    assert isinstance(page.evaluate("window.__sent"), int)  # the page counts what it sends
 
 
 def wait_lit(page, name: str, i: int, j: int) -> None:
@@ -53,18 +54,32 @@ def wait_lit(page, name: str, i: int, j: int) -> None:
                            arg=[name, i, j], timeout=5000)
 
 
+_COUNTING: list = []  # the pages COUNT_SENDS was added to (an init script stays with its page), held
+
+
 @pytest.fixture
 def new_page(browser):
-    contexts = []
+    """The module's tab at a width (tests/browser.py's tab: a new context costs Chromium a renderer and Streamlit's
+    frontend compiled again, about 2 s of CPU), or with ``options`` (touch) a context of its own; each counts the
+    messages it sends from before the app loads."""
+    pages, contexts = [], []
 
     def make(width: int = 1400, height: int = 1200, **options):
-        context = browser.new_context(viewport={"width": width, "height": height}, **options)
-        contexts.append(context)
-        page = context.new_page()
-        page.add_init_script(COUNT_SENDS)
+        if options:
+            context = browser.new_context(viewport={"width": width, "height": height}, **options)
+            contexts.append(context)
+            page = context.new_page()
+        else:
+            page = tab(browser, width, height)
+            pages.append(page)
+        if not any(counting is page for counting in _COUNTING):
+            page.add_init_script(COUNT_SENDS)
+            _COUNTING.append(page)
         return page
 
     yield make
+    for page in pages:
+        release(page)
     for context in contexts:
         context.close()
 

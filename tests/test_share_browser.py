@@ -13,7 +13,7 @@ import pytest
 from selfattn import self_attention
 from selfattn.display import share
 from selfattn.i18n import t_plain
-from tests.browser import output_text, pick, type_into, wait_until_idle
+from tests.browser import browser_page, output_text, pick, type_into, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -72,27 +72,38 @@ def test_the_copy_button_puts_the_link_on_the_clipboard_and_says_so(browser, url
 
 
 def test_a_copied_link_opens_the_same_numbers_in_a_new_browser(browser, url):
-    page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
-    open_playground(page, f"{url}/playground")
-    type_into(page, "X, Input 1, x1", "0.1")  # a number with no short binary form
-    type_into(page, "W_q, x1, q1", "-2.5e-3")
-    link = sidebar_link(page)
-    assert link.startswith(f"{url}/playground?") and "dx=0.0.0.1" in link and "dwq=0.0.-2.5e-3" in link
-    page.wait_for_function("(want) => window.location.href === want", arg=link, timeout=10000)  # the address bar too
-    mine, my_files = step_texts(page), zip_download(page)
+    with browser_page(browser, 1400, 1600) as page:
+        open_playground(page, f"{url}/playground")
+        type_into(page, "X, Input 1, x1", "0.1")  # a number with no short binary form
+        type_into(page, "W_q, x1, q1", "-2.5e-3")
+        link = sidebar_link(page)
+        assert link.startswith(f"{url}/playground?") and "dx=0.0.0.1" in link and "dwq=0.0.-2.5e-3" in link
+        page.wait_for_function("(want) => window.location.href === want", arg=link, timeout=10000)  # the address bar
+        mine, my_files = step_texts(page), zip_download(page)
 
-    other = browser.new_context(viewport={"width": 1024, "height": 1600}).new_page()  # nothing shared
-    open_playground(other, link)
-    assert step_texts(other) == mine
-    assert zip_download(other) == my_files  # every table, to the last digit
+    context = browser.new_context(viewport={"width": 1024, "height": 1600})  # a browser of its own: nothing shared
+    try:
+        other = context.new_page()
+        open_playground(other, link)
+        assert step_texts(other) == mine
+        assert zip_download(other) == my_files  # every table, to the last digit
+        assert other.locator("[data-testid='stException']").count() == 0
+    finally:
+        context.close()
     x = np.array([[0.1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]])
-    assert other.locator("[data-testid='stException']").count() == 0
     got = np.loadtxt(io.StringIO(my_files["x.csv"].decode()), delimiter=",", skiprows=1, usecols=(1, 2, 3, 4))
     np.testing.assert_array_equal(got, x)
 
 
 def test_history_has_one_entry_per_page_and_reload_keeps_everything(browser, url):
-    page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+    context = browser.new_context(viewport={"width": 1400, "height": 1600})  # a new tab: its history starts here
+    try:
+        walk_history(context.new_page(), url)
+    finally:
+        context.close()
+
+
+def walk_history(page, url: str) -> None:
     open_playground(page, f"{url}/playground")
     start = page.evaluate("history.length")
     assert start == 2, "the new tab's blank page and the Playground: opening it adds no second entry"
@@ -134,22 +145,22 @@ def test_the_largest_playground_with_every_cell_typed_opens_from_its_link(browse
     query = urlencode(params)
     assert 20_000 < len(query) <= share.MAX_LINK_CHARS, len(query)  # about 25,000 characters
     want = self_attention(mats["x"], mats["wq"], mats["wk"], mats["wv"], scale=True).outputs[0]
-    page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
-    open_playground(page, f"{url}/playground?{query}")
-    assert page.locator("[data-testid='stException']").count() == 0
-    assert page.locator("[data-testid='stAlert']").filter(has_text="link").count() == 0
-    assert output_text(page).splitlines()[-1] == "= [" + ", ".join(f"{v:.6g}" for v in want) + "]"
-    assert dict(parse_qsl(sidebar_link(page).split("?", 1)[1])) == params
+    with browser_page(browser, 1400, 1600) as page:
+        open_playground(page, f"{url}/playground?{query}")
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert page.locator("[data-testid='stAlert']").filter(has_text="link").count() == 0
+        assert output_text(page).splitlines()[-1] == "= [" + ", ".join(f"{v:.6g}" for v in want) + "]"
+        assert dict(parse_qsl(sidebar_link(page).split("?", 1)[1])) == params
 
 
 def test_a_mangled_link_opens_with_a_plain_message(browser, url):
-    page = browser.new_context(viewport={"width": 1400, "height": 1200}).new_page()
-    page.goto(f"{url}/heads?seed=abc&n=99999&zzz=1&heads=3")
-    page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
-    wait_until_idle(page)
-    message = page.locator("[data-testid='stAlert']").first.inner_text()
-    assert "seed" in message and "zzz" in message and "n" in message
-    assert page.locator("[data-testid='stException']").count() == 0
-    pick(page, "Input", t_plain("hd.input_sentence", "en"))  # the page works on
-    assert page.locator("[data-testid='stException']").count() == 0
+    with browser_page(browser, 1400, 1200) as page:
+        page.goto(f"{url}/heads?seed=abc&n=99999&zzz=1&heads=3")
+        page.wait_for_selector("[data-testid='stVegaLiteChart']", timeout=60000)
+        wait_until_idle(page)
+        message = page.locator("[data-testid='stAlert']").first.inner_text()
+        assert "seed" in message and "zzz" in message and "n" in message
+        assert page.locator("[data-testid='stException']").count() == 0
+        pick(page, "Input", t_plain("hd.input_sentence", "en"))  # the page works on
+        assert page.locator("[data-testid='stException']").count() == 0
 
