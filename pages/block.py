@@ -14,7 +14,7 @@ from selfattn.core.positions import KINDS
 from selfattn.display.export import column_names, labelled
 from ui.block import page as tb
 from ui import state as settings
-from ui.widgets import choice, current_lang, show_error, tr, vega, worked_lines
+from ui.widgets import choice, current_lang, show_error, tr, tr_plain, vega, worked_lines
 from ui.components.heatmap import library
 from ui import links
 from ui import parts
@@ -200,16 +200,14 @@ def stack(shown, sharing: dict) -> None:
     st.caption(tr("tb.stack_help"))
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for k, lt in enumerate(result.stack.layers):
-            with st.container(width="content"):
-                mean = combine_heads(lt.weights, "mean")
-                tables[f"layer{k + 1}_weights_mean"] = tb.show_map(
-                    tr("tb.stack_layer", k=k + 1), mean, tokens, tokens, key=f"stack{k + 1}", link=None,
-                    focus=focus, role="weights", domain=(0.0, 1.0))
+            tables[f"layer{k + 1}_weights_mean"] = tb.show_map(
+                tr_plain("tb.stack_layer", k=k + 1), combine_heads(lt.weights, "mean"), tokens, tokens,
+                key=f"stack{k + 1}", link=None, focus=focus, role="weights", domain=(0.0, 1.0))
     similarity = result.stack.similarity()
     vega(similarity_spec(similarity, current_lang()))
     tb.similarity_caption(similarity, causal=shown.causal)
     if result.stack.final_norm is not None:
-        tables["final_norm"] = tb.show_map(tr("tb.final_out"), result.stack.outputs, tokens,
+        tables["final_norm"] = tb.show_map(tr_plain("tb.final_out"), result.stack.outputs, tokens,
                                            column_names("y", result.stack.outputs.shape[1]), key="final",
                                            link="row:final", focus=focus, role="outputs")
     export(shown, result, tables, sharing)
@@ -232,17 +230,16 @@ def padded_batch(shown, sharing: dict) -> None:
         n_pad = batch.inputs.shape[1]
         pad_rows = [f"{i + 1}" for i in range(n_pad)]
         tables["batch_key_padding"] = tb.show_map(
-            tr("tb.batch_mask"), batch.key_padding.astype(float), [f"#{b + 1}" for b in range(len(batch.lengths))],
-            pad_rows, key="batch_mask", link=None, focus=None, role="weights", domain=(0.0, 1.0))
+            tr_plain("tb.batch_mask"), batch.key_padding.astype(float),
+            [f"#{b + 1}" for b in range(len(batch.lengths))], pad_rows, key="batch_mask", link=None, focus=None, role="weights", domain=(0.0, 1.0))
         worked_lines(batch_lines(batch, result.batch_lengths, shown.maxlen, current_lang()))
         with st.container(horizontal=True, wrap=True, gap="medium"):
             for b, stack_b in enumerate(batch.stacks):
-                with st.container(width="content"):
-                    rows = [f"{i + 1}" + (" ·pad" if batch.key_padding[b, i] else "") for i in range(n_pad)]
-                    tables[f"batch{b + 1}_outputs"] = tb.show_map(
-                        tr("tb.batch_out", b=b + 1), stack_b.outputs, rows,
-                        column_names("y", stack_b.outputs.shape[1]), key=f"batch{b + 1}", link=None, focus=None,
-                        role="outputs")
+                rows = [f"{i + 1}" + (" ·pad" if batch.key_padding[b, i] else "") for i in range(n_pad)]
+                tables[f"batch{b + 1}_outputs"] = tb.show_map(
+                    tr_plain("tb.batch_out", b=b + 1), stack_b.outputs, rows,
+                    column_names("y", stack_b.outputs.shape[1]), key=f"batch{b + 1}", link=None, focus=None,
+                    role="outputs")
         st.success(tr("tb.batch_same", diff=f"{result.padding_difference:.1e}"), icon=":material/verified:")
         st.caption(tr("tb.batch_fast_path"))
     export(shown, result, tables, sharing)

@@ -16,7 +16,7 @@ from selfattn.seq2seq.link import LINK_PARAMS, TABLE_PARAMS, encode
 from selfattn.seq2seq.text import cost_numbers, cost_spec, focus_lines, masked, merged, settings_text
 from ui.seq2seq import page as s2
 from ui import state as settings
-from ui.widgets import choice, current_lang, show_error, tr, tr_count, vega, worked_lines
+from ui.widgets import choice, current_lang, show_error, tr, tr_count, tr_plain, vega, worked_lines
 from ui.components.heatmap import library
 from ui.components.outdated import served
 from ui import links
@@ -91,10 +91,9 @@ def heads_row(title_key: str, maps, rows, cols, *, key: str, link: str, full=Non
     """One map per head, side by side while the window holds them."""
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for h, matrix in enumerate(maps):
-            with st.container(width="content"):
-                tables[f"{key}_head{h + 1}"] = s2.show_map(
-                    tr(title_key, h=h + 1), matrix, rows, cols, key=f"{key}{h + 1}", link=f"{link}:{h}", focus=focus,
-                    role="weights", domain=(0.0, 1.0), full=None if full is None else full[h])
+            tables[f"{key}_head{h + 1}"] = s2.show_map(
+                tr_plain(title_key, h=h + 1), matrix, rows, cols, key=f"{key}{h + 1}", link=f"{link}:{h}", focus=focus,
+                role="weights", domain=(0.0, 1.0), full=None if full is None else full[h])
 
 
 def side_by_side(maps, *, focus, tables: dict, engine: dict | None = None) -> None:
@@ -102,9 +101,8 @@ def side_by_side(maps, *, focus, tables: dict, engine: dict | None = None) -> No
     ``engine``, the browser's preview's options, if given."""
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for k, (title, matrix, rows, cols, key, link) in enumerate(maps):
-            with st.container(width="content"):
-                tables[key] = s2.show_map(title, matrix, rows, cols, key=key, link=link, focus=focus,
-                                          engine=None if k else engine)
+            tables[key] = s2.show_map(title, matrix, rows, cols, key=key, link=link, focus=focus,
+                                      engine=None if k else engine)
 
 
 def layer_box(result, shown: sv.View) -> int:
@@ -130,16 +128,16 @@ def draw(result, shown: sv.View, engine: dict | None, tables: dict | None = None
     st.caption(tr("s2s.pass_intro"))
     st.subheader(tr("s2s.memory_title"))
     st.caption(tr_count("s2s.memory_help", len(result.encoder), layers=len(result.encoder)))
-    side_by_side([(tr("s2s.src"), trace.src, src, d_cols, "src", "src:x"),
-                  (tr("s2s.memory"), trace.memory, src, d_cols, "memory", "src:memory")], focus=None, tables=tables,
-                 engine=engine)
+    side_by_side([(tr_plain("s2s.src"), trace.src, src, d_cols, "src", "src:x"),
+                  (tr_plain("s2s.memory"), trace.memory, src, d_cols, "memory", "src:memory")], focus=None,
+                 tables=tables, engine=engine)
 
     layer = layer_box(result, shown)
     layers = len(trace.decoder_layers)
     lt = trace.decoder_layers[layer]
     st.subheader(tr("s2s.layer_title", layer=layer + 1, layers=layers))
-    side_by_side([(tr("s2s.layer_input"), lt.y, tgt, d_cols, f"d{layer + 1}_input", "row:input")], focus=focus,
-                 tables=tables)
+    side_by_side([(tr_plain("s2s.layer_input"), lt.y, tgt, d_cols, f"d{layer + 1}_input", "row:input")],
+                 focus=focus, tables=tables)
 
     st.markdown(f"#### {tr('s2s.self_title')}")
     st.caption(tr("s2s.self_help"))
@@ -151,8 +149,8 @@ def draw(result, shown: sv.View, engine: dict | None, tables: dict | None = None
     heads_row("s2s.head", lt.cross_weights, tgt, src, key=f"d{layer + 1}_cross", link="cross", focus=focus,
               tables=tables)
     cross = lt.cross_attention
-    side_by_side([(tr("s2s.cross_keys"), merged(cross.keys), src, d_cols, f"d{layer + 1}_cross_k", "src:k"),
-                  (tr("s2s.cross_values"), merged(cross.values), src, d_cols, f"d{layer + 1}_cross_v", "src:v")],
+    side_by_side([(tr_plain("s2s.cross_keys"), merged(cross.keys), src, d_cols, f"d{layer + 1}_cross_k", "src:k"),
+                  (tr_plain("s2s.cross_values"), merged(cross.values), src, d_cols, f"d{layer + 1}_cross_v", "src:v")],
                  focus=None, tables=tables)
     choice(st.selectbox, tr("s2s.focus"), range(shown.m), "s2s_focus", {i: f"y{i + 1}" for i in range(shown.m)})
     with served("s2s_focus_box", s2.EDITORS.revs(), border=True):  # dimmed while the maps show a newer edit
@@ -160,14 +158,15 @@ def draw(result, shown: sv.View, engine: dict | None, tables: dict | None = None
         worked_lines(focus_lines(cross, focus, src, tgt[focus], current_lang()))
 
     st.markdown(f"#### {tr('s2s.rest_title')}")
-    side_by_side([(tr("s2s.after_self"), lt.after_self, tgt, d_cols, f"d{layer + 1}_h1", "row:h1"),
-                  (tr("s2s.after_cross"), lt.after_cross, tgt, d_cols, f"d{layer + 1}_h2", "row:h2"),
-                  (tr("s2s.layer_out"), lt.outputs, tgt, d_cols, f"d{layer + 1}_out", "row:out")],
+    side_by_side([(tr_plain("s2s.after_self"), lt.after_self, tgt, d_cols, f"d{layer + 1}_h1", "row:h1"),
+                  (tr_plain("s2s.after_cross"), lt.after_cross, tgt, d_cols, f"d{layer + 1}_h2", "row:h2"),
+                  (tr_plain("s2s.layer_out"), lt.outputs, tgt, d_cols, f"d{layer + 1}_out", "row:out")],
                  focus=focus, tables=tables)
 
     st.subheader(tr("s2s.output_title"))
     st.caption(tr("s2s.output_help"))
-    side_by_side([(tr("s2s.output"), trace.outputs, tgt, d_cols, "outputs", "row:final")], focus=focus, tables=tables)
+    side_by_side([(tr_plain("s2s.output"), trace.outputs, tgt, d_cols, "outputs", "row:final")], focus=focus,
+                 tables=tables)
     with served("s2s_checked_box", s2.EDITORS.revs()):
         st.success(tr("s2s.checked_torch", diff=difference_text(result.torch_difference)), icon=":material/verified:")
 
@@ -211,17 +210,16 @@ def cached_step(result, t: int, layer: int, tables: dict | None = None) -> None:
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for h in range(keys.shape[0]):
             for what, per_head in (("keys", keys), ("values", values)):
-                with st.container(width="content"):
-                    tables[f"step{t + 1}_{what}_head{h + 1}"] = s2.show_map(
-                        tr(f"s2s.cache_{what}", h=h + 1), per_head[h], rows, column_names(what[0], keys.shape[2]),
-                        key=f"cache_{what}{h + 1}", link=None, focus=None)  # k1 … of a key, v1 … of a value
+                tables[f"step{t + 1}_{what}_head{h + 1}"] = s2.show_map(
+                    tr_plain(f"s2s.cache_{what}", h=h + 1), per_head[h], rows, column_names(what[0], keys.shape[2]),
+                    key=f"cache_{what}{h + 1}", link=None, focus=None)  # k1 … of a key, v1 … of a value
     heads = [tr("s2s.head", h=h + 1) for h in range(keys.shape[0])]
     with st.container(horizontal=True, wrap=True, gap="medium"):
-        for title, matrix, cols, key in ((tr("s2s.step_self"), step.self_weights[layer], tgt[:t + 1], "step_self"),
-                                         (tr("s2s.step_cross"), step.cross_weights[layer], src, "step_cross")):
-            with st.container(width="content"):
-                tables[f"step{t + 1}_{key[5:]}"] = s2.show_map(title, matrix, heads, cols, key=key, link=None,
-                                                              focus=None, role="weights", domain=(0.0, 1.0))
+        for title, matrix, cols, key in ((tr_plain("s2s.step_self"), step.self_weights[layer], tgt[:t + 1],
+                                          "step_self"),
+                                         (tr_plain("s2s.step_cross"), step.cross_weights[layer], src, "step_cross")):
+            tables[f"step{t + 1}_{key[5:]}"] = s2.show_map(title, matrix, heads, cols, key=key, link=None,
+                                                          focus=None, role="weights", domain=(0.0, 1.0))
     st.success(tr("s2s.cache_same", diff=difference_text(result.cache_difference)), icon=":material/verified:")
 
 

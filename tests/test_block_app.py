@@ -34,6 +34,23 @@ def changed(at, do, *, what: str) -> None:
 # ── opening ──────────────────────────────────────────────────────────────────────────────
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_map_says_its_name_shape_and_caption_itself_as_plain_text(lang):
+    """A map of the block's flow carries its title, shape and caption (``head``, drawn by ui/components/heatmap.js, as
+    text) instead of a markdown title and caption beside it: the layer's 15 maps are 15 elements, not 60."""
+    from selfattn.i18n import t_plain
+
+    at = open_page("block", lang)
+    drawn = step_maps(at)
+    assert len(drawn) == 15 and all(set(m["head"]) == {"title", "shape", "note", "caption"} for m in drawn.values())
+    head = drawn["tb_layer1_att1"]["head"]
+    assert head["title"] == "③ " + t_plain("tb.head", lang, h=1) and head["shape"] == "4 × 4" and head["caption"]
+    assert drawn["tb_layer1_att2"]["head"]["caption"] == ""  # the step's caption once, under its first head
+    assert drawn["tb_layer1_ff_pre"]["head"]["shape"] == "4 × 8"
+    titles = {m["head"]["title"] for m in drawn.values()}
+    assert not any(title in str(m.value) for m in at.markdown for title in titles)  # not written twice
+    assert not any(mark in title for title in titles for mark in ("**", "\\", "&nbsp;"))
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_page_opens_with_its_check_line(lang):
     at = open_page("block", lang)
     ok(at)

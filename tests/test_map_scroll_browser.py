@@ -120,7 +120,7 @@ BOXES = """async () => { const found = [];
   for (const host of [...document.querySelectorAll("*")].filter(el => el.shadowRoot && el.shadowRoot.querySelector(".wrap"))) {
     host.scrollIntoView({block: "center"});  // laid out (content-visibility skips a map out of the window)
     await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-    found.push((() => { const box = host.closest("[data-testid='stVerticalBlock']").getBoundingClientRect();
+    found.push((() => { const box = host.closest("[data-testid='stElementContainer']").getBoundingClientRect();
                  const map = host.shadowRoot.querySelector(".wrap").getBoundingClientRect();
                  return {name: host.shadowRoot.querySelector("table").getAttribute("aria-label"),
                          top: Math.round(box.top + scrollY + host.closest("[data-testid='stMain']").scrollTop),
@@ -131,7 +131,8 @@ BOXES = """async () => { const found = [];
 
 def test_the_block_s_boxes_sit_side_by_side_and_a_caption_does_not_widen_its_box(url, browser):
     """Issue 37: "③ Head 1" sat alone on its row, its caption as wide as the page; a box is now as wide as its map
-    (at least 260 px for its title and button) and the caption wraps under it."""
+    (at least 260 px for its title and button) and the caption wraps under it. A box is the map's own element: the map
+    draws its title and caption itself (ui/components/heatmap.js, ``head``)."""
     with browser_page(browser, width=1400, height=1000) as page:
         page.goto(f"{url}/block")
         page.wait_for_selector("text=1 · One layer", timeout=90000)

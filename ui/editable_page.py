@@ -86,8 +86,10 @@ class EditablePage:
     def show_map(self, *args, **kwargs):
         """One step map (:meth:`ui.editing.Maps.show`) with no CSV button of its own: the part's ZIP, at its end, holds
         every map the part drew (one button instead of one a map: 13-16 download buttons fewer an open, each a deferred
-        file Streamlit registers). Returns the function that builds the map's table, for that ZIP."""
-        return self.maps.show(*args, csv=False, **kwargs)
+        file Streamlit registers). The map says its name, shape and caption itself (``framed``: one element where a
+        box, a title and a caption were four; ``title`` and ``caption`` plain text), ``width`` wide (default: its
+        content's). Returns the function that builds the map's table, for that ZIP."""
+        return self.maps.show(*args, csv=False, framed=True, **kwargs)
 
     def state(self) -> dict:
         if self.slot not in st.session_state:

@@ -208,7 +208,7 @@ class Maps:
 
     def show(self, title: str, matrix, row_labels, col_labels, *, key: str, link: str | None, focus: int | None,
              caption: str = "", role: str = "values", domain=None, full=None, full_cols=None, engine=None,
-             csv: bool = True):
+             csv: bool = True, framed: bool = False, width: int | str = "content"):
         """One step's matrix: its name and shape, its map and a CSV (``csv``; else the page's ZIP alone holds it).
 
         Args:
@@ -217,6 +217,9 @@ class Maps:
             link: its place among the linked maps (``ui.components.heatmap.LINKS``, ``row:<step>``, ``att:<head>``),
                 or None; a click on a row of a map whose rows are tokens makes that token the focus.
             full: the whole matrix when the map shows only its first columns (a real model's 384); the CSV holds it.
+            framed: the map draws its name, shape and caption itself (plain text: ``title`` and ``caption`` are
+                written as they are), ``width`` wide, as one element instead of three; else they are Streamlit's
+                markdown above it.
 
         Returns:
             A function that builds the labelled DataFrame offered for download (built when asked for).
@@ -224,17 +227,22 @@ class Maps:
         values = matrix if np.ma.isMaskedArray(matrix) else np.asarray(matrix, dtype=float)
         frame = map_frame(values, row_labels, col_labels, full, full_cols)
         whole = frame.args[0]
-        fit.map_header(title, whole.shape, tr("tb.first_columns", k=values.shape[1])
-                       if whole.shape[1] > values.shape[1] else "")
-        if caption:
-            st.caption(caption)
+        cut = whole.shape[1] > values.shape[1]
+        if not framed:
+            fit.map_header(title, whole.shape, tr("tb.first_columns", k=values.shape[1]) if cut else "")
+            if caption:
+                st.caption(caption)
         map_key = f"map_{self.key_prefix}{key}"
         data = map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
                         link=link, group=self.group, focus=focus, engine=engine)
+        if framed:
+            data["head"] = {"title": str(title), "shape": " × ".join(str(s) for s in whole.shape),
+                            "note": t_plain("tb.first_columns", current_lang(), k=values.shape[1]) if cut else "",
+                            "caption": str(caption)}
         data["revs"] = self.editors.revs()  # an answer older than what is typed since waits (heatmap.js)
         rows = len(values) if link is not None and link != "wv" and not link.startswith("src:") else 0  # wv's and
         # src's rows are keys (the source), not the queries a click picks
-        heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows))
+        heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows), width=width if framed else "content")
         if csv:
             csv_button(frame, f"{self.csv_prefix}{key}", key=f"dl_{self.key_prefix}{key}")
         return frame

@@ -129,11 +129,11 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
 
     def one(title: str, matrix, cols, *, key: str, link: str, caption: str = "", role: str = "values",
             domain=None) -> None:
-        with st.container(width=fit.box_width(cut(matrix), tokens, cols[:dims] if dims else cols)):
-            tables[f"{prefix}{key}"] = show_map(title, cut(matrix), tokens, cols[:dims] if dims else cols,
-                                                key=f"{prefix}{key}", link=link, focus=focus, caption=caption,
-                                                role=role, domain=domain, full=matrix, full_cols=cols,
-                                                engine=engine if key == "input" else None)
+        shown_cols = cols[:dims] if dims else cols
+        tables[f"{prefix}{key}"] = show_map(title, cut(matrix), tokens, shown_cols, key=f"{prefix}{key}", link=link,
+                                            focus=focus, caption=caption, role=role, domain=domain, full=matrix,
+                                            full_cols=cols, engine=engine if key == "input" else None,
+                                            width=fit.box_width(cut(matrix), tokens, shown_cols))
 
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for step in flow_steps(trace, current_lang()):
@@ -154,11 +154,11 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
                     tables[f"{prefix}weights_head{h + 1}"] = partial(labelled, weights, list(tokens), list(tokens))
             elif step.kind == "heads":  # under a causal or padding mask, the cells it forbids drawn as masked
                 for h, weights in enumerate(masked_weights(trace.weights, trace.allowed)):
-                    with st.container(width=fit.box_width(weights, tokens, tokens)):
-                        tables[f"{prefix}weights_head{h + 1}"] = show_map(
-                            f"{step.number} " + tr("tb.head", h=h + 1), weights, tokens, tokens,
-                            key=f"{prefix}att{h + 1}", link=f"att:{h + 1}", focus=focus, role="weights",
-                            domain=(0.0, 1.0), caption=caption if h == 0 else "")
+                    tables[f"{prefix}weights_head{h + 1}"] = show_map(
+                        f"{step.number} " + t_plain("tb.head", current_lang(), h=h + 1), weights, tokens, tokens,
+                        key=f"{prefix}att{h + 1}", link=f"att:{h + 1}", focus=focus, role="weights",
+                        domain=(0.0, 1.0), caption=caption if h == 0 else "",
+                        width=fit.box_width(weights, tokens, tokens))
             else:
                 one(title, step.matrix, column_names(step.column_prefix, step.matrix.shape[1]), key=step.key,
                     link=f"row:{step.key}", caption=caption, role=step.role)

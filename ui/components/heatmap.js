@@ -136,7 +136,7 @@ function build(parent) {
     // A map already showing exactly this (the preview drew it before the server's numbers came) is
     // left as it is; its data is taken all the same.
     const shown = JSON.stringify([data.name, data.rows, data.cols, data.cells, data.low_text, data.high_text,
-                                  data.stops, data.masked, data.mask, data.mask_note, data.focus]);
+                                  data.stops, data.masked, data.mask, data.mask_note, data.focus, data.head]);
     const same = shown === view.shown && data.link === view.link && data.group === view.group;
     view.data = data;
     if (same) return;
@@ -157,7 +157,8 @@ function build(parent) {
     const masked = (i, j, v) => !Number.isFinite(v) || !!data.mask?.[i]?.[j];
     // The same table with new numbers (an edit): its cells change in place, text and colour, instead of the
     // whole table being built again (about 6,000 cells at the block page's largest), and what is lit stays lit.
-    const frame = JSON.stringify([data.name, data.rows, data.cols, data.focus, data.masked, data.mask, data.mask_note]);
+    const frame = JSON.stringify([data.name, data.rows, data.cols, data.focus, data.masked, data.mask, data.mask_note,
+                                  data.head]);
     if (frame === view.frame && view.cells.length === data.cells.length
         && view.cells.every((row, i) => row.length === data.cells[i].length)) {
       data.cells.forEach((row, i) => row.forEach((text, j) => {
@@ -184,7 +185,14 @@ function build(parent) {
       return;
     }
     view.frame = frame;
-    let html = `<div class="wrap"><table aria-label="${escape(data.name)}"><thead><tr><th class="corner"></th>`;
+    // A map of the Transformer block's and the Encoder–decoder's pages says itself what it is (its name and shape,
+    // a note, the line under it), in one element with the map instead of three of Streamlit's.
+    const head = data.head;
+    box.classList.toggle("framed", !!head);
+    let html = !head ? "" : `<div class="head"><strong>${escape(head.title)}</strong>&nbsp; ` +
+      `<code>${escape(head.shape)}</code>${head.note ? ` · ${escape(head.note)}` : ""}</div>` +
+      (head.caption ? `<div class="caption">${escape(head.caption)}</div>` : "");
+    html += `<div class="wrap"><table aria-label="${escape(data.name)}"><thead><tr><th class="corner"></th>`;
     for (const c of data.cols) html += `<th scope="col">${escape(c)}</th>`;
     html += "</tr></thead><tbody>";
     data.cells.forEach((row, i) => {

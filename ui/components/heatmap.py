@@ -102,13 +102,14 @@ def scroll_notes(lang: str) -> dict:
             "rows": t_plain("common.map_hidden_rows", lang, **keep)}
 
 
-def heatmap(key: str, data: dict, on_pick: Callable[[], None] | None = None) -> None:
-    """Mount one map drawn from ``data`` (:func:`map_data`) under ``key``; ``on_pick`` runs after a click. A map with
-    masked cells says under it what they are (``common.map_masked``)."""
+def heatmap(key: str, data: dict, on_pick: Callable[[], None] | None = None, width: int | str = "content") -> None:
+    """Mount one map drawn from ``data`` (:func:`map_data`) under ``key``, ``width`` wide (pixels, "content" or
+    "stretch"); ``on_pick`` runs after a click. A map with masked cells says under it what they are
+    (``common.map_masked``)."""
     data = {**data, "scroll": dict(scroll_notes(current_lang()))}
     if "mask" in data:
         data["mask_note"] = t_plain("common.map_masked", current_lang())
-    _mount(key=key, data=payload(data), width="content", on_pick_change=on_pick or _nothing)
+    _mount(key=key, data=payload(data), width=width, on_pick_change=on_pick or _nothing)
 
 
 def picked(value, rows: int) -> int | None:
