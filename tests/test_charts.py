@@ -217,3 +217,22 @@ def test_the_schema_check_rejects_what_vega_lite_would_not_draw():
                    {**spec, "width": "wide"}, {**spec, "autosize": {"type": "stretch"}}):
         with pytest.raises(jsonschema.ValidationError):
             check_vega_lite(broken)
+
+
+def test_a_maps_width_from_its_written_cells_is_the_width_from_its_numbers():
+    """Maps.show sizes a block map's box from the cells as its data writes them (width="fit") instead of writing every
+    cell again: the same pixels as from the numbers, for any shape, masked scores and numbers of any size."""
+    from selfattn.display.numbers import map_text
+    from ui import map_sizes as fit
+
+    rng = np.random.default_rng(0)
+    for k in range(200):
+        shape = (int(rng.integers(0, 9)), int(rng.integers(0, 40)))
+        values = rng.normal(size=shape) * 10.0 ** rng.integers(-5, 6, size=shape)
+        if k % 7 == 0 and values.size:
+            values.flat[0] = -np.inf
+        rows, cols = [f"t{i}" * (1 + i % 3) for i in range(shape[0])], [f"col{j}" for j in range(shape[1])]
+        cells = [[map_text(float(v)) for v in row] for row in values]
+        assert fit.map_px(values, rows, cols, cells=cells) == fit.map_px(values, rows, cols), shape
+        assert fit.box_width(values, rows, cols, cells=cells) == fit.box_width(values, rows, cols), shape
+    assert fit.box_width(np.zeros((4, 40)), list("abcd"), [f"c{j}" for j in range(40)]) == "stretch"

@@ -218,7 +218,8 @@ class Maps:
                 or None; a click on a row of a map whose rows are tokens makes that token the focus.
             full: the whole matrix when the map shows only its first columns (a real model's 384); the CSV holds it.
             framed: the map draws its name, shape and caption itself (plain text: ``title`` and ``caption`` are
-                written as they are), ``width`` wide, as one element instead of three; else they are Streamlit's
+                written as they are), ``width`` wide (pixels, "content", "stretch", or "fit": as wide as the map
+                draws, :func:`ui.map_sizes.box_width`), as one element instead of three; else they are Streamlit's
                 markdown above it.
 
         Returns:
@@ -242,6 +243,8 @@ class Maps:
         data["revs"] = self.editors.revs()  # an answer older than what is typed since waits (heatmap.js)
         rows = len(values) if link is not None and link != "wv" and not link.startswith("src:") else 0  # wv's and
         # src's rows are keys (the source), not the queries a click picks
+        if width == "fit":  # from the cells' text as written for the map, not written again
+            width = fit.box_width(values, row_labels, col_labels, cells=data["cells"])
         heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows), width=width if framed else "content")
         if csv:
             csv_button(frame, f"{self.csv_prefix}{key}", key=f"dl_{self.key_prefix}{key}")

@@ -288,22 +288,23 @@ TABULAR_EM = 0.56  # a character of a number in tabular figures (digits, point, 
 MIN_BOX_PX = 260  # a box of the block's flow is at least this wide, for its title, caption and CSV button
 
 
-def map_px(values, row_labels, col_labels) -> int:
+def map_px(values, row_labels, col_labels, *, cells: list[list[str]] | None = None) -> int:
     """About how many pixels wide a step map (ui/components/heatmap.js) draws ``values`` with these labels: its
     row labels' column and each column as wide as its widest text, at least :data:`MAP_CELL_PX` (a little over,
-    never under)."""
-    texts = [[map_text(float(v)) for v in column] for column in np.asarray(values, dtype=float).T]
-    widths = [max(MAP_CELL_PX, 18 + max(text_px(label, MAP_FONT_PX),
-                                        max((len(t) * TABULAR_EM * MAP_FONT_PX for t in column), default=0)))
-              for label, column in zip(col_labels, texts)]
+    never under). ``cells``: the map's cells as the text it shows, when already written (its data)."""
+    rows = cells if cells is not None else [[map_text(float(v)) for v in row] for row in np.asarray(values, dtype=float)]
+    longest = [max((len(t) for t in column), default=0) for column in zip(*rows)] or [0] * len(col_labels)
+    widths = [max(MAP_CELL_PX, 18 + max(text_px(label, MAP_FONT_PX), n * TABULAR_EM * MAP_FONT_PX))
+              for label, n in zip(col_labels, longest)]
     return math.ceil(16 + max((text_px(label, MAP_FONT_PX) for label in row_labels), default=0) + sum(widths) + 2)
 
 
-def box_width(values, row_labels, col_labels, widest: float = PAGE_PX) -> int | str:
+def box_width(values, row_labels, col_labels, widest: float = PAGE_PX, *,
+              cells: list[list[str]] | None = None) -> int | str:
     """The width for a box holding one step map, its title and caption: the map's (:func:`map_px`), at least
     :data:`MIN_BOX_PX`, so that boxes sit side by side while the window holds them and a long caption wraps under
     its own map instead of widening the box; "stretch" for a map wider than ``widest`` (it scrolls inside)."""
-    need = map_px(values, row_labels, col_labels)
+    need = map_px(values, row_labels, col_labels, cells=cells)
     return "stretch" if need > widest else max(MIN_BOX_PX, need)
 
 

@@ -132,8 +132,7 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
         shown_cols = cols[:dims] if dims else cols
         tables[f"{prefix}{key}"] = show_map(title, cut(matrix), tokens, shown_cols, key=f"{prefix}{key}", link=link,
                                             focus=focus, caption=caption, role=role, domain=domain, full=matrix,
-                                            full_cols=cols, engine=engine if key == "input" else None,
-                                            width=fit.box_width(cut(matrix), tokens, shown_cols))
+                                            full_cols=cols, engine=engine if key == "input" else None, width="fit")
 
     with st.container(horizontal=True, wrap=True, gap="medium"):
         for step in flow_steps(trace, current_lang()):
@@ -157,8 +156,7 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
                     tables[f"{prefix}weights_head{h + 1}"] = show_map(
                         f"{step.number} " + t_plain("tb.head", current_lang(), h=h + 1), weights, tokens, tokens,
                         key=f"{prefix}att{h + 1}", link=f"att:{h + 1}", focus=focus, role="weights",
-                        domain=(0.0, 1.0), caption=caption if h == 0 else "",
-                        width=fit.box_width(weights, tokens, tokens))
+                        domain=(0.0, 1.0), caption=caption if h == 0 else "", width="fit")
             else:
                 one(title, step.matrix, column_names(step.column_prefix, step.matrix.shape[1]), key=step.key,
                     link=f"row:{step.key}", caption=caption, role=step.role)
