@@ -231,7 +231,8 @@ def padded_batch(shown, sharing: dict) -> None:
         pad_rows = [f"{i + 1}" for i in range(n_pad)]
         tables["batch_key_padding"] = tb.show_map(
             tr_plain("tb.batch_mask"), batch.key_padding.astype(float),
-            [f"#{b + 1}" for b in range(len(batch.lengths))], pad_rows, key="batch_mask", link=None, focus=None, role="weights", domain=(0.0, 1.0))
+            [f"#{b + 1}" for b in range(len(batch.lengths))], pad_rows, key="batch_mask", link=None, focus=None,
+            role="weights", domain=(0.0, 1.0))
         worked_lines(batch_lines(batch, result.batch_lengths, shown.maxlen, current_lang()))
         with st.container(horizontal=True, wrap=True, gap="medium"):
             for b, stack_b in enumerate(batch.stacks):

@@ -50,6 +50,7 @@ def test_each_map_says_its_name_shape_and_caption_itself_as_plain_text(lang):
     assert not any(title in str(m.value) for m in at.markdown for title in titles)  # not written twice
     assert not any(mark in title for title in titles for mark in ("**", "\\", "&nbsp;"))
 
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_page_opens_with_its_check_line(lang):
     at = open_page("block", lang)

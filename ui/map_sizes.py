@@ -292,7 +292,7 @@ def map_px(values, row_labels, col_labels, *, cells: list[list[str]] | None = No
     """About how many pixels wide a step map (ui/components/heatmap.js) draws ``values`` with these labels: its
     row labels' column and each column as wide as its widest text, at least :data:`MAP_CELL_PX` (a little over,
     never under). ``cells``: the map's cells as the text it shows, when already written (its data)."""
-    rows = cells if cells is not None else [[map_text(float(v)) for v in row] for row in np.asarray(values, dtype=float)]
+    rows = cells if cells is not None else [[map_text(float(v)) for v in r] for r in np.asarray(values, dtype=float)]
     longest = [max((len(t) for t in column), default=0) for column in zip(*rows)] or [0] * len(col_labels)
     widths = [max(MAP_CELL_PX, 18 + max(text_px(label, MAP_FONT_PX), n * TABULAR_EM * MAP_FONT_PX))
               for label, n in zip(col_labels, longest)]
