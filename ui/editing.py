@@ -229,23 +229,23 @@ class Maps:
         frame = map_frame(values, row_labels, col_labels, full, full_cols)
         whole = frame.args[0]
         cut = whole.shape[1] > values.shape[1]
-        if not framed:
-            fit.map_header(title, whole.shape, tr("tb.first_columns", k=values.shape[1]) if cut else "")
-            if caption:
-                st.caption(caption)
         map_key = f"map_{self.key_prefix}{key}"
         data = map_data(values, row_labels, col_labels, name=str(title).replace("$", ""), role=role, domain=domain,
                         link=link, group=self.group, focus=focus, engine=engine)
-        if framed:
+        if framed:  # the map says it itself, as wide as asked ("fit": from its cells as written, not written again)
             data["head"] = {"title": str(title), "shape": " × ".join(str(s) for s in whole.shape),
                             "note": t_plain("tb.first_columns", current_lang(), k=values.shape[1]) if cut else "",
                             "caption": str(caption)}
+            width = fit.box_width(values, row_labels, col_labels, cells=data["cells"]) if width == "fit" else width
+        else:
+            fit.map_header(title, whole.shape, tr("tb.first_columns", k=values.shape[1]) if cut else "")
+            if caption:
+                st.caption(caption)
+            width = "content"
         data["revs"] = self.editors.revs()  # an answer older than what is typed since waits (heatmap.js)
         rows = len(values) if link is not None and link != "wv" and not link.startswith("src:") else 0  # wv's and
         # src's rows are keys (the source), not the queries a click picks
-        if width == "fit":  # from the cells' text as written for the map, not written again
-            width = fit.box_width(values, row_labels, col_labels, cells=data["cells"])
-        heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows), width=width if framed else "content")
+        heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows), width=width)
         if csv:
             csv_button(frame, f"{self.csv_prefix}{key}", key=f"dl_{self.key_prefix}{key}")
         return frame
