@@ -98,7 +98,8 @@ CELL = (96, 35 + 17)
 # The Transformer block page (issue 32): X's matrix editor (key tbed_x_<version>, no label column, so its
 # first input is row 1, column 1), the layer's outputs map, and the links that open it at each size.
 BLOCK_CELLS = "[class*='st-key-tbed_x_'] [data-testid='stBidiComponentIsolated'] input"
-BLOCK_FLOW = "[class*='st-key-map_tb_layer'] [data-testid='stBidiComponentIsolated']"  # the layer's flow maps
+BLOCK_FLOW = ("[class*='st-key-map_tb_layer'] [data-testid='stBidiComponentIsolated'],"  # the layer's flow maps, alone
+              " [class*='st-key-maps_tb_layer'] [data-testid='stBidiComponentIsolated']")  # or as one row of maps
 FLOW_KEY = re.compile(r"st-key-map_tb_layer\d+_\w+")  # the last of them, in page order, is the layer's outputs
 BLOCK_SIZES = {"default": "", "max": "n=16&d=16&heads=4&dff=64&layers=6"}
 
@@ -161,6 +162,7 @@ PAGE_PROBE = r"""
   if (window.__bench) return;
   const CHART = "[data-testid='stVegaLiteChart']";
   const MAP = "[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']";
+  const ROW = "[class*='st-key-maps_'] [data-testid='stBidiComponentIsolated']";  // maps side by side as one element
   const B = window.__bench = {armed: false};
   const reset = () => Object.assign(B, {enter: null, recv: [], sent: [], shown: new Map(), mutations: new Map(),
                                         pending: new Set(), lastChange: 0, probe: 0, lastRecv: 0, status: [], wasRunning: false});
@@ -200,7 +202,11 @@ PAGE_PROBE = r"""
 
   // One observer per chart: its callback only notes the time, however many nodes Vega touched.
   const vegas = document.getElementsByClassName("stVegaLiteChart");  // live and cheap to walk
-  const charts = {[Symbol.iterator]: function* () { yield* vegas; yield* document.querySelectorAll(MAP); }};
+  const charts = {[Symbol.iterator]: function* () {  // a map of a row is a chart of its own: its slot (data-map)
+    yield* vegas;
+    yield* document.querySelectorAll(MAP);
+    for (const row of document.querySelectorAll(ROW)) if (row.shadowRoot) yield* row.shadowRoot.querySelectorAll(".slot");
+  }};
   const mark = (chart, t) => {
     B.pending.add(chart);
     B.mutations.set(chart, (B.mutations.get(chart) || 0) + 1);
@@ -267,6 +273,7 @@ PAGE_PROBE = r"""
 
   const drawing = (chart) => {
     if (chart.shadowRoot) return chart.shadowRoot.innerHTML;
+    if (chart.dataset.map) return chart.innerHTML;
     const svg = chart.querySelector("svg");
     if (svg) return svg.outerHTML;
     const canvas = chart.querySelector("canvas");
@@ -291,7 +298,8 @@ PAGE_PROBE = r"""
     B.armed = false;
     const e = B.enter, all = [...charts], now = all.map(drawing);
     const same = now.length === B.before.length;
-    const keyOf = (c) => { const el = c.closest("[class*='st-key-']");
+    const keyOf = (c) => { if (c.dataset.map) return `st-key-${c.dataset.map}`;
+                           const el = c.closest("[class*='st-key-']");
                            return el ? ([...el.classList].find((k) => k.startsWith("st-key-")) || "") : ""; };
     const perChart = all.map((c, i) => ({changed: !same || now[i] !== B.before[i], key: keyOf(c),
                                             shown: B.shown.has(c) ? B.shown.get(c) - e : null,

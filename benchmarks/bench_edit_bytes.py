@@ -32,9 +32,10 @@ EDITS = {"X[0, x1]": r"-pged_x_\d+$", "W_v[0, 0]": r"-pged_w_v_\d+$"}
 
 
 def is_chart(element) -> bool:
-    """A Vega-Lite chart, or one of the Playground's step maps (a component keyed ``map_*``, issue 22)."""
+    """A Vega-Lite chart, or step maps (a component keyed ``map_*``, issue 22, or a row of them keyed ``maps_*``)."""
     kind = element.WhichOneof("type")
-    return kind == "vega_lite_chart" or (kind == "bidi_component" and "-map_" in element.bidi_component.id)
+    return kind == "vega_lite_chart" or (kind == "bidi_component" and ("-map_" in element.bidi_component.id
+                                                                      or "-maps_" in element.bidi_component.id))
 
 
 class Counting(wire.Visitor):

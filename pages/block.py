@@ -15,7 +15,7 @@ from selfattn.display.export import column_names, labelled
 from ui.block import page as tb
 from ui import state as settings
 from ui.widgets import choice, current_lang, show_error, tr, tr_plain, vega, worked_lines
-from ui.components.heatmap import library
+from ui.components.heatmap import library, map_row
 from ui import links
 from ui import parts
 
@@ -198,11 +198,11 @@ def stack(shown, sharing: dict) -> None:
     tables = inputs(result)
     st.subheader(tr("tb.stack_title", layers=len(result.params)))
     st.caption(tr("tb.stack_help"))
-    with st.container(horizontal=True, wrap=True, gap="medium"):
+    with map_row("maps_tb_stack") as row:
         for k, lt in enumerate(result.stack.layers):
             tables[f"layer{k + 1}_weights_mean"] = tb.show_map(
                 tr_plain("tb.stack_layer", k=k + 1), combine_heads(lt.weights, "mean"), tokens, tokens,
-                key=f"stack{k + 1}", link=None, focus=focus, role="weights", domain=(0.0, 1.0))
+                key=f"stack{k + 1}", link=None, focus=focus, role="weights", domain=(0.0, 1.0), into=row)
     similarity = result.stack.similarity()
     vega(similarity_spec(similarity, current_lang()))
     tb.similarity_caption(similarity, causal=shown.causal)
@@ -234,13 +234,13 @@ def padded_batch(shown, sharing: dict) -> None:
             [f"#{b + 1}" for b in range(len(batch.lengths))], pad_rows, key="batch_mask", link=None, focus=None,
             role="weights", domain=(0.0, 1.0))
         worked_lines(batch_lines(batch, result.batch_lengths, shown.maxlen, current_lang()))
-        with st.container(horizontal=True, wrap=True, gap="medium"):
+        with map_row("maps_tb_batch") as row:
             for b, stack_b in enumerate(batch.stacks):
                 rows = [f"{i + 1}" + (" ·pad" if batch.key_padding[b, i] else "") for i in range(n_pad)]
                 tables[f"batch{b + 1}_outputs"] = tb.show_map(
                     tr_plain("tb.batch_out", b=b + 1), stack_b.outputs, rows,
                     column_names("y", stack_b.outputs.shape[1]), key=f"batch{b + 1}", link=None, focus=None,
-                    role="outputs")
+                    role="outputs", into=row)
         st.success(tr("tb.batch_same", diff=f"{result.padding_difference:.1e}"), icon=":material/verified:")
         st.caption(tr("tb.batch_fast_path"))
     export(shown, result, tables, sharing)

@@ -17,7 +17,7 @@ from selfattn.seq2seq.text import cost_numbers, cost_spec, focus_lines, masked, 
 from ui.seq2seq import page as s2
 from ui import state as settings
 from ui.widgets import choice, current_lang, show_error, tr, tr_count, tr_plain, vega, worked_lines
-from ui.components.heatmap import library
+from ui.components.heatmap import library, map_row
 from ui.components.outdated import served
 from ui import links
 from ui import parts
@@ -89,20 +89,20 @@ with st.container(border=True):
 
 def heads_row(title_key: str, maps, rows, cols, *, key: str, link: str, full=None, focus=None, tables: dict) -> None:
     """One map per head, side by side while the window holds them."""
-    with st.container(horizontal=True, wrap=True, gap="medium"):
+    with map_row(f"maps_s2s_{key}") as row:
         for h, matrix in enumerate(maps):
             tables[f"{key}_head{h + 1}"] = s2.show_map(
                 tr_plain(title_key, h=h + 1), matrix, rows, cols, key=f"{key}{h + 1}", link=f"{link}:{h}", focus=focus,
-                role="weights", domain=(0.0, 1.0), full=None if full is None else full[h])
+                role="weights", domain=(0.0, 1.0), full=None if full is None else full[h], into=row)
 
 
 def side_by_side(maps, *, focus, tables: dict, engine: dict | None = None) -> None:
     """Maps of one step or another, side by side: (title, matrix, rows, cols, key, link); the first carries
     ``engine``, the browser's preview's options, if given."""
-    with st.container(horizontal=True, wrap=True, gap="medium"):
+    with map_row(f"maps_s2s_{maps[0][4]}") as row:
         for k, (title, matrix, rows, cols, key, link) in enumerate(maps):
             tables[key] = s2.show_map(title, matrix, rows, cols, key=key, link=link, focus=focus,
-                                      engine=None if k else engine)
+                                      engine=None if k else engine, into=row)
 
 
 def layer_box(result, shown: sv.View) -> int:
@@ -207,19 +207,19 @@ def cached_step(result, t: int, layer: int, tables: dict | None = None) -> None:
     st.caption(tr("s2s.cache_rows", old=t, new=t + 1) if t else tr("s2s.cache_first"))
     rows = cache_rows(tgt, t)
     keys, values = step.cached_keys[layer], step.cached_values[layer]
-    with st.container(horizontal=True, wrap=True, gap="medium"):
+    with map_row("maps_s2s_cache") as row:
         for h in range(keys.shape[0]):
             for what, per_head in (("keys", keys), ("values", values)):
                 tables[f"step{t + 1}_{what}_head{h + 1}"] = s2.show_map(
                     tr_plain(f"s2s.cache_{what}", h=h + 1), per_head[h], rows, column_names(what[0], keys.shape[2]),
-                    key=f"cache_{what}{h + 1}", link=None, focus=None)  # k1 … of a key, v1 … of a value
+                    key=f"cache_{what}{h + 1}", link=None, focus=None, into=row)  # k1 … of a key, v1 … of a value
     heads = [tr("s2s.head", h=h + 1) for h in range(keys.shape[0])]
-    with st.container(horizontal=True, wrap=True, gap="medium"):
+    with map_row("maps_s2s_step") as row:
         for title, matrix, cols, key in ((tr_plain("s2s.step_self"), step.self_weights[layer], tgt[:t + 1],
                                           "step_self"),
                                          (tr_plain("s2s.step_cross"), step.cross_weights[layer], src, "step_cross")):
             tables[f"step{t + 1}_{key[5:]}"] = s2.show_map(title, matrix, heads, cols, key=key, link=None,
-                                                          focus=None, role="weights", domain=(0.0, 1.0))
+                                                          focus=None, role="weights", domain=(0.0, 1.0), into=row)
     st.success(tr("s2s.cache_same", diff=difference_text(result.cache_difference)), icon=":material/verified:")
 
 

@@ -303,16 +303,29 @@ def edit(at: AppTest, name: str, row: int, col: str, value) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
-def step_maps(at) -> dict[str, dict]:
-    """The Playground's step maps (``ui/components/heatmap.py``), by their key without ``map_``, each as
-    the JSON the browser draws it from: rows, cols, cells (the text shown), colour scale, link."""
+def mounted_maps(at) -> dict[str, tuple[str, dict]]:
+    """Every step map of the page (``ui/components/heatmap.py``) by its key (``map_…``): the key of the element it is
+    drawn in (its own, or its row's, ``maps_…``) and the JSON the browser draws it from, as sent."""
     maps = {}
     for element in at.get("bidi_component"):
         key = element.proto.id.split("-", 2)[-1]  # "$$ID-<hash>-<key>"
         if key.startswith("map_"):
-            data = component_data(element.proto.json)
-            data.pop("revs", None)  # the editors' revisions the run read: one session's bookkeeping, not shown
-            maps[key.removeprefix("map_")] = data
+            maps[key] = (key, component_data(element.proto.json))
+        elif key.startswith("maps_"):
+            for one in component_data(element.proto.json)["maps"]:
+                maps[one["key"]] = (key, one["data"])
+    return maps
+
+
+def step_maps(at) -> dict[str, dict]:
+    """The page's step maps (``ui/components/heatmap.py``), alone or in a row, by their key without ``map_``, each as
+    the JSON the browser draws it from: rows, cols, cells (the text shown), colour scale, link."""
+    maps = {}
+    for key, (_element, data) in mounted_maps(at).items():
+        data = dict(data)
+        data.pop("revs", None)  # the editors' revisions the run read: one session's bookkeeping, not shown
+        data.pop("scroll", None)  # the notes of a map's hidden columns and rows, the same for every map
+        maps[key.removeprefix("map_")] = data
     return maps
 
 
@@ -394,10 +407,19 @@ def trigger_id(component_id: str, event_group: str = "events") -> str:
 
 def send_pick(at, key: str, value) -> None:
     """Run the page as after a click on a step map: map ``key``'s ``pick`` trigger set to ``value``
-    (any JSON value, NaN and ±Infinity included, as a crafted message may carry), sent once."""
+    (any JSON value, NaN and ±Infinity included, as a crafted message may carry), sent once; a map in a row sends it
+    through its row, as ``{"map": its key, "row": value}``."""
+    element_key, _data = mounted_maps(at)[f"map_{key}"]
+    if element_key != f"map_{key}":
+        value = {"map": f"map_{key}", "row": value}
+    send_trigger(at, element_key, value)
+
+
+def send_trigger(at, element_key: str, value) -> None:
+    """Run the page with the ``pick`` trigger of component ``element_key`` set to ``value``, sent once."""
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-    element = next(e for e in at.get("bidi_component") if e.proto.id.endswith(f"-map_{key}"))
+    element = next(e for e in at.get("bidi_component") if e.proto.id.endswith(f"-{element_key}"))
     states = at._tree.get_widget_states()  # what the browser's other widgets hold
     states.widgets.append(WidgetState(id=trigger_id(element.proto.id),
                                       json_trigger_value=json.dumps([{"event": "pick", "value": value}])))

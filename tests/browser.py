@@ -111,32 +111,59 @@ def click_part(page, prefix: str, parts: tuple[str, ...], lang: str, part: str) 
                            arg=[part, parts[0]], timeout=30_000)
 
 
-# ── Linked step maps (ui/components/heatmap.js): each is one component element, key class st-key-map_<prefix><key>,
-# holding a table in an open shadow root; cell (i, j) is the td of body row i, column j (Playwright's CSS pierces it).
+# ── Linked step maps (ui/components/heatmap.js): a map is drawn alone, as one component element (key class
+# st-key-map_<prefix><key>) holding its box (.map) in an open shadow root, or as a slot of a row of maps (one element,
+# key class st-key-maps_…, its slots .slot[data-map=map_<prefix><key>] in its shadow root). Cell (i, j) is the td of
+# body row i, column j of the box's table (Playwright's CSS pierces shadow roots).
+
+MAP_BOXES = r"""(prefix) => {
+    const out = {}, own = "st-key-map_" + prefix;
+    for (const el of document.querySelectorAll(`[class*='${own}']`)) {
+        const name = [...el.classList].find(c => c.startsWith(own) && /^\w+$/.test(c.slice(own.length)));
+        const box = el.querySelector("[data-testid='stBidiComponentIsolated']")?.shadowRoot?.querySelector(".map");
+        if (name && box) out[name.slice(own.length)] = box;
+    }
+    for (const host of document.querySelectorAll("[class*='st-key-maps_'] [data-testid='stBidiComponentIsolated']")) {
+        for (const slot of host.shadowRoot?.querySelectorAll(".slot[data-map]") || []) {
+            const box = slot.querySelector(".map");
+            if (box && slot.dataset.map.startsWith("map_" + prefix)) out[slot.dataset.map.slice(4 + prefix.length)] = box;
+        }
+    }
+    return out;
+}"""
+
+
+def map_boxes(prefix: str) -> str:
+    """A script, ``() => {key: box}``: the box (``.map``) of every step map whose key is ``map_<prefix><key>``, drawn
+    alone or in a row of maps."""
+    return f"() => ({MAP_BOXES})({json.dumps(prefix)})"
+
+
+def map_sel(key: str) -> str:
+    """The selector of step map ``map_<key>``'s box (``.map``), drawn alone or in a row of maps."""
+    return f":is([class*='st-key-map_{key}'], [data-map='map_{key}']) .map"
+
 
 _LINKED_MAPS = r"""(prefix) => {
-    const out = {}, named = new RegExp("^st-key-map_" + prefix + "(\\w+)$");
-    for (const el of document.querySelectorAll(`[class*='st-key-map_${prefix}']`)) {
-        const key = [...el.classList].map(c => c.match(named)).find(m => m);
-        const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
-        const root = host && host.shadowRoot;
-        const body = root && root.querySelector("tbody");
-        if (!key || !body) continue;
+    const out = {};
+    for (const [key, box] of Object.entries((MAP_BOXES)(prefix))) {
+        const body = box.querySelector("tbody");
+        if (!body) continue;
         const rows = [...body.rows];
-        out[key[1]] = {
+        out[key] = {
             lit: rows.flatMap((tr, r) => [...tr.querySelectorAll("td")].map((td, c) => td.classList.contains("lit") ? [r, c] : null))
                      .filter(x => x),
             rows: rows.map((tr, r) => tr.cells[0].classList.contains("lit-row") ? r : null).filter(r => r !== null),
             heads: rows.map(tr => tr.cells[0].className),
-            cols_lit: [...root.querySelectorAll("thead th")].slice(1).map((th, c) => th.classList.contains("lit-col") ? c : null)
+            cols_lit: [...box.querySelectorAll("thead th")].slice(1).map((th, c) => th.classList.contains("lit-col") ? c : null)
                      .filter(c => c !== null),
             n: rows.length, cols: rows.length ? rows[0].cells.length - 1 : 0,
         };
     }
     return out;
-}"""
-_MAP_CELLS = """(prefix, key) => [...document.querySelector(`[class*='st-key-map_${prefix}${key}'] [data-testid='stBidiComponentIsolated']`)
-    .shadowRoot.querySelector('tbody').rows].map(tr => [...tr.cells].slice(1).map(td => td.textContent))"""
+}""".replace("MAP_BOXES", MAP_BOXES)
+_MAP_CELLS = """(prefix, key) => [...(MAP_BOXES)(prefix)[key].querySelector('tbody').rows]
+    .map(tr => [...tr.cells].slice(1).map(td => td.textContent))""".replace("MAP_BOXES", MAP_BOXES)
 
 
 def linked_maps(prefix: str) -> str:
@@ -154,12 +181,12 @@ def map_cells(prefix: str) -> str:
 
 def map_td(prefix: str, key: str, i: int, j: int) -> str:
     """The selector of cell (i, j) (0-based) of map ``<prefix><key>``."""
-    return f"[class*='st-key-map_{prefix}{key}'] tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
+    return f"{map_sel(prefix + key)} tbody tr:nth-child({i + 1}) td:nth-child({j + 2})"
 
 
 def map_row_head(prefix: str, key: str, i: int) -> str:
     """The selector of row i's header (its token) in map ``<prefix><key>``."""
-    return f"[class*='st-key-map_{prefix}{key}'] tbody tr:nth-child({i + 1}) th"
+    return f"{map_sel(prefix + key)} tbody tr:nth-child({i + 1}) th"
 
 
 def hover(page, selector: str) -> None:
@@ -362,9 +389,10 @@ SMALL_CHART_LABELS = """() => [...document.querySelectorAll("[data-testid=stVega
   .map(t => [t.textContent.slice(0, 20), parseFloat(getComputedStyle(t).fontSize)]).filter(([, px]) => px < 12)"""
 
 
-# The Playground's step maps (ui/components/heatmap.py): one component element a map, key map_<name>,
-# its table in an open shadow root.
-MAP_HOSTS = "[class*='st-key-map_'] [data-testid='stBidiComponentIsolated']"
+# The step maps (ui/components/heatmap.py): one component element a map, key map_<name>, or a row of them, key
+# maps_<row>, their tables in its open shadow root.
+MAP_HOSTS = ("[class*='st-key-map_'] [data-testid='stBidiComponentIsolated'],"
+             " [class*='st-key-maps_'] [data-testid='stBidiComponentIsolated']")
 EDITOR_HOSTS = "[class*='st-key-pged_'] [data-testid='stBidiComponentIsolated']"  # the matrix editors
 
 
@@ -372,8 +400,10 @@ def maps_fit(page) -> list[list[int]]:
     """[left, right] edges of every step map's frame, from the left of the column holding it (or of the
     page's main block), and that column's width: a map wider than its column scrolls inside its frame.
     A map not drawn (no frame, or 0 px wide) gives [0, 0, 0]."""
-    return page.evaluate("""(sel) => [...document.querySelectorAll(sel)].map(host => {
-        const wrap = host.shadowRoot && host.shadowRoot.querySelector(".wrap");
+    return page.evaluate("""(sel) => [...document.querySelectorAll(sel)].flatMap(host => {
+        const boxes = host.shadowRoot ? [...host.shadowRoot.querySelectorAll(".map")] : [];
+        return boxes.length ? boxes.map(box => [host, box.querySelector(".wrap")]) : [[host, null]];
+    }).map(([host, wrap]) => {
         if (!wrap || !wrap.getBoundingClientRect().width) return [0, 0, 0];
         const column = host.closest("[data-testid='stColumn']") || host.closest("[data-testid='stMainBlockContainer']");
         const box = wrap.getBoundingClientRect(), holder = column.getBoundingClientRect();
@@ -390,11 +420,8 @@ def maps_within(fits: list[list[int]]) -> bool:
 # smaller than 12 px or cut: [map key, its text, font px, px needed, px shown] each.
 SMALL_OR_CLIPPED_MAP_TEXT = """() => {
   const out = [];
-  for (const el of document.querySelectorAll("[class*='st-key-map_']")) {
-    const host = el.querySelector("[data-testid='stBidiComponentIsolated']");
-    if (!host || !host.shadowRoot) continue;
-    const key = [...el.classList].find(c => c.startsWith("st-key-map_"));
-    for (const t of host.shadowRoot.querySelectorAll("td, th, .legend span:not(.ramp)")) {
+  for (const [key, box] of Object.entries((MAP_BOXES)(""))) {
+    for (const t of box.querySelectorAll("td, th, .legend span:not(.ramp)")) {
       const text = t.textContent.trim();
       if (!text) continue;
       const px = parseFloat(getComputedStyle(t).fontSize);
@@ -402,7 +429,7 @@ SMALL_OR_CLIPPED_MAP_TEXT = """() => {
     }
   }
   return out;
-}"""
+}""".replace("MAP_BOXES", MAP_BOXES)
 
 
 # ── Charts in their columns (the layout tests) ──────────────────────────────────────────
@@ -410,14 +437,19 @@ SMALL_OR_CLIPPED_MAP_TEXT = """() => {
 HOLDERS = ("[data-testid='stColumn'], [data-testid='stVerticalBlock'], [data-testid='stHorizontalBlock'],"
            " [data-testid='stMainBlockContainer']")
 
-# The charts: Vega's, and the step maps (a table in a component's shadow root, key map_<name>).
-CHARTS = "[data-testid='stVegaLiteChart'], [class*='st-key-map_'] [data-testid='stBidiComponentIsolated']"
+# The charts: Vega's, and the step maps (tables in a component's shadow root: key map_<name> for one map, maps_<row>
+# for a row of them); each map of a row is a chart of its own.
+CHARTS = ("[data-testid='stVegaLiteChart'], [class*='st-key-map_'] [data-testid='stBidiComponentIsolated'],"
+          " [class*='st-key-maps_'] [data-testid='stBidiComponentIsolated']")
+# [element, its drawing] for every chart: Vega's canvas or svg; a map's box (.map: its table and legend).
+DRAWINGS = """[...document.querySelectorAll(CHARTS)].flatMap(el => el.shadowRoot
+    ? [...el.shadowRoot.querySelectorAll('.map')].map(map => [el, map]) : [[el, el.querySelector('canvas, svg.marks')]])"""
+DRAWINGS = DRAWINGS.replace("CHARTS", json.dumps(CHARTS))
 
-# Each chart's drawing (Vega's canvas or svg; a map's table and legend) and how far it runs past the
-# nearest block that holds it (a column, a block of a row, an expander, the main block) or any block around that.
-CHART_BOXES = """(holders) => [...document.querySelectorAll(CHARTS)].map(el => {
-    const drawn = (el.shadowRoot ? el.shadowRoot.querySelector('.map') || el
-                                 : el.querySelector('canvas, svg.marks') || el).getBoundingClientRect();
+# Each chart's drawing and how far it runs past the nearest block that holds it (a column, a block of a row, an
+# expander, the main block) or any block around that.
+CHART_BOXES = """(holders) => DRAWINGS.map(([el, drawing]) => {
+    const drawn = (drawing || el).getBoundingClientRect();
     let past = 0, holder = null;
     for (let up = el.parentElement; up; up = up.parentElement) {
         if (!up.matches(holders)) continue;
@@ -427,7 +459,7 @@ CHART_BOXES = """(holders) => [...document.querySelectorAll(CHARTS)].map(el => {
     }
     return {left: drawn.left, right: drawn.right, top: drawn.top, bottom: drawn.bottom,
             width: Math.round(drawn.width), holder, past: Math.round(past)};
-})""".replace("CHARTS", json.dumps(CHARTS))
+})""".replace("DRAWINGS", DRAWINGS)
 
 # Drawn: no element still waiting for its code (Streamlit draws a skeleton where an element whose code it loads on
 # first use will be: every component, the maps and the sidebar's link included, for about 0.5 s after a page's first
@@ -435,11 +467,11 @@ CHART_BOXES = """(holders) => [...document.querySelectorAll(CHARTS)].map(el => {
 # under load the sidebar's link was still a skeleton a second later), and the ``count`` charts or more, each drawn.
 ALL_DRAWN = """(count) => {
     if (document.querySelector('[data-testid=stSkeleton]')) return false;
-    const charts = [...document.querySelectorAll(CHARTS)];
-    const drawn = el => ((el.shadowRoot ? el.shadowRoot.querySelector('.map td') && el.shadowRoot.querySelector('.map')
-                                        : el.querySelector('canvas, svg.marks'))?.getBoundingClientRect().width || 0) > 0;
+    const charts = DRAWINGS;
+    const drawn = ([el, drawing]) => ((el.shadowRoot ? drawing.querySelector('td') && drawing : drawing)
+                                      ?.getBoundingClientRect().width || 0) > 0;
     return charts.length >= count && charts.every(drawn);
-}""".replace("CHARTS", json.dumps(CHARTS))
+}""".replace("DRAWINGS", DRAWINGS)
 
 
 def settle(page, charts: int) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from selfattn.block.view import PAGE_PARTS
 from selfattn.i18n import t_plain
-from tests.browser import browser_page, part_tab, wait_until_idle
+from tests.browser import browser_page, map_sel, part_tab, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -29,20 +29,20 @@ def test_an_old_link_to_the_batch_opens_its_part_and_the_tabs_and_next_part_walk
         assert "part=batch" in shared and "at=" not in shared, shared  # the link to share names the part
         assert page.locator("[data-testid='stCheckbox']").filter(has_text="A padded batch").is_visible()
         assert page.get_by_text("Jump to", exact=True).count() == 0
-        assert page.locator("[class*='st-key-map_tb_batch_mask']").count() == 1
-        assert page.locator("[class*='st-key-map_tb_layer1_input']").count() == 0  # a closed part draws nothing
+        assert page.locator(map_sel("tb_batch_mask")).count() == 1
+        assert page.locator(map_sel("tb_layer1_input")).count() == 0  # a closed part draws nothing
 
         tab_of(page, "layer").click()  # the first part: no part in the link
         page.wait_for_function("() => !new URLSearchParams(location.search).has('part')", timeout=30000)
-        page.locator("[class*='st-key-map_tb_layer1_input']").wait_for(timeout=30000)
+        page.locator(map_sel("tb_layer1_input")).wait_for(timeout=30000)
         wait_until_idle(page)
         assert page.get_by_text(t_plain("tb.norm_title", "en", token="t1")).count() == 1  # LayerNorm written out
-        assert page.locator("[class*='st-key-map_tb_batch_mask']").count() == 0
+        assert page.locator(map_sel("tb_batch_mask")).count() == 0
 
         page.get_by_role("button", name=t_plain("parts.next", "en", name=f"2 · {t_plain('tb.part_stack', 'en')}"))\
             .click()
         page.wait_for_function(PART_IN_URL, arg="stack", timeout=30000)
-        page.locator("[class*='st-key-map_tb_stack2']").wait_for(timeout=30000)
+        page.locator(map_sel("tb_stack2")).wait_for(timeout=30000)
         wait_until_idle(page)
 
         page.locator("[data-testid='stCheckbox']").filter(has_text="Causal mask").locator("label").click()

@@ -17,13 +17,13 @@ from selfattn.core.block import LayerParams, transformer_layer
 from selfattn.core.positions import positional_encoding
 from selfattn.display.numbers import map_text
 from selfattn.i18n import t_plain
-from tests.browser import as_text, assert_preview_cells, browser_page, shaken, wait_until_idle
+from tests.browser import as_text, assert_preview_cells, browser_page, map_cells, map_sel, shaken, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
 LINKS = ("input", "norm1", "q", "k", "v", "concat", "projected", "residual1", "norm2", "ff_pre", "ff_act", "ff_out",
          "residual2")
-OUTPUTS = "[class*='st-key-map_tb_layer1_norm2'] [data-testid='stBidiComponentIsolated']"  # post-LN: ⑫ the output
+OUTPUTS = map_sel("tb_layer1_norm2")  # post-LN: ⑫ the output
 
 
 @pytest.fixture(scope="module")
@@ -110,8 +110,7 @@ def test_erf_is_the_error_function_to_the_last_digits(page):
 
 
 def outputs_cells(page) -> list[list[str]]:
-    return page.evaluate("""(selector) => [...document.querySelector(selector).shadowRoot.querySelectorAll("tbody tr")]
-        .map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))""", OUTPUTS)
+    return page.evaluate(map_cells("tb_"), "layer1_norm2")
 
 
 EDITORS = "[class*='st-key-tbed_'] [data-testid='stBidiComponentIsolated']"  # the matrix editors on the page

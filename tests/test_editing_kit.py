@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from support.apptest import editors, open_page
+from support.apptest import editors, mounted_maps, open_page
 from support.source import tree
-from support.visitor import component_data
 from tests import blockpage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,8 +49,7 @@ def test_no_page_script_reads_its_editors_generation(script):
 
 def raw_revs(at) -> dict[str, dict]:
     """Each map's revisions as the browser gets them, by the map's key."""
-    return {element.proto.id.split("-", 2)[-1]: component_data(element.proto.json).get("revs")
-            for element in at.get("bidi_component") if element.proto.id.split("-", 2)[-1].startswith("map_")}
+    return {key: data.get("revs") for key, (_element, data) in mounted_maps(at).items()}
 
 
 def test_the_block_page_s_maps_carry_the_revision_of_the_table_they_were_computed_from():

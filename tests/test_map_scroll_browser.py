@@ -11,12 +11,15 @@ from tests.browser import browser_page, open_playground, settle, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
+# Every map's box (.map) on the page, drawn alone (its element's shadow root holds it) or in a row of maps (a slot).
+MAPS = """[...document.querySelectorAll("*")].filter(el => el.shadowRoot)
+    .flatMap(el => [...el.shadowRoot.querySelectorAll(".map")]).filter(box => box.querySelector(".wrap"))"""
 # For every map in the window: its note, and the columns and rows out of view measured here from the cells' boxes
 # against the frame's (the sticky row and column headers cover what lies under them).
-MEASURE = """() => [...document.querySelectorAll("*")].filter(el => el.shadowRoot && el.shadowRoot.querySelector(".wrap"))
-  .filter(host => { const box = host.getBoundingClientRect(); return box.top < innerHeight && box.bottom > 0 && box.height > 0; })
-  .map(host => {
-    const root = host.shadowRoot, wrap = root.querySelector(".wrap"), more = root.querySelector(".more");
+MEASURE = """() => MAPS
+  .filter(root => { const box = root.getBoundingClientRect(); return box.top < innerHeight && box.bottom > 0 && box.height > 0; })
+  .map(root => {
+    const wrap = root.querySelector(".wrap"), more = root.querySelector(".more");
     const frame = wrap.getBoundingClientRect();
     const corner = root.querySelector("thead th.corner").getBoundingClientRect();
     const left = corner.right, top = corner.bottom;
@@ -27,24 +30,22 @@ MEASURE = """() => [...document.querySelectorAll("*")].filter(el => el.shadowRoo
             hidden: [cols.filter(b => b.left < left - 1 || b.right > right + 1).length,
                      rows.filter(b => b.top < top - 1 || b.bottom > bottom + 1).length],
             name: root.querySelector("table").getAttribute("aria-label")};
-  })"""
+  })""".replace("MAPS", MAPS)
 # Both resolve a frame later: by then the browser has run the scroll's own events, so a map they changed has asked to
 # be counted again (its note's data-counted is "no" until it has).
-BRING = """async (name) => { for (const el of document.querySelectorAll("*")) {
-    const table = el.shadowRoot && el.shadowRoot.querySelector(`table[aria-label="${name}"]`);
-    if (table) { el.scrollIntoView({block: "start"}); window.scrollBy(0, -40);
-                 await new Promise(r => requestAnimationFrame(r)); return true; } } return false; }"""
-SCROLL = """async ([name, x, y]) => { for (const el of document.querySelectorAll("*")) {
-    const table = el.shadowRoot && el.shadowRoot.querySelector(`table[aria-label="${name}"]`);
-    if (table) { const wrap = el.shadowRoot.querySelector(".wrap"); wrap.scrollLeft = x; wrap.scrollTop = y;
-                 await new Promise(r => requestAnimationFrame(r)); } } }"""
+BRING = """async (name) => { for (const box of MAPS) {
+    if (box.querySelector(`table[aria-label="${name}"]`)) {
+        box.scrollIntoView({block: "start"}); window.scrollBy(0, -40);
+        await new Promise(r => requestAnimationFrame(r)); return true; } } return false; }""".replace("MAPS", MAPS)
+SCROLL = """async ([name, x, y]) => { for (const box of MAPS) {
+    if (box.querySelector(`table[aria-label="${name}"]`)) {
+        const wrap = box.querySelector(".wrap"); wrap.scrollLeft = x; wrap.scrollTop = y;
+        await new Promise(r => requestAnimationFrame(r)); } } }""".replace("MAPS", MAPS)
 
 
-FOUND = """(name) => [...document.querySelectorAll("*")].some(
-    el => el.shadowRoot && el.shadowRoot.querySelector(`table[aria-label="${name}"] td`))"""
-COUNTED = """(name) => [...document.querySelectorAll("*")].some(el => el.shadowRoot
-    && el.shadowRoot.querySelector(`table[aria-label="${name}"]`)
-    && el.shadowRoot.querySelector(".more").dataset.counted === "yes")"""
+FOUND = """(name) => MAPS.some(box => box.querySelector(`table[aria-label="${name}"] td`))""".replace("MAPS", MAPS)
+COUNTED = """(name) => MAPS.some(box => box.querySelector(`table[aria-label="${name}"]`)
+    && box.querySelector(".more").dataset.counted === "yes")""".replace("MAPS", MAPS)
 
 
 def measured(page, name: str) -> dict:
@@ -93,9 +94,8 @@ def test_a_wide_map_says_how_many_columns_are_out_of_view_and_counts_again_as_it
         narrow = shown(page, "⑦ LayerNorm₁")  # 5 × 8 fits: says nothing
         assert narrow["hidden"] == [0, 0] and narrow["note"] == "", narrow
         # the note's line is kept whether it speaks or not: a note appearing does not move the page under a pointer
-        heights = page.evaluate("""() => [...document.querySelectorAll("*")].filter(el => el.shadowRoot
-            && el.shadowRoot.querySelector(".more") && el.getBoundingClientRect().height > 0)
-            .map(el => [el.shadowRoot.querySelector(".more").hidden, el.shadowRoot.querySelector(".more").offsetHeight])""")
+        heights = page.evaluate("""() => MAPS.filter(box => box.querySelector(".more") && box.getBoundingClientRect().height > 0)
+            .map(box => [box.querySelector(".more").hidden, box.querySelector(".more").offsetHeight])""".replace("MAPS", MAPS))
         assert {hidden for hidden, _ in heights} == {True, False}
         assert len({height for _, height in heights}) == 1 and heights[0][1] > 0, heights
         assert page.locator("[data-testid='stException']").count() == 0
@@ -104,8 +104,8 @@ def test_a_wide_map_says_how_many_columns_are_out_of_view_and_counts_again_as_it
 def test_a_tall_map_counts_its_rows_and_the_note_is_in_chinese_on_the_chinese_page(url, browser):
     with browser_page(browser, width=1024, height=768) as page:
         open_playground(page, url, "?preset=random&size=32.4.3.3", first="X, t1, x1")
-        names = page.evaluate("""() => [...document.querySelectorAll("*")].filter(el => el.shadowRoot
-            && el.shadowRoot.querySelector(".wrap")).map(el => el.shadowRoot.querySelector("table").getAttribute("aria-label"))""")
+        names = page.evaluate("""() => MAPS.map(box => box.querySelector("table").getAttribute("aria-label"))"""
+                              .replace("MAPS", MAPS))
         tall = shown(page, names[-1])  # the outputs: 32 rows, taller than the 36rem frame
         assert tall["total"][1] == 32 and tall["hidden"][1] > 0, tall
         assert agrees(tall) and "rows are out of view" in tall["note"], tall
@@ -116,17 +116,20 @@ def test_a_tall_map_counts_its_rows_and_the_note_is_in_chinese_on_the_chinese_pa
         assert wide["hidden"][0] > 0 and f"32 列中有 {wide['hidden'][0]} 列不在视野内" in wide["note"], wide
 
 
+# A map's box: the slot it has in its row, or the element it is alone.
 BOXES = """async () => { const found = [];
-  for (const host of [...document.querySelectorAll("*")].filter(el => el.shadowRoot && el.shadowRoot.querySelector(".wrap"))) {
-    host.scrollIntoView({block: "center"});  // laid out (content-visibility skips a map out of the window)
+  for (const root of MAPS) {
+    root.scrollIntoView({block: "center"});  // laid out (content-visibility skips a map out of the window)
     await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-    found.push((() => { const box = host.closest("[data-testid='stElementContainer']").getBoundingClientRect();
-                 const map = host.shadowRoot.querySelector(".wrap").getBoundingClientRect();
-                 return {name: host.shadowRoot.querySelector("table").getAttribute("aria-label"),
+    found.push((() => { const host = root.getRootNode().host;
+                 const outer = root.parentElement.classList.contains("slot") ? root.parentElement
+                                 : host.closest("[data-testid='stElementContainer']");
+                 const box = outer.getBoundingClientRect(), map = root.querySelector(".wrap").getBoundingClientRect();
+                 return {name: root.querySelector("table").getAttribute("aria-label"),
                          top: Math.round(box.top + scrollY + host.closest("[data-testid='stMain']").scrollTop),
                          box: Math.round(box.width), map: Math.round(map.width)}; })());
   }
-  return found; }"""
+  return found; }""".replace("MAPS", MAPS)
 
 
 def test_the_block_s_boxes_sit_side_by_side_and_a_caption_does_not_widen_its_box(url, browser):

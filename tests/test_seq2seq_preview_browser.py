@@ -18,7 +18,7 @@ from selfattn.display.numbers import map_text
 from selfattn.i18n import t_plain
 from selfattn.seq2seq.text import merged
 from selfattn.seq2seq.view import EPS, decoder_tables, encoder_tables
-from tests.browser import as_text, assert_preview_cells, browser_page, shaken, wait_until_idle
+from tests.browser import MAP_BOXES, as_text, assert_preview_cells, browser_page, map_sel, shaken, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -85,7 +85,7 @@ def expected(case: dict) -> dict:
 def page(url, browser):
     with browser_page(browser) as page:
         page.goto(f"{url}/seq2seq")
-        page.wait_for_selector("[class*='st-key-map_s2s_outputs'] [data-testid='stBidiComponentIsolated']",
+        page.wait_for_selector(map_sel("s2s_outputs"),
                                timeout=120_000)
         wait_until_idle(page)
         page.wait_for_function("() => !!window.selfattnMaps && !!window.selfattnS2s", timeout=30_000)
@@ -127,14 +127,13 @@ def test_a_bad_cell_a_wrong_shape_or_a_stale_editor_leaves_the_maps_to_the_serve
 # nothing and are left to the server.
 MAP_CELLS = """() => {
     const out = {};
-    for (const el of document.querySelectorAll("[class*='st-key-map_s2s_']")) {
-        const key = [...el.classList].map(c => c.match(/^st-key-map_s2s_(\\w+)$/)).find(m => m);
-        const body = el.querySelector("[data-testid='stBidiComponentIsolated']")?.shadowRoot?.querySelector("tbody");
-        if (!key || !body || /^(cache_|step_)/.test(key[1])) continue;
-        out[key[1]] = [...body.rows].map(tr => [...tr.cells].slice(1).map(td => td.textContent));
+    for (const [key, box] of Object.entries((MAP_BOXES)("s2s_"))) {
+        const body = box.querySelector("tbody");
+        if (!body || /^(cache_|step_)/.test(key)) continue;
+        out[key] = [...body.rows].map(tr => [...tr.cells].slice(1).map(td => td.textContent));
     }
     return out;
-}"""
+}""".replace("MAP_BOXES", MAP_BOXES)
 
 
 def type_enter(page, name: str, text: str) -> tuple[dict, dict]:
@@ -163,7 +162,7 @@ def test_an_edit_shows_in_the_maps_before_the_server_answers_and_the_answer_chan
                                                                                             changed, same):
     with browser_page(browser) as page:
         page.goto(f"{url}/seq2seq?{view}")
-        page.wait_for_selector("[class*='st-key-map_s2s_outputs'] [data-testid='stBidiComponentIsolated']",
+        page.wait_for_selector(map_sel("s2s_outputs"),
                                timeout=120_000)
         wait_until_idle(page)
         editors = "[class*='st-key-s2sed_'] [data-testid='stBidiComponentIsolated']"

@@ -16,16 +16,16 @@ import json
 import pytest
 
 from selfattn.i18n import t_plain
-from tests.browser import release, tab, wait_until_idle
+from tests.browser import MAP_BOXES, map_sel, release, tab, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
 # One frame of the page: a cross-attention weight (a map the preview redraws), the box's text, whether the box is
 # marked out of date and how it is drawn, and the masked self-attention's cell (1, 2) with its class.
 SNAP = """() => {
+    const boxes = (MAP_BOXES)("s2s_");
     const cell = (key, i, j) => {
-        const host = document.querySelector(`[class*='st-key-map_s2s_${key}'] [data-testid='stBidiComponentIsolated']`);
-        const td = host && host.shadowRoot && host.shadowRoot.querySelectorAll('tbody tr')[i]?.querySelectorAll('td')[j];
+        const td = boxes[key]?.querySelectorAll('tbody tr')[i]?.querySelectorAll('td')[j];
         return td ? [td.textContent, td.classList.contains('masked')] : [null, false];
     };
     const code = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stText]')]
@@ -36,7 +36,8 @@ SNAP = """() => {
     return {map: cell('d1_cross1', 0, 0)[0], box: code ? code.innerText : null,
             outdated: box ? box.dataset.outdated || null : null, opacity,
             note: box ? getComputedStyle(box, '::after').content : null, self: cell('d1_self1', 0, 1)};
-}""".replace("FOCUS_LINE", json.dumps(t_plain("s2s.focus_line", "en", h=1, q="{q}", w="").split("{q}")[0]))
+}""".replace("MAP_BOXES", MAP_BOXES).replace("FOCUS_LINE", json.dumps(  # the first line's words before its numbers
+    t_plain("s2s.focus_line", "en", h=1, q="{q}", w="").split("{q}")[0]))
 
 RECORD = """(snap) => {
     const take = new Function('return (' + snap + ')()');
@@ -51,13 +52,12 @@ def test_the_boxes_the_server_writes_are_marked_while_the_maps_show_a_newer_edit
     page = tab(browser, 1400, 1000)
     try:
         page.goto(f"{url}/seq2seq")
-        page.wait_for_selector("[class*='st-key-map_s2s_outputs'] td", timeout=120_000)
+        page.wait_for_selector(f"{map_sel('s2s_outputs')} td", timeout=120_000)
         page.wait_for_function(f"() => !!({SNAP})().box", timeout=60_000)
         wait_until_idle(page)
         before = page.evaluate(SNAP)
         assert before["map"] and before["box"] and before["outdated"] is None, before
-        note = page.locator("[class*='st-key-map_s2s_d1_self1'] [data-testid='stBidiComponentIsolated']").evaluate(
-            "h => h.shadowRoot.querySelector('.mask-note')?.innerText")
+        note = page.locator(map_sel("s2s_d1_self1")).evaluate("box => box.querySelector('.mask-note')?.innerText")
 
         page.evaluate(RECORD, SNAP)
         cell = page.get_by_role("textbox", name="Target Y, y1, 1", exact=True)

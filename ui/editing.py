@@ -32,7 +32,7 @@ from ui import map_sizes as fit
 from ui import state as settings
 from ui.widgets import csv_button, tr
 from ui.components import matrix_editor as editor_component
-from ui.components.heatmap import heatmap, map_data, picked
+from ui.components.heatmap import MapRow, heatmap, map_data, picked
 from ui.state import current_lang
 
 EDITOR_TEXTS = ("cell", "row", "pasted", "pasted_left", "pasted_cut", "copied", "copied_block")
@@ -208,7 +208,7 @@ class Maps:
 
     def show(self, title: str, matrix, row_labels, col_labels, *, key: str, link: str | None, focus: int | None,
              caption: str = "", role: str = "values", domain=None, full=None, full_cols=None, engine=None,
-             csv: bool = True, framed: bool = False, width: int | str = "content"):
+             csv: bool = True, framed: bool = False, width: int | str = "content", into: MapRow | None = None):
         """One step's matrix: its name and shape, its map and a CSV (``csv``; else the page's ZIP alone holds it).
 
         Args:
@@ -221,6 +221,7 @@ class Maps:
                 written as they are), ``width`` wide (pixels, "content", "stretch", or "fit": as wide as the map
                 draws, :func:`ui.map_sizes.box_width`), as one element instead of three; else they are Streamlit's
                 markdown above it.
+            into: the row (:func:`ui.components.heatmap.map_row`) the map is drawn in, as one element with the others.
 
         Returns:
             A function that builds the labelled DataFrame offered for download (built when asked for).
@@ -245,7 +246,7 @@ class Maps:
         data["revs"] = self.editors.revs()  # an answer older than what is typed since waits (heatmap.js)
         rows = len(values) if link is not None and link != "wv" and not link.startswith("src:") else 0  # wv's and
         # src's rows are keys (the source), not the queries a click picks
-        heatmap(map_key, data, on_pick=partial(self.on_pick, map_key, rows), width=width)
+        heatmap(map_key, data, on_pick=partial(self.on_pick, rows), width=width, into=into)
         if csv:
             csv_button(frame, f"{self.csv_prefix}{key}", key=f"dl_{self.key_prefix}{key}")
         return frame
@@ -256,9 +257,9 @@ class Maps:
         st.download_button(label, partial(zip_tables, tables, made), file_name=file_name, mime="application/zip",
                            key=key, on_click="ignore", icon=":material/folder_zip:", type="primary")
 
-    def on_pick(self, map_key: str, rows: int) -> None:
+    def on_pick(self, rows: int, value) -> None:
         """A click on a token's row of a map makes it the focus. The trigger is a widget state, read as anything a
         visitor may send: only a whole number naming one of ``rows`` rows is used."""
-        row = picked(st.session_state.get(map_key), rows)
+        row = picked(value, rows)
         if row is not None:
             settings.put(self.focus_setting, row)

@@ -1,9 +1,8 @@
 """Every key the app keeps in session state, in one place: the mechanism, no page's knowledge.
 
-A page's table (:func:`fields`) says for every setting it keeps: the session-state key, the
-URL parameter, its codec with its limits, and its default. The same table keeps each widget's
-value across pages and hidden runs, with its default (:func:`keep`), fills and writes the link
-(``ui/link.py``), and drives the fuzz tests.
+A page's table (:func:`fields`) says for every setting it keeps: the session-state key, the URL parameter, its codec
+with its limits, and its default. The same table keeps each widget's value across pages and hidden runs, with its
+default (:func:`keep`), fills and writes the link (``ui/link.py``), and drives the fuzz tests.
 
 Each table is declared with its page (``ui/navigation.py``'s ``declared_in``: a plain-Python module), with what
 else the page keeps (last good results, typed tables) in its ``KEPT`` and the widget keys no code reads back in
@@ -121,11 +120,12 @@ FRAME_KEPT: dict[str, str] = {
     FOLDED: "{folded box's key: whether it is open}, as the visitor left each (ui.widgets.folded)",
     REFUSED: "the settings whose values from the browser were refused in this run (refuse_unfit_settings)",
 }
-# Widgets whose state no code reads back as a setting or result (buttons, downloads, uploaders,
-# the maps' click triggers): declared so that every key a session holds is named somewhere.
+# Widgets whose state no code reads back as a setting or result (buttons, downloads, uploaders, the maps' click
+# triggers): declared so that every key a session holds is named somewhere.
 FRAME_WIDGETS: dict[str, str] = {
     "dl_*": "each CSV, JSON or ZIP download button",
     "map_*": "the Playground's and the Transformer block's maps (a click on a token's row sends its trigger)",
+    "maps_*": "maps side by side as one element (ui.components.heatmap.MapRow: a click sends its map's key and row)",
     "heatmap_library": "the maps' drawing code, sent once a page run",
     "outdated_*": "the boxes the server writes that dim while the browser's preview is newer (ui/components/outdated.py)",
     "share_link": "the page's link in the sidebar with its copy button (ui/components/share_link.py)",

@@ -23,6 +23,7 @@ from selfattn.display.charts import masked_weights
 from selfattn.display.export import labelled
 from selfattn.i18n import t_plain
 from ui import state as settings
+from ui.components.heatmap import map_row
 from ui.editable_page import EditablePage
 from selfattn.block.text import flow_steps, norm_lines, similarity_change
 from selfattn.display.numbers import step_text
@@ -132,9 +133,11 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
         shown_cols = cols[:dims] if dims else cols
         tables[f"{prefix}{key}"] = show_map(title, cut(matrix), tokens, shown_cols, key=f"{prefix}{key}", link=link,
                                             focus=focus, caption=caption, role=role, domain=domain, full=matrix,
-                                            full_cols=cols, engine=engine if key == "input" else None, width="fit")
+                                            full_cols=cols, engine=engine if key == "input" else None, width="fit",
+                                            into=row)
 
-    with st.container(horizontal=True, wrap=True, gap="medium"):
+    # one element for the whole flow, but a real layer's flow holds its heads' grid, a chart, among the maps
+    with map_row(f"maps_tb_{prefix}flow", together=not dims) as row:
         for step in flow_steps(trace, current_lang()):
             title = f"{step.number} {step.title}"
             caption = f"{step.formula} · {step.caption}"
@@ -156,7 +159,7 @@ def draw_flow(trace, tokens: list[str], focus: int, tables: dict, *, prefix: str
                     tables[f"{prefix}weights_head{h + 1}"] = show_map(
                         f"{step.number} " + t_plain("tb.head", current_lang(), h=h + 1), weights, tokens, tokens,
                         key=f"{prefix}att{h + 1}", link=f"att:{h + 1}", focus=focus, role="weights",
-                        domain=(0.0, 1.0), caption=caption if h == 0 else "", width="fit")
+                        domain=(0.0, 1.0), caption=caption if h == 0 else "", width="fit", into=row)
             else:
                 one(title, step.matrix, column_names(step.column_prefix, step.matrix.shape[1]), key=step.key,
                     link=f"row:{step.key}", caption=caption, role=step.role)

@@ -45,6 +45,7 @@ function mount(component) {
   if (root.adoptedStyleSheets && !root.adoptedStyleSheets.includes(sheet)) {
     root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
   }
+  if (data.maps) return mountRow(parentElement, setTriggerValue, data);
   let view = parentElement.__heatmap;
   if (!view) {
     view = build(parentElement);
@@ -52,10 +53,51 @@ function mount(component) {
   }
   view.pick = setTriggerValue;
   view.draw(data);
-  return () => {
-    const group = maps.get(view.group);
-    if (group && group.get(view.link) === view) group.delete(view.link);
-  };
+  return () => forget(view);
+}
+
+// A map leaves the page: it no longer lights up with its group, nor takes a preview.
+function forget(view) {
+  const group = maps.get(view.group);
+  if (group && group.get(view.link) === view) group.delete(view.link);
+}
+
+// Maps side by side in one element (heatmap.py's MapRow): {maps: [{key, width, data}], scroll}. Each map is a slot of
+// the row (data-map: its key), drawn as a map element draws it; a slot whose key is gone is taken away, and a click
+// on a row of one sends {pick: {map: key, row: i}}.
+function mountRow(parentElement, setTriggerValue, data) {
+  let row = parentElement.__mapRow;
+  if (!row) {
+    const box = document.createElement("div");
+    box.className = "map-row";
+    parentElement.appendChild(box);
+    row = parentElement.__mapRow = { box, views: new Map() };
+  }
+  const drawn = new Set();
+  for (const { key, width, data: map } of data.maps) {
+    let view = row.views.get(key);
+    if (!view) {
+      const slot = document.createElement("div");
+      slot.className = "slot";
+      slot.dataset.map = key;
+      view = build(slot);
+      view.slot = slot;
+      row.views.set(key, view);
+    }
+    row.box.appendChild(view.slot); // in the order drawn (a slot already there moves)
+    view.slot.classList.toggle("stretch", width === "stretch");
+    view.slot.style.width = typeof width === "number" ? `${width}px` : "";
+    view.pick = (name, i) => setTriggerValue(name, { map: key, row: i });
+    view.draw({ ...map, scroll: data.scroll });
+    drawn.add(key);
+  }
+  for (const [key, view] of row.views) {
+    if (drawn.has(key)) continue;
+    forget(view);
+    view.slot.remove();
+    row.views.delete(key);
+  }
+  return () => { for (const view of row.views.values()) forget(view); };
 }
 
 function hexRgb(hex) {

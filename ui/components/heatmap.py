@@ -16,10 +16,13 @@ query's row sends one trigger, ``pick``, which the page checks with :func:`picke
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -102,23 +105,83 @@ def scroll_notes(lang: str) -> dict:
             "rows": t_plain("common.map_hidden_rows", lang, **keep)}
 
 
-def heatmap(key: str, data: dict, on_pick: Callable[[], None] | None = None, width: int | str = "content") -> None:
+def heatmap(key: str, data: dict, on_pick: Callable[[object], None] | None = None, width: int | str = "content",
+            into: MapRow | None = None) -> None:
     """Mount one map drawn from ``data`` (:func:`map_data`) under ``key``, ``width`` wide (pixels, "content" or
-    "stretch"); ``on_pick`` runs after a click. A map with masked cells says under it what they are
-    (``common.map_masked``)."""
-    data = {**data, "scroll": dict(scroll_notes(current_lang()))}
+    "stretch"), or add it to the row ``into`` (:func:`map_row`), which mounts it with the others. ``on_pick`` runs
+    after a click on a row, with the map's state as a visitor sent it (``{"pick": row}``, read with :func:`picked`).
+    A map with masked cells says under it what they are (``common.map_masked``)."""
     if "mask" in data:
-        data["mask_note"] = t_plain("common.map_masked", current_lang())
-    _mount(key=key, data=payload(data), width=width, on_pick_change=on_pick or _nothing)
+        data = {**data, "mask_note": t_plain("common.map_masked", current_lang())}
+    if into is not None:
+        into.add(key, data, on_pick, width)
+        return
+    data = {**data, "scroll": dict(scroll_notes(current_lang()))}
+    _mount(key=key, data=payload(data), width=width,
+           on_pick_change=partial(_pick, key, on_pick) if on_pick else _nothing)
+
+
+@dataclass
+class MapRow:
+    """Maps side by side, wrapping as the window narrows, mounted as one element (``row``: one component where each
+    map was one: each costs the server a component's registration, its two widgets and a message, about 0.2 ms an
+    open; docs/benchmarks.md). A click on a row of one of its maps sends ``{"pick": {"map": key, "row": i}}``; the
+    row hands ``{"pick": i}`` to that map's ``on_pick``."""
+
+    key: str
+    maps: list = field(default_factory=list)  # {"key", "width", "data"} each, in the order drawn
+    picks: dict = field(default_factory=dict)  # map key -> its on_pick
+
+    def add(self, key: str, data: dict, on_pick: Callable[[object], None] | None, width: int | str) -> None:
+        if not isinstance(width, int) and width not in ("content", "stretch"):
+            raise ValueError(f"a map's width is pixels, 'content' or 'stretch', not {width!r}")
+        self.maps.append({"key": key, "width": width, "data": data})
+        if on_pick:
+            self.picks[key] = on_pick
+
+    def mount(self) -> None:
+        _mount(key=self.key, data=payload({"maps": self.maps, "scroll": scroll_notes(current_lang())}),
+               width="stretch", on_pick_change=self.on_pick)
+
+    def on_pick(self) -> None:
+        """A click on a map of the row: the map it names (a key of this row, or nothing is done) and the row, sent on
+        to that map's ``on_pick`` as its own state would be (checked there, with :func:`picked`)."""
+        sent = _sent(st.session_state.get(self.key))
+        which = sent.get("map") if isinstance(sent, dict) else None
+        if isinstance(which, str) and which in self.picks:
+            self.picks[which]({PICK: sent.get("row")})
+
+
+@contextlib.contextmanager
+def map_row(key: str, *, together: bool = True):
+    """Maps drawn inside side by side, wrapping as the window narrows: with ``together``, as one element (yields the
+    :class:`MapRow` the maps go ``into``; only maps may be drawn inside), else as Streamlit's horizontal container of
+    one element a map (yields None: for a row with other elements among its maps, e.g. a chart)."""
+    if not together:
+        with st.container(horizontal=True, wrap=True, gap="medium"):
+            yield None
+        return
+    row = MapRow(key)
+    yield row
+    row.mount()
+
+
+def _sent(value):
+    """The ``pick`` trigger in a component state as a visitor may have written it, or None."""
+    try:
+        return value[PICK]
+    except (KeyError, TypeError, IndexError):
+        return None
+
+
+def _pick(key: str, on_pick: Callable[[object], None]) -> None:
+    on_pick(st.session_state.get(key))
 
 
 def picked(value, rows: int) -> int | None:
     """The row a click picked, from a component state a visitor may have written: a whole number
     naming one of ``rows`` rows, or None."""
-    try:
-        row = value[PICK]
-    except (KeyError, TypeError, IndexError):
-        return None
+    row = _sent(value)
     if isinstance(row, (int, float)) and not isinstance(row, bool) and math.isfinite(row) \
             and float(row).is_integer() and 0 <= row < rows:
         return int(row)
