@@ -226,6 +226,35 @@ def test_picked_takes_only_a_whole_number_naming_a_row():
     assert picked({PICK: 2}, 2) is None and picked({PICK: 0}, 0) is None  # a map of 0 rows (the focus's) picks none
 
 
+def test_a_crafted_pick_sent_to_a_row_of_maps_changes_nothing_and_a_click_picks():
+    """The block's flow is one element, a row of maps (ui.components.heatmap.MapRow): its trigger names a map and a
+    row. A value that is not {"map": a key of this row, "row": one of that map's rows} picks nothing: another row's
+    map, a key of no map, a key that is not text, or any crafted row."""
+    from support.apptest import mounted_maps, open_page, send_trigger, step_maps
+
+    at = open_page("block")
+    row = mounted_maps(at)["map_tb_layer1_q"][0]
+    assert row.startswith("maps_") and {m for m, (r, _) in mounted_maps(at).items() if r == row} >= {
+        "map_tb_layer1_input", "map_tb_layer1_q", "map_tb_layer1_att1"}
+    shown_before = {key: data["cells"] for key, data in step_maps(at).items()}
+    crafted = [*({"map": "map_tb_layer1_q", "row": json.loads(text)} for text in CRAFTED_PICKS.values() if text != "3"),
+               {"map": "map_tb_layer1_q", "row": 4},  # the block's 4 tokens: rows 0-3
+               {"map": "map_tb_layer1_qq", "row": 1}, {"map": "map_outputs", "row": 1}, {"map": ["map_tb_layer1_q"]},
+               {"map": {"map_tb_layer1_q": 1}, "row": 1}, {"map": None, "row": 1}, {"row": 1}, "map_tb_layer1_q",
+               [1], 1, None, {"map": "map_tb_layer1_q"}, {"map": "map_tb_layer1_q", "row": [1]},
+               {"map": "map_tb_layer1_q" * 50_000, "row": 1}]
+    for value in crafted:
+        send_trigger(at, row, value)
+        assert not at.exception, (repr(value)[:40], [e.value for e in at.exception])
+        assert at.session_state["tb_focus"] == 0, repr(value)[:40]
+        assert {key: data["cells"] for key, data in step_maps(at).items()} == shown_before, repr(value)[:40]
+    send_trigger(at, row, {"map": "map_tb_layer1_att2", "row": 2})  # a click on query 3 of head 2's weights
+    assert not at.exception and at.session_state["tb_focus"] == 2
+    assert {data["focus"] for data in step_maps(at).values() if data["link"]} == {2}
+    at.run()  # sent once: the next run does not pick again
+    assert not at.exception and at.session_state["tb_focus"] == 2
+
+
 def test_a_crafted_pick_through_apptest_changes_nothing_and_a_click_picks():
     from support.apptest import open_page, send_pick, step_maps
 
