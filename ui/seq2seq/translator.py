@@ -38,6 +38,7 @@ from ui import links
 from ui.seq2seq import page as s2
 from ui import state as settings
 from ui.widgets import current_lang, folded, listed, show_error, tr, tr_count, tr_plain, vega
+from ui.components.heatmap import MapRow, map_row
 from ui.editing import Maps, map_frame
 from ui.play import Player
 from ui import parts
@@ -113,19 +114,20 @@ class MapShown:
         """The labelled DataFrame of its CSV, built when called."""
         return map_frame(self.matrix, self.rows, self.cols, self.full, self.full_cols)
 
-    def draw(self) -> None:
-        """The map, without a CSV button of its own: the page's ZIP holds every map."""
-        with st.container(width="content"):
-            MAPS.show(self.title, self.matrix, self.rows, self.cols, key=self.key, link=self.link, focus=self.focus,
-                      role=self.role, domain=(0.0, 1.0) if self.role == "weights" else None, full=self.full,
-                      full_cols=self.full_cols, csv=False)
+    def draw(self, row: MapRow) -> None:
+        """The map in ``row``, without a CSV button of its own: the page's ZIP holds every map. It says its name and
+        shape itself (``framed``), as wide as its cells draw."""
+        MAPS.show(self.title, self.matrix, self.rows, self.cols, key=self.key, link=self.link, focus=self.focus,
+                  role=self.role, domain=(0.0, 1.0) if self.role == "weights" else None, full=self.full,
+                  full_cols=self.full_cols, csv=False, framed=True, width="fit", into=row)
 
 
 def draw_row(maps) -> None:
-    """Maps side by side while the window holds them."""
-    with st.container(horizontal=True, wrap=True, gap="medium"):
+    """Maps side by side while the window holds them, as one element (a row of maps, keyed by its first map)."""
+    maps = list(maps)
+    with map_row(f"maps_s2t_{maps[0].key}") as row:
         for shown in maps:
-            shown.draw()
+            shown.draw(row)
 
 
 @dataclass(frozen=True, eq=False)
@@ -311,7 +313,7 @@ def pass_maps(good: Translation, checked: Checked, step: int) -> dict[str, MapSh
     inputs, words, chars = explain.input_labels(good), explain.word_labels(good), explain.source_labels(good)
     memory = explain.memory(good)  # (n, d)
     d_cols = column_names("d", memory.shape[1])
-    maps = {"memory": MapShown(tr("tr.memory_map"), memory[:, :MAP_DIMS], chars, d_cols[:MAP_DIMS], "memory",
+    maps = {"memory": MapShown(tr_plain("tr.memory_map"), memory[:, :MAP_DIMS], chars, d_cols[:MAP_DIMS], "memory",
                                "src:memory", full=memory, full_cols=d_cols)}
     whole = good.cross_weights  # (layers, heads, T, n)
     focus = step if step < len(good.tokens) else None
@@ -320,15 +322,15 @@ def pass_maps(good: Translation, checked: Checked, step: int) -> dict[str, MapSh
         at = f"l{layer + 1}h"
         for h in range(weights.shape[0]):
             maps[f"self_layer{layer + 1}_head{h + 1}"] = MapShown(
-                tr("tr.layer_head", layer=layer + 1, h=h + 1), weights[h], inputs, inputs, f"self_{at}{h + 1}",
+                tr_plain("tr.layer_head", layer=layer + 1, h=h + 1), weights[h], inputs, inputs, f"self_{at}{h + 1}",
                 f"self:{at}{h + 1}", focus=step, role="weights")
         for h in range(whole.shape[1]):
             maps[f"cross_layer{layer + 1}_head{h + 1}"] = MapShown(
-                tr("tr.layer_head", layer=layer + 1, h=h + 1), whole[layer, h], words[: whole.shape[2]], chars,
+                tr_plain("tr.layer_head", layer=layer + 1, h=h + 1), whole[layer, h], words[: whole.shape[2]], chars,
                 f"cross_{at}{h + 1}", f"cross:{at}{h + 1}", focus=focus, role="weights")
     rows = explain.decoder_rows(good)  # (T, d)
     d_cols = column_names("d", rows.shape[1])
-    maps["rows"] = MapShown(tr("tr.rows_map"), rows[:, :MAP_DIMS], words[: len(rows)], d_cols[:MAP_DIMS], "rows",
+    maps["rows"] = MapShown(tr_plain("tr.rows_map"), rows[:, :MAP_DIMS], words[: len(rows)], d_cols[:MAP_DIMS], "rows",
                             "row:out", focus=focus, full=rows, full_cols=d_cols)
     return maps
 
@@ -412,12 +414,13 @@ def step_maps(good: Translation, step: int) -> dict[str, MapShown]:
         for name, title, cache, prefix in (("k_cache", "tr.cache_k", keys, "k"), ("v_cache", "tr.cache_v", values, "v")):
             names = column_names(prefix, cache.shape[1])
             maps[f"step{step + 1}_{name}_layer{layer + 1}"] = MapShown(
-                tr(title, layer=layer + 1, h=len(heads)), cache[:, :MAP_DIMS], rows, names[:MAP_DIMS],
+                tr_plain(title, layer=layer + 1, h=len(heads)), cache[:, :MAP_DIMS], rows, names[:MAP_DIMS],
                 f"{STEP_MAP_KEYS[name]}{layer + 1}", full=cache, full_cols=names)
         for name, title, weights, cols in (("self", "tr.step_self_title", at.self_weights[layer], inputs[: step + 1]),
                                            ("cross", "tr.step_cross_title", at.cross_weights[layer], chars)):
             maps[f"step{step + 1}_{name}_layer{layer + 1}"] = MapShown(
-                tr(title, layer=layer + 1), weights, heads, cols, f"{STEP_MAP_KEYS[name]}{layer + 1}", role="weights")
+                tr_plain(title, layer=layer + 1), weights, heads, cols, f"{STEP_MAP_KEYS[name]}{layer + 1}",
+                role="weights")
     return maps
 
 
@@ -429,7 +432,7 @@ def learned_maps(good: Translation, record: explain.Record, chosen: explain.Chec
         return {}
     weights = watched.cross_weights  # (layers, heads, T, n)
     return {f"training_step{chosen.step}_cross_layer{layer + 1}_head{h + 1}": MapShown(
-        tr("tr.layer_head", layer=layer + 1, h=h + 1), weights[layer, h], explain.labels(watched.tokens),
+        tr_plain("tr.layer_head", layer=layer + 1, h=h + 1), weights[layer, h], explain.labels(watched.tokens),
         explain.labels(watched.source), f"ckpt_l{layer + 1}h{h + 1}", role="weights")
         for layer in range(weights.shape[0]) for h in range(weights.shape[1])}
 
