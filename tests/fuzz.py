@@ -600,6 +600,33 @@ class Walk:
 
         self.expect.append(kept)
 
+    focus_of: dict[str, str] = {}  # a map key's prefix -> the setting a click on a token's row sets (the focus)
+
+    def click_map(self) -> str:
+        """A click on a row of a map drawn now (alone or in a row of maps), or a crafted pick: a click on a token's
+        row of a map whose rows are the queries makes that token the focus; anything else leaves the focus."""
+        from support.apptest import send_pick, step_maps
+
+        maps = step_maps(self.at)
+        if not maps:
+            return self.rerun()
+        key = self.rng.choice(sorted(maps))
+        data, link = maps[key], maps[key]["link"] or ""
+        rows = len(data["rows"])
+        value = self.rng.choice([self.rng.randrange(rows) if rows else -1, rows, -1, 1.5, "0", None, [0], 2**70])
+        picks = type(value) is int and 0 <= value < rows and link not in ("", "wv") and not link.startswith("src:")
+        setting = next((s for prefix, s in self.focus_of.items() if key.startswith(prefix)), None)
+        state = self.at.session_state
+        before = state[setting] if setting and setting in state else None
+        send_pick(self.at, key, value)
+
+        def focused() -> None:
+            assert state[setting] == (value if picks else before), (key, value, before, state[setting])
+
+        if setting and before is not None:
+            self.expect.append(focused)
+        return f"click map {key} row {value!r}"
+
     def click(self, skip: tuple[str, ...] = ()) -> str:
         w = self.pick("button", skip)
         if w is None:

@@ -23,11 +23,12 @@ class BlockWalk(fuzz.Walk):
     title_key = "tb.title"
     restart_every = 60
     parts, part_key = PAGE_PARTS, "tb_part"
+    focus_of = {"tb_": "tb_focus"}
 
     def moves(self):
         return [(3, self.toggle), (4, self.number), (4, self.choose), (1, self.click), (2, self.type_text),
                 (8, self.edit_cell), (1.5, self.sentence), (1, self.switch_language), (0.5, self.rerun),
-                (3, self.switch_toy_part), (2, lambda: self.open_or_close("tb_weights"))]
+                (3, self.switch_toy_part), (2, lambda: self.open_or_close("tb_weights")), (2, self.click_map)]
 
     def toy(self) -> bool:
         return self.at.session_state["tb_source"] == "toy" if "tb_source" in self.at.session_state else True

@@ -24,6 +24,7 @@ class Seq2seqWalk(fuzz.Walk):
     title_key = "s2s.title"
     restart_every = 60
     part_key = "s2s_part"
+    focus_of = {"s2s_": "s2s_focus"}  # the translator's maps (s2t_) pick its step, which moves while it plays
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -34,7 +35,7 @@ class Seq2seqWalk(fuzz.Walk):
     def moves(self):
         return [(4, self.number), (4, self.choose), (1.5, self.press), (8, self.edit_cell), (1, self.type_text),
                 (1, self.switch_language), (0.5, self.rerun), (3, self.switch_part),
-                (2, lambda: self.open_or_close("s2s_weights"))]
+                (2, lambda: self.open_or_close("s2s_weights")), (2, self.click_map)]
 
     def press(self) -> str:
         """A button, but not the translator's Train (a run of its own is tests/test_translator_train.py's)."""
