@@ -1,13 +1,17 @@
-"""The Efficient attention page's charts, as Altair charts (no Streamlit): the page draws them.
+"""The Efficient attention page's charts (no Streamlit): the page draws them.
 
-Each builder takes its numbers and ``words``, the chart's labels in the visitor's language, and returns an
-``alt.Chart`` as wide as its column ("container": the page draws it stretched) and of a fixed height, so that it
-fits a 1024 px window's columns as a 1400 px one's (tests/test_efficient_browser.py).
+Each builder takes its numbers and ``words``, the chart's labels in the visitor's language, and returns a chart as
+wide as its column ("container": the page draws it stretched) and of a fixed height, so that it fits a 1024 px
+window's columns as a 1400 px one's (tests/test_efficient_browser.py). The two grids, the tiles (built anew at each
+step of their play and each new seed) and the mask, are Vega-Lite dicts written out; the others, built once a
+process for the same inputs, are ``alt.Chart`` objects. tests/test_efficient_charts.py holds the dicts to Vega-Lite's
+schema and to the numbers they draw.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import altair as alt
 import numpy as np
@@ -20,34 +24,54 @@ MAX_GRID_PX = 360  # the score matrix and the masks, at most this high
 CELL_PX = 34
 NUMBERS_UP_TO = 12  # cells carry their numbers up to 12 × 12
 TILE, LIT, WRONG, RIGHT = colours.TILE_EDGE, colours.TILE_LIT, colours.WRONG_HEAD, colours.RIGHT_HEAD
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")  # the column's width, the height given
+FIT_X = {"type": "fit-x", "contains": "padding"}  # the column's width, the height given
+SCHEMA = alt.SCHEMA_URL  # the Vega-Lite version Altair writes (the charts built with it say the same)
 
 
 def _cell_px(n: int) -> int:
     return max(12, min(CELL_PX, MAX_GRID_PX // max(n, 1)))
 
 
-def _index_axis(n: int, prefix: str, title: str, orient: str) -> alt.Axis:
+def _index_axis(n: int, prefix: str, title: str, orient: str) -> dict:
     """An axis of a grid drawn on [0, n]: one label a cell, at its middle, counting from 1."""
     step = max(1, math.ceil(n / 16))
-    return alt.Axis(values=[i + 0.5 for i in range(0, n, step)], labelExpr=f"'{prefix}' + (datum.value + 0.5)",
-                    title=title, orient=orient, grid=False, ticks=False, domain=False, labelFontSize=LABEL_FONT_PX,
-                    titleFontSize=LABEL_FONT_PX, labelAngle=0)
+    return {"values": [i + 0.5 for i in range(0, n, step)], "labelExpr": f"'{prefix}' + (datum.value + 0.5)",
+            "title": title, "orient": orient, "grid": False, "ticks": False, "domain": False,
+            "labelFontSize": LABEL_FONT_PX, "titleFontSize": LABEL_FONT_PX, "labelAngle": 0}
 
 
-def _grid(n_rows: int, n_cols: int, words: dict) -> tuple[dict, dict, int]:
+def _grid(n_rows: int, n_cols: int, words: dict) -> tuple[Callable[[str], dict], Callable[[str], dict], int]:
+    """A grid's x and y channels for a field (cells on [0, n_cols] × [0, n_rows], rows downwards) and its cell px."""
     cell = _cell_px(max(n_rows, n_cols))
-    x = dict(scale=alt.Scale(domain=[0, n_cols], nice=False, zero=False),
-             axis=_index_axis(n_cols, words.get("col_prefix", "k"), words["key"], "top"))
-    y = dict(scale=alt.Scale(domain=[0, n_rows], nice=False, zero=False, reverse=True),
-             axis=_index_axis(n_rows, words.get("row_prefix", "q"), words["query"], "left"))
-    return x, y, cell
+    x_axis = _index_axis(n_cols, words.get("col_prefix", "k"), words["key"], "top")
+    y_axis = _index_axis(n_rows, words.get("row_prefix", "q"), words["query"], "left")
+    return (lambda field: {"field": field, "type": "quantitative", "axis": x_axis,
+                           "scale": {"domain": [0, n_cols], "nice": False, "zero": False}},
+            lambda field: {"field": field, "type": "quantitative", "axis": y_axis,
+                           "scale": {"domain": [0, n_rows], "nice": False, "zero": False, "reverse": True}},
+            cell)
+
+
+def _when(test: str, then, otherwise) -> dict:
+    """A channel of one value where ``test`` holds, another elsewhere."""
+    return {"condition": {"test": test, "value": then}, "value": otherwise}
+
+
+def _tooltip(*fields: tuple[str, str]) -> list[dict]:
+    return [{"field": field, "type": "nominal", "title": title} for field, title in fields]
+
+
+def _sized(spec: dict, height: int) -> dict:
+    """A chart as wide as its column ("container": the page draws it stretched), ``height`` px high, no frame."""
+    return {"$schema": SCHEMA, "config": {"view": {"continuousWidth": 300, "continuousHeight": 300, "stroke": None}},
+            **spec, "width": "container", "height": height, "autosize": dict(FIT_X)}
 
 
 def tiles_chart(scores: np.ndarray, done: np.ndarray, tiles: list[tuple], current: tuple[int, int] | None,
-                skipped: set[tuple[int, int]], words: dict) -> alt.LayerChart:
+                skipped: set[tuple[int, int]], words: dict) -> dict:
     """The score matrix as a grid of tiles: cells computed so far in full colour, the rest faded; every tile framed,
-    the current one lit, the skipped ones hatched grey.
+    the current one lit, the skipped ones hatched grey. A Vega-Lite dict written out (built at each step of the
+    tiles' play and at each new seed: Altair took 65 ms to build it and 40 more to check it, docs/benchmarks.md).
 
     Args:
         scores: (n_q, n_k) scaled scores, -inf where masked. done: (n_q, n_k) bool, computed so far.
@@ -62,45 +86,40 @@ def tiles_chart(scores: np.ndarray, done: np.ndarray, tiles: list[tuple], curren
                "skipped": (qb, kb) in skipped, "name": f"({qb + 1}, {kb + 1})"} for qb, kb, r0, r1, c0, c1 in tiles]
     finite = scores[np.isfinite(scores)]
     top = float(np.abs(finite).max()) if finite.size else 1.0
-    base = alt.Chart(alt.Data(values=cells))
-    heat = base.mark_rect().encode(
-        x=alt.X("c:Q", **x), x2="c1:Q", y=alt.Y("r:Q", **y), y2="r1:Q",
-        color=alt.condition("isValid(datum.v)", alt.Color("v:Q", title=words["score"], scale=alt.Scale(
-            **colours.role_scale("signed", domain=[-top, top], reverse=True)), legend=alt.Legend(
-                labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, orient="bottom")), alt.value(colours.MASK_OFF)),
-        opacity=alt.condition("datum.done", alt.value(1.0), alt.value(0.25)),
-        tooltip=[alt.Tooltip("where:N", title=words["cell"]), alt.Tooltip("text:N", title=words["score"])])
-    layers = [heat]
+    colour = {"test": "isValid(datum.v)", "field": "v", "type": "quantitative", "title": words["score"],
+              "scale": colours.role_scale("signed", domain=[-top, top], reverse=True),
+              "legend": {"labelFontSize": LABEL_FONT_PX, "titleFontSize": LABEL_FONT_PX, "orient": "bottom"}}
+    layers = [{"data": {"values": cells}, "mark": {"type": "rect"}, "encoding": {
+        "x": x("c"), "x2": {"field": "c1"}, "y": y("r"), "y2": {"field": "r1"},
+        "color": {"condition": colour, "value": colours.MASK_OFF}, "opacity": _when("datum.done", 1.0, 0.25),
+        "tooltip": _tooltip(("where", words["cell"]), ("text", words["score"]))}}]
     if max(n_q, n_k) <= NUMBERS_UP_TO:
-        layers.append(base.mark_text(fontSize=VALUE_FONT_PX).encode(
-            x=alt.X("cx:Q", **x), y=alt.Y("cy:Q", **y), text="text:N",
-            opacity=alt.condition("datum.done", alt.value(1.0), alt.value(0.35))).transform_calculate(
-                cx="datum.c + 0.5", cy="datum.r + 0.5"))
-    boxes = alt.Chart(alt.Data(values=frames))
-    layers.append(boxes.transform_filter("datum.skipped").mark_rect(fill=colours.TILE_SKIPPED, opacity=0.35).encode(
-        x=alt.X("c0:Q", **x), x2="c1:Q", y=alt.Y("r0:Q", **y), y2="r1:Q"))
-    layers.append(boxes.mark_rect(filled=False).encode(
-        x=alt.X("c0:Q", **x), x2="c1:Q", y=alt.Y("r0:Q", **y), y2="r1:Q",
-        stroke=alt.condition("datum.lit", alt.value(LIT), alt.value(TILE)),
-        strokeWidth=alt.condition("datum.lit", alt.value(5), alt.value(1.5)),
-        tooltip=[alt.Tooltip("name:N", title=words["tile"])]))
-    chart = alt.layer(*layers).properties(width="container", height=cell * n_q, autosize=FIT_X)
-    return chart.configure_view(stroke=None)
+        layers.append({"data": {"values": cells}, "mark": {"type": "text", "fontSize": VALUE_FONT_PX},
+                       "transform": [{"calculate": "datum.c + 0.5", "as": "cx"}, {"calculate": "datum.r + 0.5", "as": "cy"}],
+                       "encoding": {"x": x("cx"), "y": y("cy"), "text": {"field": "text", "type": "nominal"},
+                                    "opacity": _when("datum.done", 1.0, 0.35)}})
+    box = {"x": x("c0"), "x2": {"field": "c1"}, "y": y("r0"), "y2": {"field": "r1"}}
+    layers.append({"data": {"values": frames}, "transform": [{"filter": "datum.skipped"}],
+                   "mark": {"type": "rect", "fill": colours.TILE_SKIPPED, "opacity": 0.35}, "encoding": box})
+    layers.append({"data": {"values": frames}, "mark": {"type": "rect", "filled": False}, "encoding": {
+        **box, "stroke": _when("datum.lit", LIT, TILE), "strokeWidth": _when("datum.lit", 5, 1.5),
+        "tooltip": _tooltip(("name", words["tile"]))}})
+    return _sized({"layer": layers}, cell * n_q)
 
 
-def mask_chart(keep: np.ndarray, words: dict) -> alt.LayerChart:
-    """The banded mask: cells a query may read, filled; the rest grey."""
+def mask_chart(keep: np.ndarray, words: dict) -> dict:
+    """The banded mask: cells a query may read, filled; the rest grey (a Vega-Lite dict, as :func:`tiles_chart`)."""
     n_q, n_k = keep.shape
     x, y, cell = _grid(n_q, n_k, words)
     cells = [{"r": i, "c": j, "r1": i + 1, "c1": j + 1, "seen": words["seen"] if keep[i, j] else words["masked"],
               "where": f"q{i + 1}, k{j + 1}"} for i in range(n_q) for j in range(n_k)]
-    return alt.Chart(alt.Data(values=cells)).mark_rect(stroke=colours.CELL_EDGE, strokeWidth=1).encode(
-        x=alt.X("c:Q", **x), x2="c1:Q", y=alt.Y("r:Q", **y), y2="r1:Q",
-        color=alt.Color("seen:N", title="", scale=alt.Scale(domain=[words["seen"], words["masked"]],
-                                                            range=[RIGHT, colours.FADED]),
-                        legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
-        tooltip=[alt.Tooltip("where:N", title=words["cell"]), alt.Tooltip("seen:N", title="")],
-    ).properties(width="container", height=cell * n_q, autosize=FIT_X).configure_view(stroke=None)
+    return _sized({"data": {"values": cells}, "mark": {"type": "rect", "stroke": colours.CELL_EDGE, "strokeWidth": 1},
+                   "encoding": {
+                       "x": x("c"), "x2": {"field": "c1"}, "y": y("r"), "y2": {"field": "r1"},
+                       "color": {"field": "seen", "type": "nominal", "title": "",
+                                 "scale": {"domain": [words["seen"], words["masked"]], "range": [RIGHT, colours.FADED]},
+                                 "legend": {"orient": "bottom", "labelFontSize": LABEL_FONT_PX}},
+                       "tooltip": _tooltip(("where", words["cell"]), ("seen", ""))}}, cell * n_q)
 
 
 def reach_chart(reach: np.ndarray, words: dict) -> alt.Chart:

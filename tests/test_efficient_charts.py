@@ -1,0 +1,68 @@
+"""The Efficient attention page's two grids as Vega-Lite dicts (selfattn/efficient/charts.py): valid by Vega-Lite's
+schema as Altair holds it, and drawing exactly the numbers, tiles and mask they are given."""
+
+from __future__ import annotations
+
+import random
+
+import altair as alt
+import numpy as np
+import pytest
+
+from selfattn.display import colours
+from selfattn.display.numbers import chart_text
+from selfattn.efficient import charts
+
+WORDS = {"key": "key", "query": "query", "score": "score", "cell": "cell", "tile": "tile", "seen": "seen",
+         "masked": "masked"}
+
+
+def a_case(seed: int) -> dict:
+    rng = random.Random(seed)
+    n_q, n_k = rng.randint(1, 20), rng.randint(1, 20)
+    numbers = np.random.default_rng(seed)
+    scores = numbers.normal(size=(n_q, n_k)) * rng.choice([0.01, 1, 300])
+    scores[numbers.random((n_q, n_k)) < 0.2] = -np.inf  # masked
+    if seed % 5 == 0:
+        scores[:] = -np.inf  # nothing to read: the colours' domain falls back to ±1
+    bq, bk = rng.randint(1, 5), rng.randint(1, 5)
+    tiles = [(qb, kb, qb * bq, min(n_q, qb * bq + bq), kb * bk, min(n_k, kb * bk + bk))
+             for qb in range(-(-n_q // bq)) for kb in range(-(-n_k // bk))]
+    return {"scores": scores, "done": numbers.random((n_q, n_k)) < 0.5, "tiles": tiles,
+            "current": rng.choice([None, tiles[-1][:2]]), "skipped": {tiles[0][:2]} if rng.random() < 0.5 else set()}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_tiles_grid_is_valid_vega_lite_and_draws_every_score_tile_and_step(seed):
+    case = a_case(seed)
+    scores, done = case["scores"], case["done"]
+    spec = charts.tiles_chart(scores, done, case["tiles"], case["current"], case["skipped"], WORDS)
+    alt.TopLevelLayerSpec.validate(spec)  # raises if the schema rejects it
+    n_q, n_k = scores.shape
+    heat, *rest = spec["layer"]
+    cells = {(c["r"], c["c"]): c for c in heat["data"]["values"]}
+    assert len(cells) == n_q * n_k
+    for (i, j), c in cells.items():
+        finite = bool(np.isfinite(scores[i, j]))
+        assert c["v"] == (float(scores[i, j]) if finite else None) and c["text"] == chart_text(float(scores[i, j]))
+        assert c["done"] == bool(done[i, j]) and (c["r1"], c["c1"]) == (i + 1, j + 1)
+    finite = scores[np.isfinite(scores)]
+    top = float(np.abs(finite).max()) if finite.size else 1.0
+    colour = heat["encoding"]["color"]
+    assert colour["condition"]["scale"]["domain"] == [-top, top] and colour["value"] == colours.MASK_OFF
+    assert (len(rest) == 3) == (max(n_q, n_k) <= charts.NUMBERS_UP_TO)  # the numbers written in while they fit
+    frames = rest[-1]["data"]["values"]
+    assert [(f["qb"], f["kb"], f["r0"], f["r1"], f["c0"], f["c1"]) for f in frames] == case["tiles"]
+    assert [f["lit"] for f in frames] == [(f["qb"], f["kb"]) == case["current"] for f in frames]
+    assert {(f["qb"], f["kb"]) for f in frames if f["skipped"]} == case["skipped"]
+    assert spec["height"] == charts._cell_px(max(n_q, n_k)) * n_q and spec["width"] == "container"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_mask_grid_is_valid_vega_lite_and_marks_each_cell_as_its_mask_says(seed):
+    keep = np.random.default_rng(seed).random((seed + 1, 2 * seed + 3)) < 0.5
+    spec = charts.mask_chart(keep, WORDS)
+    alt.TopLevelUnitSpec.validate(spec)
+    seen = {(c["r"], c["c"]): c["seen"] for c in spec["data"]["values"]}
+    assert seen == {(i, j): WORDS["seen"] if keep[i, j] else WORDS["masked"]
+                    for i in range(keep.shape[0]) for j in range(keep.shape[1])}
