@@ -125,6 +125,8 @@ class MapShown:
 def draw_row(maps) -> None:
     """Maps side by side while the window holds them, as one element (a row of maps, keyed by its first map)."""
     maps = list(maps)
+    if not maps:
+        return
     with map_row(f"maps_s2t_{maps[0].key}") as row:
         for shown in maps:
             shown.draw(row)
