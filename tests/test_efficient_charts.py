@@ -1,5 +1,5 @@
-"""The Efficient attention page's two grids as Vega-Lite dicts (selfattn/efficient/charts.py): valid by Vega-Lite's
-schema as Altair holds it, and drawing exactly the numbers, tiles and mask they are given."""
+"""The Efficient attention page's three grids as Vega-Lite dicts (selfattn/efficient/charts.py): valid by Vega-Lite's
+schema as Altair holds it, and drawing exactly the numbers, tiles, mask and reach they are given."""
 
 from __future__ import annotations
 
@@ -66,3 +66,15 @@ def test_the_mask_grid_is_valid_vega_lite_and_marks_each_cell_as_its_mask_says(s
     seen = {(c["r"], c["c"]): c["seen"] for c in spec["data"]["values"]}
     assert seen == {(i, j): WORDS["seen"] if keep[i, j] else WORDS["masked"]
                     for i in range(keep.shape[0]) for j in range(keep.shape[1])}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_reach_grid_is_valid_vega_lite_and_marks_each_position_each_layer_count_reaches(seed):
+    reach = np.random.default_rng(seed).random((seed + 2, 3 * seed + 1)) < 0.5
+    words = {**WORDS, "reached": "reached", "unreached": "not yet", "position": "position", "layers": "layers"}
+    spec = charts.reach_chart(reach, words)
+    alt.TopLevelUnitSpec.validate(spec)
+    seen = {(c["l"], c["c"]): c["seen"] for c in spec["data"]["values"]}
+    assert seen == {(layer, j): "reached" if reach[layer, j] else "not yet"
+                    for layer in range(reach.shape[0]) for j in range(reach.shape[1])}
+    assert spec["height"] == charts._cell_px(max(reach.shape)) * reach.shape[0]

@@ -2,10 +2,10 @@
 
 Each builder takes its numbers and ``words``, the chart's labels in the visitor's language, and returns a chart as
 wide as its column ("container": the page draws it stretched) and of a fixed height, so that it fits a 1024 px
-window's columns as a 1400 px one's (tests/test_efficient_browser.py). The two grids, the tiles (built anew at each
-step of their play and each new seed) and the mask, are Vega-Lite dicts written out; the others, built once a
-process for the same inputs, are ``alt.Chart`` objects. tests/test_efficient_charts.py holds the dicts to Vega-Lite's
-schema and to the numbers they draw.
+window's columns as a 1400 px one's (tests/test_efficient_browser.py). The grids, the tiles (built anew at each step
+of their play and each new seed), the mask and the reach (at each window and length tried), are Vega-Lite dicts
+written out; the others, built once a process for the same inputs, are ``alt.Chart`` objects.
+tests/test_efficient_charts.py holds the dicts to Vega-Lite's schema and to the numbers they draw.
 """
 
 from __future__ import annotations
@@ -122,25 +122,28 @@ def mask_chart(keep: np.ndarray, words: dict) -> dict:
                        "tooltip": _tooltip(("where", words["cell"]), ("seen", ""))}}, cell * n_q)
 
 
-def reach_chart(reach: np.ndarray, words: dict) -> alt.Chart:
-    """Which positions the last token's output depends on after 0, 1, … L layers (a row a layer count)."""
+def reach_chart(reach: np.ndarray, words: dict) -> dict:
+    """Which positions the last token's output depends on after 0, 1, … L layers (a row a layer count; a Vega-Lite
+    dict, as :func:`mask_chart`: built for each window and length a class tries)."""
     layers, n = reach.shape
     cell = _cell_px(max(n, layers))
     cells = [{"l": l, "l1": l + 1, "c": j, "c1": j + 1, "seen": words["reached"] if reach[l, j] else words["unreached"],
               "where": f"L = {l}, k{j + 1}"} for l in range(layers) for j in range(n)]
-    x = alt.X("c:Q", scale=alt.Scale(domain=[0, n], nice=False, zero=False),
-              axis=_index_axis(n, "k", words["position"], "top"))
-    y = alt.Y("l:Q", scale=alt.Scale(domain=[0, layers], nice=False, zero=False, reverse=True),
-              axis=alt.Axis(values=[l + 0.5 for l in range(layers)], labelExpr="datum.value - 0.5", grid=False,
-                            ticks=False, domain=False, title=words["layers"], labelFontSize=LABEL_FONT_PX,
-                            titleFontSize=LABEL_FONT_PX))
-    return alt.Chart(alt.Data(values=cells)).mark_rect(stroke=colours.CELL_EDGE, strokeWidth=1).encode(
-        x=x, x2="c1:Q", y=y, y2="l1:Q",
-        color=alt.Color("seen:N", title="", scale=alt.Scale(domain=[words["reached"], words["unreached"]],
-                                                            range=[LIT, colours.FADED]),
-                        legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
-        tooltip=[alt.Tooltip("where:N", title=words["cell"])],
-    ).properties(width="container", height=cell * layers, autosize=FIT_X).configure_view(stroke=None)
+    x = {"field": "c", "type": "quantitative", "scale": {"domain": [0, n], "nice": False, "zero": False},
+         "axis": _index_axis(n, "k", words["position"], "top")}
+    y = {"field": "l", "type": "quantitative", "scale": {"domain": [0, layers], "nice": False, "zero": False,
+                                                         "reverse": True},
+         "axis": {"values": [l + 0.5 for l in range(layers)], "labelExpr": "datum.value - 0.5", "grid": False,
+                  "ticks": False, "domain": False, "title": words["layers"], "labelFontSize": LABEL_FONT_PX,
+                  "titleFontSize": LABEL_FONT_PX}}
+    return _sized({"data": {"values": cells}, "mark": {"type": "rect", "stroke": colours.CELL_EDGE, "strokeWidth": 1},
+                   "encoding": {
+                       "x": x, "x2": {"field": "c1"}, "y": y, "y2": {"field": "l1"},
+                       "color": {"field": "seen", "type": "nominal", "title": "",
+                                 "scale": {"domain": [words["reached"], words["unreached"]],
+                                           "range": [LIT, colours.FADED]},
+                                 "legend": {"orient": "bottom", "labelFontSize": LABEL_FONT_PX}},
+                       "tooltip": _tooltip(("where", words["cell"]))}}, cell * layers)
 
 
 def traffic_chart(rows: list[dict], names: dict, words: dict) -> alt.Chart:
