@@ -1,5 +1,6 @@
-"""The Efficient attention page's three grids as Vega-Lite dicts (selfattn/efficient/charts.py): valid by Vega-Lite's
-schema as Altair holds it, and drawing exactly the numbers, tiles, mask and reach they are given."""
+"""The Efficient attention page's charts as Vega-Lite dicts (selfattn/efficient/charts.py): valid by Vega-Lite's
+schema as Altair holds it, and drawing exactly the numbers, tiles, mask and reach they are given, and the curves the
+numbers measured."""
 
 from __future__ import annotations
 
@@ -78,3 +79,33 @@ def test_the_reach_grid_is_valid_vega_lite_and_marks_each_position_each_layer_co
     assert seen == {(layer, j): "reached" if reach[layer, j] else "not yet"
                     for layer in range(reach.shape[0]) for j in range(reach.shape[1])}
     assert spec["height"] == charts._cell_px(max(reach.shape)) * reach.shape[0]
+
+
+def test_every_other_chart_is_valid_vega_lite_and_draws_the_numbers_it_is_given():
+    """The curves and the heads' diagram: each valid by the schema, each point the number given (no rounding)."""
+    words = {"n": "n", "moved": "moved", "q_head": "query head", "kv_head": "KV head", "g": "g", "kib": "KiB",
+             "before": "before", "after": "after", "first": "x1", "second": "x2"}
+    rows = [{"n": 2 ** k, "standard": 3 ** k + 0.5, "tiled": 2 ** k} for k in range(1, 6)]
+    traffic = charts.traffic_chart(rows, {"standard": "standard", "tiled": "tiled"}, words)
+    alt.TopLevelUnitSpec.validate(traffic)
+    assert [(v["n"], v["algorithm"], v["moved"]) for v in traffic["data"]["values"]] == [
+        (r["n"], name, r[name]) for r in rows for name in ("standard", "tiled")]
+    heads = charts.heads_chart((0, 0, 1, 1), 2, (3,), words)
+    alt.TopLevelLayerSpec.validate(heads)
+    links = heads["layer"][0]["data"]["values"]
+    assert [(v["x2"], v["wrong"]) for v in links] == [(0.25, False), (0.25, False), (0.75, False), (0.75, True)]
+    curve = [{"model": m, "g": g, "bytes": 1024 * g * k, "real": g == 4} for k, m in ((1, "a"), (3, "b"))
+             for g in (1, 2, 4, 8)]
+    kv = charts.kv_cache_chart(curve, words)
+    alt.TopLevelLayerSpec.validate(kv)
+    assert [v["kib"] for v in kv["data"]["values"]] == [row["bytes"] / 1024 for row in curve]
+    rotation = charts.rotation_chart((0.6, -0.8), (1.0, 0.0), words)
+    alt.TopLevelLayerSpec.validate(rotation)
+    assert [(v["x"], v["y"]) for v in rotation["data"]["values"]] == [(0.6, -0.8), (1.0, 0.0)]
+    assert rotation["layer"][0]["encoding"]["x"]["scale"]["domain"] == [-1.25, 1.25]
+    timing = [{"n": 2 ** k, "sdpa_ms": 0.1 * k, "materialised_ms": 0.3 * k, "sdpa_peak_bytes": 2 ** (20 + k),
+               "materialised_peak_bytes": 2 ** (21 + k)} for k in range(1, 5)]
+    for field, want in (("ms", [0.1, 0.3]), ("mib", [2.0, 4.0])):
+        spec = charts.timing_chart(timing, field, {"sdpa": "SDPA", "materialised": "materialised"}, "t", words)
+        alt.TopLevelUnitSpec.validate(spec)
+        assert [v["value"] for v in spec["data"]["values"][:2]] == pytest.approx(want)

@@ -1,11 +1,12 @@
-"""The Efficient attention page's charts (no Streamlit): the page draws them.
+"""The Efficient attention page's charts as Vega-Lite dicts (no Streamlit, no Altair object): the page draws them.
 
 Each builder takes its numbers and ``words``, the chart's labels in the visitor's language, and returns a chart as
 wide as its column ("container": the page draws it stretched) and of a fixed height, so that it fits a 1024 px
-window's columns as a 1400 px one's (tests/test_efficient_browser.py). The grids, the tiles (built anew at each step
-of their play and each new seed), the mask and the reach (at each window and length tried), are Vega-Lite dicts
-written out; the others, built once a process for the same inputs, are ``alt.Chart`` objects.
-tests/test_efficient_charts.py holds the dicts to Vega-Lite's schema and to the numbers they draw.
+window's columns as a 1400 px one's (tests/test_efficient_browser.py). They are written out as
+:mod:`selfattn.display.charts` writes the other pages' charts: the tiles grid is built anew at each step of its play
+and each new seed, the others at each setting a visitor tries, and Altair took 30-65 ms to build one and 40 more to
+validate it (docs/benchmarks.md). tests/test_efficient_charts.py holds each to Vega-Lite's schema (Altair's) and the
+grids to the numbers they draw.
 """
 
 from __future__ import annotations
@@ -61,10 +62,12 @@ def _tooltip(*fields: tuple[str, str]) -> list[dict]:
     return [{"field": field, "type": "nominal", "title": title} for field, title in fields]
 
 
-def _sized(spec: dict, height: int) -> dict:
-    """A chart as wide as its column ("container": the page draws it stretched), ``height`` px high, no frame."""
-    return {"$schema": SCHEMA, "config": {"view": {"continuousWidth": 300, "continuousHeight": 300, "stroke": None}},
-            **spec, "width": "container", "height": height, "autosize": dict(FIT_X)}
+def _sized(spec: dict, height: int, *, bare: bool = True) -> dict:
+    """A chart as wide as its column ("container": the page draws it stretched), ``height`` px high; ``bare``: no
+    frame around its view (the grids)."""
+    view = {"continuousWidth": 300, "continuousHeight": 300, **({"stroke": None} if bare else {})}
+    return {"$schema": SCHEMA, "config": {"view": view}, **spec, "width": "container", "height": height,
+            "autosize": dict(FIT_X)}
 
 
 def tiles_chart(scores: np.ndarray, done: np.ndarray, tiles: list[tuple], current: tuple[int, int] | None,
@@ -146,22 +149,34 @@ def reach_chart(reach: np.ndarray, words: dict) -> dict:
                        "tooltip": _tooltip(("where", words["cell"]))}}, cell * layers)
 
 
-def traffic_chart(rows: list[dict], names: dict, words: dict) -> alt.Chart:
+def _axis(**more) -> dict:
+    return {"labelFontSize": LABEL_FONT_PX, "titleFontSize": LABEL_FONT_PX, **more}
+
+
+def _log_n(title: str) -> dict:
+    """The x channel of a curve against n, on a log-2 scale."""
+    return {"field": "n", "type": "quantitative", "scale": {"type": "log", "base": 2}, "title": title, "axis": _axis()}
+
+
+def _number_tip(field: str, title: str | None = None, fmt: str | None = None) -> dict:
+    return {"field": field, "type": "quantitative", **({"title": title} if title is not None else {}),
+            **({"format": fmt} if fmt else {})}
+
+
+def traffic_chart(rows: list[dict], names: dict, words: dict) -> dict:
     """Numbers moved (reads + writes) against n, one line an algorithm, both axes logarithmic."""
     values = [{"n": r["n"], "algorithm": names[kind], "moved": r[kind]} for r in rows for kind in ("standard", "tiled")]
-    return alt.Chart(alt.Data(values=values)).mark_line(point=True).encode(
-        x=alt.X("n:Q", scale=alt.Scale(type="log", base=2), title=words["n"],
-                axis=alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
-        y=alt.Y("moved:Q", scale=alt.Scale(type="log"), title=words["moved"],
-                axis=alt.Axis(format="~s", labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
-        color=alt.Color("algorithm:N", title="", legend=alt.Legend(  # one name a line: side by side, the second ran
-            orient="bottom", direction="vertical", labelFontSize=LABEL_FONT_PX, labelLimit=400)),  # past the chart
-        tooltip=[alt.Tooltip("algorithm:N", title=""), alt.Tooltip("n:Q", title=words["n"]),
-                 alt.Tooltip("moved:Q", title=words["moved"], format=",")],
-    ).properties(width="container", height=280, autosize=FIT_X)
+    return _sized({"data": {"values": values}, "mark": {"type": "line", "point": True}, "encoding": {
+        "x": _log_n(words["n"]),
+        "y": {"field": "moved", "type": "quantitative", "scale": {"type": "log"}, "title": words["moved"],
+              "axis": _axis(format="~s")},
+        "color": {"field": "algorithm", "type": "nominal", "title": "", "legend": {  # one name a line: side by side,
+            "orient": "bottom", "direction": "vertical", "labelFontSize": LABEL_FONT_PX, "labelLimit": 400}},  # the
+        "tooltip": [*_tooltip(("algorithm", "")), _number_tip("n", words["n"]),  # second ran past the chart
+                    _number_tip("moved", words["moved"], ",")]}}, 280, bare=False)
 
 
-def heads_chart(kv_head: tuple[int, ...], g: int, wrong: tuple[int, ...], words: dict) -> alt.LayerChart:
+def heads_chart(kv_head: tuple[int, ...], g: int, wrong: tuple[int, ...], words: dict) -> dict:
     """Which key/value head each query head reads: query heads on top, key/value heads below, a line each; the lines
     of the heads that read the wrong keys in red."""
     h = len(kv_head)
@@ -169,57 +184,61 @@ def heads_chart(kv_head: tuple[int, ...], g: int, wrong: tuple[int, ...], words:
     bottom = [{"x": (j + 0.5) / g, "y": 0, "name": f"{words['kv_head']} {j + 1}"} for j in range(g)]
     links = [{"x": (i + 0.5) / h, "y": 1, "x2": (kv_head[i] + 0.5) / g, "y2": 0, "wrong": i in wrong,
               "name": f"{words['q_head']} {i + 1} → {words['kv_head']} {kv_head[i] + 1}"} for i in range(h)]
-    x = alt.X("x:Q", scale=alt.Scale(domain=[0, 1]), axis=None)
-    y = alt.Y("y:Q", scale=alt.Scale(domain=[-0.35, 1.35]), axis=None)
-    lines = alt.Chart(alt.Data(values=links)).mark_rule(strokeWidth=2).encode(
-        x=x, y=y, x2="x2:Q", y2="y2:Q", color=alt.condition("datum.wrong", alt.value(WRONG), alt.value(RIGHT)),
-        tooltip=[alt.Tooltip("name:N", title="")])
-    heads = alt.Chart(alt.Data(values=top + bottom))
-    dots = heads.mark_point(filled=True, size=160, color=TILE).encode(x=x, y=y, tooltip=[alt.Tooltip("name:N", title="")])
-    labels = heads.mark_text(fontSize=LABEL_FONT_PX).encode(
-        x=x, y=alt.Y("ly:Q", scale=alt.Scale(domain=[-0.35, 1.35]), axis=None), text="label:N").transform_calculate(
-            ly="datum.y == 1 ? 1.2 : -0.2", label="split(datum.name, ' ')[length(split(datum.name, ' ')) - 1]")
-    chart = alt.layer(lines, dots, labels).properties(width="container", height=150, autosize=FIT_X)
-    return chart.configure_view(stroke=None)
+    x = {"field": "x", "type": "quantitative", "scale": {"domain": [0, 1]}, "axis": None}
+    y = lambda field: {"field": field, "type": "quantitative", "scale": {"domain": [-0.35, 1.35]}, "axis": None}  # noqa: E731
+    named = _tooltip(("name", ""))
+    lines = {"data": {"values": links}, "mark": {"type": "rule", "strokeWidth": 2}, "encoding": {
+        "x": x, "y": y("y"), "x2": {"field": "x2"}, "y2": {"field": "y2"}, "color": _when("datum.wrong", WRONG, RIGHT),
+        "tooltip": named}}
+    dots = {"data": {"values": top + bottom}, "mark": {"type": "point", "filled": True, "size": 160, "color": TILE},
+            "encoding": {"x": x, "y": y("y"), "tooltip": named}}
+    labels = {"data": {"values": top + bottom}, "mark": {"type": "text", "fontSize": LABEL_FONT_PX},
+              "transform": [{"calculate": "datum.y == 1 ? 1.2 : -0.2", "as": "ly"},
+                            {"calculate": "split(datum.name, ' ')[length(split(datum.name, ' ')) - 1]", "as": "label"}],
+              "encoding": {"x": x, "y": y("ly"), "text": {"field": "label", "type": "nominal"}}}
+    return _sized({"layer": [lines, dots, labels]}, 150)
 
 
-def kv_cache_chart(curve: list[dict], words: dict) -> alt.LayerChart:
+def kv_cache_chart(curve: list[dict], words: dict) -> dict:
     """KV-cache KiB per token against g for each model; its real g marked."""
     values = [{**row, "kib": row["bytes"] / 1024} for row in curve]
-    base = alt.Chart(alt.Data(values=values)).encode(
-        x=alt.X("g:Q", scale=alt.Scale(type="log", base=2), title=words["g"],
-                axis=alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
-        y=alt.Y("kib:Q", scale=alt.Scale(type="log", base=2), title=words["kib"],
-                axis=alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
-        color=alt.Color("model:N", title="", legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX)),
-        tooltip=[alt.Tooltip("model:N", title=""), alt.Tooltip("g:Q", title=words["g"]),
-                 alt.Tooltip("kib:Q", title=words["kib"], format=",")])
-    return alt.layer(base.mark_line(), base.transform_filter("datum.real").mark_point(
-        filled=True, size=120)).properties(width="container", height=240, autosize=FIT_X)
+    encoding = {
+        "x": {"field": "g", "type": "quantitative", "scale": {"type": "log", "base": 2}, "title": words["g"],
+              "axis": _axis()},
+        "y": {"field": "kib", "type": "quantitative", "scale": {"type": "log", "base": 2}, "title": words["kib"],
+              "axis": _axis()},
+        "color": {"field": "model", "type": "nominal", "title": "",
+                  "legend": {"orient": "bottom", "labelFontSize": LABEL_FONT_PX}},
+        "tooltip": [*_tooltip(("model", "")), _number_tip("g", words["g"]), _number_tip("kib", words["kib"], ",")]}
+    return _sized({"data": {"values": values}, "layer": [  # the layers share the data
+        {"mark": {"type": "line"}, "encoding": encoding},
+        {"mark": {"type": "point", "filled": True, "size": 120}, "encoding": encoding,
+         "transform": [{"filter": "datum.real"}]}]}, 240, bare=False)
 
 
-def rotation_chart(before: tuple[float, float], after: tuple[float, float], words: dict) -> alt.LayerChart:
+def rotation_chart(before: tuple[float, float], after: tuple[float, float], words: dict) -> dict:
     """A pair of dimensions as a point of the plane, before and after its rotation, arrows from the origin."""
     radius = max(math.hypot(*before), 1e-9) * 1.25
     values = [{"x": before[0], "y": before[1], "which": words["before"]},
               {"x": after[0], "y": after[1], "which": words["after"]}]
-    scale = alt.Scale(domain=[-radius, radius], nice=False)
-    axis = alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX, format="~g")
-    colour = alt.Color("which:N", title="", scale=alt.Scale(domain=[words["before"], words["after"]],
-                                                            range=[RIGHT, LIT]),
-                       legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX))
-    base = alt.Chart(alt.Data(values=values))
-    arrows = base.mark_rule(strokeWidth=3).encode(
-        x=alt.X("x0:Q", scale=scale, axis=axis, title=words["first"]),
-        y=alt.Y("y0:Q", scale=scale, axis=axis, title=words["second"]), x2="x:Q", y2="y:Q",
-        color=colour).transform_calculate(x0="0", y0="0")
-    ends = base.mark_point(filled=True, size=120).encode(
-        x=alt.X("x:Q", scale=scale), y=alt.Y("y:Q", scale=scale), color=colour,
-        tooltip=[alt.Tooltip("which:N", title=""), alt.Tooltip("x:Q", format=".4g"), alt.Tooltip("y:Q", format=".4g")])
-    return alt.layer(arrows, ends).properties(width="container", height=260, autosize=FIT_X)
+    scale = {"domain": [-radius, radius], "nice": False}
+    axis = _axis(format="~g")
+    colour = {"field": "which", "type": "nominal", "title": "",
+              "scale": {"domain": [words["before"], words["after"]], "range": [RIGHT, LIT]},
+              "legend": {"orient": "bottom", "labelFontSize": LABEL_FONT_PX}}
+    arrows = {"mark": {"type": "rule", "strokeWidth": 3},
+              "transform": [{"calculate": "0", "as": "x0"}, {"calculate": "0", "as": "y0"}], "encoding": {
+                  "x": {"field": "x0", "type": "quantitative", "scale": scale, "axis": axis, "title": words["first"]},
+                  "y": {"field": "y0", "type": "quantitative", "scale": scale, "axis": axis, "title": words["second"]},
+                  "x2": {"field": "x"}, "y2": {"field": "y"}, "color": colour}}
+    ends = {"mark": {"type": "point", "filled": True, "size": 120}, "encoding": {
+        "x": {"field": "x", "type": "quantitative", "scale": scale},
+        "y": {"field": "y", "type": "quantitative", "scale": scale}, "color": colour,
+        "tooltip": [*_tooltip(("which", "")), _number_tip("x", fmt=".4g"), _number_tip("y", fmt=".4g")]}}
+    return _sized({"data": {"values": values}, "layer": [arrows, ends]}, 260, bare=False)  # the layers share the data
 
 
-def timing_chart(rows: list[dict], field: str, names: dict, title: str, words: dict) -> alt.Chart:
+def timing_chart(rows: list[dict], field: str, names: dict, title: str, words: dict) -> dict:
     """One measured figure of both ways against n (time in ms, or peak memory in MiB), both axes logarithmic.
 
     Args:
@@ -230,14 +249,12 @@ def timing_chart(rows: list[dict], field: str, names: dict, title: str, words: d
         return r[f"{way}_ms"] if field == "ms" else r[f"{way}_peak_bytes"] / 2**20
 
     values = [{"n": r["n"], "way": names[way], "value": value(r, way)} for r in rows for way in ("sdpa", "materialised")]
-    return alt.Chart(alt.Data(values=values)).mark_line(point=True).encode(
-        x=alt.X("n:Q", scale=alt.Scale(type="log", base=2), title=words["n"],
-                axis=alt.Axis(labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
-        y=alt.Y("value:Q", scale=alt.Scale(type="log"), title=title,
-                axis=alt.Axis(format="~g", labelFontSize=LABEL_FONT_PX, titleFontSize=LABEL_FONT_PX)),
-        color=alt.Color("way:N", title="", scale=alt.Scale(domain=[names["sdpa"], names["materialised"]],
-                                                             range=[RIGHT, LIT]),
-                        legend=alt.Legend(orient="bottom", labelFontSize=LABEL_FONT_PX, labelLimit=400)),
-        tooltip=[alt.Tooltip("way:N", title=""), alt.Tooltip("n:Q", title=words["n"]),
-                 alt.Tooltip("value:Q", title=title, format=".3g")],
-    ).properties(width="container", height=240, autosize=FIT_X)
+    return _sized({"data": {"values": values}, "mark": {"type": "line", "point": True}, "encoding": {
+        "x": _log_n(words["n"]),
+        "y": {"field": "value", "type": "quantitative", "scale": {"type": "log"}, "title": title,
+              "axis": _axis(format="~g")},
+        "color": {"field": "way", "type": "nominal", "title": "",
+                  "scale": {"domain": [names["sdpa"], names["materialised"]], "range": [RIGHT, LIT]},
+                  "legend": {"orient": "bottom", "labelFontSize": LABEL_FONT_PX, "labelLimit": 400}},
+        "tooltip": [*_tooltip(("way", "")), _number_tip("n", words["n"]), _number_tip("value", title, ".3g")]}},
+        240, bare=False)

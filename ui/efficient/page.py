@@ -51,10 +51,8 @@ def draw(build: Callable[..., Any], *args) -> None:
 def chart_spec(build: Callable[..., Any], args: tuple) -> dict:
     """``build(*args)`` as its Vega-Lite dict, once a process for the same inputs (a class opening one link builds it
     once: building and validating the tiles' Altair chart was over half the tiles part's server time an open,
-    docs/benchmarks.md). The grids, built anew at each step of the tiles' play, are dicts already; the other charts
-    are Altair's."""
-    spec = build(*args)
-    return level_titles(spec if isinstance(spec, dict) else spec.to_dict())  # a Chinese vertical title level
+    docs/benchmarks.md; the charts are dicts now, written out)."""
+    return level_titles(build(*args))  # a Chinese title of a vertical axis level, not on its side
 
 
 def words() -> dict:
