@@ -441,9 +441,13 @@ HOLDERS = ("[data-testid='stColumn'], [data-testid='stVerticalBlock'], [data-tes
 # for a row of them); each map of a row is a chart of its own.
 CHARTS = ("[data-testid='stVegaLiteChart'], [class*='st-key-map_'] [data-testid='stBidiComponentIsolated'],"
           " [class*='st-key-maps_'] [data-testid='stBidiComponentIsolated']")
-# [element, its drawing] for every chart: Vega's canvas or svg; a map's box (.map: its table and legend).
-DRAWINGS = """[...document.querySelectorAll(CHARTS)].flatMap(el => el.shadowRoot
-    ? [...el.shadowRoot.querySelectorAll('.map')].map(map => [el, map]) : [[el, el.querySelector('canvas, svg.marks')]])"""
+# [element, its drawing] for every chart: Vega's canvas or svg; a map's box (.map: its table and legend), or null while
+# a map element has drawn none yet (its code still on its way): not drawn.
+DRAWINGS = """[...document.querySelectorAll(CHARTS)].flatMap(el => {
+    if (!el.shadowRoot) return [[el, el.querySelector('canvas, svg.marks')]];
+    const maps = [...el.shadowRoot.querySelectorAll('.map')];
+    return maps.length ? maps.map(map => [el, map]) : [[el, null]];
+})"""
 DRAWINGS = DRAWINGS.replace("CHARTS", json.dumps(CHARTS))
 
 # Each chart's drawing and how far it runs past the nearest block that holds it (a column, a block of a row, an
@@ -468,7 +472,7 @@ CHART_BOXES = """(holders) => DRAWINGS.map(([el, drawing]) => {
 ALL_DRAWN = """(count) => {
     if (document.querySelector('[data-testid=stSkeleton]')) return false;
     const charts = DRAWINGS;
-    const drawn = ([el, drawing]) => ((el.shadowRoot ? drawing.querySelector('td') && drawing : drawing)
+    const drawn = ([el, drawing]) => ((el.shadowRoot ? drawing?.querySelector('td') && drawing : drawing)
                                       ?.getBoundingClientRect().width || 0) > 0;
     return charts.length >= count && charts.every(drawn);
 }""".replace("DRAWINGS", DRAWINGS)

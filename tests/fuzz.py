@@ -613,7 +613,8 @@ class Walk:
         key = self.rng.choice(sorted(maps))
         data, link = maps[key], maps[key]["link"] or ""
         rows = len(data["rows"])
-        value = self.rng.choice([self.rng.randrange(rows) if rows else -1, rows, -1, 1.5, "0", None, [0], 2**70])
+        value = self.rng.choice([self.rng.randrange(rows) if rows else -1, rows, -1, 1.5, "0", None, [0], 2**70,
+                                 10**400])
         picks = type(value) is int and 0 <= value < rows and link not in ("", "wv") and not link.startswith("src:")
         setting = next((s for prefix, s in self.focus_of.items() if key.startswith(prefix)), None)
         state = self.at.session_state

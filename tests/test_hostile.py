@@ -206,7 +206,8 @@ def test_an_upload_within_the_size_limit_costs_little(tmp_path, name):
 CRAFTED_PICKS = {  # a pick trigger's value as JSON text: none of these names a row of a 3-token map
     "1e9": "1e9", "-1": "-1", "1.5": "1.5", "true": "true", '"1"': '"1"', "[1]": "[1]", '{"x": 1}': '{"x": 1}',
     "NaN": "NaN", "Infinity": "Infinity", "-Infinity": "-Infinity", "null": "null", "3": "3",
-    "2**70": str(2**70), "0.9 MB of text": json.dumps("1" * 900_000),  # under the 1 MB a message may hold
+    "2**70": str(2**70), "10**400": str(10**400),  # no float holds it: compared as the whole number it is
+    "0.9 MB of text": json.dumps("1" * 900_000),  # under the 1 MB a message may hold
 }
 MAP_WEIGHTS = r"-map_weights$"
 
@@ -217,7 +218,7 @@ def test_picked_takes_only_a_whole_number_naming_a_row():
     for text in CRAFTED_PICKS.values():
         assert picked({PICK: json.loads(text)}, 3) is None, text[:20]
     for value in (10**9, -1, 1.5, True, False, "1", [1], {"x": 1}, float("nan"), float("inf"), -float("inf"), None,
-                  3, 2**70, "1" * 4_000_000, b"1", 1j):
+                  3, 2**70, 10**400, -10**400, "1" * 4_000_000, b"1", 1j):
         assert picked({PICK: value}, 3) is None, repr(value)[:20]
     for state in (None, 2, "pick", [2], {"other": 2}, {PICK + " ": 2}, [[PICK, 2]]):  # not a component's state
         assert picked(state, 3) is None, state

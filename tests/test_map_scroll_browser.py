@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from selfattn.i18n import t_plain
 from tests.browser import browser_page, open_playground, settle, wait_until_idle
 
 pytestmark = pytest.mark.browser
@@ -122,7 +123,7 @@ BOXES = """async () => { const found = [];
     root.scrollIntoView({block: "center"});  // laid out (content-visibility skips a map out of the window)
     await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
     found.push((() => { const host = root.getRootNode().host;
-                 const outer = root.parentElement.classList.contains("slot") ? root.parentElement
+                 const outer = root.parentElement?.classList.contains("slot") ? root.parentElement
                                  : host.closest("[data-testid='stElementContainer']");
                  const box = outer.getBoundingClientRect(), map = root.querySelector(".wrap").getBoundingClientRect();
                  return {name: root.querySelector("table").getAttribute("aria-label"),
@@ -169,3 +170,46 @@ def test_a_map_counted_while_the_browser_skipped_its_cells_counts_again_when_it_
             page.wait_for_timeout(400)
         back = shown(page, "⑧ Feed-forward, widened")
         assert back["hidden"][0] > 10 and agrees(back), back
+
+
+CELLS = """(name) => { for (const box of MAPS) {
+    if (box.querySelector(`table[aria-label="${name}"]`)) return [...box.querySelectorAll("td")].map(td => td.textContent); }
+    return null; }""".replace("MAPS", MAPS)
+SCROLLED = """(name) => { for (const box of MAPS) {
+    if (box.querySelector(`table[aria-label="${name}"]`)) return box.querySelector(".wrap").scrollLeft; } return null; }""".replace(
+    "MAPS", MAPS)
+
+
+def test_a_scrolled_map_keeps_its_place_when_the_page_reruns_or_draws_it_anew(url, browser):
+    """A map scrolled sideways keeps its place when the page reruns: the block's flow is one element, a row of maps,
+    and a rerun draws the row again (a map already in its place stays put), and a click on a token's row draws every
+    map's table anew with that token in bold (the table keeps its scroll; it came back at the first column before).
+    An edit of X then changes the cells in place. Each time the map, back in view, is where its visitor left it."""
+    name = "⑧ Feed-forward, widened"
+    with browser_page(browser, width=1024, height=768) as page:
+        page.goto(f"{url}/block?n=5&dff=32")
+        page.wait_for_selector("text=1 · One layer", timeout=90000)
+        wait_until_idle(page)
+        shown(page, name)
+        page.evaluate(SCROLL, [name, 300, 0])
+        assert agrees(measured(page, name)) and page.evaluate(SCROLLED, name) >= 300
+
+        def kept_its_place() -> None:  # back in the window, laid out again: its scroll and its note as they were
+            assert page.evaluate(BRING, name)
+            page.wait_for_function(f"(name) => ({SCROLLED})(name) >= 300", arg=name, timeout=10000)
+            assert agrees(after := measured(page, name)) and after["note"], after
+
+        page.locator("[data-map='map_tb_layer1_q'] tbody tr:nth-child(3) th").click()  # token 3 becomes the focus
+        page.get_by_role("heading", name=t_plain("tb.norm_title", "en", token="t3")).wait_for(timeout=30000)
+        wait_until_idle(page)
+        assert page.locator("[data-map='map_tb_layer1_ff_pre'] tbody tr:nth-child(3) th.focus").count() == 1  # anew
+        kept_its_place()
+        before = page.evaluate(CELLS, name)
+        page.get_by_role("textbox", name="X, t1, 1", exact=True).click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type("3.5")
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"([name, old]) => JSON.stringify(({CELLS})(name)) !== JSON.stringify(old)",
+                               arg=[name, before], timeout=30000)
+        wait_until_idle(page)
+        kept_its_place()

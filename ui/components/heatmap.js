@@ -74,7 +74,7 @@ function mountRow(parentElement, setTriggerValue, data) {
     row = parentElement.__mapRow = { box, views: new Map() };
   }
   const drawn = new Set();
-  for (const { key, width, data: map } of data.maps) {
+  data.maps.forEach(({ key, width, data: map }, i) => {
     let view = row.views.get(key);
     if (!view) {
       const slot = document.createElement("div");
@@ -84,13 +84,14 @@ function mountRow(parentElement, setTriggerValue, data) {
       view.slot = slot;
       row.views.set(key, view);
     }
-    row.box.appendChild(view.slot); // in the order drawn (a slot already there moves)
+    // in the order drawn; a slot already in its place stays put (moved, its map would lose its scroll and focus)
+    if (row.box.children[i] !== view.slot) row.box.insertBefore(view.slot, row.box.children[i] ?? null);
     view.slot.classList.toggle("stretch", width === "stretch");
     view.slot.style.width = typeof width === "number" ? `${width}px` : "";
-    view.pick = (name, i) => setTriggerValue(name, { map: key, row: i });
+    view.pick = (name, r) => setTriggerValue(name, { map: key, row: r });
     view.draw({ ...map, scroll: data.scroll });
     drawn.add(key);
-  }
+  });
   for (const [key, view] of row.views) {
     if (drawn.has(key)) continue;
     forget(view);
@@ -140,6 +141,7 @@ function build(parent) {
     const wrap = box.querySelector(".wrap"), more = box.querySelector(".more"), notes = view.data?.scroll;
     if (!wrap || !more || !notes || !view.seen) return;
     if (!wrap.firstElementChild.checkVisibility({ contentVisibilityAuto: true })) return;
+    if (view.pending) view.pending = !view.restore(wrap); // laid out now: back to where its visitor scrolled it
     more.dataset.counted = "yes";
     const parts = [];
     if (wrap.scrollWidth > wrap.clientWidth + 1) {
@@ -161,6 +163,10 @@ function build(parent) {
     const more = box.querySelector(".more");
     if (more) more.dataset.counted = "no";
     if (!counting) { counting = true; requestAnimationFrame(count); }
+  };
+  view.restore = (wrap) => { // the noted place, put back (on a table laid out): whether it took
+    [wrap.scrollLeft, wrap.scrollTop] = view.scrolled;
+    return Math.abs(wrap.scrollLeft - view.scrolled[0]) < 1 && Math.abs(wrap.scrollTop - view.scrolled[1]) < 1;
   };
   view.sized = new ResizeObserver(view.recount);
   new IntersectionObserver((entries) => {
@@ -263,9 +269,17 @@ function build(parent) {
     html += `<div class="more" aria-live="polite" data-counted="no" hidden></div>`;
     box.innerHTML = html;
     const wrap = box.querySelector(".wrap");
+    // A table built anew (another focus token, new labels) keeps the place its visitor scrolled it to, noted at each
+    // scroll: a map out of the window has its cells skipped (it reads 0 and takes no scroll), so until it is laid out
+    // again the place waits (count puts it back).
+    view.pending = !!view.scrolled; // put back once laid out (count): a new table is skipped until its first frame
     view.sized.disconnect();
     view.sized.observe(wrap);
-    wrap.addEventListener("scroll", view.recount, { passive: true });
+    wrap.addEventListener("scroll", () => {
+      const laidOut = wrap.firstElementChild.checkVisibility({ contentVisibilityAuto: true }); // skipped, it reads 0
+      if (!view.pending && laidOut) view.scrolled = [wrap.scrollLeft, wrap.scrollTop];
+      view.recount();
+    }, { passive: true });
     wrap.addEventListener("contentvisibilityautostatechange", (event) => { if (!event.skipped) view.recount(); });
     const table = box.querySelector("table");
     view.rowHeads = [...table.tBodies[0].rows].map((tr) => tr.cells[0]);
@@ -441,7 +455,8 @@ window.addEventListener("selfattn-edit", () => {
 
 if (!window.selfattnMaps) {
   window.selfattnMaps = { mount, colourAt, hexRgb };
-  for (const waiting of window.selfattnMapsQueue?.splice(0) || []) mount(waiting);
+  // a map drawn from the queue keeps its cleanup where its loader finds it when the element goes (heatmap_loader.js)
+  for (const waiting of window.selfattnMapsQueue?.splice(0) || []) waiting.parentElement.__cleanup = mount(waiting);
 }
 
 export default function () {}

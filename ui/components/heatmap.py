@@ -182,8 +182,11 @@ def picked(value, rows: int) -> int | None:
     """The row a click picked, from a component state a visitor may have written: a whole number
     naming one of ``rows`` rows, or None."""
     row = _sent(value)
-    if isinstance(row, (int, float)) and not isinstance(row, bool) and math.isfinite(row) \
-            and float(row).is_integer() and 0 <= row < rows:
+    if isinstance(row, bool):
+        return None
+    if isinstance(row, int):  # compared as it is: a float of a 400-digit number would overflow
+        return row if 0 <= row < rows else None
+    if isinstance(row, float) and math.isfinite(row) and row.is_integer() and 0 <= row < rows:
         return int(row)
     return None
 

@@ -2,4 +2,5 @@
 export default function (component) {
   if (window.selfattnMaps) return window.selfattnMaps.mount(component);
   (window.selfattnMapsQueue ||= []).push(component);
+  return () => component.parentElement.__cleanup?.(); // drawn later, from the queue (heatmap.js)
 }
