@@ -32,16 +32,14 @@ MEASURE = """() => MAPS
                      rows.filter(b => b.top < top - 1 || b.bottom > bottom + 1).length],
             name: root.querySelector("table").getAttribute("aria-label")};
   })""".replace("MAPS", MAPS)
+BOX = """(name) => MAPS.find(box => box.querySelector(`table[aria-label="${name}"]`))""".replace("MAPS", MAPS)  # by name
 # Both resolve a frame later: by then the browser has run the scroll's own events, so a map they changed has asked to
 # be counted again (its note's data-counted is "no" until it has).
-BRING = """async (name) => { for (const box of MAPS) {
-    if (box.querySelector(`table[aria-label="${name}"]`)) {
-        box.scrollIntoView({block: "start"}); window.scrollBy(0, -40);
-        await new Promise(r => requestAnimationFrame(r)); return true; } } return false; }""".replace("MAPS", MAPS)
-SCROLL = """async ([name, x, y]) => { for (const box of MAPS) {
-    if (box.querySelector(`table[aria-label="${name}"]`)) {
-        const wrap = box.querySelector(".wrap"); wrap.scrollLeft = x; wrap.scrollTop = y;
-        await new Promise(r => requestAnimationFrame(r)); } } }""".replace("MAPS", MAPS)
+BRING = """async (name) => { const box = (BOX)(name); if (!box) return false;
+    box.scrollIntoView({block: "start"}); window.scrollBy(0, -40);
+    await new Promise(r => requestAnimationFrame(r)); return true; }""".replace("BOX", BOX)
+SCROLL = """async ([name, x, y]) => { const wrap = (BOX)(name)?.querySelector(".wrap"); if (!wrap) return;
+    wrap.scrollLeft = x; wrap.scrollTop = y; await new Promise(r => requestAnimationFrame(r)); }""".replace("BOX", BOX)
 
 
 FOUND = """(name) => MAPS.some(box => box.querySelector(`table[aria-label="${name}"] td`))""".replace("MAPS", MAPS)
@@ -172,12 +170,9 @@ def test_a_map_counted_while_the_browser_skipped_its_cells_counts_again_when_it_
         assert back["hidden"][0] > 10 and agrees(back), back
 
 
-CELLS = """(name) => { for (const box of MAPS) {
-    if (box.querySelector(`table[aria-label="${name}"]`)) return [...box.querySelectorAll("td")].map(td => td.textContent); }
-    return null; }""".replace("MAPS", MAPS)
-SCROLLED = """(name) => { for (const box of MAPS) {
-    if (box.querySelector(`table[aria-label="${name}"]`)) return box.querySelector(".wrap").scrollLeft; } return null; }""".replace(
-    "MAPS", MAPS)
+CELLS = """(name) => { const box = (BOX)(name); return box ? [...box.querySelectorAll("td")].map(td => td.textContent)
+                                                  : null; }""".replace("BOX", BOX)
+SCROLLED = """(name) => (BOX)(name)?.querySelector(".wrap").scrollLeft ?? null""".replace("BOX", BOX)
 
 
 def test_a_scrolled_map_keeps_its_place_when_the_page_reruns_or_draws_it_anew(url, browser):

@@ -185,7 +185,10 @@ def heads_chart(kv_head: tuple[int, ...], g: int, wrong: tuple[int, ...], words:
     links = [{"x": (i + 0.5) / h, "y": 1, "x2": (kv_head[i] + 0.5) / g, "y2": 0, "wrong": i in wrong,
               "name": f"{words['q_head']} {i + 1} → {words['kv_head']} {kv_head[i] + 1}"} for i in range(h)]
     x = {"field": "x", "type": "quantitative", "scale": {"domain": [0, 1]}, "axis": None}
-    y = lambda field: {"field": field, "type": "quantitative", "scale": {"domain": [-0.35, 1.35]}, "axis": None}  # noqa: E731
+
+    def y(field: str) -> dict:
+        return {"field": field, "type": "quantitative", "scale": {"domain": [-0.35, 1.35]}, "axis": None}
+
     named = _tooltip(("name", ""))
     lines = {"data": {"values": links}, "mark": {"type": "rule", "strokeWidth": 2}, "encoding": {
         "x": x, "y": y("y"), "x2": {"field": "x2"}, "y2": {"field": "y2"}, "color": _when("datum.wrong", WRONG, RIGHT),
